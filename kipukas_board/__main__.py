@@ -1,0 +1,5 @@
+"""``python -m kipukas_board`` does what the ``kipukas-board`` command does."""
+
+from kipukas_board.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,172 @@
+"""The assembled board: adapters chosen by the settings, the core loop, lighting, voice and page.
+
+:class:`BoardApp` owns every thread of the one process that runs on the Pi (it alone touches the
+GPIO, the serial port, the SPI bus and the cameras). ``kipukas-board run`` builds one and serves it;
+tests build one on a temporary data directory and talk to it through Flask's test client or a real
+waitress server.
+
+Example::
+
+    >>> from kipukas_board.app import BoardApp
+    >>> from kipukas_board.settings import Settings
+    >>> app = BoardApp(Settings().simulated(), data_dir="/tmp/kb", sim=True)   # doctest: +SKIP
+    >>> app.start(); app.sim_set_stand("T1", True)                             # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.core_loop import CoreLoop
+from kipukas_board.game.dice import Dice, SystemDice
+from kipukas_board.game.events import stand_event
+from kipukas_board.game.state import GameState
+from kipukas_board.hardware.registry import build
+from kipukas_board.hardware.sensors import SimulatedStandSensors, SwitchChange
+from kipukas_board.settings import Settings
+from kipukas_board.show.layout import default_layout
+from kipukas_board.show.lighting import Lighting, rgb_to_hex
+from kipukas_board.store.journal import Journal
+from kipukas_board.web.auth import PinStore
+from kipukas_board.web.sse import Broadcaster
+
+log = logging.getLogger(__name__)
+
+RoutePlugin = Callable[[Any, "BoardApp"], None]
+
+
+class BoardApp:
+    """Everything the board runs, wired together. Raises ``MapError`` if the map does not load."""
+
+    def __init__(self, settings: Settings, data_dir: str | Path, sim: bool = False,
+                 admin_pin: str | None = None, dice: Dice | None = None) -> None:
+        self.settings = settings.simulated() if sim else settings
+        self.sim = sim
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        board = load_map(self.settings.map)
+        self.journal = Journal.in_dir(self.data_dir)
+        self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice())
+        self.pins = PinStore(self.data_dir)
+        self.generated_pin: str | None = None
+        if admin_pin:
+            self.pins.set(admin_pin)
+        elif not self.pins.is_set:
+            self.generated_pin = self.pins.make_random()
+
+        s = self.settings
+        self.layout = default_layout(board)
+        self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
+        strip_opts = dict(s.leds.options)
+        strip_opts["count"] = self.layout.count
+        self.strip = build("leds", s.leds.adapter, **strip_opts)
+        self.voice = build("voice", s.voice.adapter, **s.voice.options)
+        self.cameras = [build("cameras", c.adapter, **c.options) for c in s.cameras]
+        self.lighting = Lighting(self.strip, self.layout)
+        self.broadcaster = Broadcaster()
+        #: channel → stand id; None means the channel *is* the stand id (simulation, GPIO by name).
+        self.channel_map: dict[str, str] | None = None
+        self.unmapped_channels: dict[str, bool] = {}
+        #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
+        self.route_plugins: list[RoutePlugin] = []
+        self._started = False
+        self._lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> None:
+        state = self.loop.state
+        if isinstance(self.sensors, SimulatedStandSensors):
+            # After a restart the simulated switches start where the journal left the tokens.
+            for sid, st in state.stands.items():
+                if st.occupied:
+                    self.sensors.set(sid, True)
+        self.loop.subscribe(self.lighting.update)
+        self.loop.subscribe(self._publish)
+        self.loop.subscribe(self._speak)
+        self.loop.start()
+        self.lighting.start(state)
+        self.sensors.start(self._on_switch)
+        self._reconcile()
+        self._started = True
+
+    def stop(self) -> None:
+        for part in (self.sensors.stop, self.loop.stop, self.lighting.stop, self.broadcaster.close,
+                     self.voice.close, *[c.close for c in self.cameras], self.journal.close):
+            try:
+                part()
+            except Exception:
+                log.exception("while stopping %r", part)
+
+    # -- inputs ----------------------------------------------------------------------------------
+    def stand_for(self, channel: str) -> str | None:
+        stands = self.loop.state.board.stands
+        if self.channel_map is None:
+            return channel if channel in stands else None
+        sid = self.channel_map.get(channel)
+        return sid if sid in stands else None
+
+    def _on_switch(self, change: SwitchChange) -> None:
+        sid = self.stand_for(change.channel)
+        if sid is None:
+            self.unmapped_channels[change.channel] = change.closed
+            return
+        source = "sim" if self.sim else "sensor"
+        self.loop.submit(stand_event(sid, change.closed, source))
+
+    def _reconcile(self) -> None:
+        """Make the state agree with the switches as they are now (after a restart or a gap)."""
+        state = self.loop.state
+        for channel, closed in self.sensors.snapshot().items():
+            sid = self.stand_for(channel)
+            if sid is not None and state.stands[sid].occupied != closed:
+                self.loop.submit(stand_event(sid, closed, "resync"))
+
+    def sim_set_stand(self, stand_id: str, occupied: bool) -> bool:
+        """Act as a token placed on / lifted from ``stand_id`` (simulation); True if it changed."""
+        if not isinstance(self.sensors, SimulatedStandSensors):
+            raise RuntimeError("the stand sensors are not simulated")
+        return self.sensors.set(stand_id, occupied)
+
+    # -- outputs ---------------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        h: dict[str, Any] = {
+            "core": {"ok": self.loop.alive()},
+            "sensors": self.sensors.health(),
+            "leds": {**self.lighting.health(), "ok": self.lighting.alive() or not self._started},
+            "voice": self.voice.health(),
+            "cameras": [c.health() for c in self.cameras],
+            "stream_clients": self.broadcaster.clients(),
+        }
+        if self.unmapped_channels:
+            h["sensors"] = {**h["sensors"], "unmapped_channels": sorted(self.unmapped_channels)}
+        return h
+
+    def lights_json(self) -> dict[str, Any]:
+        frame = self.lighting.frame()
+        lay = self.layout
+        return {
+            "territories": {str(n): rgb_to_hex(frame[px[0]]) for n, px in lay.territories.items() if px},
+            "stands": {sid: rgb_to_hex(frame[px[0]]) for sid, px in lay.stands.items() if px},
+        }
+
+    def state_json(self, state: GameState | None = None) -> dict[str, Any]:
+        doc = (state or self.loop.state).to_json()
+        doc["health"] = self.health()
+        doc["lights"] = self.lights_json()
+        doc["sim"] = self.sim
+        return doc
+
+    def _publish(self, state: GameState, effects: list[dict[str, Any]]) -> None:
+        self.broadcaster.publish("state", json.dumps(self.state_json(state)), state.seq)
+
+    def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
+        for e in effects:
+            if e.get("type") == "say":
+                self.voice.say(str(e["text"]))

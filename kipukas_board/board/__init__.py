@@ -1,0 +1,1 @@
+"""The kipuka itself: map files (territories, stands, paths, docks) and graph helpers."""

@@ -1,0 +1,456 @@
+"""Map files: one kipuka (the 3D terrain map) as a human-editable TOML file.
+
+A map has numbered **territories**, **stands** (square territory stands that hold a capital or base
+camp token, round movement stands that hold soul tokens), **paths** between two stands along which
+souls move, and **docks** (movement stands where boats launch onto water paths). The format is
+documented for map makers in ``calibration/maps/README.md``; a short one::
+
+    name = "Example"
+
+    [[territories]]
+    number = 1
+    name = "Ember Ridge"      # optional
+    geography = "volcanic"   # mountain | forest | plains | volcanic | water
+    transit = false          # a transit territory (e.g. water) has only movement stands
+    coastline = 2            # coastline units, for the Coastal War play style
+
+    [[stands]]
+    id = "T1"
+    kind = "territory"       # territory | movement
+    territory = 1
+    x = 120                  # where the page draws it (any units; the page scales)
+    y = 80
+
+    [[paths]]
+    a = "T1"
+    b = "M1a"
+    kind = "land"            # land | water | tunnel
+
+    [[docks]]
+    stand = "M3a"
+
+:func:`load_map` reads and checks a file and reports *every* mistake at once, each naming the file,
+the entry and the field, so a map maker fixes them in one pass::
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> board = load_map("calibration/maps/kipuka-8.toml")   # doctest: +SKIP
+    >>> board.stand("T1").territory                           # doctest: +SKIP
+    1
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GEOGRAPHIES = ("mountain", "forest", "plains", "volcanic", "water")
+STAND_KINDS = ("territory", "movement")
+PATH_KINDS = ("land", "water", "tunnel")
+MIN_TERRITORIES = 8
+MAX_TERRITORIES = 12
+_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+
+#: The folder of maps shipped with the project; ``--map NAME`` looks here.
+MAPS_DIR = Path(__file__).resolve().parents[2] / "calibration" / "maps"
+
+
+@dataclass(frozen=True)
+class Territory:
+    number: int
+    geography: str
+    transit: bool = False
+    coastline: int = 0
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Stand:
+    id: str
+    kind: str  # "territory" | "movement"
+    territory: int
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Path_:
+    """A path between stands ``a`` and ``b`` (undirected)."""
+
+    a: str
+    b: str
+    kind: str  # "land" | "water" | "tunnel"
+
+
+@dataclass
+class BoardMap:
+    """A checked map. Build one with :func:`load_map` or :func:`parse_map`."""
+
+    name: str
+    territories: dict[int, Territory]
+    stands: dict[str, Stand]
+    paths: list[Path_]
+    docks: frozenset[str] = frozenset()
+    source: str = ""
+    description: str = ""
+    source_text: str = ""
+    _adjacency: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        adj: dict[str, list[tuple[str, str]]] = {sid: [] for sid in self.stands}
+        for p in self.paths:
+            adj[p.a].append((p.b, p.kind))
+            adj[p.b].append((p.a, p.kind))
+        self._adjacency = adj
+
+    # -- lookups ---------------------------------------------------------------------------------
+    def stand(self, stand_id: str) -> Stand:
+        return self.stands[stand_id]
+
+    def territory_stand(self, number: int) -> Stand | None:
+        """The square stand of territory ``number`` (None for a transit territory)."""
+        for s in self.stands.values():
+            if s.territory == number and s.kind == "territory":
+                return s
+        return None
+
+    def stands_in(self, number: int) -> list[Stand]:
+        return [s for s in self.stands.values() if s.territory == number]
+
+    def edges(self, stand_id: str) -> list[tuple[str, str]]:
+        """``(neighbour, path kind)`` for every path touching ``stand_id``."""
+        return self._adjacency[stand_id]
+
+    @property
+    def highest_territory(self) -> int:
+        return max(self.territories)
+
+    def to_json(self) -> dict[str, Any]:
+        """The map as the page and ``GET /api/state`` show it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "territories": [
+                {"number": t.number, "name": t.name, "geography": t.geography,
+                 "transit": t.transit, "coastline": t.coastline}
+                for t in sorted(self.territories.values(), key=lambda t: t.number)
+            ],
+            "stands": [
+                {"id": s.id, "kind": s.kind, "territory": s.territory, "x": s.x, "y": s.y,
+                 "dock": s.id in self.docks}
+                for s in self.stands.values()
+            ],
+            "paths": [{"a": p.a, "b": p.b, "kind": p.kind} for p in self.paths],
+            "docks": sorted(self.docks),
+        }
+
+
+class MapError(ValueError):
+    """A map file with mistakes. ``problems`` holds one line per mistake, each naming the file,
+    the entry and the field."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        n = len(self.problems)
+        head = f"{self.source}: {n} problem{'s' if n != 1 else ''} in the map file:"
+        return "\n".join([head, *(f"  - {p}" for p in self.problems)])
+
+
+def resolve_map_path(name_or_path: str) -> Path:
+    """``kipuka-8`` → ``calibration/maps/kipuka-8.toml``; anything with a slash or ``.toml`` is a path."""
+    if "/" in name_or_path or name_or_path.endswith(".toml") or Path(name_or_path).exists():
+        return Path(name_or_path)
+    return MAPS_DIR / f"{name_or_path}.toml"
+
+
+def available_maps() -> list[str]:
+    return sorted(p.stem for p in MAPS_DIR.glob("*.toml"))
+
+
+def load_map(name_or_path: str | Path) -> BoardMap:
+    """Read and check a map file by name or path. Raises :class:`MapError` listing every problem."""
+    path = resolve_map_path(str(name_or_path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MapError(str(path), [
+            f"no such map file; shipped maps are: {', '.join(available_maps()) or '(none)'}"
+        ]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MapError(str(path), [f"cannot read the file: {exc}"]) from None
+    return parse_map(text, source=str(path))
+
+
+def parse_map(text: str, source: str = "<map>") -> BoardMap:
+    """Check map TOML ``text``; ``source`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MapError(source, [f"not valid TOML: {exc}"]) from None
+    return _Checker(source, data, text).check()
+
+
+class _Checker:
+    """Collects every problem in a parsed map instead of stopping at the first."""
+
+    TOP_KEYS = {"name", "description", "territories", "stands", "paths", "docks"}
+    TERRITORY_KEYS = {"number", "name", "geography", "transit", "coastline"}
+    STAND_KEYS = {"id", "kind", "territory", "x", "y"}
+    PATH_KEYS = {"a", "b", "kind"}
+    DOCK_KEYS = {"stand"}
+
+    def __init__(self, source: str, data: dict[str, Any], text: str = "") -> None:
+        self.source = source
+        self.text = text
+        self.data = data
+        self.problems: list[str] = []
+
+    def bad(self, where: str, message: str) -> None:
+        self.problems.append(f"{where}: {message}")
+
+    def _table_list(self, key: str) -> list[Any]:
+        value = self.data.get(key, [])
+        if not isinstance(value, list):
+            self.bad(key, f"must be an array of tables ([[{key}]]), got {type(value).__name__}")
+            return []
+        return value
+
+    def _unknown_keys(self, where: str, entry: dict[str, Any], allowed: set[str]) -> None:
+        for k in entry:
+            if k not in allowed:
+                self.bad(where, f"unknown field {k!r}; expected one of {', '.join(sorted(allowed))}")
+
+    def check(self) -> BoardMap:
+        d = self.data
+        for k in d:
+            if k not in self.TOP_KEYS:
+                self.bad("top level", f"unknown key {k!r}; expected one of {', '.join(sorted(self.TOP_KEYS))}")
+        name = d.get("name")
+        if not isinstance(name, str) or not name.strip():
+            self.bad("top level", "field 'name' must be a non-empty string (the map's name)")
+            name = Path(self.source).stem
+        territories = self._territories()
+        stands = self._stands(territories)
+        paths = self._paths(stands)
+        docks = self._docks(stands, paths, territories)
+        self._structure(territories, stands, paths)
+        if self.problems:
+            raise MapError(self.source, self.problems)
+        return BoardMap(name=name, territories=territories, stands=stands, paths=paths,
+                        docks=frozenset(docks), source=self.source,
+                        description=str(d.get("description", "")), source_text=self.text)
+
+    # -- entries ---------------------------------------------------------------------------------
+    def _territories(self) -> dict[int, Territory]:
+        out: dict[int, Territory] = {}
+        for i, t in enumerate(self._table_list("territories")):
+            where = f"territories[{i}]"
+            if not isinstance(t, dict):
+                self.bad(where, "must be a table")
+                continue
+            num = t.get("number")
+            if isinstance(num, int) and not isinstance(num, bool):
+                where = f"territories[{i}] (number {num})"
+            self._unknown_keys(where, t, self.TERRITORY_KEYS)
+            ok = True
+            if not isinstance(num, int) or isinstance(num, bool) or num < 1:
+                self.bad(where, f"field 'number' must be a whole number from 1 up, got {num!r}")
+                ok = False
+            elif num in out:
+                self.bad(where, f"field 'number': duplicate territory number {num}")
+                ok = False
+            geo = t.get("geography")
+            if geo not in GEOGRAPHIES:
+                self.bad(where, f"field 'geography' is {geo!r}; expected one of {', '.join(GEOGRAPHIES)}")
+                ok = False
+            transit = t.get("transit", False)
+            if not isinstance(transit, bool):
+                self.bad(where, f"field 'transit' must be true or false, got {transit!r}")
+                ok = False
+            coast = t.get("coastline", 0)
+            if not isinstance(coast, int) or isinstance(coast, bool) or coast < 0:
+                self.bad(where, f"field 'coastline' must be a whole number from 0 up, got {coast!r}")
+                ok = False
+            tname = t.get("name", "")
+            if not isinstance(tname, str):
+                self.bad(where, f"field 'name' must be a string, got {tname!r}")
+                tname = ""
+            if ok:
+                out[num] = Territory(num, geo, transit, coast, tname)
+        numbers = sorted(out)
+        if numbers:
+            missing = [n for n in range(1, numbers[-1] + 1) if n not in out]
+            if missing:
+                self.bad("territories", f"numbering has gaps: no territory {', '.join(map(str, missing))} "
+                                        f"(territories are numbered 1 to N without gaps)")
+        count = len(out)
+        if not MIN_TERRITORIES <= count <= MAX_TERRITORIES:
+            self.bad("territories", f"a kipuka has {MIN_TERRITORIES} to {MAX_TERRITORIES} territories, "
+                                    f"this map has {count}")
+        return out
+
+    def _stands(self, territories: dict[int, Territory]) -> dict[str, Stand]:
+        out: dict[str, Stand] = {}
+        for i, s in enumerate(self._table_list("stands")):
+            where = f"stands[{i}]"
+            if not isinstance(s, dict):
+                self.bad(where, "must be a table")
+                continue
+            sid = s.get("id")
+            if isinstance(sid, str):
+                where = f"stands[{i}] (id {sid!r})"
+            self._unknown_keys(where, s, self.STAND_KEYS)
+            ok = True
+            if not isinstance(sid, str) or not _ID_RE.match(sid):
+                self.bad(where, f"field 'id' must be 1-16 letters, digits, '-' or '_', got {sid!r}")
+                ok = False
+            elif sid in out:
+                self.bad(where, f"field 'id': duplicate stand id {sid!r}")
+                ok = False
+            kind = s.get("kind")
+            if kind not in STAND_KINDS:
+                self.bad(where, f"field 'kind' is {kind!r}; expected one of {', '.join(STAND_KINDS)}")
+                ok = False
+            terr = s.get("territory")
+            if not isinstance(terr, int) or isinstance(terr, bool):
+                self.bad(where, f"field 'territory' must be a territory number, got {terr!r}")
+                ok = False
+            elif terr not in territories:
+                self.bad(where, f"field 'territory': there is no territory {terr}")
+                ok = False
+            elif kind == "territory" and territories[terr].transit:
+                self.bad(where, f"field 'kind': territory {terr} is a transit territory, "
+                                "which has only movement stands")
+                ok = False
+            for axis in ("x", "y"):
+                v = s.get(axis)
+                if not isinstance(v, int | float) or isinstance(v, bool):
+                    self.bad(where, f"field {axis!r} must be a number (where the page draws the stand), got {v!r}")
+                    ok = False
+            if ok:
+                out[sid] = Stand(sid, kind, terr, float(s["x"]), float(s["y"]))
+        return out
+
+    def _paths(self, stands: dict[str, Stand]) -> list[Path_]:
+        out: list[Path_] = []
+        seen: set[frozenset[str]] = set()
+        for i, p in enumerate(self._table_list("paths")):
+            where = f"paths[{i}]"
+            if not isinstance(p, dict):
+                self.bad(where, "must be a table")
+                continue
+            a, b = p.get("a"), p.get("b")
+            where = f"paths[{i}] ({a!r} to {b!r})"
+            self._unknown_keys(where, p, self.PATH_KEYS)
+            ok = True
+            for end, v in (("a", a), ("b", b)):
+                if not isinstance(v, str):
+                    self.bad(where, f"field {end!r} must be a stand id, got {v!r}")
+                    ok = False
+                elif v not in stands:
+                    self.bad(where, f"field {end!r}: path to unknown stand {v!r}")
+                    ok = False
+            kind = p.get("kind", "land")
+            if kind not in PATH_KINDS:
+                self.bad(where, f"field 'kind' is {kind!r}; expected one of {', '.join(PATH_KINDS)}")
+                ok = False
+            if ok and a == b:
+                self.bad(where, f"a path from stand {a!r} to itself")
+                ok = False
+            if ok:
+                key = frozenset((a, b))
+                if key in seen:
+                    self.bad(where, f"duplicate path between {a!r} and {b!r}")
+                    continue
+                seen.add(key)
+                out.append(Path_(a, b, kind))
+        return out
+
+    def _docks(self, stands: dict[str, Stand], paths: list[Path_],
+               territories: dict[int, Territory]) -> set[str]:
+        out: set[str] = set()
+        for i, dk in enumerate(self._table_list("docks")):
+            where = f"docks[{i}]"
+            if not isinstance(dk, dict):
+                self.bad(where, "must be a table")
+                continue
+            sid = dk.get("stand")
+            where = f"docks[{i}] (stand {sid!r})"
+            self._unknown_keys(where, dk, self.DOCK_KEYS)
+            if not isinstance(sid, str) or sid not in stands:
+                self.bad(where, f"field 'stand': dock at unknown stand {sid!r}")
+                continue
+            if sid in out:
+                self.bad(where, f"duplicate dock at {sid!r}")
+                continue
+            if stands[sid].kind != "movement":
+                self.bad(where, f"field 'stand': {sid!r} is a territory stand; docks are movement stands")
+                continue
+            if not any(p.kind == "water" and sid in (p.a, p.b) for p in paths):
+                self.bad(where, f"dock {sid!r} has no water path to launch onto")
+            out.add(sid)
+        # A water path leaves land only from a dock.
+        for p in paths:
+            if p.kind != "water":
+                continue
+            for end in (p.a, p.b):
+                t = territories.get(stands[end].territory)
+                on_water = t is not None and (t.geography == "water" or t.transit)
+                if not on_water and end not in out:
+                    self.bad(f"paths ({p.a!r} to {p.b!r})",
+                             f"water path leaves land at {end!r}, which is not a dock "
+                             f"(add [[docks]] stand = {end!r}, or make it a land path)")
+        return out
+
+    def _structure(self, territories: dict[int, Territory], stands: dict[str, Stand],
+                   paths: list[Path_]) -> None:
+        by_terr: dict[int, list[Stand]] = {n: [] for n in territories}
+        for s in stands.values():
+            by_terr.setdefault(s.territory, []).append(s)
+        for n, t in sorted(territories.items()):
+            square = [s.id for s in by_terr.get(n, []) if s.kind == "territory"]
+            where = f"territory {n}"
+            if not by_terr.get(n):
+                self.bad(where, "has no stand (every territory needs at least one)")
+            elif not t.transit and not square:
+                self.bad(where, "has no territory stand (kind = \"territory\"); "
+                                "only transit territories go without one")
+            if len(square) > 1:
+                self.bad(where, f"has {len(square)} territory stands ({', '.join(square)}); expected one")
+        touched: set[str] = set()
+        for p in paths:
+            touched.update((p.a, p.b))
+        for sid in stands:
+            if sid not in touched:
+                self.bad(f"stand {sid!r}", "no path reaches it (add a [[paths]] entry with a or b = "
+                                           f"{sid!r})")
+        # The whole map must be one piece, over any kind of path.
+        if stands and not any("no path reaches" in p for p in self.problems):
+            adj: dict[str, set[str]] = {sid: set() for sid in stands}
+            for p in paths:
+                adj[p.a].add(p.b)
+                adj[p.b].add(p.a)
+            start = next(iter(stands))
+            seen = _flood(start, adj)
+            cut = sorted(set(stands) - seen)
+            if cut:
+                self.bad("paths", f"the map is in pieces: {', '.join(cut)} cannot be reached from "
+                                  f"{start!r} by any path")
+
+
+def _flood(start: str, adj: dict[str, set[str]]) -> set[str]:
+    seen = {start}
+    todo = [start]
+    while todo:
+        for n in adj[todo.pop()]:
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+

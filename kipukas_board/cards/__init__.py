@@ -1,0 +1,1 @@
+"""Card payloads and the card catalog."""

@@ -1,0 +1,45 @@
+"""The ``kipukas-board`` command.
+
+Each command group lives in its own module under :mod:`kipukas_board.commands`; add a new one to
+:data:`COMMAND_MODULES`. Exit codes: 0 success, 1 failure at run time, 2 bad input (arguments,
+map or settings files), as argparse does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from kipukas_board import __version__
+
+#: Modules whose ``register(subparsers)`` adds commands, in the order ``--help`` lists them.
+COMMAND_MODULES = [
+    "kipukas_board.commands.run",
+    "kipukas_board.commands.maps",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kipukas-board",
+        description="The Kipukas smart board: sensors, cameras, lights, voice and the table's page.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130

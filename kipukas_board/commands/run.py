@@ -1,0 +1,120 @@
+"""``kipukas-board run``: start the board and serve its page with waitress.
+
+    kipukas-board run --sim [--host H] [--port P] [--data-dir DIR] [--map NAME_OR_PATH]
+                      [--admin-pin PIN] [--settings FILE]
+
+A map or settings file with mistakes is reported in full and the command exits with code 2 before
+anything is served.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.board.mapfile import MapError
+from kipukas_board.settings import SettingsError, default_data_dir, load_settings
+
+log = logging.getLogger("kipukas_board")
+
+SYSTEM_SETTINGS = Path("/etc/kipukas-board/settings.toml")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("run", help="run the board (add --sim for simulated hardware)",
+                       description="Run the board: sensors, lights, voice, cameras and the page.")
+    p.add_argument("--sim", action="store_true", help="simulate every piece of hardware")
+    p.add_argument("--host", help="address to serve the page on (default 127.0.0.1; 0.0.0.0 for the LAN)")
+    p.add_argument("--port", type=int, help="port to serve the page on (default 8080)")
+    p.add_argument("--data-dir", type=Path, help=f"where the journal lives (default {default_data_dir()})")
+    p.add_argument("--map", help="map name in calibration/maps/ or a path to a map file")
+    p.add_argument("--admin-pin", help="the admin PIN (or set KIPUKAS_ADMIN_PIN)")
+    p.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
+    p.add_argument("--threads", type=int, default=48,
+                   help="waitress worker threads; each open page holds one for its event stream")
+    p.set_defaults(func=run)
+
+
+def settings_path(arg: Path | None) -> Path | None:
+    if arg is not None:
+        return arg
+    env = os.environ.get("KIPUKAS_SETTINGS")
+    if env:
+        return Path(env)
+    return SYSTEM_SETTINGS if SYSTEM_SETTINGS.exists() else None
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    spath = settings_path(args.settings)
+    if spath is not None and not spath.exists():
+        print(f"kipukas-board: settings file {spath} does not exist", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings(spath)
+    except SettingsError as exc:
+        print(f"kipukas-board: {exc.path}: {len(exc.problems)} problem(s) in the settings file:", file=sys.stderr)
+        for p in exc.problems:
+            print(f"  - {p}", file=sys.stderr)
+        return 2
+    if args.map:
+        settings.map = args.map
+    if args.host:
+        settings.host = args.host
+    if args.port is not None:
+        settings.port = args.port
+    pin = args.admin_pin or os.environ.get("KIPUKAS_ADMIN_PIN") or None
+    data_dir = args.data_dir or default_data_dir()
+
+    from kipukas_board.app import BoardApp  # after argument checks: keeps --help fast
+
+    try:
+        board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin)
+    except MapError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    except ValueError as exc:  # a bad PIN or adapter option
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        return 2
+    return serve(board, args.threads)
+
+
+def serve(board: Any, threads: int) -> int:
+    from waitress import create_server
+
+    from kipukas_board.web.server import create_app
+
+    host, port = board.settings.host, board.settings.port
+    app = create_app(board)
+    try:
+        server = create_server(app, host=host, port=port, threads=threads, channel_timeout=3600,
+                               ident="kipukas-board")
+    except OSError as exc:
+        print(f"kipukas-board: cannot listen on {host}:{port}: {exc.strerror or exc} "
+              f"(is another board running? try --port)", file=sys.stderr)
+        board.stop()
+        return 1
+    board.start()
+    mode = "simulation" if board.sim else "hardware"
+    print(f"Kipukas board ({mode}, map {board.loop.state.board.name!r}) at http://{host}:{port}/ "
+          f"- journal in {board.data_dir}", flush=True)
+    if board.generated_pin:
+        print(f"Admin PIN for this board: {board.generated_pin} (change it with --admin-pin)", flush=True)
+
+    def _stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        board.stop()
+        server.close()
+    return 0

@@ -1,0 +1,152 @@
+"""The one core thread: takes events from every adapter, journals them, applies the rules.
+
+Adapters (sensor threads, cameras, the page) call :meth:`CoreLoop.submit` from any thread. The core
+thread takes events one at a time, appends each to the journal *before* anything else (durable
+first), folds it into the state with the pure :func:`~kipukas_board.game.core.apply`, then tells the
+subscribers (lighting, voice, the page's event stream). A caller that waits on ``submit`` is
+answered only after its event is on disk, so an acknowledged request survives ``kill -9``.
+
+Example::
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> from kipukas_board.store.journal import Journal
+    >>> loop = CoreLoop(Journal(":memory:"), load_map("kipuka-8"))    # doctest: +SKIP
+    >>> loop.start()                                                   # doctest: +SKIP
+    >>> loop.submit({"type": "stand", "stand": "T1", "occupied": True})  # doctest: +SKIP
+    2
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from kipukas_board.board.mapfile import BoardMap, MapError
+from kipukas_board.game import core
+from kipukas_board.game.events import Event, check_event, map_event
+from kipukas_board.game.state import GameState, initial_state
+from kipukas_board.store.journal import Journal
+
+log = logging.getLogger(__name__)
+
+Subscriber = Callable[[GameState, list[dict[str, Any]]], None]
+
+
+@dataclass
+class _Item:
+    event: Event
+    done: Future[int]
+
+
+class CoreLoop:
+    """Owns the state. Build it, :meth:`start` it, :meth:`submit` events, :meth:`stop` it."""
+
+    #: The loop counts as alive if it has woken within this many seconds.
+    HEARTBEAT_S = 5.0
+
+    def __init__(self, journal: Journal, board: BoardMap, dice: Any = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.journal = journal
+        self.dice = dice
+        self._clock = clock
+        self._queue: queue.Queue[_Item | None] = queue.Queue()
+        self._subscribers: list[Subscriber] = []
+        self._thread: threading.Thread | None = None
+        self._beat = clock()
+        self._stopping = threading.Event()
+        self._state = self._rebuild(board)
+
+    # -- start-up --------------------------------------------------------------------------------
+    def _rebuild(self, board: BoardMap) -> GameState:
+        """Replay the journal; if it was made on another map (or is empty), journal this map."""
+        state = initial_state(board)
+        replayed = 0
+        for seq, event in self.journal.events():
+            state = self._apply(state, event, seq)[0]
+            replayed += 1
+        if replayed:
+            log.info("replayed %d journaled events", replayed)
+        if state.board.to_json() != board.to_json() or replayed == 0:
+            text = board.source_text or ""
+            event = map_event(board.name, text)
+            seq = self.journal.append(event)
+            state = self._apply(state, event, seq)[0]
+        return state
+
+    def _apply(self, state: GameState, event: Event, seq: int) -> tuple[GameState, list[dict[str, Any]]]:
+        try:
+            return core.apply(state, event, self.dice, seq=seq)
+        except MapError as exc:
+            log.error("journaled map %s no longer loads: %s", event.get("name"), exc)
+            return state.evolve(seq=seq, problems=(*state.problems, str(exc))), []
+        except Exception as exc:  # a rules bug must not stop the board; replay meets it the same way
+            log.exception("event %d could not be applied", seq)
+            return state.evolve(seq=seq, problems=(*state.problems, f"event {seq} not applied: {exc}")), []
+
+    # -- running ---------------------------------------------------------------------------------
+    @property
+    def state(self) -> GameState:
+        """The latest state (a consistent snapshot: states are never changed in place)."""
+        return self._state
+
+    def subscribe(self, fn: Subscriber) -> None:
+        """Call ``fn(state, effects)`` on the core thread after each event; it must not block."""
+        self._subscribers.append(fn)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="core", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stopping.set()
+        self._queue.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def alive(self) -> bool:
+        """True while the core thread runs and has woken recently (``GET /healthz``)."""
+        return (self._thread is not None and self._thread.is_alive()
+                and self._clock() - self._beat < self.HEARTBEAT_S)
+
+    def submit(self, event: Event, wait: bool = True, timeout: float = 10.0) -> int | None:
+        """Queue ``event`` (checked first: a malformed one raises ``EventError`` and is not queued).
+
+        With ``wait`` (the default) returns the event's journal number once it is durable and
+        applied; otherwise returns None at once.
+        """
+        check_event(event)
+        item = _Item(event, Future())
+        self._queue.put(item)
+        if not wait:
+            return None
+        return item.done.result(timeout)
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._beat = self._clock()
+            try:
+                item = self._queue.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            if item is None:
+                break
+            try:
+                seq = self.journal.append(item.event)
+            except Exception as exc:  # disk full, file gone: refuse the event, keep running
+                log.exception("could not journal an event")
+                item.done.set_exception(exc)
+                continue
+            state, effects = self._apply(self._state, item.event, seq)
+            self._state = state
+            for fn in self._subscribers:
+                try:
+                    fn(state, effects)
+                except Exception:
+                    log.exception("subscriber %r failed", fn)
+            item.done.set_result(seq)

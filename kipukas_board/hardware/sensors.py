@@ -1,0 +1,95 @@
+"""The stand-sensor port: reed switches under the stands, reported by channel.
+
+A reed switch only says "something magnetic is here". Adapters report *channels* (a GPIO pin, a
+matrix position on the sensor board, or in simulation the stand id itself); the runtime maps
+channels to stands with the board's calibration, so the same adapter serves any map, and the
+calibration walk-through can listen to channels no stand has yet.
+
+Adapters debounce before they report (firmware or our own code, never a library's bounce timer), so
+each :class:`SwitchChange` is a settled change.
+
+Example, in simulation::
+
+    >>> from kipukas_board.hardware.sensors import SimulatedStandSensors
+    >>> seen = []
+    >>> sensors = SimulatedStandSensors()
+    >>> sensors.start(seen.append)
+    >>> sensors.set("T1", True)
+    >>> seen
+    [SwitchChange(channel='T1', closed=True)]
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SwitchChange:
+    """One settled change of one switch: ``closed`` is True when a magnet is over it."""
+
+    channel: str
+    closed: bool
+
+
+Emit = Callable[[SwitchChange], None]
+
+
+class StandSensors(ABC):
+    """Port for the stand sensors. Call :meth:`start` once with the function that takes changes."""
+
+    @abstractmethod
+    def start(self, emit: Emit) -> None:
+        """Begin reporting: every settled change is passed to ``emit`` (from any thread)."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop reporting and release the hardware."""
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, bool]:
+        """The current state of every channel this adapter knows (True = closed)."""
+
+    def health(self) -> dict[str, Any]:
+        """A small JSON-able report for the page (link state, faults). Adapters add fields."""
+        return {"adapter": type(self).__name__, "ok": True}
+
+
+class SimulatedStandSensors(StandSensors):
+    """Switches that tests and the page flip by hand; the channel is the stand id.
+
+    Setting a switch to the state it already has reports nothing, as a real debounced switch would.
+    """
+
+    def __init__(self, **_options: Any) -> None:
+        self._lock = threading.Lock()
+        self._closed: dict[str, bool] = {}
+        self._emit: Emit | None = None
+
+    def start(self, emit: Emit) -> None:
+        self._emit = emit
+
+    def stop(self) -> None:
+        self._emit = None
+
+    def snapshot(self) -> dict[str, bool]:
+        with self._lock:
+            return dict(self._closed)
+
+    def set(self, channel: str, closed: bool) -> bool:
+        """Close or open the switch on ``channel``; returns True if that was a change."""
+        with self._lock:
+            if self._closed.get(channel, False) == closed:
+                return False
+            self._closed[channel] = closed
+            emit = self._emit
+        if emit is not None:
+            emit(SwitchChange(channel, closed))
+        return True
+
+    def health(self) -> dict[str, Any]:
+        return {"adapter": "sim", "ok": True}

@@ -1,0 +1,147 @@
+"""The board's settings file (TOML): which map, which adapters, where the page listens.
+
+Every key is optional; a missing file means simulation-friendly defaults. An example with every
+section (``calibration/settings.example.toml`` has the commented version)::
+
+    [board]
+    map = "kipuka-8"          # a name from calibration/maps/ or a path to a .toml map file
+    calibration = "default"   # calibration/<name>.toml, written by the walk-through
+
+    [web]
+    host = "127.0.0.1"        # a LAN bind ("0.0.0.0") is an explicit choice
+    port = 8080
+
+    [sensors]
+    adapter = "sim"           # the other keys of a section go to the adapter
+
+    [leds]
+    adapter = "sim"
+
+    [voice]
+    adapter = "silent"
+
+    [[cameras]]
+    seat = 1
+    adapter = "sim"
+
+Settings are data only: :func:`load_settings` checks them and reports every problem at once.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.hardware.registry import ADAPTERS, SIMULATED
+
+DEFAULT_MAP = "kipuka-8"
+
+
+class SettingsError(ValueError):
+    """The settings file has mistakes; ``problems`` lists each one."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__(f"{path}: " + "; ".join(problems))
+
+
+@dataclass
+class AdapterChoice:
+    """One port's adapter and the options passed to it."""
+
+    adapter: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Settings:
+    map: str = DEFAULT_MAP
+    calibration: str = "default"
+    host: str = "127.0.0.1"
+    port: int = 8080
+    sensors: AdapterChoice = field(default_factory=lambda: AdapterChoice("sim"))
+    leds: AdapterChoice = field(default_factory=lambda: AdapterChoice("sim"))
+    voice: AdapterChoice = field(default_factory=lambda: AdapterChoice("silent"))
+    cameras: list[AdapterChoice] = field(default_factory=list)
+
+    def simulated(self) -> Settings:
+        """These settings with every port on its simulated adapter (``--sim``)."""
+        cams = [AdapterChoice(SIMULATED["cameras"], {"seat": c.options.get("seat", i + 1)})
+                for i, c in enumerate(self.cameras)]
+        return Settings(
+            map=self.map, calibration=self.calibration, host=self.host, port=self.port,
+            sensors=AdapterChoice(SIMULATED["sensors"]), leds=AdapterChoice(SIMULATED["leds"]),
+            voice=AdapterChoice(SIMULATED["voice"]), cameras=cams,
+        )
+
+
+def default_data_dir() -> Path:
+    """Where the journal lives unless ``--data-dir`` says otherwise.
+
+    systemd's ``StateDirectory=`` sets ``$STATE_DIRECTORY``; otherwise the XDG per-user state dir.
+    """
+    if os.environ.get("STATE_DIRECTORY"):
+        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "kipukas-board"
+
+
+def _choice(section: Any, port: str, where: str, problems: list[str]) -> AdapterChoice:
+    if not isinstance(section, dict):
+        problems.append(f"[{where}] must be a table, got {type(section).__name__}")
+        return AdapterChoice(SIMULATED[port])
+    opts = dict(section)
+    name = opts.pop("adapter", SIMULATED[port])
+    if name not in ADAPTERS[port]:
+        problems.append(
+            f"[{where}] adapter = {name!r} is not known; expected one of {', '.join(sorted(ADAPTERS[port]))}"
+        )
+    return AdapterChoice(str(name), opts)
+
+
+def load_settings(path: str | os.PathLike[str] | None) -> Settings:
+    """Read a settings file (None or a missing file → defaults). Raises :class:`SettingsError`."""
+    if path is None or not Path(path).exists():
+        return Settings()
+    path = str(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(path, [f"not valid TOML: {exc}"]) from exc
+    problems: list[str] = []
+    known = {"board", "web", "sensors", "leds", "voice", "cameras"}
+    for key in data:
+        if key not in known:
+            problems.append(f"unknown section [{key}]; expected one of {', '.join(sorted(known))}")
+    s = Settings()
+    board = data.get("board", {})
+    s.map = str(board.get("map", s.map))
+    s.calibration = str(board.get("calibration", s.calibration))
+    web = data.get("web", {})
+    s.host = str(web.get("host", s.host))
+    port = web.get("port", s.port)
+    if not isinstance(port, int) or not 0 < port < 65536:
+        problems.append(f"[web] port = {port!r} must be a whole number from 1 to 65535")
+    else:
+        s.port = port
+    for name in ("sensors", "leds", "voice"):
+        if name in data:
+            setattr(s, name, _choice(data[name], name, name, problems))
+    cams = data.get("cameras", [])
+    if not isinstance(cams, list):
+        problems.append("cameras must be an array of tables: [[cameras]]")
+        cams = []
+    for i, cam in enumerate(cams):
+        choice = _choice(cam, "cameras", f"cameras[{i}]", problems)
+        seat = choice.options.get("seat")
+        if not isinstance(seat, int) or seat < 1:
+            problems.append(f"[cameras[{i}]] seat = {seat!r} must be a seat number (1, 2, ...)")
+        s.cameras.append(choice)
+    if problems:
+        raise SettingsError(path, problems)
+    return s

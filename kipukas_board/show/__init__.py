@@ -1,0 +1,1 @@
+"""What the players see and hear: territory lighting and spoken announcements."""

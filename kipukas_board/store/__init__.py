@@ -1,0 +1,1 @@
+"""Durable storage: the SQLite event journal the state is rebuilt from."""

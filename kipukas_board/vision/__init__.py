@@ -1,0 +1,1 @@
+"""Reading the camouflaged QR codes on the backs of Kipukas cards."""

@@ -1,0 +1,1 @@
+"""The table's web page and JSON API (Flask, served by waitress)."""

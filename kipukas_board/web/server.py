@@ -1,0 +1,140 @@
+"""The Flask application: the table's page and the JSON API of DESIGN.md §3.
+
+Served by waitress (:func:`serve`), never by Flask's development server. Reads are open to anyone on
+the table's network; changes need the admin PIN (``X-Admin-Pin``), except the simulation endpoints,
+which stand in for a hand on a token, which needs no PIN either.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from flask import Flask, Response, jsonify, render_template, request
+
+from kipukas_board.web.svg import board_svg
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 64 * 1024
+
+
+def error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
+    """A JSON error: ``{"error": message, ...}`` with an HTTP status."""
+    return jsonify({"error": message, **extra}), status
+
+
+def json_body(required: bool = True) -> dict[str, Any]:
+    """The request's JSON object, or raise :class:`BadRequest` naming what was wrong."""
+    data = request.get_json(silent=True)
+    if data is None:
+        if not required and not request.get_data():
+            return {}
+        raise BadRequest("expected a JSON object in the body (Content-Type: application/json)")
+    if not isinstance(data, dict):
+        raise BadRequest(f"expected a JSON object in the body, got {type(data).__name__}")
+    return data
+
+
+class BadRequest(ValueError):
+    pass
+
+
+def create_app(board: BoardApp) -> Flask:
+    app = Flask(__name__)
+    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, DEBUG=False)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["kipukas"] = board
+
+    @app.errorhandler(BadRequest)
+    def _bad_request(exc: BadRequest) -> tuple[Response, int]:
+        return error(400, str(exc))
+
+    @app.errorhandler(413)
+    def _too_big(exc: Exception) -> tuple[Response, int]:
+        return error(413, f"request body too large (limit {MAX_BODY} bytes)")
+
+    @app.errorhandler(404)
+    def _not_found(exc: Exception) -> tuple[Response, int]:
+        return error(404, f"no such endpoint: {request.method} {request.path}")
+
+    @app.errorhandler(405)
+    def _not_allowed(exc: Exception) -> tuple[Response, int]:
+        return error(405, f"{request.method} is not allowed on {request.path}")
+
+    @app.after_request
+    def _headers(resp: Response) -> Response:
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "no-referrer")
+        return resp
+
+    @app.get("/")
+    def index() -> str:
+        return render_template("index.html", svg=board_svg(board.loop.state.board), sim=board.sim,
+                               initial=json.dumps(board.state_json()))
+
+    @app.get("/healthz")
+    def healthz() -> tuple[Response, int]:
+        ok = board.loop.alive()
+        return jsonify({"ok": ok, "core": ok}), 200 if ok else 503
+
+    @app.get("/api/state")
+    def state() -> Response:
+        return jsonify(board.state_json())
+
+    @app.get("/api/leds")
+    def leds() -> Response:
+        return jsonify({"pixels": [list(p) for p in board.lighting.frame()],
+                        "layout": board.lighting.layout.to_json()})
+
+    @app.get("/api/stream")
+    def stream() -> Response:
+        first = board.broadcaster.message("state", json.dumps(board.state_json()), board.loop.state.seq)
+        resp = Response(board.broadcaster.stream(first), mimetype="text/event-stream")
+        resp.headers["Cache-Control"] = "no-cache"
+        resp.headers["X-Accel-Buffering"] = "no"
+        return resp
+
+    @app.post("/api/sim/stands/<stand_id>")
+    def sim_stand(stand_id: str) -> tuple[Response, int] | Response:
+        if not board.sim:
+            return error(404, "simulation endpoints exist only when the board runs with --sim")
+        if stand_id not in board.loop.state.board.stands:
+            return error(404, f"unknown stand {stand_id!r}", stands=sorted(board.loop.state.board.stands))
+        body = json_body()
+        occupied = body.get("occupied")
+        if not isinstance(occupied, bool):
+            raise BadRequest(f'expected {{"occupied": true|false}}, got occupied = {occupied!r}')
+        changed = board.sim_set_stand(stand_id, occupied)
+        return jsonify({"ok": True, "stand": stand_id, "occupied": occupied, "changed": changed,
+                        "seq": board.loop.state.seq})
+
+    for register in board.route_plugins:
+        register(app, board)
+
+    return app
+
+
+def require_pin(board: BoardApp) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator for routes that change the game: refuse without the right ``X-Admin-Pin``."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            pin = request.headers.get("X-Admin-Pin")
+            if not pin:
+                return error(401, "this action needs the admin PIN in the X-Admin-Pin header")
+            if not board.pins.check(pin):
+                return error(403, "wrong admin PIN")
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return deco

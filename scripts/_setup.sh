@@ -1,0 +1,47 @@
+# Shared set-up for scripts/run-board and scripts/run-tests (sourced, not run).
+# Why: the README promises that on a fresh machine one command runs the board and one runs the
+# tests, each doing its own set-up. This file makes that set-up idempotent and quick the second time.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${KIPUKAS_VENV:-$ROOT/.venv}"
+PY="${PYTHON:-python3}"
+
+# install_apt FILE: install the Debian packages listed in FILE (one per line, # comments) that are
+# missing. Needs root or sudo; without either it names what is missing and carries on.
+install_apt() {
+  local list="$1" missing=() pkg
+  while read -r pkg; do
+    pkg="${pkg%%#*}"; pkg="${pkg// /}"
+    [ -n "$pkg" ] || continue
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done < "$list"
+  [ ${#missing[@]} -gt 0 ] || return 0
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "kipukas-board: missing Debian packages (${missing[*]}); install them as root: apt-get install ${missing[*]}" >&2
+      return 0
+    fi
+  fi
+  echo "kipukas-board: installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# ensure_venv EXTRAS: create .venv and install the project (editable) with the given extras; a
+# stamp holding the hash of pyproject.toml skips the pip step when nothing changed.
+ensure_venv() {
+  local extras="$1"
+  [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+  local stamp="$VENV/.kipukas-stamp" want
+  want="$(sha256sum "$ROOT/pyproject.toml" | cut -c1-64) $extras"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    "$VENV/bin/python" -m pip install -q --upgrade pip
+    if [ -n "$extras" ]; then
+      "$VENV/bin/python" -m pip install -q -e "$ROOT[$extras]"
+    else
+      "$VENV/bin/python" -m pip install -q -e "$ROOT"
+    fi
+    echo "$want" > "$stamp"
+  fi
+}
