@@ -18,6 +18,12 @@ from kipukas_board import __version__
 COMMAND_MODULES = [
     "kipukas_board.commands.run",
     "kipukas_board.commands.maps",
+    # rules (issue 3)
+    # card scanning (issue 4)
+    # stand sensing (issue 5)
+    # lighting and voice (issue 6)
+    # page and calibration (issue 7)
+    # Pi service (issue 8)
 ]
 
 

@@ -21,15 +21,19 @@ from typing import Any
 ADAPTERS: dict[str, dict[str, str]] = {
     "sensors": {
         "sim": "kipukas_board.hardware.sensors:SimulatedStandSensors",
+        # stand sensing (issue 5)
     },
     "leds": {
         "sim": "kipukas_board.hardware.leds:SimulatedLedStrip",
+        # lighting (issue 6)
     },
     "cameras": {
         "sim": "kipukas_board.hardware.cameras:SimulatedCamera",
+        # card scanning (issue 4)
     },
     "voice": {
         "silent": "kipukas_board.hardware.voice:SilentVoice",
+        # voice (issue 6)
     },
 }
 
