@@ -148,6 +148,13 @@ class PtyLink:
         os.replace(tmp, self.path)
         self._master, self._slave = master, slave
 
+    def restart_faults(self) -> None:
+        """Start the fault schedule from now (after :attr:`faults` was set or changed)."""
+        if self.faults is not None:
+            self._rng = random.Random(self.faults.seed)
+            self._next_round = time.monotonic() + self.faults.every_s
+        self._pending = []
+
     def unplug(self) -> None:
         """Close the pseudo-terminal now: the host's reads fail as on a pulled cable."""
         for fd in (self._master, self._slave):

@@ -222,6 +222,9 @@ class FrameDecoder:
     """Turns a byte stream into messages; bad frames are counted in :attr:`stats` and skipped.
 
     After garbage, the next ``0x00`` resynchronises: at most the frame the garbage touched is lost.
+    A frame is judged as soon as the bytes its length field promises have arrived, without waiting
+    for its closing ``0x00`` (so a damaged delimiter costs no time); bytes that follow it before the
+    delimiter make a bad frame of their own.
     """
 
     #: Longest block a valid frame can stuff to; anything longer is garbage.
@@ -230,43 +233,56 @@ class FrameDecoder:
     def __init__(self) -> None:
         self._buf = bytearray()
         self._overflow = False
+        self._judged = False
+        self._trailing = False
         self.stats = DecoderStats()
         self.last_error: str | None = None
 
     def reset(self) -> None:
         """Forget a partial frame (after a reconnect)."""
         self._buf.clear()
-        self._overflow = False
+        self._overflow = self._judged = self._trailing = False
+
+    def _judge(self, block: bytes, out: list[Message | FrameError]) -> None:
+        try:
+            msg = parse_block(block)
+        except FrameError as exc:
+            self._bad(exc, out)
+        else:
+            self.stats.frames_ok += 1
+            out.append(msg)
+
+    def _bad(self, exc: FrameError, out: list[Message | FrameError]) -> None:
+        self.stats.bad[exc.kind] += 1
+        self.last_error = str(exc)
+        out.append(exc)
 
     def feed(self, data: bytes) -> list[Message | FrameError]:
         """Messages (and FrameErrors, in stream order) completed by ``data``."""
         out: list[Message | FrameError] = []
-        for chunk_end, part in _split_keep(data):
-            if self._overflow:
+        for ended, part in _split_keep(data):
+            if self._judged:
+                self._trailing = self._trailing or bool(part)
+            elif self._overflow:
                 pass
             elif len(self._buf) + len(part) > self.LIMIT:
                 self._overflow = True
             else:
                 self._buf += part
-            if not chunk_end:
-                continue
-            if self._overflow:
-                self.stats.bad["overflow"] += 1
-                err = FrameError("overflow", f"more than {self.LIMIT} bytes without a delimiter")
-                self.last_error = str(err)
-                out.append(err)
-            elif self._buf:
-                try:
-                    msg = parse_block(bytes(self._buf))
-                except FrameError as exc:
-                    self.stats.bad[exc.kind] += 1
-                    self.last_error = str(exc)
-                    out.append(exc)
-                else:
-                    self.stats.frames_ok += 1
-                    out.append(msg)
-            self._buf.clear()
-            self._overflow = False
+            if ended:
+                if self._judged:
+                    if self._trailing:
+                        self._bad(FrameError("length", "bytes after a complete frame"), out)
+                elif self._overflow:
+                    self._bad(FrameError("overflow", f"more than {self.LIMIT} bytes without a delimiter"), out)
+                elif self._buf:
+                    self._judge(bytes(self._buf), out)
+                self.reset()
+            elif part and not self._judged and not self._overflow and len(self._buf) >= 7:
+                body = cobs_decode(bytes(self._buf))
+                if body is not None and len(body) >= 6 and len(body) >= 6 + body[3]:
+                    self._judge(bytes(self._buf), out)
+                    self._judged = True
         return out
 
 

@@ -15,12 +15,12 @@ Settings example (``[sensors]`` in the settings file)::
 
     [sensors]
     adapter = "serial"
-    vid = "2E8A"                 # Raspberry Pi's USB vendor id (the Pico); or: port = "/dev/ttyACM0"
+    vid = "2E8A"                 # Raspberry Pi's USB vendor id (the Pico); or: device = "/dev/ttyACM0"
     debounce_ms = 20             # optional: sent to the board at connect
 
-Example (``port`` may be any path pyserial opens, a pseudo-terminal in the tests)::
+Example (``device`` may be any path pyserial opens, a pseudo-terminal in the tests)::
 
-    >>> sensors = SerialStandSensors(port="/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode-if00")  # doctest: +SKIP
+    >>> sensors = SerialStandSensors(device="/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode-if00")  # doctest: +SKIP
     >>> sensors.start(print)                                                   # doctest: +SKIP
     SwitchChange(channel='r2c5', closed=True)
 """
@@ -75,7 +75,7 @@ def find_port(vid: int | None = PICO_VID, pid: int | None = None, serial_number:
             want += f" serial {serial_number}"
         raise SensorLinkError(
             f"no serial port with {want}: check the sensor board's USB cable and that it runs the kipukas "
-            f"firmware (`ls -l /dev/serial/by-id/` lists what is plugged in), or set [sensors] port = ...")
+            f"firmware (`ls -l /dev/serial/by-id/` lists what is plugged in), or set [sensors] device = \"/dev/ttyACM0\"")
     return found[0].device
 
 
@@ -83,7 +83,7 @@ def explain_open_error(path: str, exc: BaseException) -> str:
     """A message for a port that would not open, saying what to check."""
     if not os.path.exists(path):
         return (f"{path} does not exist: is the sensor board plugged in? (`ls -l /dev/serial/by-id/` "
-                f"lists USB serial devices; set [sensors] port or vid/pid to match)")
+                f"lists USB serial devices; set [sensors] device or vid/pid to match)")
     if not os.access(path, os.R_OK | os.W_OK):
         try:
             group = grp.getgrgid(os.stat(path).st_gid).gr_name
@@ -101,7 +101,7 @@ def explain_open_error(path: str, exc: BaseException) -> str:
 class SerialStandSensors(StandSensors):
     """The sensor board over USB serial: see the module docstring."""
 
-    def __init__(self, port: str | None = None, vid: int | str | None = PICO_VID, pid: int | str | None = None,
+    def __init__(self, device: str | None = None, vid: int | str | None = PICO_VID, pid: int | str | None = None,
                  serial_number: str | None = None, baudrate: int = 115200,
                  debounce_ms: int | None = None, scan_us: int | None = None, snapshot_ms: int | None = None,
                  heartbeat_ms: int | None = None, reconnect_s: float = 0.5, resync_timeout_s: float = 0.05,
@@ -110,7 +110,7 @@ class SerialStandSensors(StandSensors):
                  clock: Callable[[], float] = time.monotonic, **unknown: Any) -> None:
         if unknown:
             raise ValueError(f"unknown [sensors] option(s) for the serial adapter: {', '.join(sorted(unknown))}")
-        self.port = port
+        self.device = device
         self.vid = _hexid(vid, "vid")
         self.pid = _hexid(pid, "pid")
         self.serial_number = serial_number
@@ -197,7 +197,7 @@ class SerialStandSensors(StandSensors):
                 "adapter": "serial",
                 "ok": bool(synced and not stale and not channels["chatter"] and not channels["stuck"]),
                 "connected": connected,
-                "port": self._path or self.port,
+                "port": self._path or self.device,
                 "synced": synced,
                 "stale": stale,
                 "device": None if ident is None else {
@@ -250,7 +250,7 @@ class SerialStandSensors(StandSensors):
         import serial
 
         try:
-            path = self.port or find_port(self.vid, self.pid, self.serial_number)
+            path = self.device or find_port(self.vid, self.pid, self.serial_number)
         except SensorLinkError as exc:
             self._note_error(str(exc))
             return False
