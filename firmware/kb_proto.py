@@ -7,7 +7,7 @@
 # A frame before stuffing:  type(1) seq(2, big-endian) len(1) payload(len) crc(2, big-endian)
 # The CRC covers type..payload. On the wire: 0x00, COBS(frame), 0x00.
 #
-#   >>> encode_frame(T_HEARTBEAT, 5, b"\x00\x00\x03\xe8\x00\x00")
+#   encode_frame(T_CHANGE, 7, bytes((21, 1)))   # channel 21 closed, sequence number 7
 
 PROTO_VERSION = 1
 
@@ -100,12 +100,8 @@ def encode_frame(ftype, seq, payload=b""):
     # The bytes to write for one frame: leading 0x00, COBS block, trailing 0x00.
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("payload too long")
-    body = bytearray(4 + len(payload))
-    body[0] = ftype
-    body[1] = (seq >> 8) & 0xFF
-    body[2] = seq & 0xFF
-    body[3] = len(payload)
-    body[4:] = payload
+    body = bytearray((ftype, (seq >> 8) & 0xFF, seq & 0xFF, len(payload)))
+    body.extend(payload)
     crc = crc16(body)
     body.append(crc >> 8)
     body.append(crc & 0xFF)

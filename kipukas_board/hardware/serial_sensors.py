@@ -136,6 +136,7 @@ class SerialStandSensors(StandSensors):
         self._identity: sp.Identity | None = None
         self._expected_seq: int | None = None
         self._resync_since: float | None = None
+        self._last_request = 0.0
         self._resync_reason = ""
         self._cmd_seq = 0
         self._path: str | None = None
@@ -310,7 +311,7 @@ class SerialStandSensors(StandSensors):
                     if item.kind == "crc":
                         self.counters["crc_errors"] += 1
                     # whatever the bad frame held is lost: ask for the truth now
-                    self._start_resync(f"bad frame ({item})", now)
+                    self._start_resync(f"bad frame ({item})", now, evidence=True)
                 else:
                     self._on_message(item, now)
 
@@ -319,7 +320,7 @@ class SerialStandSensors(StandSensors):
         self._last_frame = now
         if self._expected_seq is not None and msg.seq != self._expected_seq:
             self.counters["seq_gaps"] += 1
-            self._start_resync(f"sequence gap (expected {self._expected_seq}, got {msg.seq})", now)
+            self._start_resync(f"sequence gap (expected {self._expected_seq}, got {msg.seq})", now, evidence=True)
         self._expected_seq = (msg.seq + 1) & 0xFFFF
         if isinstance(msg, sp.Identity):
             if msg.proto != sp.PROTO_VERSION:
@@ -392,10 +393,17 @@ class SerialStandSensors(StandSensors):
         self._outbox.append((SwitchChange(name, closed), how))
 
     # -- resync and liveness --------------------------------------------------------------------
-    def _start_resync(self, reason: str, now: float, force: bool = False) -> None:
-        if self._resync_since is not None and not force and now - self._resync_since < self.resync_timeout_s:
-            return
-        self._resync_since = now
+    #: Evidence of loss re-asks at most this often (the lost frame may have been the snapshot itself).
+    EVIDENCE_GAP_S = 0.002
+
+    def _start_resync(self, reason: str, now: float, force: bool = False, evidence: bool = False) -> None:
+        if self._resync_since is not None and not force:
+            waited = now - self._last_request
+            if waited < (self.EVIDENCE_GAP_S if evidence else self.resync_timeout_s):
+                return
+        if self._resync_since is None:
+            self._resync_since = now
+        self._last_request = now
         self._resync_reason = reason
         try:
             self._send(sp.CMD_SNAPSHOT)
@@ -404,7 +412,7 @@ class SerialStandSensors(StandSensors):
 
     def _housekeeping(self, now: float) -> None:
         with self._lock:
-            if self._resync_since is not None and now - self._resync_since >= self.resync_timeout_s:
+            if self._resync_since is not None and now - self._last_request >= self.resync_timeout_s:
                 self._start_resync(self._resync_reason + " (again)", now, force=True)
             for name, closed in self.channels.released(now):
                 if self._view.get(name) != closed:
