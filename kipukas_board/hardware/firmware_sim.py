@@ -134,6 +134,7 @@ class PtyLink:
         self._flip_next = False
         self._drop_next = False
         self._garbage_in = b""
+        self._unplug_for: float | None = None
         self.bytes_lost = 0
         self._connect()
 
@@ -155,6 +156,10 @@ class PtyLink:
             self._next_round = time.monotonic() + self.faults.every_s
         self._pending = []
 
+    def schedule_unplug(self, down_s: float) -> None:
+        """From another thread: unplug at the firmware's next pass and plug back in after ``down_s``."""
+        self._unplug_for = down_s
+
     def unplug(self) -> None:
         """Close the pseudo-terminal now: the host's reads fail as on a pulled cable."""
         for fd in (self._master, self._slave):
@@ -174,6 +179,10 @@ class PtyLink:
     def _tick(self) -> None:
         f = self.faults
         now = time.monotonic()
+        if self._unplug_for is not None:
+            self.unplug()
+            self._up_at = now + self._unplug_for
+            self._unplug_for = None
         if self._master is None and now >= self._up_at:
             self._connect()
         if f is None:
