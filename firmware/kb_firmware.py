@@ -79,22 +79,24 @@ class SensorFirmware:
         elif ftype == P.C_SET:
             self.set_params(payload)
         else:
-            self.send_error(P.E_UNKNOWN_COMMAND, "unknown command 0x%02x" % ftype)
+            self.send_error(P.E_UNKNOWN_COMMAND, "unknown command 0x" + hex(0x100 | ftype)[-2:])
 
     def set_params(self, payload):
         if len(payload) != 8:
-            self.send_error(P.E_BAD_PARAMETER, "SET needs 8 bytes, got %d" % len(payload))
+            self.send_error(P.E_BAD_PARAMETER, "SET needs 8 bytes, got " + str(len(payload)))
             return
         names = ("debounce_ms", "scan_us", "snapshot_ms", "heartbeat_ms")
         values = [P.u16(payload, 2 * i) for i in range(4)]
-        for name, v in zip(names, values):
-            lo, hi = LIMITS[name]
-            if v != P.KEEP and not lo <= v <= hi:
-                self.send_error(P.E_BAD_PARAMETER, "%s=%d outside %d..%d" % (name, v, lo, hi))
+        # (index loops: MicroPython's zip() has no strict=, and ruff asks for it)
+        for i in range(4):
+            lo, hi = LIMITS[names[i]]
+            if values[i] != P.KEEP and not lo <= values[i] <= hi:
+                self.send_error(P.E_BAD_PARAMETER,
+                                "{}={} outside {}..{}".format(names[i], values[i], lo, hi))  # noqa: UP032
                 return
-        for name, v in zip(names, values):
-            if v != P.KEEP:
-                setattr(self, name, v)
+        for i in range(4):
+            if values[i] != P.KEEP:
+                setattr(self, names[i], values[i])
         self.deb.debounce_ms = self.debounce_ms
         self.send_identity()
 

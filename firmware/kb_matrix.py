@@ -7,9 +7,8 @@
 #
 #   m = Matrix((2, 3, 4, 5, 6, 7, 8, 9), (10, 11, 12, 13, 14, 15, 16, 17))
 #   raw = bytearray(m.count); m.scan(raw)
-from machine import Pin
-
 from kb_time import sleep_us
+from machine import Pin
 
 
 class Matrix:

@@ -10,4 +10,4 @@ try:
     ticks_add = time.ticks_add
     sleep_us = time.sleep_us
 except AttributeError:  # CPython (tests, soak): see firmware/machine_shim/machine.py
-    from machine import ticks_add, ticks_diff, ticks_ms, ticks_us, sleep_us  # noqa: F401
+    from machine import sleep_us, ticks_add, ticks_diff, ticks_ms, ticks_us  # noqa: F401

@@ -5,12 +5,11 @@
 import select
 import sys
 
-import micropython
-from machine import WDT
-
 import config
+import micropython
 from kb_firmware import SensorFirmware
 from kb_matrix import Matrix
+from machine import WDT
 
 
 class UsbPort:

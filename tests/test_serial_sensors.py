@@ -14,8 +14,8 @@ from kipukas_board.app import BoardApp
 from kipukas_board.hardware import serial_sensors
 from kipukas_board.hardware.firmware_sim import Faults, FirmwareThread, PtyLink
 from kipukas_board.hardware.registry import build
-from kipukas_board.hardware.serial_sensors import SensorLinkError, SerialStandSensors, find_port
 from kipukas_board.hardware.sensors import SwitchChange
+from kipukas_board.hardware.serial_sensors import SensorLinkError, SerialStandSensors, find_port
 from kipukas_board.settings import AdapterChoice, Settings
 
 ROWS, COLS = 6, 6
@@ -96,7 +96,8 @@ def test_switches_closed_before_start_are_in_the_state(rig, tmp_path: Path) -> N
     stands = list(app.loop.state.board.stands)
     app.start()
     try:
-        assert wait_for(lambda: app.loop.state.stands[stands[33]].occupied and app.loop.state.stands[stands[3]].occupied)
+        assert wait_for(lambda: app.loop.state.stands[stands[33]].occupied
+                        and app.loop.state.stands[stands[3]].occupied)
         assert sorted(seen) == sorted([(stands[3], True), (stands[33], True)])
     finally:
         app.stop()
@@ -153,7 +154,7 @@ def test_bad_frames_are_dropped_counted_and_recovered(rig, tmp_path: Path) -> No
         for ch, final in state.items():
             name = f"r{ch // 6}c{ch % 6}"
             mine = [c.closed for c in got if c.channel == name]
-            assert all(a != b for a, b in zip(mine, mine[1:]))
+            assert all(a != b for a, b in zip(mine, mine[1:], strict=False))
             assert (mine[-1] if mine else False) == final
     finally:
         sensors.stop()

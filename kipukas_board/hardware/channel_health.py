@@ -81,6 +81,11 @@ class ChannelHealth:
                 out.append((channel, closed))
         return out
 
+    def next_release(self) -> float | None:
+        """When the earliest chattering channel will have been quiet long enough (None if none chatter)."""
+        times = [self._last_change[ch] + self.quiet_s for ch in self._chattering]
+        return min(times) if times else None
+
     def report(self, now: float | None = None) -> dict[str, Any]:
         """``{"chatter": [...], "stuck": [...], "chatter_episodes": {...}}`` for the health page."""
         now = self._clock() if now is None else now

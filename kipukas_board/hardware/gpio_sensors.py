@@ -191,7 +191,8 @@ class GpioStandSensors(StandSensors):
                 if self._stopping:
                     return
                 now = self._clock()
-                wake = min([next_poll, *self._deadline.values()])
+                release = self.channels.next_release()
+                wake = min([next_poll, *self._deadline.values(), *([release] if release is not None else [])])
                 if wake > now:
                     self._cond.wait(wake - now)
                     continue

@@ -27,6 +27,7 @@ Example (``device`` may be any path pyserial opens, a pseudo-terminal in the tes
 
 from __future__ import annotations
 
+import contextlib
 import grp
 import logging
 import os
@@ -74,8 +75,9 @@ def find_port(vid: int | None = PICO_VID, pid: int | None = None, serial_number:
         if serial_number:
             want += f" serial {serial_number}"
         raise SensorLinkError(
-            f"no serial port with {want}: check the sensor board's USB cable and that it runs the kipukas "
-            f"firmware (`ls -l /dev/serial/by-id/` lists what is plugged in), or set [sensors] device = \"/dev/ttyACM0\"")
+            f"no serial port with {want}: check the sensor board's USB cable and that it runs the "
+            f"kipukas firmware (`ls -l /dev/serial/by-id/` lists what is plugged in), "
+            f"or set [sensors] device = \"/dev/ttyACM0\"")
     return found[0].device
 
 
@@ -286,10 +288,8 @@ class SerialStandSensors(StandSensors):
         with self._lock:
             ser, self._ser = self._ser, None
         if ser is not None:
-            try:
+            with contextlib.suppress(Exception):
                 ser.close()
-            except Exception:
-                pass
 
     def _next_seq(self) -> int:
         self._cmd_seq = (self._cmd_seq + 1) & 0xFFFF
