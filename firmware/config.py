@@ -7,3 +7,4 @@ SCAN_US = 1000  # one full matrix scan every millisecond
 SNAPSHOT_MS = 1000  # full snapshot this often (and whenever the host asks)
 HEARTBEAT_MS = 100  # heartbeat this often
 WATCHDOG_MS = 2000  # reset the Pico if the loop stalls this long (0 = no watchdog)
+SAFE_PIN = 22  # tie to GND at reset to get the REPL instead of scanning (None = no safe pin)

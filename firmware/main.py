@@ -9,7 +9,7 @@ import config
 import micropython
 from kb_firmware import SensorFirmware
 from kb_matrix import Matrix
-from machine import WDT
+from machine import WDT, Pin
 
 
 class UsbPort:
@@ -30,6 +30,9 @@ class UsbPort:
 
 
 def main():
+    if config.SAFE_PIN is not None and Pin(config.SAFE_PIN, Pin.IN, Pin.PULL_UP).value() == 0:
+        print("kipukas sensors: SAFE_PIN is grounded, staying in the REPL")
+        return
     micropython.kbd_intr(-1)
     matrix = Matrix(config.ROW_PINS, config.COL_PINS, settle_us=config.SETTLE_US)
     fw = SensorFirmware(matrix, UsbPort(), debounce_ms=config.DEBOUNCE_MS, scan_us=config.SCAN_US,

@@ -13,7 +13,7 @@ Example::
     >>> from kipukas_board.hardware.sensor_protocol import FrameDecoder, encode, Change
     >>> wire = encode(0x02, 7, bytes([5, 1]))
     >>> wire.hex(" ")
-    '00 05 02 00 07 02 05 01 xx'
+    '00 02 02 07 07 02 05 01 55 c9 00'
     >>> dec = FrameDecoder()
     >>> dec.feed(wire)
     [Change(seq=7, channel=5, closed=True)]
