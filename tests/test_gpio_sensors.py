@@ -137,3 +137,16 @@ def test_pi5_gets_the_lgpio_factory(tmp_path: Path, monkeypatch) -> None:
     assert isinstance(make_pin_factory("mock"), MockFactory)
     with pytest.raises(ValueError, match="expected auto, lgpio"):
         make_pin_factory("pigpioo")
+
+
+def test_a_pin_that_cannot_be_opened_says_what_to_check() -> None:
+    factory = MockFactory()
+    busy = GpioStandSensors(pins={"T1": 17}, pin_factory=factory)
+    busy.start(lambda c: None)
+    try:
+        second = GpioStandSensors(pins={"T0": 4, "T1": 17}, pin_factory=factory)
+        with pytest.raises(RuntimeError, match=r"cannot open GPIO17 \(T1\) with the MockFactory.*lgpio"):
+            second.start(lambda c: None)
+        assert second._devices == {}  # GPIO4 was released again
+    finally:
+        busy.stop()

@@ -115,3 +115,22 @@ def test_set_command_keeps_unset_fields() -> None:
     assert P.decode_block(wire[1:-1]) == (sp.CMD_SET, 3, bytes([0, 15]) + b"\xff" * 6)
     with pytest.raises(ValueError):
         sp.set_command(1, scan_us=70000)
+
+
+def test_frame_with_a_damaged_closing_delimiter_is_judged_without_waiting() -> None:
+    wire = sp.encode(sp.CHANGE, 7, bytes([5, 1]))
+    dec = sp.FrameDecoder()
+    # the closing 0x00 became 0x08: the frame is whole, so it is delivered now; the junk is flagged later
+    assert dec.feed(wire[:-1] + b"\x08") == [sp.Change(7, 5, True)]
+    (err,) = dec.feed(b"\x00")
+    assert isinstance(err, sp.FrameError) and err.kind == "length"
+
+
+def test_a_block_cut_short_expires_as_bad() -> None:
+    wire = sp.encode(sp.CHANGE, 7, bytes([5, 1]))
+    dec = sp.FrameDecoder()
+    assert dec.feed(wire[:5]) == [] and dec.pending()
+    err = dec.expire()
+    assert isinstance(err, sp.FrameError) and err.kind == "timeout" and dec.stats.bad["timeout"] == 1
+    assert not dec.pending() and dec.expire() is None
+    assert dec.feed(wire) == [sp.Change(7, 5, True)]

@@ -132,7 +132,17 @@ class GpioStandSensors(StandSensors):
         self.factory_name = type(factory).__name__ if factory is not None else "gpiozero default"
         now = self._clock()
         for name, pin in self.pins.items():
-            dev = DigitalInputDevice(pin, pull_up=self.pull_up, bounce_time=None, pin_factory=factory)
+            try:
+                dev = DigitalInputDevice(pin, pull_up=self.pull_up, bounce_time=None, pin_factory=factory)
+            except Exception as exc:  # gpiozero's errors (no pin factory, pin in use, not a Pi)
+                for opened in self._devices.values():
+                    opened.close()
+                self._devices.clear()
+                raise RuntimeError(
+                    f"cannot open GPIO{pin} ({name}) with the {self.factory_name} pin factory: {exc}. "
+                    f"On a Pi 5 install python3-lgpio (apt) and keep pin_factory = \"auto\" or \"lgpio\"; "
+                    f"check that no other program uses the pin and that this user is in the 'gpio' group"
+                ) from exc
             self._devices[name] = dev
             closed = bool(dev.is_active)
             self._stable[name] = self._view[name] = closed

@@ -158,7 +158,8 @@ Message = Identity | Change | Snapshot | Heartbeat | BoardError
 
 
 class FrameError(ValueError):
-    """A block that is not a valid frame; ``kind`` is 'cobs', 'length', 'crc' or 'payload'."""
+    """A block that is not a valid frame; ``kind`` is 'cobs', 'length', 'crc', 'payload', 'overflow'
+    or 'timeout'."""
 
     def __init__(self, kind: str, detail: str) -> None:
         super().__init__(f"{kind}: {detail}")
@@ -211,7 +212,7 @@ def parse_payload(ftype: int, seq: int, p: bytes) -> Message:
 class DecoderStats:
     frames_ok: int = 0
     bad: dict[str, int] = field(default_factory=lambda: {"cobs": 0, "length": 0, "crc": 0, "payload": 0,
-                                                          "overflow": 0})
+                                                          "overflow": 0, "timeout": 0})
 
     @property
     def frames_bad(self) -> int:
@@ -235,6 +236,7 @@ class FrameDecoder:
         self._overflow = False
         self._judged = False
         self._trailing = False
+        self._group_at = 0  # where the next COBS code byte of the current block is
         self.stats = DecoderStats()
         self.last_error: str | None = None
 
@@ -242,6 +244,7 @@ class FrameDecoder:
         """Forget a partial frame (after a reconnect)."""
         self._buf.clear()
         self._overflow = self._judged = self._trailing = False
+        self._group_at = 0
 
     def _judge(self, block: bytes, out: list[Message | FrameError]) -> None:
         try:
@@ -256,6 +259,24 @@ class FrameDecoder:
         self.stats.bad[exc.kind] += 1
         self.last_error = str(exc)
         out.append(exc)
+
+    def pending(self) -> bool:
+        """True while part of a block waits for its closing 0x00."""
+        return bool(self._buf) or self._judged or self._overflow
+
+    def expire(self) -> FrameError | None:
+        """Give up on a partial block (the caller saw no byte for a while): a frame is sent whole,
+        so one that stops half-way lost its end, or its delimiter, on the way."""
+        if not self.pending():
+            return None
+        out: list[Message | FrameError] = []
+        if self._judged:
+            if self._trailing:
+                self._bad(FrameError("length", "bytes after a complete frame"), out)
+        else:
+            self._bad(FrameError("timeout", f"{len(self._buf)} bytes and then silence, no closing 0x00"), out)
+        self.reset()
+        return out[0] if out else None
 
     def feed(self, data: bytes) -> list[Message | FrameError]:
         """Messages (and FrameErrors, in stream order) completed by ``data``."""
@@ -278,12 +299,25 @@ class FrameDecoder:
                 elif self._buf:
                     self._judge(bytes(self._buf), out)
                 self.reset()
-            elif part and not self._judged and not self._overflow and len(self._buf) >= 7:
-                body = cobs_decode(bytes(self._buf))
-                if body is not None and len(body) >= 6 and len(body) >= 6 + body[3]:
-                    self._judge(bytes(self._buf), out)
-                    self._judged = True
+            elif part and not self._judged and not self._overflow:
+                self._judge_early(out)
         return out
+
+    def _judge_early(self, out: list[Message | FrameError]) -> None:
+        # Walk the COBS groups received so far; at each group boundary, if the decoded bytes hold as
+        # many as the length field promises, judge the frame now (bytes after it become trailing junk).
+        buf = self._buf
+        while self._group_at < len(buf):
+            end = self._group_at + buf[self._group_at]
+            if end > len(buf):
+                return
+            self._group_at = end
+            body = cobs_decode(bytes(buf[:end]))
+            if body is not None and len(body) >= 6 and len(body) >= 6 + body[3]:
+                self._judge(bytes(buf[:end]), out)
+                self._judged = True
+                self._trailing = end < len(buf)
+                return
 
 
 def _split_keep(data: bytes) -> list[tuple[bool, bytes]]:

@@ -139,6 +139,7 @@ class SerialStandSensors(StandSensors):
         self._expected_seq: int | None = None
         self._resync_since: float | None = None
         self._last_request = 0.0
+        self._last_byte = 0.0
         self._resync_reason = ""
         self._cmd_seq = 0
         self._path: str | None = None
@@ -227,7 +228,10 @@ class SerialStandSensors(StandSensors):
                 data = ser.read(ser.in_waiting or 1)
                 now = self._clock()
                 if data:
+                    self._last_byte = now
                     self._on_bytes(data, now)
+                elif now - self._last_byte >= self.PARTIAL_TIMEOUT_S:
+                    self._expire_partial(now)
                 self._housekeeping(now)
                 self._flush()
             except Exception as exc:  # serial.SerialException, OSError: unplugged or gone
@@ -244,10 +248,13 @@ class SerialStandSensors(StandSensors):
             out, self._outbox = self._outbox, []
         emit = self._emit
         for change, how in out:
-            if emit is not None:
-                emit(change)
-            if self.observer is not None:
-                self.observer(change, how)
+            try:
+                if emit is not None:
+                    emit(change)
+                if self.observer is not None:
+                    self.observer(change, how)
+            except Exception:  # the consumer's fault, not the link's: keep reading
+                log.exception("the consumer refused %r", change)
 
     def _open(self) -> bool:
         import serial
@@ -258,7 +265,8 @@ class SerialStandSensors(StandSensors):
             self._note_error(str(exc))
             return False
         try:
-            ser = serial.Serial(path, self.baudrate, timeout=0.01, write_timeout=0.5, exclusive=True)
+            ser = serial.Serial(path, self.baudrate, timeout=self.PARTIAL_TIMEOUT_S, write_timeout=0.5,
+                                exclusive=True)
         except (serial.SerialException, OSError, ValueError) as exc:
             self._note_error(explain_open_error(path, exc))
             return False
@@ -303,15 +311,27 @@ class SerialStandSensors(StandSensors):
             self._ser.write(data)
 
     # -- frames ------------------------------------------------------------------------------------
+    #: A frame is written whole; a block that stops this long without its 0x00 has lost its end.
+    PARTIAL_TIMEOUT_S = 0.005
+
+    def _expire_partial(self, now: float) -> None:
+        with self._lock:
+            err = self._decoder.expire()
+            if err is not None:
+                self._on_bad(err, now)
+
+    def _on_bad(self, item: sp.FrameError, now: float) -> None:
+        self.counters["frames_dropped"] += 1
+        if item.kind == "crc":
+            self.counters["crc_errors"] += 1
+        # whatever the bad frame held is lost: ask for the truth now
+        self._start_resync(f"bad frame ({item})", now, evidence=True)
+
     def _on_bytes(self, data: bytes, now: float) -> None:
         with self._lock:
             for item in self._decoder.feed(data):
                 if isinstance(item, sp.FrameError):
-                    self.counters["frames_dropped"] += 1
-                    if item.kind == "crc":
-                        self.counters["crc_errors"] += 1
-                    # whatever the bad frame held is lost: ask for the truth now
-                    self._start_resync(f"bad frame ({item})", now, evidence=True)
+                    self._on_bad(item, now)
                 else:
                     self._on_message(item, now)
 
