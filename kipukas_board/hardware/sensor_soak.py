@@ -45,7 +45,9 @@ class SoakConfig:
     changes_per_s: float = 10.0
     glitches_per_s: float = 5.0
     bounce_max_s: float = 0.004
-    min_hold_s: float = 1.0
+    #: A stand keeps its state at least this long: 1.5 s allows at most 7 changes in 10 s, below the
+    #: adapter's chatter threshold (8 in 10 s), as real play does.
+    min_hold_s: float = 1.5
     map: str = "kipuka-12"
     faults: Faults | None = field(default_factory=Faults)
     seed: int = 1
