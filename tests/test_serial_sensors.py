@@ -65,7 +65,7 @@ def test_end_to_end_each_change_arrives_once_in_order(rig, tmp_path: Path) -> No
                 (12, False), (5, True)]
         for ch, closed in plan:
             fw.matrix.set(ch, closed, bounce_s=0.002)
-            time.sleep(0.03)  # > debounce, so the order of settling is the order of the plan
+            time.sleep(0.06)  # well over the debounce, so the order of settling is the order of the plan
         # two magnets land in the same instant: both arrive, lower channel first
         fw.matrix.set(30, True)
         fw.matrix.set(29, True)
