@@ -36,9 +36,10 @@ def firmware_modules() -> dict[str, ModuleType]:
     """Import the firmware's own files (kb_proto, kb_debounce, kb_matrix, kb_firmware) and the shim."""
     if not (FIRMWARE_DIR / "kb_firmware.py").exists():
         raise FileNotFoundError(f"the firmware sources are not at {FIRMWARE_DIR} (this needs a source checkout)")
+    # appended, not prepended: firmware/config.py and main.py must never shadow another "config"
     for d in (str(SHIM_DIR), str(FIRMWARE_DIR)):
         if d not in sys.path:
-            sys.path.insert(0, d)
+            sys.path.append(d)
     import importlib
 
     return {name: importlib.import_module(name)
