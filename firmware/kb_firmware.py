@@ -60,7 +60,8 @@ class SensorFirmware:
         self.send(P.T_SNAPSHOT, bytes((reason, self.count)) + P.bitmap(self.deb.stable))
 
     def send_heartbeat(self):
-        self.send(P.T_HEARTBEAT, P.put_u32(self.uptime_ms & 0xFFFFFFFF) + P.put_u16(self.bad_frames & 0xFFFF))
+        bad = self.bad_frames + self.reader.overflows
+        self.send(P.T_HEARTBEAT, P.put_u32(self.uptime_ms & 0xFFFFFFFF) + P.put_u16(bad & 0xFFFF))
 
     def send_error(self, code, message):
         self.send(P.T_ERROR, bytes((code,)) + message.encode()[:P.MAX_PAYLOAD - 1])

@@ -31,6 +31,7 @@ import contextlib
 import grp
 import logging
 import os
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -224,8 +225,7 @@ class SerialStandSensors(StandSensors):
                 self._stopping.wait(self.reconnect_s)
                 continue
             try:
-                ser = self._ser
-                data = ser.read(ser.in_waiting or 1)
+                data = self._read(self._ser)
                 now = self._clock()
                 if data:
                     self._last_byte = now
@@ -241,6 +241,24 @@ class SerialStandSensors(StandSensors):
                 log.warning("%s; reconnecting", self.last_error)
                 self._close()
                 self._flush()
+
+    def _read(self, ser: Any) -> bytes:
+        """Wait for bytes, but no longer than the next thing to do (a partial block to expire, a
+        snapshot request to repeat, housekeeping every 10 ms)."""
+        wait = 0.01
+        now = self._clock()
+        if self._decoder.pending():
+            wait = min(wait, max(0.0, self._last_byte + self.PARTIAL_TIMEOUT_S - now))
+        if self._resync_since is not None:
+            wait = min(wait, max(0.0, self._last_request + self.resync_timeout_s - now))
+        try:
+            fd = ser.fileno()
+        except Exception:  # not a POSIX port: let pyserial wait
+            return ser.read(ser.in_waiting or 1)
+        readable, _, _ = select.select([fd], [], [], wait)
+        if not readable:
+            return b""
+        return ser.read(max(1, ser.in_waiting))  # readable but empty: pyserial raises (unplugged)
 
     def _flush(self) -> None:
         # Emit outside the lock: the app's emit waits for the core, whose subscribers read health().
@@ -312,7 +330,7 @@ class SerialStandSensors(StandSensors):
 
     # -- frames ------------------------------------------------------------------------------------
     #: A frame is written whole; a block that stops this long without its 0x00 has lost its end.
-    PARTIAL_TIMEOUT_S = 0.005
+    PARTIAL_TIMEOUT_S = 0.003
 
     def _expire_partial(self, now: float) -> None:
         with self._lock:
