@@ -421,7 +421,8 @@ class SerialStandSensors(StandSensors):
                 return False
         elif not self.channels.trusted(name):
             return False
-        if name in self._view and self._view[name] == closed:
+        if self._view.get(name, False) == closed:  # a channel never reported counts as open
+            self._view[name] = closed
             return False
         self._view[name] = closed
         self._emit_change(name, closed, how)
