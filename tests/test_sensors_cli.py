@@ -69,3 +69,13 @@ def test_monitor_bad_arguments(capsys) -> None:
     assert "unknown sensors adapter 'nope'" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="expected GPIO numbers"):
         main(["sensors", "monitor", "--adapter", "gpio", "--pins", "17,x", "--seconds", "0.1"])
+
+
+def test_monitor_uses_the_settings_file(tmp_path: Path, capsys, monkeypatch) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[sensors]\nadapter = "serial"\ndevice = "/dev/kipukas-missing"\nstartup_wait_s = 0\n')
+    monkeypatch.setenv("KIPUKAS_SETTINGS", str(settings))
+    assert main(["sensors", "monitor", "--seconds", "0.2", "--json"]) == 0
+    health = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["health"]
+    assert health["port"] == "/dev/kipukas-missing" and health["connected"] is False
+    assert "does not exist" in health["last_error"]

@@ -30,7 +30,8 @@ def register(sub: Any) -> None:
     ssub = p.add_subparsers(dest="sensors_command", metavar="ACTION", required=True)
 
     m = ssub.add_parser("monitor", help="print settled changes and link health as they happen")
-    m.add_argument("--settings", type=Path, help="settings file whose [sensors] section to use")
+    m.add_argument("--settings", type=Path,
+                   help="settings file whose [sensors] section to use (default: the one `run` uses)")
     m.add_argument("--adapter", help="sensor adapter (serial, gpio, sim); overrides the settings file")
     m.add_argument("--device", help="serial device path (serial adapter), e.g. /dev/ttyACM0")
     m.add_argument("--vid", help="USB vendor id to look for (serial adapter, default 2E8A)")
@@ -57,9 +58,11 @@ def register(sub: Any) -> None:
 
 
 def _sensor_choice(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    from kipukas_board.commands.run import settings_path
     from kipukas_board.settings import load_settings
 
-    settings = load_settings(args.settings) if args.settings else None
+    path = settings_path(args.settings)  # the service's own settings unless told otherwise
+    settings = load_settings(path) if path is not None else None
     name = args.adapter or (settings.sensors.adapter if settings else "serial")
     options: dict[str, Any] = dict(settings.sensors.options) if settings and settings.sensors.adapter == name else {}
     if args.device:
