@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from kipukas_board.app import BoardApp
+from kipukas_board.game.events import stand_event
 from kipukas_board.hardware import serial_sensors
 from kipukas_board.hardware.firmware_sim import Faults, FirmwareThread, PtyLink
 from kipukas_board.hardware.registry import build
@@ -241,3 +242,31 @@ def test_settings_build_the_serial_adapter_and_refuse_typos() -> None:
         build("sensors", "serial", baud=9600)
     with pytest.raises(ValueError, match="hexadecimal USB id"):
         build("sensors", "serial", vid="pico")
+
+
+def test_board_plugged_in_after_start_corrects_a_stale_journal(rig, tmp_path: Path) -> None:
+    fw, link = rig
+    # a game where stand 0 and stand 1 were occupied when the Pi went down
+    first, _ = make_app(tmp_path, link)
+    stands = list(first.loop.state.board.stands)
+    first.loop.start()
+    first.loop.submit(stand_event(stands[0], True))
+    first.loop.submit(stand_event(stands[1], True))
+    first.loop.stop()
+    first.journal.close()
+    # meanwhile a player took token 0 away and put one on stand 2; the board is unplugged at boot
+    fw.matrix.set(2, True)
+    link.schedule_unplug(0.8)
+    time.sleep(0.05)
+    app, seen = make_app(tmp_path, link, startup_wait_s=0.2)
+    app.start()
+    try:
+        assert app.loop.state.stands[stands[0]].occupied  # nothing known yet
+        assert wait_for(lambda: app.sensors.health()["synced"], 5.0)
+        assert wait_for(lambda: not app.loop.state.stands[stands[0]].occupied
+                        and app.loop.state.stands[stands[2]].occupied, 2.0)
+        time.sleep(0.1)
+        # the switches rule: stand 1's switch is open too, so it is cleared as well
+        assert {s for s, st in app.loop.state.stands.items() if st.occupied} == {stands[2]}
+    finally:
+        app.stop()

@@ -160,7 +160,10 @@ class SerialStandSensors(StandSensors):
     # -- the port ---------------------------------------------------------------------------------
     def start(self, emit: Emit) -> None:
         """Open the port in a reader thread; waits up to ``startup_wait_s`` for the first snapshot so
-        that :meth:`snapshot` is right when the app reconciles (it carries on without the board)."""
+        that :meth:`snapshot` is right when the app reconciles (it carries on without the board).
+
+        If the board only answers later, its first snapshot is reported channel by channel, open
+        and closed, since nothing reconciled the game with it."""
         self._emit = emit
         self._stopping.clear()
         self._thread = threading.Thread(target=self._run, name="serial-sensors", daemon=True)
@@ -402,9 +405,10 @@ class SerialStandSensors(StandSensors):
                 self._board[name] = closed
                 self._view[name] = closed
                 self.channels.seen(name, closed, now)
-                if closed and not self._starting:
-                    # the board came after start-up: nothing reconciled it, so report what is there
-                    self._emit_change(name, True, "resync")
+                if not self._starting:
+                    # The board came after start-up, so the app's reconcile never saw it: report every
+                    # channel once, open ones too, so a stand the journal thinks occupied is corrected.
+                    self._emit_change(name, closed, "resync")
                 continue
             if self._deliver(name, closed, now, "resync"):
                 self.counters["corrections"] += 1
