@@ -1,9 +1,9 @@
 """The host's resync logic against the real firmware, with any damage on the wire (no threads, no clock).
 
 Hypothesis draws magnet moves, sub-debounce flickers and damage (lost chunks, bit flips, dropped
-bytes, garbage, in both directions). Whatever it draws: every change the host reports is one the
-firmware really settled on, in order, never twice; and once the wire is clean again the host's view
-equals the switches.
+bytes, garbage, in both directions). Whatever it draws: every change the host reports (plus what the
+app's start-up reconcile takes from the first snapshot) is one the firmware really settled on, in
+order, never twice; and once the wire is clean again the host's view equals the switches.
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ def test_no_phantom_no_duplicate_and_in_sync_after_any_damage(moves, wire_damage
         got: list[tuple[int, SwitchChange]] = []
         host._emit = lambda c: got.append((clock.ms, c))
         host._ser = HostPort(pipe)
+        host._starting = True  # as in start(): the app reconciles with the first snapshot itself
         with host._lock:
             host._send(0x81)
             host._start_resync("connect", 0.0, force=True)
@@ -135,6 +136,13 @@ def test_no_phantom_no_duplicate_and_in_sync_after_any_damage(moves, wire_damage
                 host._expire_partial(clock.seconds())
             host._housekeeping(clock.seconds())
             host._flush()
+            if host._starting and host._synced_once.is_set():
+                # what BoardApp._reconcile does after start(): submit what differs from the snapshot
+                host._starting = False
+                told = {ch.channel: ch.closed for _, ch in got}
+                for channel, closed in host.snapshot().items():
+                    if told.get(channel, False) != closed:
+                        got.append((clock.ms, SwitchChange(channel, closed)))
 
         name = {c: f"r{c // COLS}c{c % COLS}" for c in range(ROWS * COLS)}
         for c in range(ROWS * COLS):
