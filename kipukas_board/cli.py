@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     # rules (issue 3)
     # card scanning (issue 4)
     # stand sensing (issue 5)
+    "kipukas_board.commands.sensors",
     # lighting and voice (issue 6)
     # page and calibration (issue 7)
     # Pi service (issue 8)

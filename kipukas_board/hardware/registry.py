@@ -22,6 +22,8 @@ ADAPTERS: dict[str, dict[str, str]] = {
     "sensors": {
         "sim": "kipukas_board.hardware.sensors:SimulatedStandSensors",
         # stand sensing (issue 5)
+        "serial": "kipukas_board.hardware.serial_sensors:SerialStandSensors",
+        "gpio": "kipukas_board.hardware.gpio_sensors:GpioStandSensors",
     },
     "leds": {
         "sim": "kipukas_board.hardware.leds:SimulatedLedStrip",

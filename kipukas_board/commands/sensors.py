@@ -1,0 +1,159 @@
+"""``kipukas-board sensors``: watch the stand sensors live, and soak-test the sensor link.
+
+    kipukas-board sensors monitor [--settings FILE] [--adapter serial|gpio] [--device PATH] [--seconds S]
+    kipukas-board sensors soak --seconds 60 [--json]   # firmware ↔ faulty link ↔ host ↔ core
+
+``monitor`` prints each settled change as it comes and the link's health every few seconds (with
+``--json``: one JSON object per line, the last one the final health). ``soak`` runs the real firmware
+under CPython against the real host path with injected faults and prints a table, then (with
+``--json``) one JSON object as its last line: ``changes_made``, ``changes_delivered``, ``phantom``,
+``final_mismatches``, ``resyncs``, ``latency_ms`` {``p50``, ``p99``} and details.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.hardware.registry import AdapterError, build
+from kipukas_board.hardware.sensors import SwitchChange
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("sensors", help="watch the stand sensors, or soak-test the sensor link")
+    ssub = p.add_subparsers(dest="sensors_command", metavar="ACTION", required=True)
+
+    m = ssub.add_parser("monitor", help="print settled changes and link health as they happen")
+    m.add_argument("--settings", type=Path,
+                   help="settings file whose [sensors] section to use (default: the one `run` uses)")
+    m.add_argument("--adapter", help="sensor adapter (serial, gpio, sim); overrides the settings file")
+    m.add_argument("--device", help="serial device path (serial adapter), e.g. /dev/ttyACM0")
+    m.add_argument("--vid", help="USB vendor id to look for (serial adapter, default 2E8A)")
+    m.add_argument("--pins", help="comma-separated GPIO numbers (gpio adapter), e.g. 17,27,22")
+    m.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
+    m.add_argument("--every", type=float, default=5.0, help="seconds between health lines (default 5)")
+    m.add_argument("--json", action="store_true", help="one JSON object per line")
+    m.set_defaults(func=monitor)
+
+    s = ssub.add_parser("soak", help="firmware <-> faulty link <-> host <-> core soak test")
+    s.add_argument("--seconds", type=float, default=60.0, help="how long to inject faults (default 60)")
+    s.add_argument("--debounce-ms", type=int, default=20, help="firmware debounce time (default 20)")
+    s.add_argument("--rows", type=int, default=6, help="matrix rows (default 6)")
+    s.add_argument("--cols", type=int, default=6, help="matrix columns (default 6; rows x cols <= the map's stands)")
+    s.add_argument("--map", default="kipuka-12", help="map whose stands the channels stand for (default kipuka-12)")
+    s.add_argument("--rate", type=float, default=10.0, help="stand changes per second (default 10)")
+    s.add_argument("--fault-every-ms", type=float, default=100.0,
+                   help="one round of faults (unplug, garbage, bit flip, dropped byte) this often (default 100)")
+    s.add_argument("--faults", default="disconnect,garbage,bitflip,drop",
+                   help="which faults, comma-separated (default all four); 'none' for a clean link")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    s.set_defaults(func=soak)
+
+
+def _sensor_choice(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    from kipukas_board.commands.run import settings_path
+    from kipukas_board.settings import load_settings
+
+    path = settings_path(args.settings)  # the service's own settings unless told otherwise
+    settings = load_settings(path) if path is not None else None
+    name = args.adapter or (settings.sensors.adapter if settings else "serial")
+    options: dict[str, Any] = dict(settings.sensors.options) if settings and settings.sensors.adapter == name else {}
+    if args.device:
+        options["device"] = args.device
+    if args.vid:
+        options["vid"] = args.vid
+    if args.pins:
+        try:
+            options["pins"] = [int(p) for p in args.pins.split(",") if p.strip()]
+        except ValueError:
+            raise SystemExit(f"kipukas-board: --pins {args.pins!r}: expected GPIO numbers like 17,27,22") from None
+    return name, options
+
+
+def monitor(args: argparse.Namespace) -> int:
+    from kipukas_board.settings import SettingsError
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    try:
+        name, options = _sensor_choice(args)
+        sensors = build("sensors", name, **options)
+    except (SettingsError, AdapterError, ValueError) as exc:
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        return 2
+
+    def show(change: SwitchChange) -> None:
+        if args.json:
+            print(json.dumps({"t": round(time.time(), 3), "channel": change.channel, "closed": change.closed}),
+                  flush=True)
+        else:
+            stamp = datetime.now().strftime("%H:%M:%S.%f")[:-3]
+            print(f"{stamp}  {change.channel:<8} {'closed' if change.closed else 'open'}", flush=True)
+
+    def health_line() -> None:
+        h = sensors.health()
+        if args.json:
+            print(json.dumps({"health": h}), flush=True)
+        else:
+            keys = ("connected", "port", "synced", "last_heartbeat_age_s", "frames_ok", "frames_dropped",
+                    "crc_errors", "seq_gaps", "resyncs", "reconnects", "last_error")
+            shown = {k: h[k] for k in keys if k in h}
+            chan = h.get("channels", {})
+            print(f"-- {h.get('adapter')} ok={h.get('ok')} {shown} chatter={chan.get('chatter')} "
+                  f"stuck={chan.get('stuck')}", flush=True)
+
+    sensors.start(show)
+    closed = sorted(ch for ch, c in sensors.snapshot().items() if c)
+    if not args.json:
+        print(f"-- closed now: {', '.join(closed) or 'none'}", flush=True)
+    end = time.monotonic() + args.seconds if args.seconds else None
+    try:
+        next_health = time.monotonic()
+        while end is None or time.monotonic() < end:
+            if time.monotonic() >= next_health:
+                if not args.json:
+                    health_line()
+                next_health = time.monotonic() + args.every
+            time.sleep(0.05 if end is None else max(0.0, min(0.05, end - time.monotonic())))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        health_line()
+        sensors.stop()
+    return 0
+
+
+def soak(args: argparse.Namespace) -> int:
+    from kipukas_board.hardware.firmware_sim import Faults
+    from kipukas_board.hardware.sensor_soak import SoakConfig, format_table, run_soak
+
+    kinds = tuple(k for k in args.faults.split(",") if k.strip() and k.strip() != "none")
+    unknown = set(kinds) - {"disconnect", "garbage", "bitflip", "drop"}
+    if unknown:
+        print(f"kipukas-board: --faults: unknown {', '.join(sorted(unknown))}; expected "
+              f"disconnect, garbage, bitflip, drop or none", file=sys.stderr)
+        return 2
+    if args.seconds <= 0 or args.rows * args.cols > 64 or args.rows < 1 or args.cols < 1:
+        print("kipukas-board: --seconds must be > 0 and rows x cols between 1 and 64", file=sys.stderr)
+        return 2
+    faults = Faults(every_s=args.fault_every_ms / 1000, kinds=kinds, seed=args.seed) if kinds else None
+    cfg = SoakConfig(seconds=args.seconds, rows=args.rows, cols=args.cols, debounce_ms=args.debounce_ms,
+                     changes_per_s=args.rate, map=args.map, faults=faults, seed=args.seed)
+    # the adapter logs every unplug; the soak makes hundreds on purpose
+    logging.getLogger("kipukas_board.hardware.serial_sensors").setLevel(logging.ERROR)
+    try:
+        result = run_soak(cfg)
+    except ValueError as exc:
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        return 2
+    print(format_table(result))
+    if args.json:
+        print(json.dumps(result))
+    ok = result["phantom"] == 0 and result["final_mismatches"] == 0
+    return 0 if ok else 1

