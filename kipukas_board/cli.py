@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     # card scanning (issue 4)
     # stand sensing (issue 5)
     # lighting and voice (issue 6)
+    "kipukas_board.commands.show",
     # page and calibration (issue 7)
     # Pi service (issue 8)
 ]

@@ -207,7 +207,7 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
             if night:
                 c = scale(c, NIGHT_LEVEL)
         if exposed and any(s in exposed and s not in stands_with_pixels for s in _stands_of(board, n)):
-            c = scale(c, 1 - exposed_on)
+            c = scale(c, exposed_on)
         crown = blend(c, WHITE, 0.5) if capital else c
         for k, i in enumerate(pixels):
             if i < n_px:
