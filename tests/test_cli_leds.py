@@ -40,10 +40,12 @@ def test_leds_test_reports_a_bad_calibration(tmp_path: Path) -> None:
 
 
 def test_leds_bench_prints_a_table_and_json() -> None:
-    done = run("leds", "bench", "--leds", "300", "--frames", "20", "--json")
+    done = run("leds", "bench", "--leds", "300", "--frames", "20", "--live", "0.5", "--json")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[0].startswith("300 LEDs") and "fps@p95" in lines[1]
     doc = json.loads(lines[-1])
     assert doc["leds"] == 300 and set(doc["scenes"]) >= {"contention", "storm (exposed)", "win show"}
     assert all(s["total_ms"]["p95"] > 0 for s in doc["scenes"].values())
+    assert doc["live"]["fps"] > 0 and doc["live"]["update_ms"]["max"] > 0
+    assert doc["spi_wire_ms"] > 300 * 24 * 1.25e-3  # 300 pixels of 24 bits at 1.25 us, plus the reset

@@ -45,6 +45,9 @@ def register(sub: Any) -> None:
     b = lsub.add_parser("bench", help="time render + output stage + SPI encoding per frame")
     b.add_argument("--leds", type=int, default=300, help="pixels on the simulated strip (default 300)")
     b.add_argument("--frames", type=int, default=300, help="frames per scene (default 300)")
+    b.add_argument("--live", type=float, default=2.0,
+                   help="also run the real lighting thread this many seconds on a contention scene and "
+                        "report the frames a second it reached and what update() cost the core (0: skip)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     b.set_defaults(func=bench)
 
@@ -231,11 +234,47 @@ def bench(args: argparse.Namespace) -> int:
     for name, r in rows:
         print(f"{name:20} {r['render_ms']:8.3f} {r['output_ms']:8.3f} {r['encode_ms']:8.3f} "
               f"{r['total_ms']['p50']:10.3f} {r['total_ms']['p95']:10.3f} {r['max_fps_p95']:8.1f}")
+    from kipukas_board.hardware.leds_spi import SPI_HZ
+
+    wire_ms = round(len(encode_frame([(0, 0, 0)] * layout.count, layout.order)) * 8 / SPI_HZ * 1e3, 2)
+    print(f"on the wire: {wire_ms} ms per frame over SPI at {SPI_HZ} Hz (reset gap included)")
+    live = live_run(board, layout, args.live) if args.live > 0 else None
+    if live:
+        print(f"live thread, contention for {live['seconds']} s: {live['fps']} frames/s sent to the strip "
+              f"(target {live['target_fps']}); core's update() p50 {live['update_ms']['p50']} ms, "
+              f"max {live['update_ms']['max']} ms")
     if args.json:
         worst = max(r["total_ms"]["p95"] for r in results.values())
         print(json.dumps({"leds": args.leds, "frames": args.frames, "scenes": results,
-                          "worst_total_ms_p95": worst, "min_fps_p95": round(1000 / max(worst, 1e-6), 1)}))
+                          "worst_total_ms_p95": worst, "min_fps_p95": round(1000 / max(worst, 1e-6), 1),
+                          "spi_wire_ms": wire_ms, "live": live}))
     return 0
+
+
+def live_run(board: Any, layout: Any, seconds: float) -> dict[str, Any]:
+    """Run :class:`Lighting` on a simulated strip with contention (animating) while a fake core calls
+    ``update`` 20 times a second; measure frames sent and the time ``update`` takes."""
+    from kipukas_board.hardware.leds import SimulatedLedStrip
+    from kipukas_board.show.lighting import FPS, Lighting
+
+    state, _ = bench_scenes(board)["contention"]
+    strip = SimulatedLedStrip(count=layout.count)
+    lighting = Lighting(strip, layout)
+    lighting.start(state)
+    costs = []
+    try:
+        time.sleep(0.2)
+        f0, t0 = strip.frames_shown, time.monotonic()
+        while time.monotonic() - t0 < seconds:
+            a = time.perf_counter()
+            lighting.update(state, [])
+            costs.append((time.perf_counter() - a) * 1e3)
+            time.sleep(0.05)
+        fps = (strip.frames_shown - f0) / (time.monotonic() - t0)
+    finally:
+        lighting.stop()
+    return {"seconds": seconds, "target_fps": FPS, "fps": round(fps, 1),
+            "update_ms": {"p50": round(statistics.median(costs), 3), "max": round(max(costs), 3)}}
 
 
 def say(args: argparse.Namespace) -> int:
