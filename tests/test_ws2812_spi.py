@@ -155,3 +155,79 @@ def test_cli_spi_bytes_refuses_bad_pixels() -> None:
                          capture_output=True, text=True)
     assert out.returncode == 2
     assert "'1,2' is not R,G,B" in out.stderr
+
+
+class FakeSpiDev:
+    """Records what the adapter hands the spidev driver, transfer by transfer."""
+
+    def __init__(self) -> None:
+        self.transfers: list[bytes] = []
+        self.closed = False
+
+    def writebytes2(self, data: bytes) -> None:
+        self.transfers.append(bytes(data))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_spi_adapter_sends_whole_frames_in_safe_chunks() -> None:
+    from kipukas_board.hardware.leds_spi import SpiLedStrip
+
+    fake = FakeSpiDev()
+    strip = SpiLedStrip(count=300, order="GRB", bufsiz=4096, spi=fake)
+    frame = [(i % 256, 255 - i % 256, 7) for i in range(300)]
+    strip.show(frame)
+    assert fake.max_speed_hz == SPI_HZ and fake.mode == 0
+    assert b"".join(fake.transfers) == encode_frame(frame, "GRB")
+    assert len(fake.transfers) == 1 + (300 * 9 + 90) // 4095
+    assert all(len(t) <= 4096 and len(t) % 3 == 0 for t in fake.transfers[:-1])
+    check_frame(b"".join(fake.transfers), SPI_HZ, frame)
+    with pytest.raises(ValueError, match="frame has 2 pixels, the strip has 300"):
+        strip.show([(0, 0, 0)] * 2)
+    fake.transfers.clear()
+    strip.close()
+    assert fake.closed and b"".join(fake.transfers) == encode_frame([(0, 0, 0)] * 300, "GRB")
+
+
+def test_missing_pi_libraries_are_named() -> None:
+    from kipukas_board.hardware.registry import build
+
+    import importlib.util
+
+    for name, lib in (("spi", "spidev"), ("ws281x", "rpi_ws281x")):
+        if importlib.util.find_spec(lib) is not None:
+            continue  # on a Pi the library is there; the message is for machines without it
+        with pytest.raises(ValueError, match=f"needs the {lib} library, which this machine lacks"):
+            build("leds", name, count=3)
+
+
+def test_ws281x_adapter_drives_pixelstrip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against a stand-in with rpi_ws281x's PixelStrip signature (num, pin, freq, dma, invert,
+    brightness, channel, strip_type): the library's brightness stays 255 (ours is applied before)."""
+    import types
+
+    made: dict = {}
+
+    class PixelStrip:
+        def __init__(self, *args) -> None:
+            made["args"] = args
+            made["pixels"] = {}
+
+        def begin(self) -> None:
+            pass
+
+        def setPixelColorRGB(self, n, r, g, b) -> None:  # noqa: N802 - the library's name
+            made["pixels"][n] = (r, g, b)
+
+        def show(self) -> None:
+            made["shows"] = made.get("shows", 0) + 1
+
+    ws = types.SimpleNamespace(WS2811_STRIP_GRB=0x00081000, WS2811_STRIP_RGB=0x00100800)
+    monkeypatch.setitem(sys.modules, "rpi_ws281x", types.SimpleNamespace(PixelStrip=PixelStrip, ws=ws))
+    from kipukas_board.hardware.leds_ws281x import Ws281xLedStrip
+
+    strip = Ws281xLedStrip(count=2, pin=18, order="grb")
+    assert made["args"] == (2, 18, 800_000, 10, False, 255, 0, 0x00081000)
+    strip.show([(1, 2, 3), (4, 5, 6)])
+    assert made["pixels"] == {0: (1, 2, 3), 1: (4, 5, 6)} and made["shows"] == 1

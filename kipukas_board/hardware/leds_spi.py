@@ -126,26 +126,36 @@ class SpiLedStrip(LedStrip):
     """
 
     def __init__(self, count: int = 0, bus: int = 0, device: int = 0, order: str = "GRB",
-                 spi_hz: int = SPI_HZ, **_options: Any) -> None:
+                 spi_hz: int = SPI_HZ, bufsiz: int | None = None, spi: Any = None, **_options: Any) -> None:
         self.count = int(count)
         self.order = check_order(order)
         self.spi_hz = int(spi_hz)
         self.path = f"/dev/spidev{bus}.{device}"
-        import spidev  # Pi only; the registry turns an ImportError into a clear message
+        if spi is None:
+            spi = self._open(int(bus), int(device))
+        self._spi = spi  # anything with writebytes2() and close(): an opened spidev.SpiDev, or a test double
+        self._spi.max_speed_hz = self.spi_hz
+        self._spi.mode = 0
+        self._limit = int(bufsiz) if bufsiz else spidev_bufsiz()
+        self.frames_shown = 0
+        self.errors = 0
+
+    def _open(self, bus: int, device: int) -> Any:
+        try:
+            import spidev  # Pi only
+        except ImportError as exc:
+            raise ValueError(f"the spi LED adapter needs the spidev library, which this machine lacks ({exc}); "
+                             f"pip install spidev (or apt install python3-spidev), or run with --sim") from exc
 
         if not os.path.exists(self.path):
             raise ValueError(f"{self.path} does not exist: enable SPI (dtparam=spi=on in config.txt) "
                              f"or pick another bus/device in [leds]")
-        self._spi = spidev.SpiDev()
+        spi = spidev.SpiDev()
         try:
-            self._spi.open(int(bus), int(device))
+            spi.open(bus, device)
         except PermissionError as exc:
             raise ValueError(f"cannot open {self.path}: {exc.strerror}; add the user to the 'spi' group") from exc
-        self._spi.max_speed_hz = self.spi_hz
-        self._spi.mode = 0
-        self._limit = spidev_bufsiz()
-        self.frames_shown = 0
-        self.errors = 0
+        return spi
 
     def show(self, pixels: Sequence[RGB]) -> None:
         self._check(pixels)

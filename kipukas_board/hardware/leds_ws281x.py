@@ -31,7 +31,12 @@ class Ws281xLedStrip(LedStrip):
 
     def __init__(self, count: int = 0, pin: int = 18, dma: int = 10, channel: int = 0,
                  freq_hz: int = 800_000, invert: bool = False, order: str = "GRB", **_options: Any) -> None:
-        import rpi_ws281x  # Pi 4 and older only
+        try:
+            import rpi_ws281x  # Pi 4 and older only
+        except ImportError as exc:
+            raise ValueError(f"the ws281x LED adapter needs the rpi_ws281x library, which this machine lacks "
+                             f"({exc}); pip install rpi_ws281x on a Pi 4 or older, use adapter = \"spi\" "
+                             f"on a Pi 5, or run with --sim") from exc
 
         self.count = int(count)
         self.order = check_order(order)
