@@ -340,3 +340,29 @@ def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:
         assert app.lights_json()["territories"]["2"] == "#0000ff"
     finally:
         app.stop()
+
+
+def test_reads_the_rules_cores_contenders_and_storm_fields(board) -> None:
+    """Issue 3 adds GameState.contenders and GameState.storm_exposed; the renderer reads them first."""
+    lay = default_layout(board)
+    terr = dict(game(board).territories)
+    terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
+    s = game(board, "storm", territories=terr)
+    object.__setattr__(s, "contenders", {2: (3, 2)})
+    object.__setattr__(s, "storm_exposed", ("M1a",))
+    f = render(s, lay, 4 * L.CONTENTION_PERIOD)  # 4.8 s: first contender, and the pulse is dark
+    assert px(f, lay, 2) == [GREEN] * 3 and px(f, lay, "M1a") == [(0, 0, 0)]
+
+
+def test_effects_start_the_timed_shows(board) -> None:
+    lay = default_layout(board)
+    now = [10.0]
+    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0])
+    lighting.update(game(board, "storm"), [{"type": "diel", "cycle": 5, "phase": "storm", "roll": 6, "fixed": False},
+                                          {"type": "storm", "cycle": 5, "exposed": ["M1a"], "wasted": []}])
+    assert set(lighting.frame()) == {(255, 255, 255)}, "lightning starts with the storm"
+    now[0] = 10.0 + L.LIGHTNING_S + 2 * L.EXPOSED_PERIOD
+    lighting.update(game(board, "storm"))
+    assert px(lighting.frame(), lay, "M1a") == [(0, 0, 0)], "the storm effect's exposed stands pulse"
+    lighting.update(game(board, winner=1, phase="over"), [{"type": "won", "winner": 1, "play_style": "domination"}])
+    assert scale(RED, 0.2) in lighting.frame(), "the win show starts"
