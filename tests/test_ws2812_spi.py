@@ -191,9 +191,9 @@ def test_spi_adapter_sends_whole_frames_in_safe_chunks() -> None:
 
 
 def test_missing_pi_libraries_are_named() -> None:
-    from kipukas_board.hardware.registry import build
-
     import importlib.util
+
+    from kipukas_board.hardware.registry import build
 
     for name, lib in (("spi", "spidev"), ("ws281x", "rpi_ws281x")):
         if importlib.util.find_spec(lib) is not None:
