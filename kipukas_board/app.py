@@ -31,7 +31,8 @@ from kipukas_board.game.state import GameState
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors import SimulatedStandSensors, SwitchChange
 from kipukas_board.settings import Settings
-from kipukas_board.show.layout import default_layout
+from kipukas_board.show.announcements import Announcer
+from kipukas_board.show.layout import calibration_path, load_layout
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
 from kipukas_board.web.auth import PinStore
@@ -62,14 +63,16 @@ class BoardApp:
             self.generated_pin = self.pins.make_random()
 
         s = self.settings
-        self.layout = default_layout(board)
+        self.layout = load_layout(calibration_path(s.calibration), board)  # LayoutError is a ValueError
         self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
         strip_opts = dict(s.leds.options)
         strip_opts["count"] = self.layout.count
+        strip_opts.setdefault("order", self.layout.order)
         self.strip = build("leds", s.leds.adapter, **strip_opts)
         self.voice = build("voice", s.voice.adapter, **s.voice.options)
         self.cameras = [build("cameras", c.adapter, **c.options) for c in s.cameras]
-        self.lighting = Lighting(self.strip, self.layout)
+        self.lighting = Lighting(self.strip, self.layout, healthy=self._hardware_ok)
+        self.announcer = Announcer(self.voice)
         self.broadcaster = Broadcaster()
         #: channel → stand id; None means the channel *is* the stand id (simulation, GPIO by name).
         self.channel_map: dict[str, str] | None = None
@@ -167,6 +170,11 @@ class BoardApp:
         self.broadcaster.publish("state", json.dumps(self.state_json(state)), state.seq)
 
     def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
-        for e in effects:
-            if e.get("type") == "say":
-                self.voice.say(str(e["text"]))
+        self.announcer.announce(state, effects)
+
+    def _hardware_ok(self) -> bool:
+        """For the lighting's fault indicator: every port but the LEDs themselves reports ok."""
+        if not self._started:
+            return True
+        parts = [self.sensors.health(), self.voice.health(), *[c.health() for c in self.cameras]]
+        return self.loop.alive() and all(p.get("ok", True) for p in parts)

@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     # stand sensing (issue 5)
     "kipukas_board.commands.sensors",
     # lighting and voice (issue 6)
+    "kipukas_board.commands.show",
     # page and calibration (issue 7)
     # Pi service (issue 8)
 ]

@@ -28,6 +28,8 @@ ADAPTERS: dict[str, dict[str, str]] = {
     "leds": {
         "sim": "kipukas_board.hardware.leds:SimulatedLedStrip",
         # lighting (issue 6)
+        "spi": "kipukas_board.hardware.leds_spi:SpiLedStrip",
+        "ws281x": "kipukas_board.hardware.leds_ws281x:Ws281xLedStrip",
     },
     "cameras": {
         "sim": "kipukas_board.hardware.cameras:SimulatedCamera",
@@ -36,6 +38,7 @@ ADAPTERS: dict[str, dict[str, str]] = {
     "voice": {
         "silent": "kipukas_board.hardware.voice:SilentVoice",
         # voice (issue 6)
+        "espeak": "kipukas_board.hardware.voice_espeak:EspeakVoice",
     },
 }
 

@@ -1,8 +1,28 @@
 """Which LED pixels light which territory and stand.
 
-The calibration walk-through measures the real layout; until then :func:`default_layout` gives every
-territory a segment of ``per_territory`` pixels (in territory order) followed by one pixel per stand,
-which is also what the simulated strip uses.
+The calibration walk-through measures the real layout and writes it to the ``[leds]`` section of
+``calibration/<board>.toml``, which :func:`load_layout` reads; without one, :func:`default_layout`
+gives every territory a segment of ``per_territory`` pixels (in territory order) followed by one
+pixel per stand, which is also what the simulated strip uses.
+
+A calibration's ``[leds]`` section (every key optional except the segments)::
+
+    [leds]
+    count = 40              # pixels on the strip (default: highest pixel used + 1)
+    order = "GRB"           # colour order on the wire: RGB, RBG, GRB, GBR, BRG or BGR
+    gamma = 2.2             # perceptual correction applied before sending
+    brightness = 0.6        # global, 0-1
+    power_budget_ma = 2500  # the LEDs' share of the 5 V supply, in mA (see show/power.py)
+    ma_per_channel = 20.0   # current of one channel at full duty
+    idle_ma = 1.0           # each pixel's controller, even when dark
+    fault_pixels = [39]     # blink red when some hardware is unhealthy (default: the last pixel)
+
+    [leds.territories]      # territory number -> its pixels: a list, or "first-last"
+    1 = "0-4"
+    2 = [5, 6, 7, 8]
+
+    [leds.stands]           # optional: a pixel under a stand
+    T1 = [30]
 
 Example::
 
@@ -14,21 +34,56 @@ Example::
 
 from __future__ import annotations
 
+import os
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.hardware.leds_spi import COLOR_ORDERS
+from kipukas_board.show.power import OutputStage
+
+CALIBRATION_DIR = Path(__file__).resolve().parents[2] / "calibration"
+
+
+class LayoutError(ValueError):
+    """The ``[leds]`` section of a calibration file has mistakes; ``problems`` lists each one."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(f"{source}: [leds]: " + "; ".join(problems))
 
 
 @dataclass
 class LedLayout:
     territories: dict[int, list[int]]
     stands: dict[str, list[int]] = field(default_factory=dict)
+    order: str = "GRB"
+    gamma: float = 2.2
+    brightness: float = 0.6
+    power_budget_ma: float = 2500.0
+    ma_per_channel: float = 20.0
+    idle_ma: float = 1.0
+    length: int = 0
+    fault_pixels: list[int] | None = None
+    source: str = "default"
 
     @property
     def count(self) -> int:
         used = [i for seg in (*self.territories.values(), *self.stands.values()) for i in seg]
-        return max(used) + 1 if used else 0
+        return max(self.length, max(used) + 1 if used else 0)
+
+    def faults(self) -> list[int]:
+        """The pixels that blink when hardware is unhealthy."""
+        if self.fault_pixels is not None:
+            return list(self.fault_pixels)
+        return [self.count - 1] if self.count else []
+
+    def output_stage(self) -> OutputStage:
+        return OutputStage(gamma=self.gamma, brightness=self.brightness, budget_ma=self.power_budget_ma,
+                           ma_per_channel=self.ma_per_channel, idle_ma=self.idle_ma)
 
     def to_json(self) -> dict[str, Any]:
         return {"territories": {str(n): list(px) for n, px in sorted(self.territories.items())},
@@ -47,3 +102,121 @@ def default_layout(board: BoardMap, per_territory: int = 3) -> LedLayout:
         stands[sid] = [i]
         i += 1
     return LedLayout(territories, stands)
+
+
+def calibration_path(name: str) -> Path:
+    """``calibration = NAME`` in the settings → ``calibration/NAME.toml``; a path is taken as it is."""
+    if os.sep in name or name.endswith(".toml"):
+        return Path(name)
+    return CALIBRATION_DIR / f"{name}.toml"
+
+
+def _pixels(value: Any, where: str, problems: list[str]) -> list[int]:
+    if isinstance(value, str):
+        first, sep, last = value.partition("-")
+        if sep and first.strip().isdigit() and last.strip().isdigit() and int(first) <= int(last):
+            return list(range(int(first), int(last) + 1))
+        problems.append(f"{where} = {value!r}: expected a list of pixel numbers or \"first-last\"")
+        return []
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        problems.append(f"{where} = {value!r}: expected a list of pixel numbers or \"first-last\"")
+        return []
+    bad = [v for v in value if v < 0]
+    if bad:
+        problems.append(f"{where}: pixel numbers start at 0, got {bad}")
+        return []
+    return list(value)
+
+
+def _number(leds: dict[str, Any], key: str, default: float, lo: float, hi: float, problems: list[str]) -> float:
+    v = leds.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
+        problems.append(f"{key} = {v!r}: expected a number from {lo:g} to {hi:g}")
+        return default
+    return float(v)
+
+
+def parse_layout(leds: Any, board: BoardMap, source: str = "<calibration>") -> LedLayout:
+    """Check a ``[leds]`` table against ``board``; raises :class:`LayoutError` listing every problem."""
+    problems: list[str] = []
+    if not isinstance(leds, dict):
+        raise LayoutError(source, [f"expected a table, got {type(leds).__name__}"])
+    known = {"count", "order", "gamma", "brightness", "power_budget_ma", "ma_per_channel", "idle_ma",
+             "fault_pixels", "territories", "stands"}
+    for key in leds:
+        if key not in known:
+            problems.append(f"unknown key {key!r}; expected one of {', '.join(sorted(known))}")
+    order = str(leds.get("order", "GRB")).upper()
+    if order not in COLOR_ORDERS:
+        problems.append(f"order = {leds.get('order')!r}: expected one of {', '.join(COLOR_ORDERS)}")
+        order = "GRB"
+    lay = LedLayout(territories={}, stands={}, order=order, source=source,
+                    gamma=_number(leds, "gamma", 2.2, 0.1, 5.0, problems),
+                    brightness=_number(leds, "brightness", 0.6, 0.0, 1.0, problems),
+                    power_budget_ma=_number(leds, "power_budget_ma", 2500.0, 1.0, 1e6, problems),
+                    ma_per_channel=_number(leds, "ma_per_channel", 20.0, 0.0, 1000.0, problems),
+                    idle_ma=_number(leds, "idle_ma", 1.0, 0.0, 100.0, problems))
+    count = leds.get("count", 0)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        problems.append(f"count = {count!r}: expected a whole number of pixels")
+        count = 0
+    lay.length = count
+    owner: dict[int, str] = {}
+
+    def claim(pixels: list[int], what: str) -> None:
+        for px in pixels:
+            if px in owner:
+                problems.append(f"pixel {px} is given to both {owner[px]} and {what}")
+            owner[px] = what
+            if count and px >= count:
+                problems.append(f"{what}: pixel {px} is past the end of the strip (count = {count})")
+
+    terr = leds.get("territories")
+    if not isinstance(terr, dict):
+        problems.append("[leds.territories] is missing: expected territory number -> pixels")
+        terr = {}
+    for key, value in terr.items():
+        if not str(key).isdigit() or int(key) not in board.territories:
+            problems.append(f"territories.{key}: map {board.name!r} has no territory {key!r} "
+                            f"(it has {', '.join(str(n) for n in sorted(board.territories))})")
+            continue
+        px = _pixels(value, f"territories.{key}", problems)
+        claim(px, f"territory {key}")
+        lay.territories[int(key)] = px
+    missing = sorted(set(board.territories) - set(lay.territories))
+    if terr and missing:
+        problems.append(f"territories {', '.join(map(str, missing))} have no pixels")
+    stands = leds.get("stands", {})
+    if not isinstance(stands, dict):
+        problems.append("[leds.stands] must be a table: stand id -> pixels")
+        stands = {}
+    for sid, value in stands.items():
+        if sid not in board.stands:
+            problems.append(f"stands.{sid}: map {board.name!r} has no stand {sid!r}")
+            continue
+        px = _pixels(value, f"stands.{sid}", problems)
+        claim(px, f"stand {sid}")
+        lay.stands[sid] = px
+    if "fault_pixels" in leds:
+        lay.fault_pixels = _pixels(leds["fault_pixels"], "fault_pixels", problems)
+    if problems:
+        raise LayoutError(source, problems)
+    return lay
+
+
+def load_layout(path: str | os.PathLike[str] | None, board: BoardMap) -> LedLayout:
+    """The layout from a calibration file's ``[leds]`` section; :func:`default_layout` when the file or
+    the section is absent. Raises :class:`LayoutError` naming the file and every problem."""
+    if path is None or not Path(path).exists():
+        return default_layout(board)
+    source = str(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise LayoutError(source, [f"not valid TOML: {exc}"]) from exc
+    if "leds" not in data:
+        return default_layout(board)
+    return parse_layout(data["leds"], board, source)

@@ -1,101 +1,376 @@
-"""From game state to LED frames.
+"""From game state to LED frames, and the thread that keeps the strip animated.
 
-:func:`render` is pure (state, layout, time → pixels), so what the strip shows can be tested
-without a strip. :class:`Lighting` subscribes to the core, renders each new state at once and hands
-the frame to a thread of its own that talks to the strip, so a slow strip never blocks the core.
+:func:`render` is pure (state, layout, time, scene → pixels), so what the strip shows can be tested
+without a strip. :class:`Lighting` subscribes to the core: :meth:`Lighting.update` renders the new
+state at once (so ``GET /api/leds`` is current when the core's subscribers return) and wakes a
+thread of its own that sends frames to the strip, at :data:`FPS` frames a second while something
+animates and not at all while nothing does. A slow or failing strip therefore never blocks the core.
 
-Colours, in the foundation: an unclaimed territory glows dim; a claimed one takes its holder's
-colour (a warm white while the holder is unknown); a stand's pixel shows the colour of the token on
-it.
+What the players see (the colours the page shows too; gamma, brightness and the power cap are
+applied after, by :class:`~kipukas_board.show.power.OutputStage`, on the way to the wire):
+
+* a held territory: its holder's colour on every pixel; a **capital** mixes every second pixel of
+  its segment (pixels 1, 3, ...) half-way to white, so it reads as a crown of sparkles;
+* an unclaimed territory: a dim ambient glow: neutral before play, **warm** by day, a slowly
+  breathing **cool** blue at night, storm grey in a storm;
+* at **night** held territories drop to :data:`NIGHT_LEVEL` of their colour (the board sleeps);
+* a territory in **contention** cycles smoothly between its contenders' colours (each shown in turn
+  for :data:`CONTENTION_PERIOD` seconds; with one known contender, between its colour and white);
+* a **storm**: :data:`LIGHTNING_S` of lightning flashes over the whole strip, then the stands the
+  storm exposed pulse between their token's colour and dark (a territory whose stands have no
+  pixels of their own pulses as a whole);
+* a **win**: a chase in the winner's colour for :data:`WIN_SHOW_S` seconds, then every territory
+  steady in the winner's colour;
+* the **reachable stands** of a scanned soul blink in its owner's colour for a few seconds;
+* a **fault** (a health callback says some hardware is unhealthy): the layout's fault pixels blink
+  red, once a second.
+
+Example::
+
+    >>> from kipukas_board.board.mapfile import load_map        # doctest: +SKIP
+    >>> from kipukas_board.game.state import initial_state      # doctest: +SKIP
+    >>> from kipukas_board.show.layout import default_layout    # doctest: +SKIP
+    >>> board = load_map("kipuka-8")                            # doctest: +SKIP
+    >>> render(initial_state(board), default_layout(board))[0]  # doctest: +SKIP
+    (24, 24, 24)
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kipukas_board.board.graph import LAND, reachable
 from kipukas_board.game.state import GameState
-from kipukas_board.hardware.leds import RGB, LedStrip
+from kipukas_board.hardware.leds import LedStrip
+from kipukas_board.show.colors import OFF, RGB, WHITE, blend, hex_to_rgb, rgb_to_hex, scale
 from kipukas_board.show.layout import LedLayout
+
+__all__ = ["render", "Lighting", "Scene", "hex_to_rgb", "rgb_to_hex", "territory_color", "animating"]
 
 log = logging.getLogger(__name__)
 
-OFF: RGB = (0, 0, 0)
+FPS = 30
 UNCLAIMED: RGB = (24, 24, 24)
+UNCLAIMED_DAY: RGB = (40, 26, 10)
+UNCLAIMED_NIGHT: tuple[RGB, RGB] = (8, 12, 32), (16, 24, 56)
+UNCLAIMED_STORM: RGB = (14, 16, 24)
+NIGHT_BREATH_S = 6.0
+NIGHT_LEVEL = 0.5
 CLAIMED_UNKNOWN: RGB = (200, 170, 120)
 TOKEN_UNKNOWN: RGB = (255, 255, 255)
+CONTENTION_PERIOD = 1.2
+LIGHTNING_S = 1.2
+#: (start, end) seconds after the storm in which the whole strip flashes white.
+LIGHTNING_FLASHES = ((0.0, 0.08), (0.2, 0.28), (0.5, 0.65))
+LIGHTNING_DARK: RGB = (6, 6, 14)
+EXPOSED_PERIOD = 0.8
+WIN_SHOW_S = 20.0
+WIN_CHASE_PX_PER_S = 30.0
+WIN_BAND = 5
+REACHABLE_PERIOD = 0.5
+REACHABLE_S = 10.0
+FAULT: RGB = (255, 0, 0)
 
 
-def hex_to_rgb(color: str) -> RGB:
-    """``"#ff8800"`` → ``(255, 136, 0)``."""
-    c = color.lstrip("#")
-    if len(c) != 6:
-        raise ValueError(f"colour {color!r} is not #rrggbb")
-    return (int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16))
+@dataclass(frozen=True)
+class Scene:
+    """What the renderer needs beyond the state: when timed shows started (on the lighting's clock)."""
 
-
-def rgb_to_hex(rgb: Sequence[int]) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
+    storm_at: float | None = None
+    exposed: tuple[str, ...] = ()
+    won_at: float | None = None
+    reachable: tuple[str, ...] = ()
+    reachable_color: RGB = WHITE
+    reachable_until: float = 0.0
+    fault: bool = False
 
 
 def _owner_rgb(state: GameState, seat: int | None, unknown: RGB) -> RGB:
     p = state.player(seat)
-    return hex_to_rgb(p.color) if p else unknown
+    if p is None:
+        return unknown
+    try:
+        return hex_to_rgb(p.color)
+    except ValueError:
+        return unknown
 
 
 def territory_color(state: GameState, number: int) -> RGB:
+    """The steady colour of territory ``number`` (its holder's, or the neutral unclaimed glow)."""
     t = state.territories[number]
     if t.claim is None:
         return UNCLAIMED
     return _owner_rgb(state, t.owner, CLAIMED_UNKNOWN)
 
 
-def render(state: GameState, layout: LedLayout, t: float = 0.0) -> list[RGB]:
-    """The frame for ``state`` at animation time ``t`` seconds."""
-    frame: list[RGB] = [OFF] * layout.count
+def contenders(state: GameState, number: int) -> tuple[int, ...]:
+    """Seats contending for ``number``: ``GameState.contenders`` (issue 3), else the holder alone."""
+    table = getattr(state, "contenders", None)
+    if table is None:
+        table = state.extra.get("contenders", {})
+    seats = table.get(number) or table.get(str(number)) or ()
+    if not seats and state.territories[number].contention and state.territories[number].owner is not None:
+        seats = (state.territories[number].owner,)
+    return tuple(seats)
+
+
+def storm_exposed(state: GameState, scene: Scene) -> tuple[str, ...]:
+    exposed = getattr(state, "storm_exposed", None)
+    if exposed is None:
+        exposed = state.extra.get("storm_exposed", ())
+    return tuple(exposed) or scene.exposed
+
+
+def _wave(t: float, period: float) -> float:
+    """0 → 1 → 0 smoothly over ``period`` seconds, 0 at t = 0."""
+    return 0.5 - 0.5 * math.cos(2 * math.pi * t / period)
+
+
+def _contention_rgb(state: GameState, number: int, t: float) -> RGB:
+    seats = contenders(state, number)
+    colors = [_owner_rgb(state, s, CLAIMED_UNKNOWN) for s in seats]
+    if not colors:
+        colors = [territory_color(state, number)]
+    if len(colors) == 1:
+        colors.append(WHITE)
+    phase = (t / CONTENTION_PERIOD) % len(colors)
+    i = int(phase)
+    f = phase - i
+    f = f * f * (3 - 2 * f)  # smoothstep: dwell on each colour, glide between
+    return blend(colors[i], colors[(i + 1) % len(colors)], f)
+
+
+def _ambient(state: GameState, t: float) -> RGB:
+    phase = state.diel_phase
+    if phase == "day":
+        return UNCLAIMED_DAY
+    if phase == "night":
+        return blend(UNCLAIMED_NIGHT[0], UNCLAIMED_NIGHT[1], _wave(t, NIGHT_BREATH_S))
+    if phase == "storm":
+        return UNCLAIMED_STORM
+    return UNCLAIMED
+
+
+def _lightning(t_since: float) -> bool:
+    return any(a <= t_since < b for a, b in LIGHTNING_FLASHES)
+
+
+def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | None = None) -> list[RGB]:
+    """The frame for ``state`` at animation time ``t`` seconds (see the module doc for the colours)."""
+    scene = scene or Scene()
+    n_px = layout.count
+    frame: list[RGB] = [OFF] * n_px
+
+    # Lightning takes the whole strip.
+    if scene.storm_at is not None and 0 <= t - scene.storm_at < LIGHTNING_S:
+        c = WHITE if _lightning(t - scene.storm_at) else LIGHTNING_DARK
+        frame = [c] * n_px
+        return _fault(frame, layout, scene, t)
+
+    winner = state.player(state.winner) if state.winner is not None else None
+    if winner is not None:
+        w = _owner_rgb(state, winner.seat, WHITE)
+        if scene.won_at is not None and 0 <= t - scene.won_at < WIN_SHOW_S:
+            head = (t - scene.won_at) * WIN_CHASE_PX_PER_S
+            for i in range(n_px):
+                d = (head - i) % max(n_px, 1)
+                frame[i] = (WHITE if d < 1 else w) if d < WIN_BAND else scale(w, 0.2)
+            return _fault(frame, layout, scene, t)
+
+    ambient = _ambient(state, t)
+    night = state.diel_phase == "night"
+    exposed = set(storm_exposed(state, scene)) if state.diel_phase == "storm" else set()
+    exposed_on = _wave(t, EXPOSED_PERIOD)
+    stands_with_pixels = {sid for sid, px in layout.stands.items() if px}
+    board = state.board
+
     for n, pixels in layout.territories.items():
-        if n in state.territories:
+        ts = state.territories.get(n)
+        if ts is None:
+            continue
+        capital = False
+        if winner is not None:
+            c = _owner_rgb(state, winner.seat, WHITE)
+        elif ts.contention or contenders_present(state, n):
+            c = _contention_rgb(state, n, t)
+        elif ts.claim is None:
+            c = ambient
+        else:
             c = territory_color(state, n)
-            for i in pixels:
-                frame[i] = c
+            capital = ts.claim == "capital"
+            if night:
+                c = scale(c, NIGHT_LEVEL)
+        if exposed and any(s in exposed and s not in stands_with_pixels for s in _stands_of(board, n)):
+            c = scale(c, exposed_on)
+        crown = blend(c, WHITE, 0.5) if capital else c
+        for k, i in enumerate(pixels):
+            if i < n_px:
+                frame[i] = crown if k % 2 else c
+
+    reach = set(scene.reachable) if t < scene.reachable_until else set()
+    reach_on = t % REACHABLE_PERIOD < REACHABLE_PERIOD / 2
     for sid, pixels in layout.stands.items():
         st = state.stands.get(sid)
         c = _owner_rgb(state, st.owner, TOKEN_UNKNOWN) if st and st.occupied else OFF
+        if sid in exposed:
+            c = scale(c if c != OFF else TOKEN_UNKNOWN, exposed_on)
+        if sid in reach:
+            c = scene.reachable_color if reach_on else OFF
         for i in pixels:
-            frame[i] = c
+            if i < n_px:
+                frame[i] = c
+    return _fault(frame, layout, scene, t)
+
+
+def contenders_present(state: GameState, number: int) -> bool:
+    table = getattr(state, "contenders", None)
+    if table is None:
+        table = state.extra.get("contenders", {})
+    return bool(table.get(number) or table.get(str(number)))
+
+
+def _stands_of(board: Any, number: int) -> list[str]:
+    try:
+        return [s.id for s in board.stands_in(number)]
+    except (KeyError, AttributeError):
+        return []
+
+
+def _fault(frame: list[RGB], layout: LedLayout, scene: Scene, t: float) -> list[RGB]:
+    if scene.fault:
+        c = FAULT if t % 1.0 < 0.5 else OFF
+        for i in layout.faults():
+            if 0 <= i < len(frame):
+                frame[i] = c
     return frame
 
 
-class Lighting:
-    """Keeps the strip showing the latest state; call :meth:`update` from the core's subscriber."""
+def animating(state: GameState, scene: Scene, t: float) -> bool:
+    """Whether the frame at ``t`` can differ from the frame a moment later (so the thread keeps going)."""
+    if scene.fault or t < scene.reachable_until:
+        return True
+    if scene.storm_at is not None and t - scene.storm_at < LIGHTNING_S:
+        return True
+    if state.winner is not None:
+        return scene.won_at is not None and t - scene.won_at < WIN_SHOW_S
+    if state.diel_phase == "night":
+        return True
+    if state.diel_phase == "storm" and storm_exposed(state, scene):
+        return True
+    return any(ts.contention or contenders_present(state, n) for n, ts in state.territories.items())
 
-    def __init__(self, strip: LedStrip, layout: LedLayout) -> None:
+
+HealthCheck = Callable[[], bool]
+
+
+@dataclass
+class _Stats:
+    frames: int = 0
+    errors: int = 0
+    shown_at: list[float] = field(default_factory=list)
+    render_ms: float = 0.0
+
+
+class Lighting:
+    """Keeps the strip showing the latest state; :meth:`update` is the core's subscriber.
+
+    ``healthy`` is called (from the lighting thread, at most once a second) to learn whether the rest
+    of the hardware is well; when it returns False (or raises) the fault pixels blink. ``clock`` is
+    injectable so tests can step time.
+
+    Example::
+
+        >>> lighting = Lighting(SimulatedLedStrip(count=layout.count), layout)   # doctest: +SKIP
+        >>> loop.subscribe(lighting.update); lighting.start(loop.state)          # doctest: +SKIP
+    """
+
+    def __init__(self, strip: LedStrip, layout: LedLayout, healthy: HealthCheck | None = None,
+                 clock: Callable[[], float] = time.monotonic, fps: float = FPS) -> None:
         self.strip = strip
         self.layout = layout
+        self.stage = layout.output_stage()
+        self._healthy = healthy
+        self._clock = clock
+        self._period = 1.0 / fps
+        self._state: GameState | None = None
+        self._scene = Scene()
         self._frame: list[RGB] = [OFF] * layout.count
-        self._pending: list[RGB] | None = None
+        self._wire: list[RGB] = [OFF] * layout.count
+        self._dirty = False
         self._cond = threading.Condition()
         self._stop = False
-        self._errors = 0
+        self._stats = _Stats()
+        self._next_health = 0.0
         self._thread = threading.Thread(target=self._run, name="lighting", daemon=True)
 
+    # -- called by the core and the app ----------------------------------------------------------
     def start(self, state: GameState) -> None:
         self.update(state)
         self._thread.start()
 
-    def update(self, state: GameState, effects: Any = None) -> None:
-        frame = render(state, self.layout)
+    def update(self, state: GameState, effects: Iterable[dict[str, Any]] | None = None) -> None:
+        """Take a new state (and the effects that made it); renders at once, never waits on the strip."""
+        now = self._clock()
         with self._cond:
-            self._frame = frame
-            self._pending = frame
+            prev = self._state
+            scene = self._scene
+            for e in effects or ():
+                kind = e.get("type")
+                if kind == "storm" or (kind == "diel" and e.get("phase") == "storm"):
+                    scene = replace(scene, storm_at=now, exposed=tuple(e.get("exposed", scene.exposed)))
+                elif kind == "won":
+                    scene = replace(scene, won_at=now)
+                elif kind == "reachable":
+                    scene = self._reachable_scene(state, scene, e, now)
+            if state.winner is not None and scene.won_at is None and prev is not None and prev.winner is None:
+                scene = replace(scene, won_at=now)
+            if state.winner is None and scene.won_at is not None:
+                scene = replace(scene, won_at=None)
+            self._state, self._scene = state, scene
+            self._frame = render(state, self.layout, now, scene)
+            self._dirty = True
             self._cond.notify()
 
+    def show_reachable(self, stands: Collection[str], color: RGB = WHITE, seconds: float = REACHABLE_S) -> None:
+        """Blink ``stands`` in ``color`` for ``seconds`` (where a scanned soul can move)."""
+        now = self._clock()
+        with self._cond:
+            self._scene = replace(self._scene, reachable=tuple(stands), reachable_color=color,
+                                  reachable_until=now + seconds)
+            self._dirty = True
+            self._cond.notify()
+
+    def _reachable_scene(self, state: GameState, scene: Scene, e: dict[str, Any], now: float) -> Scene:
+        """``{"type": "reachable", "stands": [...]}`` or ``{"from": id, "moves": n, "kinds": [...]}``,
+        with an optional ``"seat"`` (colour) and ``"seconds"``."""
+        try:
+            if "stands" in e:
+                stands = tuple(str(s) for s in e["stands"])
+            else:
+                dist = reachable(state.board, str(e["from"]), int(e["moves"]), e.get("kinds") or LAND)
+                stands = tuple(s for s, d in dist.items() if d > 0)
+        except (KeyError, ValueError, TypeError) as exc:
+            log.warning("ignoring reachable effect %r: %s", e, exc)
+            return scene
+        color = _owner_rgb(state, e.get("seat"), WHITE)
+        return replace(scene, reachable=stands, reachable_color=color,
+                       reachable_until=now + float(e.get("seconds", REACHABLE_S)))
+
     def frame(self) -> list[RGB]:
-        """The frame last handed to the strip."""
+        """The frame last rendered, in logical colours (before gamma, brightness and the power cap)."""
         with self._cond:
             return list(self._frame)
+
+    def wire_frame(self) -> list[RGB]:
+        """The values last sent to the strip (after gamma, brightness and the power cap)."""
+        with self._cond:
+            return list(self._wire)
 
     def alive(self) -> bool:
         return self._thread.is_alive()
@@ -110,19 +385,70 @@ class Lighting:
 
     def health(self) -> dict[str, Any]:
         h = dict(self.strip.health())
-        h["errors"] = self._errors
+        now = self._clock()
+        with self._cond:
+            recent = [x for x in self._stats.shown_at if now - x <= 1.0]
+            h.update(errors=self._stats.errors, frames_sent=self._stats.frames, fps=len(recent),
+                     render_ms=round(self._stats.render_ms, 3), fault_shown=self._scene.fault,
+                     estimated_ma=round(self.stage.last_estimate_ma, 1),
+                     power_budget_ma=self.stage.budget_ma, power_scale=round(self.stage.last_scale, 3))
         return h
 
+    # -- the lighting thread -----------------------------------------------------------------------
+    def _check_health(self, now: float) -> None:
+        if self._healthy is None or now < self._next_health:
+            return
+        self._next_health = now + 1.0
+        try:
+            ok = bool(self._healthy())
+        except Exception:
+            log.exception("health callback failed")
+            ok = False
+        with self._cond:
+            if self._scene.fault == ok:
+                self._scene = replace(self._scene, fault=not ok)
+                self._dirty = True
+
     def _run(self) -> None:
+        next_at = self._clock()
         while True:
+            self._check_health(self._clock())
             with self._cond:
-                while self._pending is None and not self._stop:
-                    self._cond.wait()
                 if self._stop:
                     return
-                frame, self._pending = self._pending, None
+                if not self._dirty:
+                    now = self._clock()
+                    anim = self._state is not None and animating(self._state, self._scene, now)
+                    wait = (next_at - now) if anim else 1.0
+                    if wait > 0:
+                        self._cond.wait(wait)
+                        if self._stop:
+                            return
+                        if not self._dirty and not (anim and self._clock() >= next_at):
+                            continue  # woken early, or a quiet second passed: look at health again
+                now = self._clock()
+                state, scene = self._state, self._scene
+                self._dirty = False
+            if state is None:
+                continue
+            t0 = time.perf_counter()
+            frame = render(state, self.layout, now, scene)
+            wire = self.stage.apply(frame)
+            with self._cond:
+                self._stats.render_ms = (time.perf_counter() - t0) * 1000
+                self._frame = frame
+                self._wire = wire
             try:
-                self.strip.show(frame)
+                self.strip.show(wire)
             except Exception:
-                self._errors += 1
+                with self._cond:
+                    self._stats.errors += 1
                 log.exception("LED strip refused a frame")
+            else:
+                with self._cond:
+                    self._stats.frames += 1
+                    shown = self._stats.shown_at
+                    shown.append(now)
+                    if len(shown) > 4 * FPS:
+                        del shown[: 2 * FPS]
+            next_at = max(next_at + self._period, now)

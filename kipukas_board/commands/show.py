@@ -1,0 +1,311 @@
+"""``kipukas-board leds ...`` and ``kipukas-board say``: check the lights and the speaker.
+
+    kipukas-board leds test [--sim] [--seconds S] [--json]   # light each segment in turn
+    kipukas-board leds spi-bytes R,G,B [R,G,B ...] --json    # the SPI backend's exact bytes
+    kipukas-board leds bench --leds 300 [--frames N] --json  # frame time of render + output + encode
+    kipukas-board say TEXT... [--wav FILE] [--volume V]      # speak through espeak-ng
+
+The strip, its layout and the voice come from the settings file (``--settings``, as for ``run``)
+and its calibration; ``--sim`` uses the simulated strip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.commands.run import SYSTEM_SETTINGS, settings_path
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("leds", help="test the LED strip, print SPI bytes, benchmark frames",
+                       description="Check the territory LEDs.")
+    lsub = p.add_subparsers(dest="leds_command", metavar="ACTION", required=True)
+
+    t = lsub.add_parser("test", help="light each territory segment and stand pixel in turn")
+    t.add_argument("--sim", action="store_true", help="use the simulated strip")
+    t.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
+    t.add_argument("--map", help="map name or path (default: the settings' map)")
+    t.add_argument("--seconds", type=float, default=0.7, help="how long each segment stays lit")
+    t.add_argument("--color", default="255,255,255", help="R,G,B to light with (default white)")
+    t.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    t.set_defaults(func=leds_test)
+
+    s = lsub.add_parser("spi-bytes", help="the exact SPI bytes for these pixel values (no gamma/cap)")
+    s.add_argument("pixels", nargs="+", metavar="R,G,B")
+    s.add_argument("--order", default="GRB", help="colour order on the wire (default GRB)")
+    s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    s.set_defaults(func=spi_bytes)
+
+    b = lsub.add_parser("bench", help="time render + output stage + SPI encoding per frame")
+    b.add_argument("--leds", type=int, default=300, help="pixels on the simulated strip (default 300)")
+    b.add_argument("--frames", type=int, default=300, help="frames per scene (default 300)")
+    b.add_argument("--live", type=float, default=2.0,
+                   help="also run the real lighting thread this many seconds on a contention scene and "
+                        "report the frames a second it reached and what update() cost the core (0: skip)")
+    b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    b.set_defaults(func=bench)
+
+    v = sub.add_parser("say", help="speak a sentence through espeak-ng (or write it to a WAV)")
+    v.add_argument("text", nargs="+")
+    v.add_argument("--wav", type=Path, help="write a WAV file instead of playing")
+    v.add_argument("--settings", type=Path, help="settings file whose [voice] options to use")
+    v.add_argument("--voice", help="espeak-ng voice (default from settings, else en)")
+    v.add_argument("--speed", type=int, help="words a minute")
+    v.add_argument("--volume", type=int, help="0-100")
+    v.set_defaults(func=say)
+
+
+def _fail(msg: str, code: int = 2) -> int:
+    print(f"kipukas-board: {msg}", file=sys.stderr)
+    return code
+
+
+def _load_settings(path: Path | None) -> Any:
+    from kipukas_board.settings import load_settings
+
+    spath = settings_path(path)
+    if spath is not None and not spath.exists():
+        raise ValueError(f"settings file {spath} does not exist")
+    return load_settings(spath)
+
+
+def _ranges(px: list[int]) -> str:
+    if not px:
+        return "no pixels"
+    if px == list(range(px[0], px[-1] + 1)) and len(px) > 1:
+        return f"pixels {px[0]}-{px[-1]}"
+    return "pixel" + ("s " if len(px) > 1 else " ") + ", ".join(map(str, px))
+
+
+def leds_test(args: argparse.Namespace) -> int:
+    from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.hardware.registry import build
+    from kipukas_board.settings import SettingsError
+    from kipukas_board.show.colors import parse_rgb
+    from kipukas_board.show.layout import calibration_path, load_layout
+
+    try:
+        settings = _load_settings(args.settings)
+        color = parse_rgb(args.color)
+        board = load_map(args.map or settings.map)
+        layout = load_layout(calibration_path(settings.calibration), board)
+        opts = {} if args.sim else dict(settings.leds.options)
+        opts["count"] = layout.count
+        opts.setdefault("order", layout.order)
+        strip = build("leds", "sim" if args.sim else settings.leds.adapter, **opts)
+    except MapError as exc:
+        return _fail(exc.report())
+    except (SettingsError, ValueError) as exc:
+        return _fail(str(exc))
+    stage = layout.output_stage()
+    steps = [(f"territory {n}" + (f" ({board.territories[n].name})" if board.territories[n].name else ""), px)
+             for n, px in sorted(layout.territories.items())]
+    steps += [(f"stand {sid}", px) for sid, px in layout.stands.items()]
+    report = []
+    try:
+        for what, px in steps:
+            frame = [(0, 0, 0)] * layout.count
+            for i in px:
+                frame[i] = color
+            wire = stage.apply(frame)
+            strip.show(wire)
+            shown = strip.pixels() if hasattr(strip, "pixels") else wire  # the simulated strip remembers
+            lit = [i for i, p in enumerate(shown) if p != (0, 0, 0)]
+            print(f"{what:32} {_ranges(px):24} ~{stage.last_estimate_ma:.0f} mA", flush=True)
+            report.append({"what": what, "pixels": px, "lit": lit, "estimated_ma": round(stage.last_estimate_ma, 1)})
+            time.sleep(max(0.0, args.seconds))
+    finally:
+        strip.close()
+    if args.json:
+        print(json.dumps({"count": layout.count, "layout": layout.source, "segments": report}))
+    return 0
+
+
+def spi_bytes(args: argparse.Namespace) -> int:
+    from kipukas_board.hardware.leds_spi import RESET_US, SPI_HZ, encode_frame, reset_bytes_for
+    from kipukas_board.show.colors import parse_rgb
+
+    try:
+        pixels = [parse_rgb(p) for p in args.pixels]
+        data = encode_frame(pixels, order=args.order)
+    except ValueError as exc:
+        return _fail(str(exc))
+    reset = reset_bytes_for(SPI_HZ)
+    if not args.json:
+        print(f"{len(pixels)} pixel(s), order {args.order.upper()}, SPI {SPI_HZ} Hz, 3 SPI bits per WS2812 bit")
+        print(f"{len(data) - reset} data bytes + {reset} reset bytes (>= {RESET_US} us low) = {len(data)} bytes")
+        print(data.hex())
+        return 0
+    print(json.dumps({"spi_hz": SPI_HZ, "order": args.order.upper(), "pixels": len(pixels),
+                      "reset_bytes": reset, "bytes": data.hex()}))
+    return 0
+
+
+def bench_layout(n_leds: int) -> tuple[Any, Any]:
+    """A 12-territory board with ``n_leds`` pixels: one per stand, the rest split among territories."""
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.show.layout import LedLayout
+
+    board = load_map("kipuka-12")
+    stands = list(board.stands)
+    terrs = sorted(board.territories)
+    per = max(1, (n_leds - len(stands)) // len(terrs))
+    territories = {n: list(range(k * per, (k + 1) * per)) for k, n in enumerate(terrs)}
+    i = per * len(terrs)
+    stand_px = {}
+    for sid in stands:
+        if i < n_leds:
+            stand_px[sid] = [i]
+            i += 1
+    return board, LedLayout(territories, stand_px, length=n_leds)
+
+
+def bench_scenes(board: Any) -> dict[str, tuple[Any, Any]]:
+    """Named (state, scene) pairs covering every kind of frame the renderer draws."""
+    from kipukas_board.game.state import Player, StandState, TerritoryState, initial_state
+    from kipukas_board.show.lighting import Scene
+
+    s = initial_state(board)
+    players = (Player(1, "Ann", "#e6194b"), Player(2, "Bob", "#4363d8"), Player(3, "Cy", "#3cb44b"))
+    terrs = {n: TerritoryState(owner=(k % 3) + 1, claim="capital" if k < 3 else "base_camp")
+             for k, n in enumerate(sorted(board.territories))}
+    stands = {sid: StandState(occupied=k % 2 == 0, owner=(k % 3) + 1) for k, sid in enumerate(board.stands)}
+    day = s.evolve(players=players, territories=terrs, stands=stands, phase="play", diel_phase="day")
+    cont = dict(terrs)
+    contenders = {}
+    for n in list(cont)[::2]:
+        cont[n] = TerritoryState(owner=cont[n].owner, claim=cont[n].claim, contention=True)
+        contenders[n] = (cont[n].owner, cont[n].owner % 3 + 1)
+    exposed = tuple(list(board.stands)[::3])
+    return {
+        "day (steady)": (day, Scene()),
+        "night (breathing)": (day.evolve(diel_phase="night"), Scene()),
+        "contention": (day.evolve(territories=cont, extra={"contenders": contenders}), Scene()),
+        "storm (exposed)": (day.evolve(diel_phase="storm", extra={"storm_exposed": exposed}), Scene()),
+        "win show": (day.evolve(winner=1, phase="over"), Scene(won_at=0.0)),
+        "fault": (day, Scene(fault=True)),
+    }
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def bench(args: argparse.Namespace) -> int:
+    from kipukas_board.hardware.leds_spi import encode_frame
+    from kipukas_board.show.lighting import render
+
+    if args.leds < 13 or args.frames < 1:
+        return _fail("--leds must be at least 13 (one per territory) and --frames at least 1")
+    board, layout = bench_layout(args.leds)
+    stage = layout.output_stage()
+    results: dict[str, Any] = {}
+    rows = []
+    for name, (state, scene) in bench_scenes(board).items():
+        r_ms, o_ms, e_ms, tot = [], [], [], []
+        for k in range(args.frames):
+            t = k / 30.0
+            a = time.perf_counter()
+            frame = render(state, layout, t, scene)
+            b = time.perf_counter()
+            wire = stage.apply(frame)
+            c = time.perf_counter()
+            encode_frame(wire, layout.order)
+            d = time.perf_counter()
+            r_ms.append((b - a) * 1e3)
+            o_ms.append((c - b) * 1e3)
+            e_ms.append((d - c) * 1e3)
+            tot.append((d - a) * 1e3)
+        res = {"render_ms": round(statistics.median(r_ms), 3), "output_ms": round(statistics.median(o_ms), 3),
+               "encode_ms": round(statistics.median(e_ms), 3),
+               "total_ms": {"p50": round(statistics.median(tot), 3), "p95": round(_pct(tot, 0.95), 3)}}
+        res["max_fps_p95"] = round(1000 / max(res["total_ms"]["p95"], 1e-6), 1)
+        results[name] = res
+        rows.append((name, res))
+    print(f"{args.leds} LEDs, {args.frames} frames per scene (render + output stage + SPI encode, one core)")
+    print(f"{'scene':20} {'render':>8} {'output':>8} {'encode':>8} {'total p50':>10} {'total p95':>10} {'fps@p95':>8}")
+    for name, r in rows:
+        print(f"{name:20} {r['render_ms']:8.3f} {r['output_ms']:8.3f} {r['encode_ms']:8.3f} "
+              f"{r['total_ms']['p50']:10.3f} {r['total_ms']['p95']:10.3f} {r['max_fps_p95']:8.1f}")
+    from kipukas_board.hardware.leds_spi import SPI_HZ
+
+    wire_ms = round(len(encode_frame([(0, 0, 0)] * layout.count, layout.order)) * 8 / SPI_HZ * 1e3, 2)
+    print(f"on the wire: {wire_ms} ms per frame over SPI at {SPI_HZ} Hz (reset gap included)")
+    live = live_run(board, layout, args.live) if args.live > 0 else None
+    if live:
+        print(f"live thread, contention for {live['seconds']} s: {live['fps']} frames/s sent to the strip "
+              f"(target {live['target_fps']}); core's update() p50 {live['update_ms']['p50']} ms, "
+              f"max {live['update_ms']['max']} ms")
+    if args.json:
+        worst = max(r["total_ms"]["p95"] for r in results.values())
+        print(json.dumps({"leds": args.leds, "frames": args.frames, "scenes": results,
+                          "worst_total_ms_p95": worst, "min_fps_p95": round(1000 / max(worst, 1e-6), 1),
+                          "spi_wire_ms": wire_ms, "live": live}))
+    return 0
+
+
+def live_run(board: Any, layout: Any, seconds: float) -> dict[str, Any]:
+    """Run :class:`Lighting` on a simulated strip with contention (animating) while a fake core calls
+    ``update`` 20 times a second; measure frames sent and the time ``update`` takes."""
+    from kipukas_board.hardware.leds import SimulatedLedStrip
+    from kipukas_board.show.lighting import FPS, Lighting
+
+    state, _ = bench_scenes(board)["contention"]
+    strip = SimulatedLedStrip(count=layout.count)
+    lighting = Lighting(strip, layout)
+    lighting.start(state)
+    costs = []
+    try:
+        time.sleep(0.2)
+        f0, t0 = strip.frames_shown, time.monotonic()
+        while time.monotonic() - t0 < seconds:
+            a = time.perf_counter()
+            lighting.update(state, [])
+            costs.append((time.perf_counter() - a) * 1e3)
+            time.sleep(0.05)
+        fps = (strip.frames_shown - f0) / (time.monotonic() - t0)
+    finally:
+        lighting.stop()
+    return {"seconds": seconds, "target_fps": FPS, "fps": round(fps, 1),
+            "update_ms": {"p50": round(statistics.median(costs), 3), "max": round(max(costs), 3)}}
+
+
+def say(args: argparse.Namespace) -> int:
+    from kipukas_board.hardware.voice_espeak import EspeakVoice
+    from kipukas_board.settings import SettingsError
+
+    try:
+        settings = _load_settings(args.settings)
+        opts = dict(settings.voice.options) if settings.voice.adapter == "espeak" else {}
+        for key in ("voice", "speed", "volume"):
+            if getattr(args, key) is not None:
+                opts[key] = getattr(args, key)
+        opts["muted"] = False
+        voice = EspeakVoice(**opts)
+    except (SettingsError, ValueError, TypeError) as exc:
+        return _fail(str(exc))
+    text = " ".join(args.text)
+    try:
+        if args.wav:
+            import subprocess
+
+            try:
+                voice.render_wav(text, args.wav)
+            except (subprocess.CalledProcessError, OSError) as exc:
+                return _fail(f"could not write {args.wav}: {exc}", 1)
+            print(f"wrote {args.wav} ({args.wav.stat().st_size} bytes)")
+            return 0
+        voice.say(text)
+        voice.wait_idle(60)
+        if voice.errors:
+            return _fail(f"could not speak: {voice.last_error}", 1)
+        return 0
+    finally:
+        voice.close()

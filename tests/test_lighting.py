@@ -1,0 +1,368 @@
+"""What the territory LEDs show for given states, the power cap, the calibrated layout, the thread."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kipukas_board.app import BoardApp
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.commands.show import bench_layout
+from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, initial_state
+from kipukas_board.hardware.leds import SimulatedLedStrip
+from kipukas_board.settings import Settings
+from kipukas_board.show import lighting as L
+from kipukas_board.show.colors import blend, scale
+from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, load_layout
+from kipukas_board.show.lighting import Lighting, Scene, render
+from kipukas_board.show.power import OutputStage
+from kipukas_board.web.server import create_app
+
+RED, BLUE, GREEN = (255, 0, 0), (0, 0, 255), (0, 200, 0)
+PLAYERS = (Player(1, "Ann", "#ff0000"), Player(2, "Bob", "#0000ff"), Player(3, "Cy", "#00c800"))
+
+
+@pytest.fixture(scope="module")
+def board():
+    return load_map("kipuka-8")
+
+
+def game(board, phase: str | None = "day", **changes) -> GameState:
+    """Seat 1 holds T1 (capital) and T3; seat 2 holds T2; the rest unclaimed. M1a holds seat 1's soul."""
+    s = initial_state(board)
+    terr = dict(s.territories)
+    terr[1] = TerritoryState(owner=1, claim="capital")
+    terr[2] = TerritoryState(owner=2, claim="base_camp")
+    terr[3] = TerritoryState(owner=1, claim="base_camp")
+    stands = dict(s.stands)
+    stands["T1"] = StandState(True, 1)
+    stands["T2"] = StandState(True, 2)
+    stands["M1a"] = StandState(True, 1)
+    return s.evolve(players=PLAYERS, territories=terr, stands=stands, phase="play", diel_phase=phase).evolve(
+        **changes)
+
+
+def px(frame, layout: LedLayout, what):
+    idx = layout.territories[what] if isinstance(what, int) else layout.stands[what]
+    return [frame[i] for i in idx]
+
+
+def test_held_territories_show_their_holders_colour_and_capital_differs(board) -> None:
+    lay = default_layout(board)
+    f = render(game(board), lay, 0.0)
+    assert px(f, lay, 2) == [BLUE, BLUE, BLUE]
+    assert px(f, lay, 3) == [RED, RED, RED]
+    cap = px(f, lay, 1)
+    assert cap[0] == cap[2] == RED and cap[1] == blend(RED, (255, 255, 255), 0.5)
+    assert px(f, lay, 4) == [L.UNCLAIMED_DAY] * 3  # unclaimed: dim warm by day
+    assert px(f, lay, "M1a") == [RED] and px(f, lay, "M1b") == [(0, 0, 0)]
+
+
+def test_night_dims_holders_and_cools_the_unclaimed(board) -> None:
+    lay = default_layout(board)
+    for t in (0.0, 1.5, 3.0):
+        f = render(game(board, "night"), lay, t)
+        assert px(f, lay, 2) == [scale(BLUE, L.NIGHT_LEVEL)] * 3
+        r, g, b = px(f, lay, 5)[0]
+        assert b > r and b > g, "unclaimed territories glow cool at night"
+    # the night ambient breathes
+    assert render(game(board, "night"), lay, 0.0) != render(game(board, "night"), lay, L.NIGHT_BREATH_S / 2)
+
+
+def test_contention_cycles_between_the_contenders(board) -> None:
+    lay = default_layout(board)
+    terr = dict(game(board).territories)
+    terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
+    s = game(board, territories=terr, extra={"contenders": {2: (2, 3)}})
+    P = L.CONTENTION_PERIOD
+    assert px(render(s, lay, 0.0), lay, 2) == [BLUE] * 3
+    assert px(render(s, lay, P), lay, 2) == [GREEN] * 3
+    assert px(render(s, lay, 2 * P), lay, 2) == [BLUE] * 3
+    mid = px(render(s, lay, P / 2), lay, 2)[0]
+    assert mid not in (BLUE, GREEN) and mid[1] > 0 and mid[2] > 0
+    assert px(render(s, lay, P / 2), lay, 3) == [RED] * 3  # others steady
+
+
+def test_storm_lightning_then_exposed_stands_pulse(board) -> None:
+    lay = default_layout(board)
+    s = game(board, "storm", extra={"storm_exposed": ("M1a",)})
+    scene = Scene(storm_at=100.0)
+    assert set(render(s, lay, 100.01, scene)) == {(255, 255, 255)}  # a flash
+    assert set(render(s, lay, 100.1, scene)) == {L.LIGHTNING_DARK}  # between flashes
+    # after the lightning the exposed stand pulses between dark and its token's colour
+    t0 = 100.0 + 2 * L.EXPOSED_PERIOD  # wave at 0
+    assert px(render(s, lay, t0, scene), lay, "M1a") == [(0, 0, 0)]
+    assert px(render(s, lay, t0 + L.EXPOSED_PERIOD / 2, scene), lay, "M1a") == [RED]
+    # unexposed stands and held territories stay steady
+    for t in (t0, t0 + L.EXPOSED_PERIOD / 2):
+        f = render(s, lay, t, scene)
+        assert px(f, lay, "T2") == [BLUE] and px(f, lay, 2) == [BLUE] * 3
+        assert px(f, lay, 6) == [L.UNCLAIMED_STORM] * 3
+
+
+def test_storm_exposure_without_stand_pixels_pulses_the_territory(board) -> None:
+    lay = LedLayout(territories=default_layout(board).territories)  # no stand pixels
+    s = game(board, "storm", extra={"storm_exposed": ("M1a",)})
+    assert px(render(s, lay, 0.0), lay, 1)[0] == (0, 0, 0)
+    assert px(render(s, lay, L.EXPOSED_PERIOD / 2), lay, 1)[0] == RED
+    assert px(render(s, lay, 0.0), lay, 2) == [BLUE] * 3
+
+
+def test_win_show_then_the_winners_colour_everywhere(board) -> None:
+    lay = default_layout(board)
+    s = game(board, winner=2, phase="over")
+    show = render(s, lay, 1.0, Scene(won_at=0.0))
+    assert set(show) <= {BLUE, (255, 255, 255), scale(BLUE, 0.2)} and BLUE in show
+    assert show != render(s, lay, 1.5, Scene(won_at=0.0))  # it moves
+    after = render(s, lay, L.WIN_SHOW_S + 1, Scene(won_at=0.0))
+    for n in lay.territories:
+        assert px(after, lay, n) == [BLUE] * 3
+
+
+def test_fault_pixels_blink_red(board) -> None:
+    lay = default_layout(board)
+    fp = lay.faults()[0]
+    assert render(game(board), lay, 0.2, Scene(fault=True))[fp] == L.FAULT
+    assert render(game(board), lay, 0.7, Scene(fault=True))[fp] == (0, 0, 0)
+    assert render(game(board), lay, 0.2)[fp] != L.FAULT
+
+
+def test_reachable_stands_of_a_scanned_soul_blink(board) -> None:
+    lay = default_layout(board)
+    now = [50.0]
+    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0])
+    lighting.update(game(board), [{"type": "reachable", "from": "M1a", "moves": 1, "seat": 2, "seconds": 5}])
+    f = lighting.frame()
+    from kipukas_board.board.graph import reachable
+    near = [s for s, d in reachable(board, "M1a", 1).items() if d == 1]
+    assert near and all(px(f, lay, s) == [BLUE] for s in near)
+    now[0] = 50.0 + L.REACHABLE_PERIOD * 0.75  # blinks off
+    lighting.update(game(board))
+    assert all(px(lighting.frame(), lay, s) == [(0, 0, 0)] for s in near if not game(board).stands[s].occupied)
+    now[0] = 56.0  # expired
+    lighting.update(game(board))
+    assert px(lighting.frame(), lay, near[0]) == px(render(game(board), lay, 56.0), lay, near[0])
+
+
+# -- power -------------------------------------------------------------------------------------
+
+
+def test_all_white_frame_stays_under_the_power_cap() -> None:
+    stage = OutputStage(gamma=1.0, brightness=1.0, budget_ma=2500, ma_per_channel=20, idle_ma=1)
+    white = [(255, 255, 255)] * 300
+    assert stage.estimate_ma(white) == pytest.approx(300 * 61)
+    out = stage.apply(white)
+    assert stage.estimate_ma(out) <= 2500
+    assert stage.estimate_ma(out) > 2500 * 0.95, "the cap scales down, it does not black out"
+    assert len({p for p in out}) == 1 and out[0][0] == out[0][1] == out[0][2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)), min_size=1, max_size=300),
+       st.floats(100, 20000), st.floats(0.0, 1.0), st.floats(1.0, 3.0))
+def test_power_cap_holds_for_any_frame(frame, budget, brightness, gamma) -> None:
+    stage = OutputStage(gamma=gamma, brightness=brightness, budget_ma=budget)
+    out = stage.apply(frame)
+    if len(frame) * stage.idle_ma <= budget:
+        assert stage.estimate_ma(out) <= budget + 1e-9
+    assert all(0 <= c <= 255 for p in out for c in p)
+    # never brighter than asked, channel by channel
+    assert all(o <= round(255 * (i / 255) ** gamma * brightness) for p, q in zip(frame, out, strict=True)
+               for i, o in zip(p, q, strict=True))
+
+
+def test_gamma_and_brightness() -> None:
+    stage = OutputStage(gamma=2.2, brightness=0.5, budget_ma=1e6)
+    assert stage.apply([(255, 128, 0)]) == [(128, round(255 * (128 / 255) ** 2.2 * 0.5), 0)]
+
+
+# -- layout from calibration ------------------------------------------------------------------
+
+
+def test_layout_from_calibration(tmp_path: Path, board) -> None:
+    cal = tmp_path / "myboard.toml"
+    terr = "\n".join(f'{n} = "{(n - 1) * 4}-{(n - 1) * 4 + 3}"' for n in sorted(board.territories))
+    cal.write_text(f"""
+[sensors]
+whatever = 1   # other sections belong to other parts of the calibration
+
+[leds]
+count = 40
+order = "rgb"
+gamma = 1.8
+brightness = 0.3
+power_budget_ma = 1200
+fault_pixels = [39]
+
+[leds.territories]
+{terr}
+
+[leds.stands]
+T1 = [32]
+M1a = 33
+""")
+    lay = load_layout(cal, board)
+    assert lay.order == "RGB" and lay.count == 40 and lay.territories[2] == [4, 5, 6, 7]
+    assert lay.stands == {"T1": [32], "M1a": [33]} and lay.faults() == [39]
+    stage = lay.output_stage()
+    assert stage.budget_ma == 1200 and stage.brightness == 0.3 and stage.gamma == 1.8
+    assert load_layout(tmp_path / "absent.toml", board) == default_layout(board)
+
+
+def test_layout_mistakes_are_all_named(tmp_path: Path, board) -> None:
+    cal = tmp_path / "bad.toml"
+    cal.write_text("""
+[leds]
+order = "GRBW"
+brightness = 1.5
+[leds.territories]
+1 = [0, 1]
+2 = [1, 2]
+99 = [5]
+3 = "a-b"
+[leds.stands]
+X9 = [7]
+""")
+    with pytest.raises(LayoutError) as err:
+        load_layout(cal, board)
+    msg = str(err.value)
+    assert str(cal) in msg
+    for needle in ("order = 'GRBW'", "brightness = 1.5", "pixel 1 is given to both territory 1 and territory 2",
+                   "no territory '99'", "territories.3 = 'a-b'", "have no pixels", "no stand 'X9'"):
+        assert needle in msg, needle
+
+
+def test_board_app_uses_the_calibration_layout(tmp_path: Path, board) -> None:
+    cal = tmp_path / "cal.toml"
+    terr = "\n".join(f"{n} = [{n - 1}]" for n in sorted(board.territories))
+    cal.write_text(f"[leds]\norder = \"BGR\"\n[leds.territories]\n{terr}\n")
+    app = BoardApp(Settings(calibration=str(cal)), tmp_path / "data", sim=True, admin_pin="1234")
+    try:
+        assert app.layout.count == len(board.territories) and app.layout.order == "BGR"
+        assert app.strip.count == app.layout.count
+    finally:
+        app.stop()
+
+
+# -- the thread and /api/leds -----------------------------------------------------------------
+
+
+def wait_for(cond, timeout: float = 3.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_thread_animates_only_while_something_moves(board) -> None:
+    lay = default_layout(board)
+    strip = SimulatedLedStrip(count=lay.count)
+    lighting = Lighting(strip, lay)
+    lighting.start(game(board))
+    try:
+        assert wait_for(lambda: strip.frames_shown >= 1)
+        time.sleep(0.3)
+        steady = strip.frames_shown
+        time.sleep(0.3)
+        assert strip.frames_shown == steady, "a steady day frame is sent once, not repeated"
+        terr = dict(game(board).territories)
+        terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
+        lighting.update(game(board, territories=terr, extra={"contenders": {2: (2, 3)}}))
+        assert wait_for(lambda: strip.frames_shown >= steady + 5), "contention animates"
+        lighting.update(game(board))
+        time.sleep(0.2)
+        calm = strip.frames_shown
+        time.sleep(0.3)
+        assert strip.frames_shown == calm
+        assert lighting.health()["estimated_ma"] > 0
+    finally:
+        lighting.stop()
+
+
+def test_fault_indicator_follows_the_health_callback(board) -> None:
+    lay = default_layout(board)
+    strip = SimulatedLedStrip(count=lay.count)
+    ok = [True]
+    lighting = Lighting(strip, lay, healthy=lambda: ok[0])
+    lighting.start(game(board))
+    try:
+        ok[0] = False
+        assert wait_for(lambda: lighting.health()["fault_shown"], 3.0)
+        fp = lay.faults()[0]
+        assert wait_for(lambda: strip.pixels()[fp][0] > 0 and strip.pixels()[fp][1:] == (0, 0), 2.0)
+        ok[0] = True
+        assert wait_for(lambda: not lighting.health()["fault_shown"], 3.0)
+    finally:
+        lighting.stop()
+
+
+def test_white_board_on_300_leds_stays_under_the_cap() -> None:
+    big, lay = bench_layout(300)
+    s = initial_state(big)
+    s = s.evolve(players=(Player(1, "Snow", "#ffffff"),),
+                 territories={n: TerritoryState(owner=1, claim="base_camp") for n in s.territories},
+                 stands={sid: StandState(True, 1) for sid in s.stands}, diel_phase="day")
+    lay.brightness = 1.0
+    lay.gamma = 1.0
+    strip = SimulatedLedStrip(count=lay.count)
+    lighting = Lighting(strip, lay)
+    lighting.start(s)
+    try:
+        assert wait_for(lambda: strip.frames_shown >= 1)
+        assert set(lighting.frame()) == {(255, 255, 255)}
+        assert lighting.stage.estimate_ma(strip.pixels()) <= lay.power_budget_ma
+        assert lighting.health()["power_scale"] < 0.2
+    finally:
+        lighting.stop()
+
+
+def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:
+    app = BoardApp(Settings(), tmp_path / "data", sim=True, admin_pin="1234")
+    try:
+        app.lighting = Lighting(app.strip, app.layout, clock=lambda: 0.0)
+        terr = dict(game(board).territories)
+        terr[3] = TerritoryState(owner=1, claim="base_camp", contention=True)
+        app.lighting.update(game(board, territories=terr, extra={"contenders": {3: (1, 2)}}))
+        doc = create_app(app).test_client().get("/api/leds").get_json()
+        pixels = [tuple(p) for p in doc["pixels"]]
+        layout = {int(k): v for k, v in doc["layout"]["territories"].items()}
+        assert [pixels[i] for i in layout[2]] == [BLUE] * 3
+        assert [pixels[i] for i in layout[1]][0::2] == [RED, RED]  # capital: holder's colour, crowned
+        assert [pixels[i] for i in layout[3]] == [RED] * 3  # contention at t=0: first contender
+        assert [pixels[i] for i in layout[5]] == [L.UNCLAIMED_DAY] * 3
+        assert [pixels[i] for i in doc["layout"]["stands"]["T2"]] == [BLUE]
+        assert app.lights_json()["territories"]["2"] == "#0000ff"
+    finally:
+        app.stop()
+
+
+def test_reads_the_rules_cores_contenders_and_storm_fields(board) -> None:
+    """Issue 3 adds GameState.contenders and GameState.storm_exposed; the renderer reads them first."""
+    lay = default_layout(board)
+    terr = dict(game(board).territories)
+    terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
+    s = game(board, "storm", territories=terr)
+    object.__setattr__(s, "contenders", {2: (3, 2)})
+    object.__setattr__(s, "storm_exposed", ("M1a",))
+    f = render(s, lay, 4 * L.CONTENTION_PERIOD)  # 4.8 s: first contender, and the pulse is dark
+    assert px(f, lay, 2) == [GREEN] * 3 and px(f, lay, "M1a") == [(0, 0, 0)]
+
+
+def test_effects_start_the_timed_shows(board) -> None:
+    lay = default_layout(board)
+    now = [10.0]
+    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0])
+    lighting.update(game(board, "storm"), [{"type": "diel", "cycle": 5, "phase": "storm", "roll": 6, "fixed": False},
+                                          {"type": "storm", "cycle": 5, "exposed": ["M1a"], "wasted": []}])
+    assert set(lighting.frame()) == {(255, 255, 255)}, "lightning starts with the storm"
+    now[0] = 10.0 + L.LIGHTNING_S + 2 * L.EXPOSED_PERIOD
+    lighting.update(game(board, "storm"))
+    assert px(lighting.frame(), lay, "M1a") == [(0, 0, 0)], "the storm effect's exposed stands pulse"
+    lighting.update(game(board, winner=1, phase="over"), [{"type": "won", "winner": 1, "play_style": "domination"}])
+    assert scale(RED, 0.2) in lighting.frame(), "the win show starts"
