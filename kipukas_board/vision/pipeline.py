@@ -1,0 +1,188 @@
+"""The decode pipeline: cheap strategies first, stop at the first good read, never past the budget.
+
+A *strategy* is one decoder on one preparation of the frame (channel, scale, filter; see
+:mod:`kipukas_board.vision.preprocess`). No single strategy reads every camouflaged Kipukas code,
+but different ones fail on different frames, so the pipeline tries them in the order of their
+measured yield per millisecond (``kipukas-board bench-qr DIR --truth truth.json --strategies``
+prints that measurement) and stops:
+
+* once a strategy gave at least one valid Kipukas payload (a further ``sweep_ms`` of the very
+  cheap strategies still runs after it, so a second card in the same frame is usually caught), or
+* before a strategy whose expected cost would take the frame past ``budget_ms``.
+
+Only text that decoded *and* validates as a Kipukas payload is returned; everything else is
+listed in ``refused`` with the reason (a decoder's output is never corrected or guessed at).
+
+On a camera (``remember_roi=True``) the pipeline also remembers where the last code was and first
+tries the strategy that read it on that region alone, which is several times cheaper while a card
+is held still.
+
+Example::
+
+    >>> import cv2
+    >>> from kipukas_board.vision.pipeline import Pipeline
+    >>> result = Pipeline().decode(cv2.imread("capture.jpg"))     # doctest: +SKIP
+    >>> result.codes, round(result.ms)                            # doctest: +SKIP
+    (['kpks.us/RrDC#0001?DmFz33'], 3)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kipukas_board.cards.payload import PayloadError, parse_payload
+from kipukas_board.vision.decoders import Decoded, available_decoders
+from kipukas_board.vision.preprocess import Frame
+
+#: Frame size the expected costs below were measured at.
+REFERENCE_PIXELS = 1280 * 720
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One decoder on one preparation. ``cost_ms`` is its typical time on a 1280x720 frame."""
+
+    decoder: str
+    channel: str
+    scale: float
+    prep: str
+    cost_ms: float
+
+    @property
+    def name(self) -> str:
+        return f"{self.decoder}@{self.scale:g}/{self.channel}/{self.prep}"
+
+
+#: Ordered by measured yield per millisecond on real camouflaged captures (see README, "Card
+#: scanning"): fast zxing passes on sharpened half-size images first, then ZBar (a different
+#: binariser, other frames), then full-size and up-scaled passes for small or far codes, and
+#: WeChat's multi-binariser reader last because its misses are slow.
+DEFAULT_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("zxing", "gray", 0.5, "strong", 1.5),
+    Strategy("zxing", "blue", 0.5, "strong", 1.5),
+    Strategy("zxing", "gray", 0.5, "clahe_sharp", 2.0),
+    Strategy("pyzbar", "blue", 0.5, "clahe", 7.0),
+    Strategy("zxing", "blue", 0.5, "clahe", 1.8),
+    Strategy("zxing", "gray", 1.0, "clahe", 4.5),
+    Strategy("pyzbar", "gray", 0.5, "none", 6.0),
+    Strategy("wechat", "gray", 0.75, "strong", 15.0),
+    Strategy("pyzbar", "gray", 0.75, "sharp", 15.0),
+    Strategy("wechat", "gray", 1.0, "sharp", 30.0),
+)
+
+
+@dataclass
+class DecodeResult:
+    """What one frame gave: valid Kipukas payloads, refused texts with reasons, time and strategies."""
+
+    codes: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)
+    ms: float = 0.0
+    tried: list[str] = field(default_factory=list)
+    hits: dict[str, list[str]] = field(default_factory=dict)
+    points: dict[str, tuple[tuple[float, float], ...] | None] = field(default_factory=dict)
+    over_budget: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"codes": self.codes, "ms": round(self.ms, 2), "refused": self.refused,
+                "tried": self.tried, "hits": self.hits}
+
+
+class Pipeline:
+    """Multi-strategy QR decoding under a per-frame time budget.
+
+    ``strategies`` default to :data:`DEFAULT_STRATEGIES` (those whose decoder is not installed are
+    dropped); ``decoders`` maps names to callables (tests inject fakes); ``clock`` returns seconds.
+    """
+
+    def __init__(self, strategies: Sequence[Strategy] | None = None, budget_ms: float = 60.0,
+                 sweep_ms: float = 2.5, decoders: dict[str, Any] | None = None,
+                 remember_roi: bool = False, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.decoders = decoders if decoders is not None else available_decoders()
+        if not self.decoders:
+            raise RuntimeError("no QR decoder is installed (pip install 'kipukas-board[vision]')")
+        chosen = DEFAULT_STRATEGIES if strategies is None else tuple(strategies)
+        self.strategies = tuple(s for s in chosen if s.decoder in self.decoders)
+        self.budget_ms = budget_ms
+        self.sweep_ms = sweep_ms
+        self.remember_roi = remember_roi
+        self.clock = clock
+        self._roi: tuple[Strategy, tuple[int, int, int, int]] | None = None
+
+    def decode(self, image: Any) -> DecodeResult:
+        """Decode one frame (BGR or grey numpy array). Raises ``FrameError`` for a bad frame."""
+        t0 = self.clock()
+        frame = Frame(image)
+        result = DecodeResult()
+        size = frame.shape[0] * frame.shape[1] / REFERENCE_PIXELS
+        if self.remember_roi and self._roi is not None:
+            self._try_roi(frame, result)
+            if result.codes:
+                result.ms = (self.clock() - t0) * 1000
+                return result
+        found_at: float | None = None
+        for strat in self.strategies:
+            elapsed = (self.clock() - t0) * 1000
+            expected = strat.cost_ms * size
+            if found_at is not None and (expected > self.sweep_ms or elapsed - found_at > self.sweep_ms):
+                continue
+            if elapsed + expected > self.budget_ms:
+                result.over_budget = True
+                continue
+            self._run(strat, frame, result, offset=(0, 0))
+            if result.codes and found_at is None:
+                found_at = (self.clock() - t0) * 1000
+        result.ms = (self.clock() - t0) * 1000
+        return result
+
+    # -- internals -------------------------------------------------------------------------------
+    def _run(self, strat: Strategy, frame: Frame, result: DecodeResult, offset: tuple[int, int],
+             image: Any = None) -> None:
+        img = frame.image(strat.channel, strat.scale, strat.prep) if image is None else image
+        result.tried.append(strat.name)
+        try:
+            found: list[Decoded] = self.decoders[strat.decoder](img)
+        except Exception as exc:  # a decoder crash on one frame must not stop the camera
+            result.refused[f"<{strat.name} failed>"] = f"decoder error: {exc}"
+            return
+        for d in found:
+            try:
+                parse_payload(d.text)
+            except PayloadError as exc:
+                result.refused[d.text[:200]] = str(exc)
+                continue
+            result.hits.setdefault(strat.name, []).append(d.text)
+            if d.text not in result.codes:
+                result.codes.append(d.text)
+                pts = None
+                if d.points:
+                    s = strat.scale
+                    pts = tuple((x / s + offset[0], y / s + offset[1]) for x, y in d.points)
+                result.points[d.text] = pts
+                if self.remember_roi and pts:
+                    self._roi = (strat, _box(pts, frame.shape))
+
+    def _try_roi(self, frame: Frame, result: DecodeResult) -> None:
+        assert self._roi is not None
+        strat, (x0, y0, x1, y1) = self._roi
+        s = strat.scale
+        img = frame.image(strat.channel, s, strat.prep)
+        crop = img[int(y0 * s):int(y1 * s), int(x0 * s):int(x1 * s)]
+        if crop.shape[0] < 21 or crop.shape[1] < 21:
+            return
+        self._run(Strategy(strat.decoder, strat.channel, s, strat.prep, 0.0), frame, result,
+                  offset=(x0, y0), image=crop)
+        if not result.codes:
+            self._roi = None
+
+
+def _box(points: Sequence[tuple[float, float]], shape: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The points' bounding box grown by half its size on each side, clipped to the frame."""
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    w, h = max(xs) - min(xs), max(ys) - min(ys)
+    return (max(0, int(min(xs) - w / 2)), max(0, int(min(ys) - h / 2)),
+            min(shape[1], int(max(xs) + w / 2)), min(shape[0], int(max(ys) + h / 2)))
