@@ -1,0 +1,152 @@
+"""The decode pipeline on generated frames: rotation, blur, noise, low contrast, camouflage, two codes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _qrgen import blur, camouflage, low_contrast, noise, place, qr_tile, rotate
+
+from kipukas_board.vision.decoders import Decoded, available_decoders
+from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES, Pipeline, Strategy
+from kipukas_board.vision.preprocess import Frame, FrameError
+
+P = "kpks.us/RrDC#0001?DmFz33"
+Q = "kpks.us/HMPU#0004?BFxDCJ"
+SHORT = "https://www.kpks.us/frlU"
+
+
+def test_every_decoder_is_installed_for_the_tests() -> None:
+    assert set(available_decoders()) == {"zxing", "pyzbar", "wechat"}
+
+
+@pytest.mark.parametrize("name, make", [
+    ("plain", lambda rng: place([qr_tile(P)])),
+    ("rotated 30", lambda rng: rotate(place([qr_tile(P)]), 30)),
+    ("rotated -75", lambda rng: rotate(place([qr_tile(P)]), -75)),
+    ("blurred", lambda rng: blur(place([qr_tile(P)]), 2.5)),
+    ("noisy", lambda rng: noise(place([qr_tile(P)]), rng, 25)),
+    ("low contrast", lambda rng: low_contrast(place([qr_tile(P)]), 0.25)),
+    ("camouflaged", lambda rng: place([camouflage(qr_tile(P), rng)])),
+    ("camouflaged, blurred, rotated", lambda rng: rotate(blur(place([camouflage(qr_tile(P), rng)]), 1.5), -20)),
+    ("small and far", lambda rng: place([camouflage(qr_tile(P, px=5), rng)])),
+])
+def test_reads_generated_frames(name: str, make) -> None:
+    frame = make(np.random.default_rng(7))
+    result = Pipeline().decode(frame)
+    assert result.codes == [P], name
+    assert result.ms > 0 and result.tried
+
+
+def test_reads_two_codes_in_one_frame() -> None:
+    rng = np.random.default_rng(3)
+    frame = place([camouflage(qr_tile(P), rng), camouflage(qr_tile(SHORT), rng)], positions=[(200, 100), (180, 800)])
+    assert sorted(Pipeline().decode(frame).codes) == sorted([P, SHORT])
+
+
+def test_grey_frames_work_too() -> None:
+    frame = Frame(place([qr_tile(Q)])).channel("gray")
+    assert Pipeline().decode(frame).codes == [Q]
+
+
+def test_a_non_kipukas_code_is_refused_with_its_reason() -> None:
+    result = Pipeline().decode(place([qr_tile("https://evil.example/steal")]))
+    assert result.codes == []
+    assert "evil.example" in result.refused["https://evil.example/steal"]
+
+
+def test_an_empty_frame_gives_nothing() -> None:
+    rng = np.random.default_rng(0)
+    frame = noise(np.full((720, 1280, 3), 128, np.uint8), rng, 40)
+    result = Pipeline().decode(frame)
+    assert result.codes == [] and result.refused == {}
+
+
+def test_a_destroyed_code_is_not_guessed() -> None:
+    """Half the code painted over: nothing may come back, least of all a 'close' payload."""
+    tile = qr_tile(P)
+    tile[:, : tile.shape[1] // 2] = tile[0, 0]
+    assert Pipeline().decode(place([tile])).codes == []
+
+
+@pytest.mark.parametrize("bad, what", [
+    ("not an array", "numpy array"),
+    (np.zeros((720, 1280), np.float32), "uint8"),
+    (np.zeros((720, 1280, 2), np.uint8), "shape"),
+    (np.zeros((10, 10), np.uint8), "too small"),
+])
+def test_bad_frames_are_named(bad, what) -> None:
+    with pytest.raises(FrameError, match=what):
+        Pipeline().decode(bad)
+
+
+class _Fake:
+    """A decoder that returns fixed texts and counts its calls."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.calls = 0
+
+    def __call__(self, image) -> list[Decoded]:
+        self.calls += 1
+        return [Decoded(t, ((10.0, 10.0), (60.0, 10.0), (60.0, 60.0), (10.0, 60.0))) for t in self.texts]
+
+
+def _tick_clock(step_ms: float):
+    t = [0.0]
+
+    def clock() -> float:
+        t[0] += step_ms / 1000
+        return t[0]
+
+    return clock
+
+
+def test_stops_at_the_first_strategy_that_reads_a_valid_code() -> None:
+    miss, hit, later = _Fake([]), _Fake([P]), _Fake([Q])
+    strategies = [Strategy("miss", "gray", 0.5, "none", 1.0), Strategy("hit", "gray", 0.5, "none", 1.0),
+                  Strategy("later", "gray", 1.0, "none", 20.0)]
+    p = Pipeline(strategies, decoders={"miss": miss, "hit": hit, "later": later}, sweep_ms=2.0)
+    assert p.decode(place([qr_tile(P)])).codes == [P]
+    assert (miss.calls, hit.calls, later.calls) == (1, 1, 0)
+
+
+def test_invalid_payloads_do_not_stop_the_search() -> None:
+    junk, hit = _Fake(["hello world"]), _Fake([P])
+    strategies = [Strategy("junk", "gray", 0.5, "none", 1.0), Strategy("hit", "gray", 0.5, "none", 1.0)]
+    result = Pipeline(strategies, decoders={"junk": junk, "hit": hit}).decode(place([qr_tile(P)]))
+    assert result.codes == [P] and "hello world" in result.refused
+
+
+def test_budget_skips_strategies_that_would_overrun() -> None:
+    cheap, dear = _Fake([]), _Fake([P])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 5.0), Strategy("dear", "gray", 0.5, "none", 100.0)]
+    p = Pipeline(strategies, budget_ms=50, decoders={"cheap": cheap, "dear": dear}, clock=_tick_clock(1.0))
+    result = p.decode(place([qr_tile(P)]))
+    assert result.codes == [] and result.over_budget and dear.calls == 0 and cheap.calls == 1
+
+
+def test_a_crashing_decoder_is_reported_not_raised() -> None:
+    def boom(image):
+        raise RuntimeError("segfault avoided")
+
+    hit = _Fake([P])
+    strategies = [Strategy("boom", "gray", 0.5, "none", 1.0), Strategy("hit", "gray", 0.5, "none", 1.0)]
+    result = Pipeline(strategies, decoders={"boom": boom, "hit": hit}).decode(place([qr_tile(P)]))
+    assert result.codes == [P] and any("segfault" in v for v in result.refused.values())
+
+
+def test_roi_from_the_last_hit_is_tried_first_on_a_camera() -> None:
+    frame = place([camouflage(qr_tile(P), np.random.default_rng(5))], positions=[(100, 200)])
+    p = Pipeline(remember_roi=True)
+    first = p.decode(frame)
+    assert first.codes == [P] and p._roi is not None
+    second = p.decode(frame)
+    assert second.codes == [P] and len(second.tried) == 1  # the region alone was enough
+    third = p.decode(np.full_like(frame, 128))  # card gone: the region fails and is forgotten
+    assert third.codes == [] and p._roi is None
+
+
+def test_default_strategies_only_name_known_preparations() -> None:
+    f = Frame(np.zeros((64, 64, 3), np.uint8))
+    for s in DEFAULT_STRATEGIES:
+        assert f.image(s.channel, s.scale, s.prep).dtype == np.uint8
