@@ -70,9 +70,7 @@ def scan(args: argparse.Namespace) -> int:
         img = cv2.imread(p, cv2.IMREAD_COLOR)
         if img is None:
             _err(f"{p}: not an image file OpenCV can read (expected JPEG, PNG, ...)")
-            out[Path(p).name] = {"codes": [], "ms": None, "error": "not a readable image"}
             status = 2
-            continue
         frames.append((Path(p).name, img))
     if args.camera is not None:
         from kipukas_board.hardware.cameras_opencv import OpenCVCamera
@@ -90,6 +88,9 @@ def scan(args: argparse.Namespace) -> int:
         else:
             frames.append((f"camera {args.camera}", frame))
     for name, img in frames:
+        if img is None:
+            out[name] = {"codes": [], "ms": None, "error": "not a readable image"}
+            continue
         result = Pipeline().decode(img)
         out[name] = {"codes": result.codes, "ms": round(result.ms, 2)}
         if result.refused:
