@@ -6,8 +6,9 @@ but different ones fail on different frames, so the pipeline tries them in the o
 measured yield per millisecond (``kipukas-board bench-qr DIR --truth truth.json --strategies``
 prints that measurement) and stops:
 
-* once a strategy gave at least one valid Kipukas payload (a further ``sweep_ms`` of the very
-  cheap strategies still runs after it, so a second card in the same frame is usually caught), or
+* once a strategy gave at least one valid Kipukas payload; only the following strategies whose
+  expected costs fit in ``sweep_ms`` still run (the cheap zxing passes), so a second card in
+  the same frame is usually caught without paying for the slow ones; or
 * before a strategy whose expected cost would take the frame past ``budget_ms``.
 
 Only text that decoded *and* validates as a Kipukas payload is returned; everything else is
@@ -68,8 +69,8 @@ DEFAULT_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("zxing", "blue", 0.5, "clahe", 1.8),
     Strategy("zxing", "gray", 1.0, "clahe", 4.5),
     Strategy("pyzbar", "gray", 0.5, "none", 6.0),
-    Strategy("wechat", "gray", 0.75, "strong", 15.0),
     Strategy("pyzbar", "gray", 0.75, "sharp", 15.0),
+    Strategy("wechat", "gray", 0.75, "strong", 15.0),
     Strategy("wechat", "gray", 1.0, "sharp", 30.0),
 )
 
@@ -98,8 +99,8 @@ class Pipeline:
     dropped); ``decoders`` maps names to callables (tests inject fakes); ``clock`` returns seconds.
     """
 
-    def __init__(self, strategies: Sequence[Strategy] | None = None, budget_ms: float = 60.0,
-                 sweep_ms: float = 2.5, decoders: dict[str, Any] | None = None,
+    def __init__(self, strategies: Sequence[Strategy] | None = None, budget_ms: float = 80.0,
+                 sweep_ms: float = 4.0, decoders: dict[str, Any] | None = None,
                  remember_roi: bool = False, clock: Callable[[], float] = time.perf_counter) -> None:
         self.decoders = decoders if decoders is not None else available_decoders()
         if not self.decoders:
@@ -123,18 +124,20 @@ class Pipeline:
             if result.codes:
                 result.ms = (self.clock() - t0) * 1000
                 return result
-        found_at: float | None = None
+        sweep_left: float | None = None  # expected ms still allowed after the first good read
         for strat in self.strategies:
-            elapsed = (self.clock() - t0) * 1000
             expected = strat.cost_ms * size
-            if found_at is not None and (expected > self.sweep_ms or elapsed - found_at > self.sweep_ms):
-                continue
+            if sweep_left is not None:
+                if expected > sweep_left:
+                    continue
+                sweep_left -= expected
+            elapsed = (self.clock() - t0) * 1000
             if elapsed + expected > self.budget_ms:
                 result.over_budget = True
                 continue
             self._run(strat, frame, result, offset=(0, 0))
-            if result.codes and found_at is None:
-                found_at = (self.clock() - t0) * 1000
+            if result.codes and sweep_left is None:
+                sweep_left = self.sweep_ms
         result.ms = (self.clock() - t0) * 1000
         return result
 
