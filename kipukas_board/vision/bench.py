@@ -87,6 +87,7 @@ class Tally:
         return {"correct": self.correct, "wrong": self.wrong, "missed": self.missed,
                 "unverified": self.unverified,
                 "median_ms": round(statistics.median(self.ms), 2) if self.ms else None,
+                "mean_ms": round(statistics.fmean(self.ms), 2) if self.ms else None,
                 "p95_ms": round(percentile(self.ms, 95), 2) if self.ms else None,
                 "wrong_reads": self.wrong_reads}
 
@@ -144,9 +145,10 @@ def _strategy(s: Strategy, decoders: dict[str, Any]) -> Callable[[Any], list[str
 
 def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table, one row per method."""
-    head = f"{'method':<40} {'correct':>7} {'wrong':>5} {'missed':>6} {'unverif':>7} {'median ms':>9} {'p95 ms':>8}"
+    head = (f"{'method':<40} {'correct':>7} {'wrong':>5} {'missed':>6} {'unverif':>7} {'median ms':>9} "
+            f"{'p95 ms':>8} {'mean ms':>8}")
     lines = [f"{report['images']} images, {report['codes']} codes", head, "-" * len(head)]
     for m, t in report["methods"].items():
         lines.append(f"{m:<40} {t['correct']:>7} {t['wrong']:>5} {t['missed']:>6} {t['unverified']:>7} "
-                     f"{t['median_ms']:>9.2f} {t['p95_ms']:>8.2f}")
+                     f"{t['median_ms']:>9.2f} {t['p95_ms']:>8.2f} {t['mean_ms']:>8.2f}")
     return "\n".join(lines)

@@ -7,10 +7,12 @@ differ tenfold, so :mod:`kipukas_board.vision.pipeline` combines them:
   image); its local-average binariser copes with uneven light but it misses many textured codes.
 * ``pyzbar`` (ZBar through ctypes; needs the system library ``libzbar0``): slower (about 20 ms at
   1280x720, 5 ms at half size) and reads a different subset.
-* ``wechat`` (OpenCV's ``wechat_qrcode`` module, only in opencv-*contrib*; Debian's python3-opencv
-  builds it without it): the most robust alone, but it retries several binarisers on a frame where it
-  fails and can then take hundreds of milliseconds. Without its CNN model files (which we do not
-  ship) it uses its traditional detector.
+* ``wechat`` (OpenCV's ``wechat_qrcode`` module, only in the *contrib* build: pip
+  ``opencv-contrib-python-headless``, or on Debian bookworm / Raspberry Pi OS ``python3-opencv``
+  4.6, whose cv2 links ``libopencv-contrib406`` and exposes ``cv2.wechat_qrcode_WeChatQRCode``;
+  plain pip ``opencv-python`` lacks it): the most robust alone, but it retries several binarisers
+  on a frame where it fails and can then take hundreds of milliseconds. Without its CNN model
+  files (which we do not ship) it uses its traditional detector.
 
 Every decoder takes a 2-D uint8 (grey) or 3-channel BGR numpy array and returns :class:`Decoded`
 results: the text and the corner points in that image's pixel coordinates.
@@ -105,7 +107,8 @@ class WeChatDecoder:
             raise DecoderUnavailable(f"wechat needs OpenCV ({exc})") from exc
         if not hasattr(cv2, "wechat_qrcode_WeChatQRCode"):
             raise DecoderUnavailable("wechat needs OpenCV built with the contrib module wechat_qrcode "
-                                     "(pip opencv-contrib-python-headless; Debian's python3-opencv lacks it)")
+                                     "(apt python3-opencv on Debian bookworm, or pip opencv-contrib-python-headless; "
+                                     "plain opencv-python lacks it)")
         self._reader = cv2.wechat_qrcode_WeChatQRCode()
 
     def __call__(self, image: Any) -> list[Decoded]:
