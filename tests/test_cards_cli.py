@@ -119,3 +119,53 @@ def test_files_camera_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="holds no images"):
         build("cameras", "files", seat=1, path=str(tmp_path / "empty"))
+
+
+def _video(path: Path, frames: list[np.ndarray]) -> Path:
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (frames[0].shape[1], frames[0].shape[0]))
+    for f in frames:
+        w.write(f)
+    w.release()
+    return path
+
+
+def test_video_through_the_files_and_opencv_adapters(tmp_path: Path) -> None:
+    frame = place([qr_tile(P)], size=(360, 640))
+    video = _video(tmp_path / "seat.avi", [frame] * 3)
+    for adapter, opts in (("files", {"path": str(video)}), ("opencv", {"device": str(video)})):
+        cam = build("cameras", adapter, seat=2, **opts)
+        got = [cam.read() for _ in range(4)]
+        assert [g is not None for g in got] == [True, True, True, False], adapter
+        assert cam.health()["seat"] == 2 and cam.health()["frames"] == 3
+        cam.close()
+        assert cam.read() is None  # closed: no reopening
+
+
+def test_worker_keeps_retrying_a_failing_camera(tmp_path: Path) -> None:
+    class Flaky:
+        seat = 3
+        calls = 0
+
+        def read(self):
+            Flaky.calls += 1
+            if Flaky.calls < 3:
+                raise OSError("unplugged")
+            return None
+
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: None)
+    worker = CameraWorker(Flaky(), desk, interval_s=0.01, retry_s=0.01)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while Flaky.calls < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    worker.stop()
+    assert Flaky.calls >= 5 and worker.error is None
+
+
+def test_cameras_command_lists_seats(tmp_path: Path, capsys) -> None:
+    s = tmp_path / "settings.toml"
+    s.write_text('[[cameras]]\nadapter = "opencv"\nseat = 2\ndevice = 1\n\n[[cameras]]\nadapter = "files"\nseat = 1\n'
+                 'path = "caps"\n')
+    assert main(["cameras", "--settings", str(s)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["seat 1: files (path='caps')", "seat 2: opencv (device=1)"]
+    assert main(["cameras", "--settings", str(tmp_path / "absent.toml")]) == 2

@@ -54,9 +54,9 @@ def test_a_non_kipukas_code_is_refused_with_its_reason() -> None:
     assert "evil.example" in result.refused["https://evil.example/steal"]
 
 
-def test_an_empty_frame_gives_nothing() -> None:
+def test_a_frame_of_lava_texture_without_a_code_gives_nothing() -> None:
     rng = np.random.default_rng(0)
-    frame = noise(np.full((720, 1280, 3), 128, np.uint8), rng, 40)
+    frame = place([camouflage(np.full((300, 300, 3), (40, 190, 235), np.uint8), rng, 0.8)], size=(360, 640))
     result = Pipeline().decode(frame)
     assert result.codes == [] and result.refused == {}
 
@@ -146,7 +146,44 @@ def test_roi_from_the_last_hit_is_tried_first_on_a_camera() -> None:
     assert third.codes == [] and p._roi is None
 
 
+def test_heavy_strategies_run_at_most_once_per_interval_on_a_camera() -> None:
+    cheap, heavy = _Fake([]), _Fake([])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 20.0)]
+    now = [0.0]
+    p = Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}, heavy_interval_s=1.0, clock=lambda: now[0])
+    frame = place([qr_tile(P)])
+    for t in (0.0, 0.1, 0.5, 0.99, 1.0, 1.5, 2.2):
+        now[0] = t
+        p.decode(frame)
+    assert cheap.calls == 7 and heavy.calls == 3  # at 0.0, 1.0 and 2.2
+    assert Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}).heavy_interval_s is None
+
+
 def test_default_strategies_only_name_known_preparations() -> None:
     f = Frame(np.zeros((64, 64, 3), np.uint8))
     for s in DEFAULT_STRATEGIES:
         assert f.image(s.channel, s.scale, s.prep).dtype == np.uint8
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kipukas_board.cards.payload import PayloadError, parse_payload  # noqa: E402
+
+
+def _is_kipukas(text: str) -> bool:
+    try:
+        parse_payload(text)
+    except PayloadError:
+        return False
+    return True
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=40))
+def test_qr_codes_with_other_payloads_are_never_returned(text: str) -> None:
+    """Real QR images of arbitrary text: the pipeline returns them only if they are Kipukas payloads."""
+    result = Pipeline().decode(place([qr_tile(text, px=6)], size=(360, 640)))
+    assert all(_is_kipukas(c) for c in result.codes)
+    if not _is_kipukas(text):
+        assert result.codes == []

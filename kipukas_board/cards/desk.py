@@ -86,7 +86,7 @@ class CardDesk:
                 if self._pipeline_factory is None:
                     from kipukas_board.vision.pipeline import Pipeline
 
-                    self._pipelines[seat] = Pipeline()
+                    self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=1.0)
                 else:
                     self._pipelines[seat] = self._pipeline_factory()
             return self._pipelines[seat]
@@ -113,14 +113,16 @@ class CardDesk:
 class CameraWorker:
     """A thread that reads one seat's camera and hands each frame to the desk.
 
-    It sleeps ``interval_s`` when the camera has no frame, and stops on :meth:`stop` or when the
-    camera raises (the error is kept for the health report).
+    It sleeps ``interval_s`` when the camera has no frame. When the camera raises (unplugged,
+    busy) the error is kept for the health report and the worker tries again after ``retry_s``,
+    so a camera plugged in late still starts working. It stops on :meth:`stop`.
     """
 
-    def __init__(self, camera: Any, desk: CardDesk, interval_s: float = 0.05) -> None:
+    def __init__(self, camera: Any, desk: CardDesk, interval_s: float = 0.05, retry_s: float = 2.0) -> None:
         self.camera = camera
         self.desk = desk
         self.interval_s = interval_s
+        self.retry_s = retry_s
         self.frames = 0
         self.error: str | None = None
         self._stop = threading.Event()
@@ -139,9 +141,13 @@ class CameraWorker:
             try:
                 frame = self.camera.read()
             except Exception as exc:
+                if self.error is None:
+                    log.warning("camera for seat %s failed: %s (retrying every %.0f s)",
+                                self.camera.seat, exc, self.retry_s)
                 self.error = f"camera for seat {self.camera.seat} failed: {exc}"
-                log.exception("camera for seat %s failed", self.camera.seat)
-                return
+                self._stop.wait(self.retry_s)
+                continue
+            self.error = None
             if frame is None:
                 self._stop.wait(self.interval_s)
                 continue

@@ -4,6 +4,7 @@
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
+    kipukas-board cameras [--settings FILE]               # which camera serves which seat
 
 ``scan`` decodes each image on its own, single-threaded, with a fresh pipeline (no state carried
 between images) and prints what it read; with ``--json`` the last line is
@@ -48,6 +49,11 @@ def register(sub: Any) -> None:
     cs.add_argument("code")
     cs.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
     cs.set_defaults(func=catalog_show)
+
+
+    cam = sub.add_parser("cameras", help="list the configured cameras and the seat each one serves")
+    cam.add_argument("--settings", type=Path, help="settings file (default $KIPUKAS_SETTINGS or the system one)")
+    cam.set_defaults(func=cameras)
 
 
 def _err(msg: str) -> None:
@@ -147,4 +153,26 @@ def catalog_show(args: argparse.Namespace) -> int:
         return 1
     finally:
         cat.close()
+    return 0
+
+
+def cameras(args: argparse.Namespace) -> int:
+    from kipukas_board.commands.run import settings_path
+    from kipukas_board.settings import SettingsError, load_settings
+
+    path = settings_path(args.settings)
+    if path is not None and not path.exists():
+        _err(f"settings file {path} does not exist")
+        return 2
+    try:
+        settings = load_settings(path)
+    except SettingsError as exc:
+        _err(f"{exc.path}: " + "; ".join(exc.problems))
+        return 2
+    if not settings.cameras:
+        print(f"no cameras configured ({path or 'default settings'}); add [[cameras]] sections with a seat")
+        return 0
+    for c in sorted(settings.cameras, key=lambda c: c.options.get("seat", 0)):
+        opts = ", ".join(f"{k}={v!r}" for k, v in c.options.items() if k != "seat")
+        print(f"seat {c.options.get('seat', '?')}: {c.adapter}" + (f" ({opts})" if opts else ""))
     return 0

@@ -80,6 +80,8 @@ class FileCamera(Camera):
         return frame
 
     def close(self) -> None:
+        self._next = len(self._files)
+        self.loop = False
         if self._video is not None:
             self._video.release()
 

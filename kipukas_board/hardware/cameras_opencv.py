@@ -12,13 +12,19 @@ Example settings (``settings.toml``)::
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from kipukas_board.hardware.cameras import Camera
 
 
 class OpenCVCamera(Camera):
-    """Frames (BGR) from ``cv2.VideoCapture(device)``; opened lazily on the first read."""
+    """Frames (BGR) from ``cv2.VideoCapture(device)``; opened lazily on the first read.
+
+    :meth:`read` and :meth:`close` may be called from different threads (the camera worker reads,
+    the board's shutdown closes): a close waits for a read in progress, and after it ``read``
+    returns None instead of reopening the device.
+    """
 
     def __init__(self, seat: int = 1, device: int | str = 0, width: int = 1280, height: int = 720,
                  **_options: Any) -> None:
@@ -29,6 +35,8 @@ class OpenCVCamera(Camera):
         self.device = device
         self.width, self.height = width, height
         self._cap: Any = None
+        self._lock = threading.Lock()
+        self._closed = False
         self.frames = 0
         self.error: str | None = None
 
@@ -44,9 +52,12 @@ class OpenCVCamera(Camera):
         return cap
 
     def read(self) -> Any | None:
-        if self._cap is None:
-            self._cap = self._open()
-        ok, frame = self._cap.read()
+        with self._lock:
+            if self._closed:
+                return None
+            if self._cap is None:
+                self._cap = self._open()
+            ok, frame = self._cap.read()
         if not ok:
             self.error = f"camera {self.device!r} for seat {self.seat} gave no frame"
             return None
@@ -55,9 +66,11 @@ class OpenCVCamera(Camera):
         return frame
 
     def close(self) -> None:
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+        with self._lock:
+            self._closed = True
+            if self._cap is not None:
+                self._cap.release()
+                self._cap = None
 
     def health(self) -> dict[str, Any]:
         return {"adapter": "opencv", "ok": self.error is None, "seat": self.seat, "device": str(self.device),

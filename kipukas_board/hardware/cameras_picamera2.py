@@ -17,6 +17,7 @@ Example settings (``settings.toml``)::
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from kipukas_board.hardware.cameras import Camera
@@ -33,6 +34,8 @@ class Picamera2Camera(Camera):
         self.camera_num = camera_num
         self.frames = 0
         self.error: str | None = None
+        self._lock = threading.Lock()  # read (worker thread) and close (shutdown) never overlap
+        self._closed = False
         self._cam = Picamera2(camera_num)
         config = self._cam.create_video_configuration(main={"size": (width, height), "format": "RGB888"})
         self._cam.configure(config)
@@ -40,7 +43,10 @@ class Picamera2Camera(Camera):
 
     def read(self) -> Any | None:
         try:
-            frame = self._cam.capture_array("main")
+            with self._lock:
+                if self._closed:
+                    return None
+                frame = self._cam.capture_array("main")
         except Exception as exc:
             self.error = f"camera {self.camera_num} for seat {self.seat}: {exc}"
             return None
@@ -49,10 +55,14 @@ class Picamera2Camera(Camera):
         return frame
 
     def close(self) -> None:
-        try:
-            self._cam.stop()
-        finally:
-            self._cam.close()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._cam.stop()
+            finally:
+                self._cam.close()
 
     def health(self) -> dict[str, Any]:
         return {"adapter": "picamera2", "ok": self.error is None, "seat": self.seat,

@@ -16,7 +16,10 @@ listed in ``refused`` with the reason (a decoder's output is never corrected or 
 
 On a camera (``remember_roi=True``) the pipeline also remembers where the last code was and first
 tries the strategy that read it on that region alone, which is several times cheaper while a card
-is held still.
+is held still. A camera sees no card most of the time, and on such frames WeChat spends 80-160 ms
+(seconds on sensor noise) finding nothing; with ``heavy_interval_s`` the heavy strategies (expected
+cost of ``heavy_ms`` or more) run at most once per that interval per camera, so an idle seat costs
+only the cheap passes while a held card still meets every strategy within a second.
 
 Example::
 
@@ -101,7 +104,8 @@ class Pipeline:
 
     def __init__(self, strategies: Sequence[Strategy] | None = None, budget_ms: float = 80.0,
                  sweep_ms: float = 4.0, decoders: dict[str, Any] | None = None,
-                 remember_roi: bool = False, clock: Callable[[], float] = time.perf_counter) -> None:
+                 remember_roi: bool = False, heavy_interval_s: float | None = None, heavy_ms: float = 10.0,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.decoders = decoders if decoders is not None else available_decoders()
         if not self.decoders:
             raise RuntimeError("no QR decoder is installed (pip install 'kipukas-board[vision]')")
@@ -110,7 +114,10 @@ class Pipeline:
         self.budget_ms = budget_ms
         self.sweep_ms = sweep_ms
         self.remember_roi = remember_roi
+        self.heavy_interval_s = heavy_interval_s
+        self.heavy_ms = heavy_ms
         self.clock = clock
+        self._last_heavy: float | None = None
         self._roi: tuple[Strategy, tuple[int, int, int, int]] | None = None
 
     def decode(self, image: Any) -> DecodeResult:
@@ -125,8 +132,15 @@ class Pipeline:
                 result.ms = (self.clock() - t0) * 1000
                 return result
         sweep_left: float | None = None  # expected ms still allowed after the first good read
+        heavy_ok = (self.heavy_interval_s is None or self._last_heavy is None
+                    or t0 - self._last_heavy >= self.heavy_interval_s)
         for strat in self.strategies:
             expected = strat.cost_ms * size
+            if strat.cost_ms >= self.heavy_ms:
+                if not heavy_ok:
+                    result.over_budget = True
+                    continue
+                self._last_heavy = t0
             if sweep_left is not None:
                 if expected > sweep_left:
                     continue
