@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.settings import default_data_dir
+from kipukas_board.vision.bench import VARIANTS
 
 
 def register(sub: Any) -> None:
@@ -36,6 +37,9 @@ def register(sub: Any) -> None:
     b.add_argument("dir", type=Path, help="folder of captures")
     b.add_argument("--truth", type=Path, required=True, help='truth file: {"images": {"<name>": {"codes": [...]}}}')
     b.add_argument("--strategies", action="store_true", help="also measure each pipeline strategy alone")
+    b.add_argument("--variant", choices=VARIANTS, default="none",
+                   help="alter every capture first (mirror, dim, jpeg35, 640x360, rot90, blur) to check "
+                        "the pipeline on captures unlike the ones it was ordered on")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     b.set_defaults(func=bench)
 
@@ -115,7 +119,7 @@ def bench(args: argparse.Namespace) -> int:
     from kipukas_board.vision.bench import BenchError, format_table, run_bench
 
     try:
-        report = run_bench(args.dir, args.truth, strategies=args.strategies,
+        report = run_bench(args.dir, args.truth, strategies=args.strategies, variant=args.variant,
                            progress=None if args.json else lambda n: print(f"  {n}", file=sys.stderr))
     except BenchError as exc:
         _err(str(exc))

@@ -103,13 +103,37 @@ def _alone(name: str, dec: Any) -> Callable[[Any], list[str]]:
     return run
 
 
-def run_bench(folder: str | Path, truth_path: str | Path, strategies: bool = False,
+def _variants() -> dict[str, Callable[[Any], Any]]:
+    """Ways to turn the captures we have into captures we do not have (checks for over-fitting)."""
+    import cv2
+    import numpy as np
+
+    def jpeg(img: Any, q: int = 35) -> Any:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+    return {
+        "none": lambda img: img,
+        "mirror": lambda img: cv2.flip(img, 1),              # a front camera that mirrors
+        "dim": lambda img: (img.astype(np.float32) * 0.55).astype(np.uint8),  # a darker room
+        "jpeg35": jpeg,                                        # a cheap camera's compression
+        "640x360": lambda img: cv2.resize(img, (640, 360), interpolation=cv2.INTER_AREA),  # a lower resolution
+        "rot90": lambda img: cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE),  # a camera mounted sideways
+        "blur": lambda img: cv2.GaussianBlur(img, (0, 0), 1.2),  # worse focus
+    }
+
+
+VARIANTS = ("none", "mirror", "dim", "jpeg35", "640x360", "rot90", "blur")
+
+
+def run_bench(folder: str | Path, truth_path: str | Path, strategies: bool = False, variant: str = "none",
               pipeline_factory: Callable[[], Pipeline] | None = None,
               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Benchmark every available decoder alone and the pipeline; optionally each strategy alone."""
     import cv2
 
     cv2.setNumThreads(1)
+    transform = _variants()[variant]
     folder = Path(folder)
     truth = load_truth(truth_path)
     missing = [n for n in truth if not (folder / n).is_file()]
@@ -128,13 +152,14 @@ def run_bench(folder: str | Path, truth_path: str | Path, strategies: bool = Fal
         bgr = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
         if bgr is None:
             raise BenchError(f"{folder / name}: not an image OpenCV can read")
+        bgr = transform(bgr)
         for m, fn in methods.items():
             t0 = time.perf_counter()
             codes = fn(bgr)
             tallies[m].add(name, truth[name], codes, (time.perf_counter() - t0) * 1000)
         if progress:
             progress(name)
-    return {"images": len(truth), "codes": sum(len(c) for c in truth.values()),
+    return {"images": len(truth), "codes": sum(len(c) for c in truth.values()), "variant": variant,
             "methods": {m: t.to_json() for m, t in tallies.items()}}
 
 
@@ -147,7 +172,8 @@ def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table, one row per method."""
     head = (f"{'method':<40} {'correct':>7} {'wrong':>5} {'missed':>6} {'unverif':>7} {'median ms':>9} "
             f"{'p95 ms':>8} {'mean ms':>8}")
-    lines = [f"{report['images']} images, {report['codes']} codes", head, "-" * len(head)]
+    lines = [f"{report['images']} images, {report['codes']} codes, variant {report.get('variant', 'none')}",
+             head, "-" * len(head)]
     for m, t in report["methods"].items():
         lines.append(f"{m:<40} {t['correct']:>7} {t['wrong']:>5} {t['missed']:>6} {t['unverified']:>7} "
                      f"{t['median_ms']:>9.2f} {t['p95_ms']:>8.2f} {t['mean_ms']:>8.2f}")

@@ -41,8 +41,11 @@ from kipukas_board.cards.payload import PayloadError, parse_payload
 from kipukas_board.vision.decoders import Decoded, available_decoders
 from kipukas_board.vision.preprocess import Frame
 
-#: Frame size the expected costs below were measured at.
-REFERENCE_PIXELS = 1280 * 720
+#: Frame width the strategies' scales and expected costs refer to. A strategy's ``scale`` is applied
+#: to a 1280-pixel-wide frame; other frames are scaled to the same working width (a 640x360 frame
+#: gets ``scale * 2``), so the code's module size in the working image, which is what decides
+#: whether a decoder reads it, does not depend on the camera's resolution.
+REFERENCE_WIDTH = 1280
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,6 @@ class Pipeline:
         t0 = self.clock()
         frame = Frame(image)
         result = DecodeResult()
-        size = frame.shape[0] * frame.shape[1] / REFERENCE_PIXELS
         if self.remember_roi and self._roi is not None:
             self._try_roi(frame, result)
             if result.codes:
@@ -135,7 +137,7 @@ class Pipeline:
         heavy_ok = (self.heavy_interval_s is None or self._last_heavy is None
                     or t0 - self._last_heavy >= self.heavy_interval_s)
         for strat in self.strategies:
-            expected = strat.cost_ms * size
+            expected = strat.cost_ms  # same working size whatever the camera's resolution
             if strat.cost_ms >= self.heavy_ms:
                 if not heavy_ok:
                     result.over_budget = True
@@ -158,7 +160,8 @@ class Pipeline:
     # -- internals -------------------------------------------------------------------------------
     def _run(self, strat: Strategy, frame: Frame, result: DecodeResult, offset: tuple[int, int],
              image: Any = None) -> None:
-        img = frame.image(strat.channel, strat.scale, strat.prep) if image is None else image
+        s = _working_scale(strat.scale, frame)
+        img = frame.image(strat.channel, s, strat.prep) if image is None else image
         result.tried.append(strat.name)
         try:
             found: list[Decoded] = self.decoders[strat.decoder](img)
@@ -176,7 +179,6 @@ class Pipeline:
                 result.codes.append(d.text)
                 pts = None
                 if d.points:
-                    s = strat.scale
                     pts = tuple((x / s + offset[0], y / s + offset[1]) for x, y in d.points)
                 result.points[d.text] = pts
                 if self.remember_roi and pts:
@@ -185,15 +187,20 @@ class Pipeline:
     def _try_roi(self, frame: Frame, result: DecodeResult) -> None:
         assert self._roi is not None
         strat, (x0, y0, x1, y1) = self._roi
-        s = strat.scale
+        s = _working_scale(strat.scale, frame)
         img = frame.image(strat.channel, s, strat.prep)
         crop = img[int(y0 * s):int(y1 * s), int(x0 * s):int(x1 * s)]
         if crop.shape[0] < 21 or crop.shape[1] < 21:
             return
-        self._run(Strategy(strat.decoder, strat.channel, s, strat.prep, 0.0), frame, result,
+        self._run(Strategy(strat.decoder, strat.channel, strat.scale, strat.prep, 0.0), frame, result,
                   offset=(x0, y0), image=crop)
         if not result.codes:
             self._roi = None
+
+
+def _working_scale(scale: float, frame: Frame) -> float:
+    """``scale`` (meant for a 1280-wide frame) for this frame, rounded so preparations are shared."""
+    return round(scale * REFERENCE_WIDTH / frame.shape[1], 4)
 
 
 def _box(points: Sequence[tuple[float, float]], shape: tuple[int, int]) -> tuple[int, int, int, int]:

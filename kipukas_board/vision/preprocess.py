@@ -90,6 +90,8 @@ class Frame:
         return self._cache[key]
 
     def scaled(self, name: str, scale: float) -> Any:
+        if scale == 1.0:
+            return self.channel(name)
         key = (name, scale, "none")
         if key not in self._cache:
             cv2 = _cv2()
