@@ -187,3 +187,13 @@ def test_qr_codes_with_other_payloads_are_never_returned(text: str) -> None:
     assert all(_is_kipukas(c) for c in result.codes)
     if not _is_kipukas(text):
         assert result.codes == []
+
+
+def test_working_size_does_not_depend_on_resolution_or_orientation() -> None:
+    from kipukas_board.vision.pipeline import _working_scale
+
+    assert _working_scale(0.5, Frame(np.zeros((720, 1280, 3), np.uint8))) == 0.5
+    assert _working_scale(0.5, Frame(np.zeros((1280, 720, 3), np.uint8))) == 0.5
+    assert _working_scale(0.5, Frame(np.zeros((360, 640, 3), np.uint8))) == 1.0
+    small = place([camouflage(qr_tile(P, px=5), np.random.default_rng(2))], size=(360, 640))
+    assert Pipeline().decode(small).codes == [P]

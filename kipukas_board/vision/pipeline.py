@@ -41,11 +41,12 @@ from kipukas_board.cards.payload import PayloadError, parse_payload
 from kipukas_board.vision.decoders import Decoded, available_decoders
 from kipukas_board.vision.preprocess import Frame
 
-#: Frame width the strategies' scales and expected costs refer to. A strategy's ``scale`` is applied
-#: to a 1280-pixel-wide frame; other frames are scaled to the same working width (a 640x360 frame
-#: gets ``scale * 2``), so the code's module size in the working image, which is what decides
-#: whether a decoder reads it, does not depend on the camera's resolution.
-REFERENCE_WIDTH = 1280
+#: Frame size (longer side) the strategies' scales and expected costs refer to. A strategy's
+#: ``scale`` is applied to a frame whose longer side is 1280 pixels; other frames are scaled to the
+#: same working size (a 640x360 frame gets ``scale * 2``), so the code's module size in the working
+#: image, which is what decides whether a decoder reads it, does not depend on the camera's
+#: resolution or orientation.
+REFERENCE_SIDE = 1280
 
 
 @dataclass(frozen=True)
@@ -199,8 +200,9 @@ class Pipeline:
 
 
 def _working_scale(scale: float, frame: Frame) -> float:
-    """``scale`` (meant for a 1280-wide frame) for this frame, rounded so preparations are shared."""
-    return round(scale * REFERENCE_WIDTH / frame.shape[1], 4)
+    """``scale`` (meant for a frame 1280 pixels on its longer side) for this frame, rounded so
+    preparations are shared."""
+    return round(scale * REFERENCE_SIDE / max(frame.shape), 4)
 
 
 def _box(points: Sequence[tuple[float, float]], shape: tuple[int, int]) -> tuple[int, int, int, int]:
