@@ -169,3 +169,13 @@ def test_cameras_command_lists_seats(tmp_path: Path, capsys) -> None:
     assert main(["cameras", "--settings", str(s)]) == 0
     assert capsys.readouterr().out.splitlines() == ["seat 1: files (path='caps')", "seat 2: opencv (device=1)"]
     assert main(["cameras", "--settings", str(tmp_path / "absent.toml")]) == 2
+
+
+def test_desk_counts_refused_codes_from_frames(tmp_path: Path) -> None:
+    submitted = []
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: submitted.append(e))
+    frame = place([qr_tile("https://evil.example/x"), qr_tile(P)], positions=[(100, 100), (100, 700)])
+    events = desk.on_frame(4, frame)
+    assert [e["code"] for e in events] == ["RrDC"] and submitted == events
+    assert desk.counter.to_json() == {"accepted": 1, "refused": {"other host": 1}}
+    assert desk.on_frame(4, frame) == []  # still held: no new event

@@ -99,8 +99,8 @@ class CardDesk:
             p = self.counter.check(text)
             if p is not None:
                 payloads.append(p)
-        for reason in result.refused.values():
-            self.counter.refused[reason] += 1
+        for text in result.refused:  # counted by reason, once per frame that read it
+            self.counter.check(text)
         events = [self.event_for(pres, source) for pres in self.sessions.observe(seat, payloads, self.clock())]
         for e in events:
             self.submit(e, wait=False)

@@ -88,6 +88,7 @@ class DecodeResult:
 
     codes: list[str] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
     ms: float = 0.0
     tried: list[str] = field(default_factory=list)
     hits: dict[str, list[str]] = field(default_factory=dict)
@@ -95,7 +96,7 @@ class DecodeResult:
     over_budget: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"codes": self.codes, "ms": round(self.ms, 2), "refused": self.refused,
+        return {"codes": self.codes, "ms": round(self.ms, 2), "refused": self.refused, "errors": self.errors,
                 "tried": self.tried, "hits": self.hits}
 
 
@@ -167,7 +168,7 @@ class Pipeline:
         try:
             found: list[Decoded] = self.decoders[strat.decoder](img)
         except Exception as exc:  # a decoder crash on one frame must not stop the camera
-            result.refused[f"<{strat.name} failed>"] = f"decoder error: {exc}"
+            result.errors.append(f"{strat.name} failed: {exc}")
             return
         for d in found:
             try:
