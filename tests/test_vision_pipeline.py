@@ -137,13 +137,25 @@ def test_a_crashing_decoder_is_reported_not_raised() -> None:
 
 def test_roi_from_the_last_hit_is_tried_first_on_a_camera() -> None:
     frame = place([camouflage(qr_tile(P), np.random.default_rng(5))], positions=[(100, 200)])
-    p = Pipeline(remember_roi=True)
+    p = Pipeline(remember_roi=True, full_every_s=60.0)
     first = p.decode(frame)
     assert first.codes == [P] and p._roi is not None
     second = p.decode(frame)
     assert second.codes == [P] and len(second.tried) == 1  # the region alone was enough
     third = p.decode(np.full_like(frame, 128))  # card gone: the region fails and is forgotten
     assert third.codes == [] and p._roi is None
+
+
+def test_a_full_pass_still_runs_now_and_then_to_catch_a_second_card() -> None:
+    one = place([qr_tile(P)], positions=[(100, 100)])
+    both = place([qr_tile(P), qr_tile(Q)], positions=[(100, 100), (100, 700)])
+    now = [0.0]
+    p = Pipeline(remember_roi=True, full_every_s=0.5, clock=lambda: now[0])
+    assert p.decode(one).codes == [P]
+    now[0] = 0.2
+    assert p.decode(both).codes == [P]  # the region of the first card was enough
+    now[0] = 0.6
+    assert sorted(p.decode(both).codes) == sorted([P, Q])  # a full pass is due
 
 
 def test_heavy_strategies_run_at_most_once_per_interval_on_a_camera() -> None:

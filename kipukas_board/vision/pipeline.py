@@ -16,8 +16,9 @@ listed in ``refused`` with the reason (a decoder's output is never corrected or 
 
 On a camera (``remember_roi=True``) the pipeline also remembers where the last code was and first
 tries the strategy that read it on that region alone, which is several times cheaper while a card
-is held still. A camera sees no card most of the time, and on such frames WeChat spends 80-160 ms
-(seconds on sensor noise) finding nothing; with ``heavy_interval_s`` the heavy strategies (expected
+is held still; a full pass still runs every ``full_every_s`` so a second card is not missed.
+A camera sees no card most of the time, and on such frames WeChat spends 80-160 ms (seconds on
+sensor noise) finding nothing; with ``heavy_interval_s`` the heavy strategies (expected
 cost of ``heavy_ms`` or more) run at most once per that interval per camera, so an idle seat costs
 only the cheap passes while a held card still meets every strategy within a second.
 
@@ -111,7 +112,8 @@ class Pipeline:
 
     def __init__(self, strategies: Sequence[Strategy] | None = None, budget_ms: float = 80.0,
                  sweep_ms: float = 4.0, decoders: dict[str, Any] | None = None,
-                 remember_roi: bool = False, heavy_interval_s: float | None = None, heavy_ms: float = 10.0,
+                 remember_roi: bool = False, full_every_s: float = 0.5,
+                 heavy_interval_s: float | None = None, heavy_ms: float = 10.0,
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self.decoders = decoders if decoders is not None else available_decoders()
         if not self.decoders:
@@ -121,6 +123,8 @@ class Pipeline:
         self.budget_ms = budget_ms
         self.sweep_ms = sweep_ms
         self.remember_roi = remember_roi
+        self.full_every_s = full_every_s
+        self._last_full: float | None = None
         self.heavy_interval_s = heavy_interval_s
         self.heavy_ms = heavy_ms
         self.clock = clock
@@ -134,9 +138,11 @@ class Pipeline:
         result = DecodeResult()
         if self.remember_roi and self._roi is not None:
             self._try_roi(frame, result)
-            if result.codes:
+            recent_full = self._last_full is not None and t0 - self._last_full < self.full_every_s
+            if result.codes and recent_full:
                 result.ms = (self.clock() - t0) * 1000
                 return result
+        self._last_full = t0
         sweep_left: float | None = None  # expected ms still allowed after the first good read
         heavy_ok = (self.heavy_interval_s is None or self._last_heavy is None
                     or t0 - self._last_heavy >= self.heavy_interval_s)
@@ -189,15 +195,17 @@ class Pipeline:
                     self._roi = (strat, _box(pts, frame.shape))
 
     def _try_roi(self, frame: Frame, result: DecodeResult) -> None:
+        """The last hit's strategy on the last hit's region only (prepared from the crop: cheaper)."""
         assert self._roi is not None
         strat, (x0, y0, x1, y1) = self._roi
+        sub = frame.bgr[y0:y1, x0:x1]
         s = _working_scale(strat.scale, frame)
-        img = frame.image(strat.channel, s, strat.prep)
-        crop = img[int(y0 * s):int(y1 * s), int(x0 * s):int(x1 * s)]
-        if crop.shape[0] < 21 or crop.shape[1] < 21:
+        if min(sub.shape[0], sub.shape[1]) * s < 21:
+            self._roi = None
             return
+        img = Frame(sub).image(strat.channel, s, strat.prep)
         self._run(Strategy(strat.decoder, strat.channel, strat.scale, strat.prep, 0.0), frame, result,
-                  offset=(x0, y0), image=crop)
+                  offset=(x0, y0), image=img)
         if not result.codes:
             self._roi = None
 
