@@ -179,3 +179,9 @@ def test_desk_counts_refused_codes_from_frames(tmp_path: Path) -> None:
     assert [e["code"] for e in events] == ["RrDC"] and submitted == events
     assert desk.counter.to_json() == {"accepted": 1, "refused": {"other host": 1}}
     assert desk.on_frame(4, frame) == []  # still held: no new event
+
+
+def test_bench_qr_live_mode(captures: Path, capsys) -> None:
+    assert main(["bench-qr", str(captures), "--truth", str(captures / "truth.json"), "--live", "3", "--json"]) == 0
+    live = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["live"]
+    assert live["frames"] == 9 and live["frames_read"] == 6  # none.png's code is absent from the image

@@ -40,6 +40,8 @@ def register(sub: Any) -> None:
     b.add_argument("--variant", choices=VARIANTS, default="none",
                    help="alter every capture first (mirror, dim, jpeg35, 640x360, rot90, blur) to check "
                         "the pipeline on captures unlike the ones it was ordered on")
+    b.add_argument("--live", type=int, metavar="N", default=0,
+                   help="also hold each capture before a simulated camera for N frames (camera-mode pipeline)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     b.set_defaults(func=bench)
 
@@ -116,7 +118,7 @@ def scan(args: argparse.Namespace) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from kipukas_board.vision.bench import BenchError, format_table, run_bench
+    from kipukas_board.vision.bench import BenchError, format_table, run_bench, run_live
 
     try:
         report = run_bench(args.dir, args.truth, strategies=args.strategies, variant=args.variant,
@@ -125,6 +127,12 @@ def bench(args: argparse.Namespace) -> int:
         _err(str(exc))
         return 2
     print(format_table(report))
+    if args.live > 0:
+        live = run_live(args.dir, args.truth, args.live, variant=args.variant)
+        report["live"] = live
+        print(f"camera mode, each capture held for {args.live} frames: {live['frames_read']}/{live['frames']} "
+              f"frames read; per frame median {live['median_ms']:.2f} ms, mean {live['mean_ms']:.2f} ms, "
+              f"p95 {live['p95_ms']:.2f} ms")
     if args.json:
         print(json.dumps(report))
     return 0

@@ -163,6 +163,35 @@ def run_bench(folder: str | Path, truth_path: str | Path, strategies: bool = Fal
             "methods": {m: t.to_json() for m, t in tallies.items()}}
 
 
+def run_live(folder: str | Path, truth_path: str | Path, frames: int, variant: str = "none") -> dict[str, Any]:
+    """Each capture held before a camera for ``frames`` frames: the camera-mode pipeline (region of
+    interest, heavy strategies at most once a second) per image; frames read and ms per frame."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    transform = _variants()[variant]
+    truth = load_truth(truth_path)
+    decoders = available_decoders()
+    per_frame: list[float] = []
+    read = total = 0
+    for name in sorted(truth):
+        if not truth[name]:
+            continue
+        bgr = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+        if bgr is None:
+            raise BenchError(f"{Path(folder) / name}: not an image OpenCV can read")
+        bgr = transform(bgr)
+        pipe = Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0)
+        for _ in range(frames):
+            t0 = time.perf_counter()
+            codes = pipe.decode(bgr).codes
+            per_frame.append((time.perf_counter() - t0) * 1000)
+            total += 1
+            read += bool(set(codes) & set(truth[name]))
+    return {"frames": total, "frames_read": read, "median_ms": round(statistics.median(per_frame), 2),
+            "mean_ms": round(statistics.fmean(per_frame), 2), "p95_ms": round(percentile(per_frame, 95), 2)}
+
+
 def _strategy(s: Strategy, decoders: dict[str, Any]) -> Callable[[Any], list[str]]:
     one = Pipeline(strategies=[s], budget_ms=1e9, decoders=decoders)
     return lambda bgr: one.decode(bgr).codes
