@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "kipukas_board.commands.maps",
     # rules (issue 3)
     # card scanning (issue 4)
+    "kipukas_board.commands.cards",
     # stand sensing (issue 5)
     "kipukas_board.commands.sensors",
     # lighting and voice (issue 6)

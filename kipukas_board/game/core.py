@@ -69,4 +69,5 @@ def _on_stand(state: GameState, event: Event, dice: Any) -> tuple[GameState, lis
 _HANDLERS = {
     "stand": _on_stand,
     "map": _on_map,
+    "card": __import__("kipukas_board.game.cards", fromlist=["apply_card"]).apply_card,  # card scanning (issue 4)
 }

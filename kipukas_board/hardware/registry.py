@@ -34,6 +34,9 @@ ADAPTERS: dict[str, dict[str, str]] = {
     "cameras": {
         "sim": "kipukas_board.hardware.cameras:SimulatedCamera",
         # card scanning (issue 4)
+        "files": "kipukas_board.hardware.cameras_files:FileCamera",
+        "opencv": "kipukas_board.hardware.cameras_opencv:OpenCVCamera",
+        "picamera2": "kipukas_board.hardware.cameras_picamera2:Picamera2Camera",
     },
     "voice": {
         "silent": "kipukas_board.hardware.voice:SilentVoice",

@@ -1,0 +1,244 @@
+"""The card catalog: every card design by its code, kept in SQLite in the board's data directory.
+
+Card data is updated after sale, so a board does not ship a catalog; it imports one in the JSON
+format of the official snapshot (a list of objects, each with ``code``, ``slug``, ``title``,
+``type``, ``movement``, ``injury_tolerance``, ``keal_means`` ...). An import is all-or-nothing:
+every record is checked first, every problem is reported by record index and field, and only a
+fully valid catalog replaces the old one, in one transaction.
+
+Example::
+
+    >>> from kipukas_board.cards.catalog import Catalog
+    >>> cat = Catalog.in_dir("/tmp/kb")                             # doctest: +SKIP
+    >>> cat.import_records(json.load(open("cards.json")))           # doctest: +SKIP
+    56
+    >>> cat.card("RrDC")["title"]                                   # doctest: +SKIP
+    'Allele Sect Explorer'
+    >>> cat.card("ZZZZ")                                            # doctest: +SKIP
+    UnknownCard: unknown card ZZZZ
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.cards.payload import CODE_RE, CardPayload
+
+CATALOG_FILE = "cards.sqlite"
+#: Largest catalog accepted (the real one is about 100 kB).
+MAX_CATALOG_BYTES = 5 * 1024 * 1024
+URL_TIMEOUT_S = 15.0
+
+_STR, _OPT_STR, _INT, _OPT_INT = "a string", "a string or null", "an integer", "an integer or null"
+#: Field → what it must be. Fields not named here are kept as they are.
+FIELDS: dict[str, str] = {
+    "code": _STR, "slug": _STR, "title": _STR, "type": _STR,
+    "variation": _OPT_STR, "genetic_disposition": _OPT_STR, "motivation": _OPT_STR, "habitat": _OPT_STR,
+    "injury_tolerance": _INT, "movement": _INT, "tamability": _OPT_INT,
+    "die": _OPT_STR, "brawl_sequence": _OPT_STR, "scarcity": _OPT_STR, "tags": _OPT_STR,
+    "description": _OPT_STR, "play_style": _OPT_STR, "url": _OPT_STR,
+}
+REQUIRED = ("code", "slug", "title", "type", "injury_tolerance", "movement", "keal_means")
+
+
+class CatalogError(ValueError):
+    """A catalog that cannot be imported; ``problems`` lists each one (record index and field)."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        shown = "\n".join(f"  - {p}" for p in problems[:50])
+        more = f"\n  ... and {len(problems) - 50} more" if len(problems) > 50 else ""
+        super().__init__(f"{source}: catalog not imported, {len(problems)} problem(s):\n{shown}{more}")
+        self.source = source
+        self.problems = problems
+
+
+class UnknownCard(LookupError):
+    """A code (or slug) that is not in the catalog."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(f"unknown card {code}")
+        self.code = code
+
+    def __str__(self) -> str:  # KeyError-style quoting would hide the plain message
+        return str(self.args[0])
+
+
+def _kind_ok(value: Any, kind: str) -> bool:
+    if kind in (_OPT_STR, _OPT_INT) and value is None:
+        return True
+    if kind in (_STR, _OPT_STR):
+        return isinstance(value, str)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_records(records: Any) -> list[str]:
+    """Every problem in a catalog document, each naming the record index and field."""
+    if not isinstance(records, list):
+        return [f"a catalog is a JSON list of card objects, got {type(records).__name__}"]
+    if not records:
+        return ["the catalog holds no cards"]
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            problems.append(f"record {i}: expected an object, got {type(rec).__name__}")
+            continue
+        where = f"record {i}" + (f" ({rec['code']!r})" if isinstance(rec.get("code"), str) else "")
+        for name in REQUIRED:
+            if name not in rec:
+                problems.append(f"{where}: field {name!r} is missing")
+        for name, kind in FIELDS.items():
+            if name in rec and not _kind_ok(rec[name], kind):
+                problems.append(f"{where}: field {name!r} must be {kind}, got {rec[name]!r:.40}")
+        code = rec.get("code")
+        if isinstance(code, str):
+            if not CODE_RE.fullmatch(code):
+                problems.append(f"{where}: field 'code' must be 4 letters, digits, '-' or '_', got {code!r}")
+            elif code in seen:
+                problems.append(f"{where}: field 'code' repeats record {seen[code]}'s code {code!r}")
+            else:
+                seen[code] = i
+        for name in ("injury_tolerance", "movement"):
+            v = rec.get(name)
+            if isinstance(v, int) and not isinstance(v, bool) and v < 0:
+                problems.append(f"{where}: field {name!r} must not be negative, got {v}")
+        if "keal_means" in rec:
+            problems.extend(_check_keal(where, rec["keal_means"]))
+    return problems
+
+
+def _check_keal(where: str, value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return [f"{where}: field 'keal_means' must be a list, got {value!r:.40}"]
+    out = []
+    for j, km in enumerate(value):
+        f = f"{where}: field 'keal_means[{j}]"
+        if not isinstance(km, dict):
+            out.append(f"{f}' must be an object, got {km!r:.40}")
+            continue
+        if not isinstance(km.get("name"), str):
+            out.append(f"{f}.name' must be a string, got {km.get('name')!r:.40}")
+        c = km.get("count")
+        if not isinstance(c, int) or isinstance(c, bool) or c < 0:
+            out.append(f"{f}.count' must be a whole number, got {c!r:.40}")
+        g = km.get("genetics", [])
+        if not isinstance(g, list) or not all(isinstance(x, str) for x in g):
+            out.append(f"{f}.genetics' must be a list of strings, got {g!r:.40}")
+    return out
+
+
+def read_source(source: str, opener: Any = None) -> tuple[str, bytes]:
+    """The bytes of a catalog file or https URL (never plain http; size and time limited)."""
+    parsed = urllib.parse.urlparse(source)
+    if parsed.scheme in ("http", "https", "ftp", "file"):
+        if parsed.scheme != "https":
+            raise CatalogError(source, [f"only https:// URLs are fetched, not {parsed.scheme}://"])
+        opener = opener or urllib.request.urlopen
+        try:
+            with opener(urllib.request.Request(source, headers={"Accept": "application/json"}),
+                        timeout=URL_TIMEOUT_S) as resp:
+                data = resp.read(MAX_CATALOG_BYTES + 1)
+        except OSError as exc:
+            raise CatalogError(source, [f"could not fetch: {exc}"]) from exc
+    else:
+        path = Path(source)
+        try:
+            if path.stat().st_size > MAX_CATALOG_BYTES:
+                raise CatalogError(source, [f"file larger than {MAX_CATALOG_BYTES} bytes"])
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CatalogError(source, [f"cannot read: {exc.strerror or exc}"]) from exc
+    if len(data) > MAX_CATALOG_BYTES:
+        raise CatalogError(source, [f"larger than {MAX_CATALOG_BYTES} bytes"])
+    return source, data
+
+
+def parse_catalog(source: str, data: bytes) -> list[dict[str, Any]]:
+    """Decode and check a catalog document; raise :class:`CatalogError` listing every problem."""
+    try:
+        records = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CatalogError(source, [f"not valid UTF-8 JSON: {exc}"]) from exc
+    problems = check_records(records)
+    if problems:
+        raise CatalogError(source, problems)
+    return records
+
+
+class Catalog:
+    """The imported cards, in SQLite. Safe to share between threads (one connection, one lock)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS cards (code TEXT PRIMARY KEY, slug TEXT, "
+                         "data TEXT NOT NULL)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS cards_slug ON cards(slug)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+
+    @classmethod
+    def in_dir(cls, data_dir: str | Path) -> Catalog:
+        d = Path(data_dir)
+        d.mkdir(parents=True, exist_ok=True)
+        return cls(d / CATALOG_FILE)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def import_records(self, records: Any, source: str = "catalog") -> int:
+        """Replace the catalog with ``records`` (checked first); returns the number of cards."""
+        problems = check_records(records)
+        if problems:
+            raise CatalogError(source, problems)
+        rows = [(r["code"], r["slug"].lower(), json.dumps(r, ensure_ascii=False)) for r in records]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM cards")
+                self._db.executemany("INSERT INTO cards (code, slug, data) VALUES (?, ?, ?)", rows)
+                self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('source', ?)", (source,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return len(rows)
+
+    def import_source(self, source: str, opener: Any = None) -> int:
+        """Import a catalog file path or https URL (all-or-nothing)."""
+        src, data = read_source(source, opener)
+        return self.import_records(parse_catalog(src, data), source=src)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM cards").fetchone()[0])
+
+    def card(self, code: str) -> dict[str, Any]:
+        """The card with ``code``; raises :class:`UnknownCard` ("unknown card CODE")."""
+        with self._lock:
+            row = self._db.execute("SELECT data FROM cards WHERE code = ?", (code,)).fetchone()
+        if row is None:
+            raise UnknownCard(code)
+        return json.loads(row[0])
+
+    def by_slug(self, slug: str) -> dict[str, Any]:
+        with self._lock:
+            row = self._db.execute("SELECT data FROM cards WHERE slug = ?", (slug.lower(),)).fetchone()
+        if row is None:
+            raise UnknownCard(slug)
+        return json.loads(row[0])
+
+    def resolve(self, payload: CardPayload) -> dict[str, Any]:
+        """The card a parsed payload names (by code, or by slug for kipukas.cards URLs)."""
+        if payload.code is not None:
+            return self.card(payload.code)
+        return self.by_slug(payload.slug or "")

@@ -1,0 +1,158 @@
+"""The card desk: from a camera frame (or a simulated payload) to a journaled ``card`` event.
+
+This is the I/O side of card scanning. For each seat it decodes frames with the vision pipeline
+(keeping that seat's region of interest), refuses anything that is not a Kipukas payload (counted
+by reason), turns the stream of reads into presentations with :class:`ScanSessions`, looks each
+card up in the catalog and submits one ``card`` event carrying the card's data, so the pure core
+never touches the database.
+
+One :class:`CameraWorker` thread per real camera feeds the desk; in simulation cards arrive through
+``POST /api/sim/cards`` (:mod:`kipukas_board.web.cards_api`).
+
+Example::
+
+    >>> desk = CardDesk(Catalog.in_dir(tmp), submit=loop.submit)          # doctest: +SKIP
+    >>> desk.present(1, "kpks.us/RrDC#0001?DmFz33", source="sim")["code"]  # doctest: +SKIP
+    'RrDC'
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kipukas_board.cards.catalog import Catalog, UnknownCard
+from kipukas_board.cards.payload import CardPayload, PayloadCounter, parse_payload
+from kipukas_board.cards.sessions import Presentation, ScanSessions
+from kipukas_board.game.cards import card_event
+
+log = logging.getLogger(__name__)
+
+Submit = Callable[..., Any]
+
+
+class CardDesk:
+    """Payloads and frames in, ``card`` events out (through ``submit``, e.g. ``CoreLoop.submit``)."""
+
+    def __init__(self, catalog: Catalog, submit: Submit, sessions: ScanSessions | None = None,
+                 clock: Callable[[], float] = time.monotonic, pipeline_factory: Callable[[], Any] | None = None):
+        self.catalog = catalog
+        self.submit = submit
+        self.sessions = sessions or ScanSessions()
+        self.counter = PayloadCounter()
+        self.clock = clock
+        self._pipeline_factory = pipeline_factory
+        self._pipelines: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    # -- events ----------------------------------------------------------------------------------
+    def event_for(self, pres: Presentation, source: str) -> dict[str, Any]:
+        """The ``card`` event for a presentation, with the catalog's record written in."""
+        p = pres.payload
+        card: dict[str, Any] | None = None
+        error: str | None = None
+        code = p.code
+        try:
+            card = self.catalog.resolve(p)
+            code = card.get("code", code)
+        except UnknownCard as exc:
+            error = str(exc)
+            if len(self.catalog) == 0:
+                error += " (no catalog imported: run 'kipukas-board catalog import PATH_OR_URL')"
+        return card_event(pres.seat, p.text, code, p.copy, p.serial, card, list(pres.flags), source, error)
+
+    def present(self, seat: int, text: Any, source: str = "sim", wait: bool = True) -> dict[str, Any]:
+        """A card shown once at ``seat`` (the simulation's camera): raises ``PayloadError`` if refused.
+
+        Unlike camera frames, each call is its own presentation, even of the card already in view.
+        """
+        payload = self.counter.check(text)  # counts it, accepted or refused by reason
+        if payload is None:
+            parse_payload(text)  # raises PayloadError saying why
+            raise AssertionError("unreachable: the counter refused what the parser accepts")
+        pres = self.sessions.present(seat, payload, self.clock())
+        event = self.event_for(pres, source)
+        seq = self.submit(event, wait=wait)
+        return {**event, "seq": seq}
+
+    # -- frames ----------------------------------------------------------------------------------
+    def pipeline(self, seat: int) -> Any:
+        """This seat's decode pipeline (it keeps the seat's region of interest between frames)."""
+        with self._lock:
+            if seat not in self._pipelines:
+                if self._pipeline_factory is None:
+                    from kipukas_board.vision.pipeline import Pipeline
+
+                    self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=1.0)
+                else:
+                    self._pipelines[seat] = self._pipeline_factory()
+            return self._pipelines[seat]
+
+    def on_frame(self, seat: int, frame: Any, source: str = "camera") -> list[dict[str, Any]]:
+        """Decode one frame from ``seat``'s camera; submit and return the events for new cards."""
+        result = self.pipeline(seat).decode(frame)
+        payloads: list[CardPayload] = []
+        for text in result.codes:
+            p = self.counter.check(text)
+            if p is not None:
+                payloads.append(p)
+        for text in result.refused:  # counted by reason, once per frame that read it
+            self.counter.check(text)
+        events = [self.event_for(pres, source) for pres in self.sessions.observe(seat, payloads, self.clock())]
+        for e in events:
+            self.submit(e, wait=False)
+        return events
+
+    def health(self) -> dict[str, Any]:
+        return {"payloads": self.counter.to_json(), "catalog_cards": len(self.catalog)}
+
+
+class CameraWorker:
+    """A thread that reads one seat's camera and hands each frame to the desk.
+
+    It sleeps ``interval_s`` when the camera has no frame. When the camera raises (unplugged,
+    busy) the error is kept for the health report and the worker tries again after ``retry_s``,
+    so a camera plugged in late still starts working. It stops on :meth:`stop`.
+    """
+
+    def __init__(self, camera: Any, desk: CardDesk, interval_s: float = 0.05, retry_s: float = 2.0) -> None:
+        self.camera = camera
+        self.desk = desk
+        self.interval_s = interval_s
+        self.retry_s = retry_s
+        self.frames = 0
+        self.error: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"camera-seat{camera.seat}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self.camera.read()
+            except Exception as exc:
+                if self.error is None:
+                    log.warning("camera for seat %s failed: %s (retrying every %.0f s)",
+                                self.camera.seat, exc, self.retry_s)
+                self.error = f"camera for seat {self.camera.seat} failed: {exc}"
+                self._stop.wait(self.retry_s)
+                continue
+            self.error = None
+            if frame is None:
+                self._stop.wait(self.interval_s)
+                continue
+            self.frames += 1
+            try:
+                self.desk.on_frame(self.camera.seat, frame)
+            except Exception:
+                log.exception("decoding a frame from seat %s failed", self.camera.seat)

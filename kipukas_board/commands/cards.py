@@ -1,0 +1,190 @@
+"""Card scanning commands.
+
+    kipukas-board scan PATH... [--camera N] [--json]      # decode images (or one frame of camera N)
+    kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies]
+    kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
+    kipukas-board catalog show CODE [--data-dir DIR]
+    kipukas-board cameras [--settings FILE]               # which camera serves which seat
+
+``scan`` decodes each image on its own, single-threaded, with a fresh pipeline (no state carried
+between images) and prints what it read; with ``--json`` the last line is
+``{"images": {"<file name>": {"codes": [...], "ms": 12.3}}}``. ``bench-qr`` prints a table of
+correct / wrong / missed / median / p95 per decoder alone and for the pipeline, and with ``--json``
+one JSON object as its last line. Exit codes: 0 done, 1 a run-time failure, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.settings import default_data_dir
+from kipukas_board.vision.bench import VARIANTS
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser("scan", help="decode Kipukas QR codes in images or a camera frame",
+                       description="Decode each image on its own (single-threaded, no state between images).")
+    s.add_argument("paths", nargs="*", metavar="PATH", help="image files")
+    s.add_argument("--camera", type=int, metavar="N", help="also read one frame from OpenCV camera index N")
+    s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    s.set_defaults(func=scan)
+
+    b = sub.add_parser("bench-qr", help="measure the QR decoders and the pipeline on captures with known payloads")
+    b.add_argument("dir", type=Path, help="folder of captures")
+    b.add_argument("--truth", type=Path, required=True, help='truth file: {"images": {"<name>": {"codes": [...]}}}')
+    b.add_argument("--strategies", action="store_true", help="also measure each pipeline strategy alone")
+    b.add_argument("--variant", choices=VARIANTS, default="none",
+                   help="alter every capture first (mirror, dim, jpeg35, 640x360, rot90, blur) to check "
+                        "the pipeline on captures unlike the ones it was ordered on")
+    b.add_argument("--live", type=int, metavar="N", default=0,
+                   help="also hold each capture before a simulated camera for N frames (camera-mode pipeline)")
+    b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    b.set_defaults(func=bench)
+
+    c = sub.add_parser("catalog", help="import or look up the card catalog")
+    csub = c.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
+    ci = csub.add_parser("import", help="import a catalog JSON file or https URL (all-or-nothing)")
+    ci.add_argument("source", metavar="PATH_OR_URL")
+    ci.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
+    ci.set_defaults(func=catalog_import)
+    cs = csub.add_parser("show", help="print one card's data by its code")
+    cs.add_argument("code")
+    cs.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
+    cs.set_defaults(func=catalog_show)
+
+
+    cam = sub.add_parser("cameras", help="list the configured cameras and the seat each one serves")
+    cam.add_argument("--settings", type=Path, help="settings file (default $KIPUKAS_SETTINGS or the system one)")
+    cam.set_defaults(func=cameras)
+
+
+def _err(msg: str) -> None:
+    print(f"kipukas-board: {msg}", file=sys.stderr)
+
+
+def scan(args: argparse.Namespace) -> int:
+    if not args.paths and args.camera is None:
+        _err("scan needs at least one PATH or --camera N")
+        return 2
+    import cv2
+
+    from kipukas_board.vision.pipeline import Pipeline
+
+    cv2.setNumThreads(1)
+    out: dict[str, Any] = {}
+    status = 0
+    frames: list[tuple[str, Any]] = []
+    for p in args.paths:
+        img = cv2.imread(p, cv2.IMREAD_COLOR)
+        if img is None:
+            _err(f"{p}: not an image file OpenCV can read (expected JPEG, PNG, ...)")
+            status = 2
+        frames.append((Path(p).name, img))
+    if args.camera is not None:
+        from kipukas_board.hardware.cameras_opencv import OpenCVCamera
+
+        cam = OpenCVCamera(seat=0, device=args.camera)
+        try:
+            frame = cam.read()
+        except OSError as exc:
+            frame = None
+            _err(str(exc))
+        finally:
+            cam.close()
+        if frame is None:
+            status = 1
+        else:
+            frames.append((f"camera {args.camera}", frame))
+    for name, img in frames:
+        if img is None:
+            out[name] = {"codes": [], "ms": None, "error": "not a readable image"}
+            continue
+        result = Pipeline().decode(img)
+        out[name] = {"codes": result.codes, "ms": round(result.ms, 2)}
+        if result.refused:
+            out[name]["refused"] = result.refused
+        if not args.json:
+            codes = ", ".join(result.codes) or "no Kipukas code"
+            print(f"{name}: {codes} ({result.ms:.1f} ms)")
+            for text, why in result.refused.items():
+                print(f"  refused {text[:60]!r}: {why}")
+    if args.json:
+        print(json.dumps({"images": out}))
+    return status
+
+
+def bench(args: argparse.Namespace) -> int:
+    from kipukas_board.vision.bench import BenchError, format_table, run_bench, run_live
+
+    try:
+        report = run_bench(args.dir, args.truth, strategies=args.strategies, variant=args.variant,
+                           progress=None if args.json else lambda n: print(f"  {n}", file=sys.stderr))
+    except BenchError as exc:
+        _err(str(exc))
+        return 2
+    print(format_table(report))
+    if args.live > 0:
+        live = run_live(args.dir, args.truth, args.live, variant=args.variant)
+        report["live"] = live
+        print(f"camera mode, each capture held for {args.live} frames: {live['frames_read']}/{live['frames']} "
+              f"frames read; per frame median {live['median_ms']:.2f} ms, mean {live['mean_ms']:.2f} ms, "
+              f"p95 {live['p95_ms']:.2f} ms")
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+def catalog_import(args: argparse.Namespace) -> int:
+    from kipukas_board.cards.catalog import Catalog, CatalogError
+
+    data_dir = args.data_dir or default_data_dir()
+    cat = Catalog.in_dir(data_dir)
+    try:
+        n = cat.import_source(args.source)
+    except CatalogError as exc:
+        _err(str(exc))
+        return 2
+    finally:
+        cat.close()
+    print(f"imported {n} cards from {args.source} into {Path(data_dir) / 'cards.sqlite'}")
+    return 0
+
+
+def catalog_show(args: argparse.Namespace) -> int:
+    from kipukas_board.cards.catalog import Catalog, UnknownCard
+
+    cat = Catalog.in_dir(args.data_dir or default_data_dir())
+    try:
+        print(json.dumps(cat.card(args.code), indent=1, ensure_ascii=False))
+    except UnknownCard as exc:
+        _err(str(exc))
+        return 1
+    finally:
+        cat.close()
+    return 0
+
+
+def cameras(args: argparse.Namespace) -> int:
+    from kipukas_board.commands.run import settings_path
+    from kipukas_board.settings import SettingsError, load_settings
+
+    path = settings_path(args.settings)
+    if path is not None and not path.exists():
+        _err(f"settings file {path} does not exist")
+        return 2
+    try:
+        settings = load_settings(path)
+    except SettingsError as exc:
+        _err(f"{exc.path}: " + "; ".join(exc.problems))
+        return 2
+    if not settings.cameras:
+        print(f"no cameras configured ({path or 'default settings'}); add [[cameras]] sections with a seat")
+        return 0
+    for c in sorted(settings.cameras, key=lambda c: c.options.get("seat", 0)):
+        opts = ", ".join(f"{k}={v!r}" for k, v in c.options.items() if k != "seat")
+        print(f"seat {c.options.get('seat', '?')}: {c.adapter}" + (f" ({opts})" if opts else ""))
+    return 0

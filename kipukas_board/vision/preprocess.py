@@ -1,0 +1,133 @@
+"""Image preparations for camouflaged QR codes, cached per frame so strategies share the work.
+
+Why these steps: a Kipukas code is printed in dark purple on yellow inside a cracked-lava texture of
+the same palette, photographed hand-held by a phone-stand camera.
+
+* **Channel.** ``gray`` (luma), ``blue`` (the yellow of the light modules is dark in blue, so the
+  code's contrast differs from luma's) and ``min`` (the darkest of B, G, R: the purple ink is
+  dark in every channel, the red cracks of the texture are not) give different code/texture contrast.
+* **Scale.** The codes fill a large part of the frame (modules of 8 to 16 pixels at 1280x720), so
+  half size keeps them readable, smooths the texture and makes every decoder 3 to 4 times faster;
+  small or far codes need full size or more.
+* **CLAHE** (contrast-limited adaptive histogram equalisation) evens out uneven light and low
+  contrast. **Sharpen** (an unsharp mask scaled with the image; ``sharp`` adds the detail once,
+  ``strong`` twice) undoes the camera's blur, which is what defeats the decoders on hand-held
+  captures most often.
+
+A :class:`Frame` computes each derived image once: ``frame.image("min", 0.5, "sharp")``.
+
+Example::
+
+    >>> import numpy as np
+    >>> f = Frame(np.zeros((720, 1280, 3), np.uint8))
+    >>> f.image("gray", 0.5, "clahe").shape
+    (360, 640)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHANNELS = ("gray", "blue", "green", "red", "min")
+PREPS = ("none", "clahe", "sharp", "strong", "clahe_sharp")
+
+
+def _cv2() -> Any:
+    import cv2
+
+    return cv2
+
+
+class FrameError(ValueError):
+    """A frame that is not an 8-bit grey or BGR image."""
+
+
+def check_frame(frame: Any) -> Any:
+    """Return ``frame`` as a contiguous uint8 array, or raise :class:`FrameError` saying what is wrong."""
+    import numpy as np
+
+    if not isinstance(frame, np.ndarray):
+        raise FrameError(f"a frame is a numpy array, got {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise FrameError(f"a frame has 8-bit pixels (uint8), got {frame.dtype}")
+    if frame.ndim == 3 and frame.shape[2] == 4:
+        frame = frame[:, :, :3]
+    if not (frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] == 3)):
+        raise FrameError(f"a frame is H x W (grey) or H x W x 3 (BGR), got shape {frame.shape}")
+    if frame.shape[0] < 21 or frame.shape[1] < 21:
+        raise FrameError(f"a frame of {frame.shape[1]}x{frame.shape[0]} pixels is too small to hold a QR code")
+    return np.ascontiguousarray(frame)
+
+
+class Frame:
+    """One camera frame and the preparations made from it so far."""
+
+    def __init__(self, bgr: Any) -> None:
+        self.bgr = check_frame(bgr)
+        self._cache: dict[tuple[str, float, str], Any] = {}
+        self._clahe: Any = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.bgr.shape[0], self.bgr.shape[1]
+
+    def channel(self, name: str) -> Any:
+        key = (name, 1.0, "none")
+        if key not in self._cache:
+            cv2 = _cv2()
+            b = self.bgr
+            if b.ndim == 2:
+                img = b
+            elif name == "gray":
+                img = cv2.cvtColor(b, cv2.COLOR_BGR2GRAY)
+            elif name in ("blue", "green", "red"):
+                img = b[:, :, ("blue", "green", "red").index(name)].copy()
+            elif name == "min":
+                img = cv2.min(cv2.min(b[:, :, 0], b[:, :, 1]), b[:, :, 2])
+            else:
+                raise ValueError(f"unknown channel {name!r}; expected one of {CHANNELS}")
+            self._cache[key] = img
+        return self._cache[key]
+
+    def scaled(self, name: str, scale: float) -> Any:
+        if scale == 1.0:
+            return self.channel(name)
+        key = (name, scale, "none")
+        if key not in self._cache:
+            cv2 = _cv2()
+            src = self.channel(name)
+            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+            self._cache[key] = cv2.resize(src, None, fx=scale, fy=scale, interpolation=interp)
+        return self._cache[key]
+
+    def image(self, channel: str, scale: float, prep: str) -> Any:
+        """The ``channel`` image at ``scale`` with ``prep`` applied (computed once per frame)."""
+        key = (channel, scale, prep)
+        if key in self._cache:
+            return self._cache[key]
+        img = self.scaled(channel, scale)
+        if prep == "none":
+            return img
+        if prep == "clahe":
+            out = self._get_clahe().apply(img)
+        elif prep == "sharp":
+            out = sharpen(img, 3.0 * scale, 1.0)
+        elif prep == "strong":
+            out = sharpen(img, 3.0 * scale, 2.0)
+        elif prep == "clahe_sharp":
+            out = self._get_clahe().apply(sharpen(img, 2.0 * scale))
+        else:
+            raise ValueError(f"unknown preparation {prep!r}; expected one of {PREPS}")
+        self._cache[key] = out
+        return out
+
+    def _get_clahe(self) -> Any:
+        if self._clahe is None:
+            self._clahe = _cv2().createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
+        return self._clahe
+
+
+def sharpen(img: Any, sigma: float, amount: float = 1.0) -> Any:
+    """Unsharp mask: ``img + amount * (img - blur(img, sigma))``, saturated to 0..255."""
+    cv2 = _cv2()
+    return cv2.addWeighted(img, 1.0 + amount, cv2.GaussianBlur(img, (0, 0), max(sigma, 0.5)), -amount, 0)

@@ -1,0 +1,75 @@
+"""Card routes: the simulated camera (``POST /api/sim/cards``) and what the cameras see (``GET /api/cards``).
+
+``register(app, board)`` is a BoardApp route plugin. It also builds the board's
+:class:`~kipukas_board.cards.desk.CardDesk` (catalog in the data directory) and starts one
+:class:`~kipukas_board.cards.desk.CameraWorker` per camera that gives frames.
+
+In simulation, ``POST /api/sim/cards`` with ``{"payload": "kpks.us/RrDC#0001?DmFz33", "seat": 1}``
+acts as seat 1's camera reading that card: the payload is validated (a refusal is a 422 naming
+why), looked up in the catalog and journaled as a ``card`` event. Like the stand simulation it
+needs no PIN, and it exists only when the board runs with ``--sim``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from flask import Flask, Response, jsonify
+
+from kipukas_board.cards.catalog import Catalog
+from kipukas_board.cards.desk import CameraWorker, CardDesk
+from kipukas_board.cards.payload import PayloadError
+from kipukas_board.hardware.cameras import SimulatedCamera
+from kipukas_board.web.server import BadRequest, error, json_body
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+#: Highest seat number accepted (Mass Contention has up to 4 players; leave room for spectators' stands).
+MAX_SEAT = 8
+
+
+def desk_for(board: BoardApp) -> CardDesk:
+    """The board's card desk, made on first use (one per board)."""
+    desk = getattr(board, "card_desk", None)
+    if desk is None:
+        desk = CardDesk(Catalog.in_dir(board.data_dir), submit=board.loop.submit)
+        board.card_desk = desk  # type: ignore[attr-defined]
+        board.card_workers = [CameraWorker(cam, desk) for cam in board.cameras  # type: ignore[attr-defined]
+                              if not isinstance(cam, SimulatedCamera)]
+        for w in board.card_workers:  # type: ignore[attr-defined]
+            w.start()
+    return desk
+
+
+def register(app: Flask, board: BoardApp) -> None:
+    desk = desk_for(board)
+
+    @app.get("/api/cards")
+    def cards() -> Response:
+        workers = getattr(board, "card_workers", [])
+        return jsonify({
+            "cameras": [{**c.health(), "seat": c.seat} for c in board.cameras],
+            "workers": [{"seat": w.camera.seat, "frames": w.frames, "error": w.error} for w in workers],
+            "shown": list(board.loop.state.cards),
+            **desk.health(),
+        })
+
+    @app.post("/api/sim/cards")
+    def sim_card() -> tuple[Response, int] | Response:
+        if not board.sim:
+            return error(404, "simulation endpoints exist only when the board runs with --sim")
+        body = json_body()
+        seat = body.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MAX_SEAT:
+            raise BadRequest(f'expected {{"payload": "...", "seat": 1..{MAX_SEAT}}}, got seat = {seat!r}')
+        payload: Any = body.get("payload")
+        if not isinstance(payload, str):
+            raise BadRequest(f'expected {{"payload": "<scanned text>", "seat": N}}, got payload = {payload!r:.60}')
+        try:
+            event = desk.present(seat, payload, source="sim")
+        except PayloadError as exc:
+            return error(422, str(exc), reason=exc.reason, payloads=desk.counter.to_json())
+        return jsonify({"ok": True, **{k: event[k] for k in ("seat", "code", "copy", "serial", "flags",
+                                                            "error", "seq")},
+                        "title": (event["card"] or {}).get("title"), "known": event["card"] is not None})

@@ -1,0 +1,187 @@
+"""The CLI formats: ``scan --json``, ``bench-qr --json``, ``catalog import``; and the files camera feeding the desk."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from _qrgen import camouflage, place, qr_tile
+
+from kipukas_board.cards.catalog import Catalog
+from kipukas_board.cards.desk import CameraWorker, CardDesk
+from kipukas_board.cli import main
+from kipukas_board.hardware.registry import build
+
+P = "kpks.us/RrDC#0001?DmFz33"
+Q = "https://www.kpks.us/frlU"
+
+
+@pytest.fixture
+def captures(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(11)
+    d = tmp_path / "caps"
+    d.mkdir()
+    cv2.imwrite(str(d / "one.png"), place([camouflage(qr_tile(P), rng)]))
+    cv2.imwrite(str(d / "two.png"), place([qr_tile(P), qr_tile(Q)], positions=[(100, 100), (100, 700)]))
+    cv2.imwrite(str(d / "none.png"), np.full((720, 1280, 3), 100, np.uint8))
+    (d / "truth.json").write_text(json.dumps({"images": {"one.png": {"codes": [P]}, "two.png": {"codes": [P, Q]},
+                                                         "none.png": {"codes": [Q]}}}))
+    return d
+
+
+def test_scan_json(captures: Path, capsys) -> None:
+    rc = main(["scan", str(captures / "one.png"), str(captures / "two.png"), str(captures / "none.png"), "--json"])
+    doc = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert rc == 0
+    assert list(doc["images"]) == ["one.png", "two.png", "none.png"]
+    assert doc["images"]["one.png"]["codes"] == [P]
+    assert sorted(doc["images"]["two.png"]["codes"]) == sorted([P, Q])
+    assert doc["images"]["none.png"]["codes"] == []
+    assert all(isinstance(v["ms"], float) for v in doc["images"].values())
+
+
+def test_scan_names_unreadable_files(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("hello")
+    assert main(["scan", str(bad), "--json"]) == 2
+    out = capsys.readouterr()
+    assert "notes.txt: not an image" in out.err
+    assert json.loads(out.out.strip().splitlines()[-1])["images"]["notes.txt"]["codes"] == []
+
+
+def test_bench_qr_json_counts(captures: Path, capsys) -> None:
+    rc = main(["bench-qr", str(captures), "--truth", str(captures / "truth.json"), "--json"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert rc == 0 and lines[1].startswith("method")
+    doc = json.loads(lines[-1])
+    pipe = doc["methods"]["pipeline"]
+    assert (pipe["correct"], pipe["wrong"], pipe["missed"]) == (3, 0, 1)
+    assert set(doc["methods"]) == {"zxing", "pyzbar", "wechat", "pipeline"}
+    for m in doc["methods"].values():
+        assert m["correct"] + m["missed"] == 4 and m["median_ms"] <= m["p95_ms"]
+
+
+def test_bench_qr_bad_truth(tmp_path: Path, capsys) -> None:
+    (tmp_path / "t.json").write_text('{"images": {"a.png": {"codes": "x"}}}')
+    assert main(["bench-qr", str(tmp_path), "--truth", str(tmp_path / "t.json")]) == 2
+    assert "codes must be a list" in capsys.readouterr().err
+
+
+def test_catalog_import_command(tmp_path: Path, capsys) -> None:
+    good = tmp_path / "cards.json"
+    good.write_text(json.dumps([{"code": "RrDC", "slug": "a", "title": "A", "type": "Species",
+                                 "injury_tolerance": 1, "movement": 1, "keal_means": []}]))
+    assert main(["catalog", "import", str(good), "--data-dir", str(tmp_path / "d")]) == 0
+    assert main(["catalog", "show", "RrDC", "--data-dir", str(tmp_path / "d")]) == 0
+    assert main(["catalog", "show", "ZZZZ", "--data-dir", str(tmp_path / "d")]) == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"code": "RrDC"}]))
+    assert main(["catalog", "import", str(bad), "--data-dir", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown card ZZZZ" in err and "record 0 ('RrDC'): field 'slug' is missing" in err
+
+
+def test_installed_command_runs(captures: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "kipukas_board", "scan", str(captures / "one.png"), "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and json.loads(out.stdout.splitlines()[-1])["images"]["one.png"]["codes"] == [P]
+
+
+def test_files_camera_feeds_one_event_per_showing(captures: Path, tmp_path: Path) -> None:
+    frames = tmp_path / "seat1"
+    frames.mkdir()
+    img = cv2.imread(str(captures / "one.png"))
+    for i in range(6):  # card held for 6 frames, then gone
+        cv2.imwrite(str(frames / f"f{i:02d}.png"), img)
+    cam = build("cameras", "files", seat=1, path=str(frames))
+    submitted = []
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: submitted.append(e))
+    worker = CameraWorker(cam, desk, interval_s=0.01)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while worker.frames < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    worker.stop()
+    assert worker.frames == 6 and worker.error is None
+    assert [(e["seat"], e["code"], e["serial"]) for e in submitted] == [(1, "RrDC", "DmFz33")]
+    assert cam.health()["frames"] == 6
+
+
+def test_files_camera_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        build("cameras", "files", seat=1, path=str(tmp_path / "nope"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="holds no images"):
+        build("cameras", "files", seat=1, path=str(tmp_path / "empty"))
+
+
+def _video(path: Path, frames: list[np.ndarray]) -> Path:
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (frames[0].shape[1], frames[0].shape[0]))
+    for f in frames:
+        w.write(f)
+    w.release()
+    return path
+
+
+def test_video_through_the_files_and_opencv_adapters(tmp_path: Path) -> None:
+    frame = place([qr_tile(P)], size=(360, 640))
+    video = _video(tmp_path / "seat.avi", [frame] * 3)
+    for adapter, opts in (("files", {"path": str(video)}), ("opencv", {"device": str(video)})):
+        cam = build("cameras", adapter, seat=2, **opts)
+        got = [cam.read() for _ in range(4)]
+        assert [g is not None for g in got] == [True, True, True, False], adapter
+        assert cam.health()["seat"] == 2 and cam.health()["frames"] == 3
+        cam.close()
+        assert cam.read() is None  # closed: no reopening
+
+
+def test_worker_keeps_retrying_a_failing_camera(tmp_path: Path) -> None:
+    class Flaky:
+        seat = 3
+        calls = 0
+
+        def read(self):
+            Flaky.calls += 1
+            if Flaky.calls < 3:
+                raise OSError("unplugged")
+            return None
+
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: None)
+    worker = CameraWorker(Flaky(), desk, interval_s=0.01, retry_s=0.01)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while Flaky.calls < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    worker.stop()
+    assert Flaky.calls >= 5 and worker.error is None
+
+
+def test_cameras_command_lists_seats(tmp_path: Path, capsys) -> None:
+    s = tmp_path / "settings.toml"
+    s.write_text('[[cameras]]\nadapter = "opencv"\nseat = 2\ndevice = 1\n\n[[cameras]]\nadapter = "files"\nseat = 1\n'
+                 'path = "caps"\n')
+    assert main(["cameras", "--settings", str(s)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["seat 1: files (path='caps')", "seat 2: opencv (device=1)"]
+    assert main(["cameras", "--settings", str(tmp_path / "absent.toml")]) == 2
+
+
+def test_desk_counts_refused_codes_from_frames(tmp_path: Path) -> None:
+    submitted = []
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: submitted.append(e))
+    frame = place([qr_tile("https://evil.example/x"), qr_tile(P)], positions=[(100, 100), (100, 700)])
+    events = desk.on_frame(4, frame)
+    assert [e["code"] for e in events] == ["RrDC"] and submitted == events
+    assert desk.counter.to_json() == {"accepted": 1, "refused": {"other host": 1}}
+    assert desk.on_frame(4, frame) == []  # still held: no new event
+
+
+def test_bench_qr_live_mode(captures: Path, capsys) -> None:
+    assert main(["bench-qr", str(captures), "--truth", str(captures / "truth.json"), "--live", "3", "--json"]) == 0
+    live = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["live"]
+    assert live["frames"] == 9 and live["frames_read"] == 6  # none.png's code is absent from the image

@@ -1,0 +1,211 @@
+"""The decode pipeline on generated frames: rotation, blur, noise, low contrast, camouflage, two codes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _qrgen import blur, camouflage, low_contrast, noise, place, qr_tile, rotate
+
+from kipukas_board.vision.decoders import Decoded, available_decoders
+from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES, Pipeline, Strategy
+from kipukas_board.vision.preprocess import Frame, FrameError
+
+P = "kpks.us/RrDC#0001?DmFz33"
+Q = "kpks.us/HMPU#0004?BFxDCJ"
+SHORT = "https://www.kpks.us/frlU"
+
+
+def test_every_decoder_is_installed_for_the_tests() -> None:
+    assert set(available_decoders()) == {"zxing", "pyzbar", "wechat"}
+
+
+@pytest.mark.parametrize("name, make", [
+    ("plain", lambda rng: place([qr_tile(P)])),
+    ("rotated 30", lambda rng: rotate(place([qr_tile(P)]), 30)),
+    ("rotated -75", lambda rng: rotate(place([qr_tile(P)]), -75)),
+    ("blurred", lambda rng: blur(place([qr_tile(P)]), 2.5)),
+    ("noisy", lambda rng: noise(place([qr_tile(P)]), rng, 25)),
+    ("low contrast", lambda rng: low_contrast(place([qr_tile(P)]), 0.25)),
+    ("camouflaged", lambda rng: place([camouflage(qr_tile(P), rng)])),
+    ("camouflaged, blurred, rotated", lambda rng: rotate(blur(place([camouflage(qr_tile(P), rng)]), 1.5), -20)),
+    ("small and far", lambda rng: place([camouflage(qr_tile(P, px=5), rng)])),
+])
+def test_reads_generated_frames(name: str, make) -> None:
+    frame = make(np.random.default_rng(7))
+    result = Pipeline().decode(frame)
+    assert result.codes == [P], name
+    assert result.ms > 0 and result.tried
+
+
+def test_reads_two_codes_in_one_frame() -> None:
+    rng = np.random.default_rng(3)
+    frame = place([camouflage(qr_tile(P), rng), camouflage(qr_tile(SHORT), rng)], positions=[(200, 100), (180, 800)])
+    assert sorted(Pipeline().decode(frame).codes) == sorted([P, SHORT])
+
+
+def test_grey_frames_work_too() -> None:
+    frame = Frame(place([qr_tile(Q)])).channel("gray")
+    assert Pipeline().decode(frame).codes == [Q]
+
+
+def test_a_non_kipukas_code_is_refused_with_its_reason() -> None:
+    result = Pipeline().decode(place([qr_tile("https://evil.example/steal")]))
+    assert result.codes == []
+    assert "evil.example" in result.refused["https://evil.example/steal"]
+
+
+def test_a_frame_of_lava_texture_without_a_code_gives_nothing() -> None:
+    rng = np.random.default_rng(0)
+    frame = place([camouflage(np.full((300, 300, 3), (40, 190, 235), np.uint8), rng, 0.8)], size=(360, 640))
+    result = Pipeline().decode(frame)
+    assert result.codes == [] and result.refused == {}
+
+
+def test_a_destroyed_code_is_not_guessed() -> None:
+    """Half the code painted over: nothing may come back, least of all a 'close' payload."""
+    tile = qr_tile(P)
+    tile[:, : tile.shape[1] // 2] = tile[0, 0]
+    assert Pipeline().decode(place([tile])).codes == []
+
+
+@pytest.mark.parametrize("bad, what", [
+    ("not an array", "numpy array"),
+    (np.zeros((720, 1280), np.float32), "uint8"),
+    (np.zeros((720, 1280, 2), np.uint8), "shape"),
+    (np.zeros((10, 10), np.uint8), "too small"),
+])
+def test_bad_frames_are_named(bad, what) -> None:
+    with pytest.raises(FrameError, match=what):
+        Pipeline().decode(bad)
+
+
+class _Fake:
+    """A decoder that returns fixed texts and counts its calls."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.calls = 0
+
+    def __call__(self, image) -> list[Decoded]:
+        self.calls += 1
+        return [Decoded(t, ((10.0, 10.0), (60.0, 10.0), (60.0, 60.0), (10.0, 60.0))) for t in self.texts]
+
+
+def _tick_clock(step_ms: float):
+    t = [0.0]
+
+    def clock() -> float:
+        t[0] += step_ms / 1000
+        return t[0]
+
+    return clock
+
+
+def test_stops_at_the_first_strategy_that_reads_a_valid_code() -> None:
+    miss, hit, later = _Fake([]), _Fake([P]), _Fake([Q])
+    strategies = [Strategy("miss", "gray", 0.5, "none", 1.0), Strategy("hit", "gray", 0.5, "none", 1.0),
+                  Strategy("later", "gray", 1.0, "none", 20.0)]
+    p = Pipeline(strategies, decoders={"miss": miss, "hit": hit, "later": later}, sweep_ms=2.0)
+    assert p.decode(place([qr_tile(P)])).codes == [P]
+    assert (miss.calls, hit.calls, later.calls) == (1, 1, 0)
+
+
+def test_invalid_payloads_do_not_stop_the_search() -> None:
+    junk, hit = _Fake(["hello world"]), _Fake([P])
+    strategies = [Strategy("junk", "gray", 0.5, "none", 1.0), Strategy("hit", "gray", 0.5, "none", 1.0)]
+    result = Pipeline(strategies, decoders={"junk": junk, "hit": hit}).decode(place([qr_tile(P)]))
+    assert result.codes == [P] and "hello world" in result.refused
+
+
+def test_budget_skips_strategies_that_would_overrun() -> None:
+    cheap, dear = _Fake([]), _Fake([P])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 5.0), Strategy("dear", "gray", 0.5, "none", 100.0)]
+    p = Pipeline(strategies, budget_ms=50, decoders={"cheap": cheap, "dear": dear}, clock=_tick_clock(1.0))
+    result = p.decode(place([qr_tile(P)]))
+    assert result.codes == [] and result.over_budget and dear.calls == 0 and cheap.calls == 1
+
+
+def test_a_crashing_decoder_is_reported_not_raised() -> None:
+    def boom(image):
+        raise RuntimeError("segfault avoided")
+
+    hit = _Fake([P])
+    strategies = [Strategy("boom", "gray", 0.5, "none", 1.0), Strategy("hit", "gray", 0.5, "none", 1.0)]
+    result = Pipeline(strategies, decoders={"boom": boom, "hit": hit}).decode(place([qr_tile(P)]))
+    assert result.codes == [P] and result.refused == {} and "segfault" in result.errors[0]
+
+
+def test_roi_from_the_last_hit_is_tried_first_on_a_camera() -> None:
+    frame = place([camouflage(qr_tile(P), np.random.default_rng(5))], positions=[(100, 200)])
+    p = Pipeline(remember_roi=True, full_every_s=60.0)
+    first = p.decode(frame)
+    assert first.codes == [P] and p._roi is not None
+    second = p.decode(frame)
+    assert second.codes == [P] and len(second.tried) == 1  # the region alone was enough
+    third = p.decode(np.full_like(frame, 128))  # card gone: the region fails and is forgotten
+    assert third.codes == [] and p._roi is None
+
+
+def test_a_full_pass_still_runs_now_and_then_to_catch_a_second_card() -> None:
+    one = place([qr_tile(P)], positions=[(100, 100)])
+    both = place([qr_tile(P), qr_tile(Q)], positions=[(100, 100), (100, 700)])
+    now = [0.0]
+    p = Pipeline(remember_roi=True, full_every_s=0.5, clock=lambda: now[0])
+    assert p.decode(one).codes == [P]
+    now[0] = 0.2
+    assert p.decode(both).codes == [P]  # the region of the first card was enough
+    now[0] = 0.6
+    assert sorted(p.decode(both).codes) == sorted([P, Q])  # a full pass is due
+
+
+def test_heavy_strategies_run_at_most_once_per_interval_on_a_camera() -> None:
+    cheap, heavy = _Fake([]), _Fake([])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 20.0)]
+    now = [0.0]
+    p = Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}, heavy_interval_s=1.0, clock=lambda: now[0])
+    frame = place([qr_tile(P)])
+    for t in (0.0, 0.1, 0.5, 0.99, 1.0, 1.5, 2.2):
+        now[0] = t
+        p.decode(frame)
+    assert cheap.calls == 7 and heavy.calls == 3  # at 0.0, 1.0 and 2.2
+    assert Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}).heavy_interval_s is None
+
+
+def test_default_strategies_only_name_known_preparations() -> None:
+    f = Frame(np.zeros((64, 64, 3), np.uint8))
+    for s in DEFAULT_STRATEGIES:
+        assert f.image(s.channel, s.scale, s.prep).dtype == np.uint8
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kipukas_board.cards.payload import PayloadError, parse_payload  # noqa: E402
+
+
+def _is_kipukas(text: str) -> bool:
+    try:
+        parse_payload(text)
+    except PayloadError:
+        return False
+    return True
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=40))
+def test_qr_codes_with_other_payloads_are_never_returned(text: str) -> None:
+    """Real QR images of arbitrary text: the pipeline returns them only if they are Kipukas payloads."""
+    result = Pipeline().decode(place([qr_tile(text, px=6)], size=(360, 640)))
+    assert all(_is_kipukas(c) for c in result.codes)
+    if not _is_kipukas(text):
+        assert result.codes == []
+
+
+def test_working_size_does_not_depend_on_resolution_or_orientation() -> None:
+    from kipukas_board.vision.pipeline import _working_scale
+
+    assert _working_scale(0.5, Frame(np.zeros((720, 1280, 3), np.uint8))) == 0.5
+    assert _working_scale(0.5, Frame(np.zeros((1280, 720, 3), np.uint8))) == 0.5
+    assert _working_scale(0.5, Frame(np.zeros((360, 640, 3), np.uint8))) == 1.0
+    small = place([camouflage(qr_tile(P, px=5), np.random.default_rng(2))], size=(360, 640))
+    assert Pipeline().decode(small).codes == [P]
