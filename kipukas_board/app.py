@@ -34,6 +34,7 @@ from kipukas_board.settings import Settings
 from kipukas_board.show.layout import default_layout
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
+from kipukas_board.web.actions import register as register_actions
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
 
@@ -75,7 +76,7 @@ class BoardApp:
         self.channel_map: dict[str, str] | None = None
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
-        self.route_plugins: list[RoutePlugin] = []
+        self.route_plugins: list[RoutePlugin] = [register_actions]
         self._started = False
         self._lock = threading.Lock()
 

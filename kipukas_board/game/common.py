@@ -17,10 +17,11 @@ from kipukas_board.game.state import GameState, TerritoryState
 Effect = dict[str, Any]
 
 # -- per-map tables, computed once per map object ---------------------------------------------------
-_TABLES: dict[int, tuple[BoardMap, dict[str, dict[str, int]], dict[int, tuple[str, ...]]]] = {}
+_Tables = tuple[BoardMap, dict[str, dict[str, int]], dict[int, tuple[str, ...]], dict[int, str]]
+_TABLES: dict[int, _Tables] = {}
 
 
-def _tables(board: BoardMap) -> tuple[BoardMap, dict[str, dict[str, int]], dict[int, tuple[str, ...]]]:
+def _tables(board: BoardMap) -> _Tables:
     t = _TABLES.get(id(board))
     if t is None or t[0] is not board:
         dist: dict[str, dict[str, int]] = {}
@@ -40,7 +41,8 @@ def _tables(board: BoardMap) -> tuple[BoardMap, dict[str, dict[str, int]], dict[
                 movement[s.territory].append(s.id)
         if len(_TABLES) > 16:
             _TABLES.clear()
-        t = (board, dist, {n: tuple(v) for n, v in movement.items()})
+        squares = {s.territory: s.id for s in board.stands.values() if s.kind == "territory"}
+        t = (board, dist, {n: tuple(v) for n, v in movement.items()}, squares)
         _TABLES[id(board)] = t
     return t
 
@@ -52,6 +54,11 @@ def distance(board: BoardMap, a: str, b: str) -> int | None:
 
 def movement_stands(board: BoardMap, territory: int) -> tuple[str, ...]:
     return _tables(board)[2][territory]
+
+
+def territory_stand_id(board: BoardMap, territory: int) -> str | None:
+    """The id of territory ``territory``'s square stand (None for a transit territory), from a table."""
+    return _tables(board)[3].get(territory)
 
 
 # -- problems, questions, wins ----------------------------------------------------------------------
@@ -71,6 +78,8 @@ def ask(state: GameState, effects: list[Effect], kind: str, text: str, options: 
 
 def drop_questions(state: GameState, **match: Any) -> GameState:
     """Close open questions whose context matches (the evidence they asked about is gone)."""
+    if not state.questions:
+        return state
     keep = tuple(q for q in state.questions if any(q.get(k) != v for k, v in match.items()))
     return state if len(keep) == len(state.questions) else state.evolve(questions=keep)
 

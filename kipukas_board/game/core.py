@@ -68,13 +68,12 @@ def apply(state: GameState, event: Event, dice: Any = None, seq: int | None = No
         new = handler(state, event, effects)
         if kind in PLAYER_ACTIONS and new is not state:
             entry = UndoEntry(action=kind, seq=seq, before=state.evolve(undo=()))
-            new = new.evolve(undo=(*state.undo, entry)[-UNDO_DEPTH:])
-        elif kind == "stand" and new.undo:
+            return new.evolve(undo=(*state.undo, entry)[-UNDO_DEPTH:], seq=new.seq if seq is None else seq), effects
+        if kind == "stand" and new.undo and not new.undo[-1].expired:
             top = new.undo[-1]
-            if not top.expired:
-                top = (UndoEntry(top.action, top.seq, top.before, (*top.since, event))
-                       if len(top.since) < UNDO_SINCE else UndoEntry(top.action, top.seq, top.before, expired=True))
-                new = new.evolve(undo=(*new.undo[:-1], top))
+            top = (UndoEntry(top.action, top.seq, top.before, (*top.since, event))
+                   if len(top.since) < UNDO_SINCE else UndoEntry(top.action, top.seq, top.before, expired=True))
+            return new.evolve(undo=(*new.undo[:-1], top), seq=new.seq if seq is None else seq), effects
     if seq is not None:
         new = new.evolve(seq=seq)
     return new, effects

@@ -12,7 +12,7 @@ when cycle ``c + 2`` begins has stayed more than one full cycle and is imprisone
 
 from __future__ import annotations
 
-from kipukas_board.game.common import Effect, ask, problem, seat_name, win
+from kipukas_board.game.common import Effect, ask, movement_stands, problem, seat_name, win
 from kipukas_board.game.editions import MAX_PRISONERS, edition
 from kipukas_board.game.playstyles import cycles_winner, style
 from kipukas_board.game.state import GameState, StandState, TerritoryState
@@ -68,14 +68,14 @@ def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
 
 def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
     board = state.board
-    for sid, st in state.stands.items():
+    capitals = [n for n, t in state.territories.items() if t.claim == "capital"]
+    for sid in [m for n in capitals for m in movement_stands(board, n)]:
+        st = state.stands[sid]
         if not st.occupied or st.owner is None or st.awaiting is not None or cycle - st.since < 2:
             continue
         spec = board.stands[sid]
-        if spec.kind != "movement":
-            continue
         t = state.territories[spec.territory]
-        if t.claim != "capital" or t.owner in (None, st.owner):
+        if t.owner in (None, st.owner):
             continue
         if len(t.prisoners) >= MAX_PRISONERS:
             state = problem(state, effects, f"territory {spec.territory} already holds {MAX_PRISONERS} prisoners; "

@@ -28,6 +28,7 @@ from kipukas_board.game.common import (
     seat_name,
     set_claim,
     souls_on_board,
+    territory_stand_id,
 )
 from kipukas_board.game.editions import MAX_MOVE, SUPPLY, edition
 from kipukas_board.game.state import GameState, Lift, StandState
@@ -167,10 +168,10 @@ def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameSt
 
 
 def _near_holding(state: GameState, territory: int, sid: str) -> bool:
-    ts = state.board.territory_stand(territory)
+    ts = territory_stand_id(state.board, territory)
     if ts is None:
         return False
-    d = distance(state.board, ts.id, sid)
+    d = distance(state.board, ts, sid)
     return d is not None and d <= MAX_MOVE
 
 
