@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from kipukas_board.game.common import Effect, ask, movement_stands, problem, seat_name, win
 from kipukas_board.game.editions import MAX_PRISONERS, edition
+from kipukas_board.game.movement import ask_vanished
 from kipukas_board.game.playstyles import cycles_winner, style
 from kipukas_board.game.state import GameState, StandState, TerritoryState
 
@@ -31,6 +32,7 @@ def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameSt
     if phase is None:
         return problem(state, effects, f"the diel roll for cycle {cycle} has no phase")
     roll = None if fixed else event.get("roll")
+    state = ask_vanished(state, effects)
     state = state.evolve(diel_cycle=cycle, diel_phase=phase, storm_exposed=(), hand=())
     effects.append({"type": "diel", "cycle": cycle, "phase": phase, "roll": roll, "fixed": fixed,
                     "source": event.get("source", "fixed" if fixed else "physical")})

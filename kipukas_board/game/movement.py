@@ -117,14 +117,22 @@ def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     state = drop_questions(state, kind="stand_owner", stand=sid)
     if st.awaiting is not None:  # an imprisoned or wasted soul's token taken off: expected, not a move
         return refresh_contention(state, effects, n)
-    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed))[-HAND_SIZE:])
-    was = state.contenders.get(n, ())
-    state = refresh_contention(state, effects, n)
-    if st.owner is not None and st.owner in was:
-        state = ask(state, effects, "vanished",
-                    f"{seat_name(state, st.owner)}'s token left {sid} during contention in territory {n}: "
-                    f"did the soul move or retreat, or was it wasted?",
-                    ["moved", "wasted"], stand=sid, territory=n, owner=st.owner)
+    contested = n if st.owner is not None and st.owner in state.contenders.get(n, ()) else None
+    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed, contested))[-HAND_SIZE:])
+    return refresh_contention(state, effects, n)
+
+
+def ask_vanished(state: GameState, effects: list[Effect]) -> GameState:
+    """Tokens that left a contested territory and never came down elsewhere this cycle: retreat
+    (into a base camp) or loss? The board cannot tell; the players say."""
+    for lift in state.hand:
+        if lift.contested is not None and lift.owner is not None:
+            n = lift.contested
+            state = ask(state, effects, "vanished",
+                        f"{seat_name(state, lift.owner)}'s token left {lift.stand} during contention in territory "
+                        f"{n} and did not come back down: did the soul retreat into a base camp, or was it wasted?",
+                        ["retreated", "wasted"], stand=lift.stand, territory=n, owner=lift.owner,
+                        against=[s for s in state.contenders.get(n, ()) if s != lift.owner])
     return state
 
 

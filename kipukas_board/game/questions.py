@@ -49,8 +49,8 @@ def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) ->
         return set_claim(state, effects, n, answer, claim, gained=state.territories[n].owner != answer)
     if kind == "vanished":
         if answer == "wasted":
-            state = _lose_soul(state, effects, q["owner"], by=_other(state, q["territory"], q["owner"]))
-            state = state.evolve(hand=tuple(h for h in state.hand if h.stand != q["stand"]))
+            against = q.get("against") or []
+            state = _lose_soul(state, effects, q["owner"], by=against[0] if len(against) == 1 else None)
         return state
     if kind == "claim_lost":
         lifted = dict(state.lifted_claims)
@@ -60,11 +60,6 @@ def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) ->
             return set_claim(state, effects, q["territory"], None, None)
         return state
     return problem(state, effects, f"question {qid} is of an unknown kind {kind!r}")
-
-
-def _other(state: GameState, n: int, seat: int) -> int | None:
-    others = [s for s in state.contenders.get(n, ()) if s != seat]
-    return others[0] if len(others) == 1 else None
 
 
 def _lose_soul(state: GameState, effects: list[Effect], seat: int, by: int | None, count: int = 1) -> GameState:

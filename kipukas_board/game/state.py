@@ -62,6 +62,7 @@ class Lift:
     stand: str
     owner: int | None
     downed: bool = False
+    contested: int | None = None  # the territory in contention it left (asked about if it never reappears)
 
 
 @dataclass(frozen=True)
