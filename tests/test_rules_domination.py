@@ -3,8 +3,9 @@ simulated reed switches and the actions API."""
 
 from __future__ import annotations
 
-from kipukas_board.game.dice import ScriptedDice
 from rules_table import Table
+
+from kipukas_board.game.dice import ScriptedDice
 
 
 def setup_two_players(t: Table) -> None:

@@ -117,8 +117,10 @@ def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     state = drop_questions(state, kind="stand_owner", stand=sid)
     if st.awaiting is not None:  # an imprisoned or wasted soul's token taken off: expected, not a move
         return refresh_contention(state, effects, n)
-    contested = n if st.owner is not None and st.owner in state.contenders.get(n, ()) else None
-    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed, contested))[-HAND_SIZE:])
+    was = state.contenders.get(n, ())
+    contested = n if st.owner is not None and st.owner in was else None
+    against = tuple(s for s in was if s != st.owner) if contested else ()
+    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed, contested, against))[-HAND_SIZE:])
     return refresh_contention(state, effects, n)
 
 
@@ -132,7 +134,7 @@ def ask_vanished(state: GameState, effects: list[Effect]) -> GameState:
                         f"{seat_name(state, lift.owner)}'s token left {lift.stand} during contention in territory "
                         f"{n} and did not come back down: did the soul retreat into a base camp, or was it wasted?",
                         ["retreated", "wasted"], stand=lift.stand, territory=n, owner=lift.owner,
-                        against=[s for s in state.contenders.get(n, ()) if s != lift.owner])
+                        against=list(lift.against))
     return state
 
 

@@ -63,6 +63,7 @@ class Lift:
     owner: int | None
     downed: bool = False
     contested: int | None = None  # the territory in contention it left (asked about if it never reappears)
+    against: tuple[int, ...] = ()  # the other contenders there when it left
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,11 @@ class GameState:
 
     def to_json(self) -> dict[str, Any]:
         """The ``GET /api/state`` document (DESIGN.md §3); ``health`` is added by the runtime."""
+        from kipukas_board.game.editions import EDITIONS
         from kipukas_board.game.playstyles import scores
 
         b = self.board
+        ed = EDITIONS[self.edition]
         return {
             "seq": self.seq,
             "map": b.to_json(),
@@ -174,6 +177,8 @@ class GameState:
             "phase": self.phase,
             "winner": self.winner,
             "edition": self.edition,
+            "rules": {"opening": list(ed.opening), "trap_detect": sorted(ed.trap_detect),
+                      "downed_movement": {str(k): v.to_json() for k, v in ed.downed.items()}},
             "play_style": self.play_style,
             "style_options": dict(self.style_options),
             "setup": {"placer": self.placer, "order": list(self.placement_order),
