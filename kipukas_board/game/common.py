@@ -160,7 +160,8 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
             return problem(state, effects, f"{seat_name(state, owner)} has no base camp token left "
                                            f"({SUPPLY['base_camp']} per player)")
     territories = dict(state.territories)
-    territories[n] = TerritoryState(owner=owner, claim=claim, contention=t.contention, prisoners=t.prisoners)
+    territories[n] = TerritoryState(owner=owner, claim=claim, contention=t.contention, prisoners=t.prisoners,
+                                    resolved=t.resolved)
     effects.append({"type": "claimed", "territory": n, "owner": owner, "claim": claim})
     changes: dict[str, Any] = {"territories": territories}
     if gained and owner is not None and state.phase == "play":

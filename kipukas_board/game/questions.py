@@ -132,7 +132,12 @@ def on_correction(state: GameState, event: dict[str, Any], effects: list[Effect]
         return problem(state, effects, f"correction: territory {n} is a transit territory and cannot be held")
     t = state.territories[n]
     new_owner = owner if "owner" in event else t.owner
-    claim = event.get("claim", t.claim) if new_owner is not None else None
+    if new_owner is None:
+        claim = None
+    elif "claim" in event and event["claim"] is not None:
+        claim = event["claim"]
+    else:  # a new holder puts down their own base camp token; the same holder keeps the claim's kind
+        claim = t.claim if new_owner == t.owner and t.claim else "base_camp"
     state = set_claim(state, effects, n, new_owner, claim)
     effects.append({"type": "corrected", "territory": n})
     return check_claims_win(state, effects)
