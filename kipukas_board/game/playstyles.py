@@ -107,12 +107,14 @@ def scores(state: GameState) -> dict[str, Any]:
     """What the page shows as the standing for the game's play style."""
     name = state.play_style
     if name == "coastal_war":
-        return {"coastline": coastline(state)}
-    if name == "ends_justify_means":
-        return {"ratio": ends_ratio(state)}
-    if name == "highest_body_count":
-        return {"defeated": body_count(state)}
-    return {"territories": holdings(state)}
+        key, values = "coastline", coastline(state)
+    elif name == "ends_justify_means":
+        key, values = "ratio", ends_ratio(state)  # type: ignore[assignment]
+    elif name == "highest_body_count":
+        key, values = "defeated", body_count(state)
+    else:
+        key, values = "territories", holdings(state)
+    return {key: {str(seat): v for seat, v in values.items()}}  # JSON object keys are strings
 
 
 def best(values: dict[int, Any]) -> int | None:
