@@ -65,6 +65,7 @@ def test_domination_game_from_setup_to_a_win(data_dir):
         t.lift("T4")  # the base camp token is swapped for seat 1's
         t.put("T4")
         assert t.territory(4)["owner"] == 1
+        assert t.problems() == [] and t.questions() == []
 
         # on to T7, then the capital, which falls once seat 2 holds no other base camp
         t.move("M4a", "M7a")

@@ -85,9 +85,13 @@ def test_king_of_the_hill_is_won_after_holding_the_hill_n_cycles(data_dir):
     with Table(data_dir, dice=ScriptedDice([17, 13, 3, 5, 2])) as t:
         r = t.new_game(2, play_style="king_of_the_hill", options={"territory": "random", "cycles": 3})
         assert r["event"]["options"] == {"territory": 3, "territory_rolls": [17, 13, 3], "cycles": 3}
-        t.put("T2", "T4")  # King of the Hill: players start with only a capital
+        t.put("T2", "T4")  # King of the Hill: players start with only a capital, in adjacent territories
+        assert "not next to the first capital" in t.problems()[-1]
+        assert t.territory(4)["owner"] is None and t.state()["setup"]["placer"] == 2
+        t.lift("T4")
+        t.put("T6")  # T2 and T6 are joined by the path M2b-M6a
         s = t.state()
-        assert s["phase"] == "play" and t.territory(2)["claim"] == "capital"
+        assert s["phase"] == "play" and t.territory(6)["claim"] == "capital"
         t.roll(), t.roll()  # cycle 3, day
         t.put("M2b")
         t.move("M2b", "M3a", "T3")
@@ -209,3 +213,28 @@ def test_dice_for_players(data_dir):
         assert t.state()["last_roll"]["kind"] == "trap"
         t.act("roll-dice", {"kind": "rogue_path", "stand": "nowhere"}, status=400)
         t.act("roll-dice", {"kind": "d12"}, status=400)
+
+
+def test_a_base_camp_token_swapped_during_contention_or_gone_is_asked_about(data_dir):
+    with Table(data_dir) as t:
+        play(t)
+        t.roll(), t.roll()
+        t.put("M1b")
+        t.move("M1b", "M5a", "M5b", "M6a", "M6b", "M7a")  # seat 1 walks into seat 2's T7
+        assert t.territory(7)["contenders"] == [2, 1]
+        t.lift("T7")
+        t.put("T7")  # the token was swapped: whose is it now? the board does not guess
+        q = t.questions()[-1]
+        assert q["kind"] == "claim_owner" and q["territory"] == 7 and q["options"] == [2, 1]
+        assert t.territory(7)["owner"] == 2
+        r = t.answer(q["id"], 1)
+        assert {"type": "claimed", "territory": 7, "owner": 1, "claim": "base_camp"} in r["effects"]
+        assert t.territory(7)["contention"] is False
+        # seat 2's T4 token is lifted and not put back by the next roll
+        t.lift("T4")
+        assert t.territory(4)["owner"] == 2  # a hand lifting a token does not end a claim
+        r = t.roll()
+        q = next(e["question"] for e in r["effects"] if e["type"] == "question")
+        assert q["territory"] == 4 and q["options"] == ["lost", "keep"]
+        t.answer(q["id"], "lost")
+        assert (t.territory(4)["owner"], t.territory(4)["claim"]) == (None, None)

@@ -142,10 +142,12 @@ def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameSt
     n = state.board.stands[sid].territory
     t = state.territories[n]
     state = _set_stand(state, sid, StandState(occupied=True, owner=t.owner, since=state.diel_cycle))
-    if sid in state.lifted_claims:
+    was_lifted = sid in state.lifted_claims
+    if was_lifted:
         lifted = dict(state.lifted_claims)
         lifted.pop(sid)
         state = state.evolve(lifted_claims=lifted)
+    if was_lifted and t.claim is not None:  # the holder's own token put back (or swapped: see below)
         enemies = [s for s in state.contenders.get(n, ()) if s != t.owner]
         if enemies and t.owner is not None:
             return ask(state, effects, "claim_owner",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kipukas_board.board.graph import adjacent_territories
 from kipukas_board.game.common import Effect, check_claims_win, problem, seat_name, set_claim
 from kipukas_board.game.editions import edition
 from kipukas_board.game.playstyles import style
@@ -54,6 +55,10 @@ def on_stand_setup(state: GameState, effects: list[Effect], sid: str, occupied: 
             return problem(state, effects, f"one too many: setup is complete; lift the token from {sid}")
         k = state.placements
         claim = placement_claim(state, k)
+        if not _adjacent_to_capitals(state, n):
+            return problem(state, effects, f"{style(state.play_style).title}: players start with capitals in "
+                                           f"adjacent territories; territory {n} is not next to the first capital "
+                                           f"(lift the token from {sid})")
         before = len(effects)
         placed = set_claim(state, effects, n, state.placer, claim)
         if placed.territories[n].owner != state.placer:  # refused (supply): the problem is already shown
@@ -103,3 +108,15 @@ def _hill_since(state: GameState) -> Any:
     if state.play_style == "king_of_the_hill" and hill is not None and state.territories[hill].owner is not None:
         return 1
     return None
+
+
+def _adjacent_to_capitals(state: GameState, n: int) -> bool:
+    """King of the Hill (and the referee specials): "players start with only a capital in adjacent
+    territories", so every capital after the first must border one already placed."""
+    if style(state.play_style).setup_claims != 1:
+        return True
+    capitals = [m for m, t in state.territories.items() if t.claim == "capital"]
+    if not capitals:
+        return True
+    near = adjacent_territories(state.board, n, kinds=("land", "water", "tunnel"))
+    return any(m in near for m in capitals)
