@@ -36,6 +36,7 @@ from kipukas_board.show.layout import calibration_path, load_layout
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
 from kipukas_board.web import cards_api  # card scanning (issue 4)
+from kipukas_board.web.actions import register as register_actions
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
 
@@ -79,8 +80,7 @@ class BoardApp:
         self.channel_map: dict[str, str] | None = None
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
-        self.route_plugins: list[RoutePlugin] = []
-        self.route_plugins.append(cards_api.register)  # card scanning (issue 4)
+        self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register]  # rules (3), cards (4)
         self._started = False
         self._lock = threading.Lock()
 

@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "kipukas_board.commands.run",
     "kipukas_board.commands.maps",
     # rules (issue 3)
+    "kipukas_board.commands.replay",
     # card scanning (issue 4)
     "kipukas_board.commands.cards",
     # stand sensing (issue 5)

@@ -1,20 +1,28 @@
 """The rules core: ``apply(state, event, dice) -> (state, effects)``.
 
-Pure: no I/O, no clock, no randomness except through ``dice`` (see :mod:`kipukas_board.game.dice`).
-The same journal therefore always rebuilds the same state, on the Pi after a power cut or in a test.
+Pure: no I/O, no clock, no randomness (rolls arrive inside events, see :mod:`kipukas_board.game.rolls`;
+``dice`` is accepted for the runtime's convenience and never used here). The same journal therefore
+always rebuilds the same state, on the Pi after a power cut or in a test.
 
-*Effects* are plain dicts for the outside world (``{"type": "say", "text": ...}`` for the voice,
-``{"type": "claimed", ...}`` for the log); the lights are drawn from the state itself.
+*Effects* are semantic plain dicts for the outside world (``{"type": "diel", ...}``,
+``{"type": "storm", ...}``, ``{"type": "claimed", ...}``; the contract is in the brief for issue 6),
+never phrase text; the lights are drawn from the state itself.
+
+The rules live in modules named for what they hold: :mod:`~kipukas_board.game.setup`,
+:mod:`~kipukas_board.game.movement`, :mod:`~kipukas_board.game.diel`,
+:mod:`~kipukas_board.game.questions`, :mod:`~kipukas_board.game.playstyles`,
+:mod:`~kipukas_board.game.editions`.
 
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
     >>> from kipukas_board.game.core import apply
     >>> from kipukas_board.game.state import initial_state
-    >>> state = initial_state(load_map("kipuka-8"))            # doctest: +SKIP
-    >>> state, effects = apply(state, {"type": "stand", "stand": "T1", "occupied": True})  # doctest: +SKIP
-    >>> state.territories[1].claim                             # doctest: +SKIP
-    'base_camp'
+    >>> state = initial_state(load_map("kipuka-8"))                           # doctest: +SKIP
+    >>> state, fx = apply(state, {"type": "new_game", "players": [...], ...})  # doctest: +SKIP
+    >>> state, fx = apply(state, {"type": "stand", "stand": "T1", "occupied": True})  # doctest: +SKIP
+    >>> state.territories[1].claim                                            # doctest: +SKIP
+    'capital'
 """
 
 from __future__ import annotations
@@ -22,52 +30,252 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import parse_map
-from kipukas_board.game.events import Event
-from kipukas_board.game.state import GameState, StandState, TerritoryState, initial_state
+from kipukas_board.game.common import (
+    Effect,
+    check_claims_win,
+    problem,
+    refresh_all_contention,
+    refresh_contention,
+    set_claim,
+    win,
+)
+from kipukas_board.game.cards import apply_card
+from kipukas_board.game.diel import on_roll_diel
+from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
+from kipukas_board.game.events import PLAYER_ACTIONS, Event
+from kipukas_board.game.movement import on_stand_play
+from kipukas_board.game.playstyles import best, body_count, max_players, style
+from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
+from kipukas_board.game.rolls import dice_outcome
+from kipukas_board.game.setup import announce, on_stand_setup
+from kipukas_board.game.state import GameState, Player, StandState, UndoEntry, initial_state
 
-Effect = dict[str, Any]
+#: Player actions that can be undone, newest last.
+UNDO_DEPTH = 20
+#: Sensor events kept per undo entry; past this the entry can no longer be undone.
+UNDO_SINCE = 200
 
 
 def apply(state: GameState, event: Event, dice: Any = None, seq: int | None = None) -> tuple[GameState, list[Effect]]:
     """Fold one checked event into ``state``. ``seq`` is the event's journal number, if journaled."""
-    handler = _HANDLERS.get(event["type"])
-    if handler is None:
-        return state, []
-    new, effects = handler(state, event, dice)
+    kind = event["type"]
+    effects: list[Effect] = []
+    if kind == "undo":
+        new = _undo(state, effects)
+    else:
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            return (state.evolve(seq=seq) if seq is not None else state), []
+        new = handler(state, event, effects)
+        if kind in PLAYER_ACTIONS and new is not state:
+            entry = UndoEntry(action=kind, seq=seq, before=state.evolve(undo=()))
+            return new.evolve(undo=(*state.undo, entry)[-UNDO_DEPTH:], seq=new.seq if seq is None else seq), effects
+        if kind == "stand" and new.undo and not new.undo[-1].expired:
+            top = new.undo[-1]
+            top = (UndoEntry(top.action, top.seq, top.before, (*top.since, event))
+                   if len(top.since) < UNDO_SINCE else UndoEntry(top.action, top.seq, top.before, expired=True))
+            return new.evolve(undo=(*new.undo[:-1], top), seq=new.seq if seq is None else seq), effects
     if seq is not None:
         new = new.evolve(seq=seq)
     return new, effects
 
 
-def _on_map(state: GameState, event: Event, dice: Any) -> tuple[GameState, list[Effect]]:
+def _undo(state: GameState, effects: list[Effect]) -> GameState:
+    if not state.undo:
+        return problem(state, effects, "nothing to undo")
+    top = state.undo[-1]
+    if top.expired:
+        return problem(state, effects, f"the last {top.action.replace('_', ' ')} is too far back to undo "
+                                       f"(more than {UNDO_SINCE} sensor changes since)")
+    restored = top.before.evolve(undo=state.undo[:-1], counter=max(state.counter, top.before.counter))
+    for ev in top.since:  # the tokens moved since then really moved: keep them
+        restored, _ = apply(restored, ev)
+    effects.append({"type": "undone", "action": top.action, "seq": top.seq})
+    return restored
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+def _on_map(state: GameState, event: Event, effects: list[Effect]) -> GameState:
     board = parse_map(event["toml"], source=event["name"])
-    return initial_state(board), [{"type": "map", "name": board.name}]
+    effects.append({"type": "map", "name": board.name})
+    return initial_state(board)
 
 
-def _on_stand(state: GameState, event: Event, dice: Any) -> tuple[GameState, list[Effect]]:
+def _on_stand(state: GameState, event: Event, effects: list[Effect]) -> GameState:
     sid = event["stand"]
     if sid not in state.stands:
-        return state.evolve(problems=(*state.problems, f"unknown stand {sid!r} reported")), []
+        return problem(state, effects, f"unknown stand {sid!r} reported")
     occupied = event["occupied"]
-    stands = dict(state.stands)
-    stands[sid] = StandState(occupied=occupied, owner=stands[sid].owner if occupied else None)
-    effects: list[Effect] = [{"type": "stand", "stand": sid, "occupied": occupied}]
-    territories = state.territories
-    spec = state.board.stands[sid]
-    if spec.kind == "territory":
-        territories = dict(territories)
-        t = territories[spec.territory]
-        if occupied and t.claim is None:
-            territories[spec.territory] = TerritoryState(owner=t.owner, claim="base_camp")
-            effects.append({"type": "claimed", "territory": spec.territory, "owner": t.owner})
-        elif not occupied and t.claim is not None:
-            territories[spec.territory] = TerritoryState()
-            effects.append({"type": "released", "territory": spec.territory})
-    return state.evolve(stands=stands, territories=territories), effects
+    if state.stands[sid].occupied == occupied:
+        return state  # a repeat (resync) changes nothing
+    effects.append({"type": "stand", "stand": sid, "occupied": occupied})
+    if state.started and state.phase == "setup":
+        return on_stand_setup(state, effects, sid, occupied)
+    if state.phase == "play":
+        return on_stand_play(state, effects, sid, occupied)
+    stands = dict(state.stands)  # no game (or game over): the board only keeps track of the tokens
+    stands[sid] = StandState(occupied=occupied, owner=state.stands[sid].owner if occupied else None)
+    state = state.evolve(stands=stands)
+    return refresh_contention(state, effects, state.board.stands[sid].territory) if state.started else state
+
+
+def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    board = state.board
+    ps = style(event["play_style"])
+    players = tuple(Player(seat=p["seat"], name=p["name"].strip(), color=p["color"].lower(),
+                           affinity=p.get("affinity", "")) for p in event["players"])
+    limit = max_players(ps, len(board.territories))
+    if len(players) > limit:
+        return problem(state, effects, f"{ps.title} on {board.name!r} ({len(board.territories)} territories) "
+                                       f"allows at most {limit} players, not {len(players)}")
+    opts = dict(event.get("options", {}))
+    missing = [k for k in ps.needs if k not in opts]
+    if missing:
+        return problem(state, effects, f"{ps.title} needs option(s) {', '.join(missing)}")
+    hill = opts.get("territory")
+    if "territory" in ps.needs and (hill not in board.territories or board.territories[hill].transit):
+        return problem(state, effects, f"{ps.title}: territory {hill} is not a territory that can be held "
+                                       f"on {board.name!r}")
+    first = event["first_placer"]
+    seats = [p.seat for p in players]
+    i = seats.index(first)
+    order = tuple(seats[i:] + seats[:i])
+    fresh = initial_state(board)
+    stands = {sid: StandState(occupied=st.occupied) for sid, st in state.stands.items()}
+    new = fresh.evolve(
+        stands=stands, players=players, started=True, edition=event["edition"], play_style=ps.name,
+        style_options=opts, diel_weights=dict(event.get("diel_weights") or DEFAULT_DIEL_WEIGHTS),
+        placement_order=order, placer=first, counter=state.counter,
+    )
+    effects.append({"type": "new_game", "players": seats, "edition": new.edition, "play_style": ps.name,
+                    "first_placer": first, "placement_rolls": event.get("placement_rolls")})
+    left = sorted(sid for sid, st in stands.items() if st.occupied)
+    if left:
+        new = problem(new, effects, f"tokens are still on {', '.join(left)}: clear the map before setup")
+    announce(new, effects)
+    return new
+
+
+def _in_play(state: GameState, effects: list[Effect], what: str) -> GameState | None:
+    if state.phase != "play":
+        return problem(state, effects, f"{what} only while the game is in play (it is in {state.phase})")
+    return None
+
+
+def _on_resolve(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    refused = _in_play(state, effects, "contention is resolved")
+    if refused is not None:
+        return refused
+    n, winner = event["territory"], event["winner"]
+    contenders = state.contenders.get(n)
+    if not contenders:
+        return problem(state, effects, f"territory {n} is not in contention")
+    if winner not in contenders:
+        return problem(state, effects, f"seat {winner} is not contending territory {n} (contenders {list(contenders)})")
+    t = state.territories[n]
+    holder = t.owner
+    effects.append({"type": "contention_resolved", "territory": n, "winner": winner})
+    territories = dict(state.territories)
+    settled = frozenset(s for s in contenders if s != winner)
+    territories[n] = type(t)(owner=t.owner, claim=t.claim, contention=t.contention, prisoners=t.prisoners,
+                             resolved=t.resolved | settled)
+    state = state.evolve(territories=territories)
+    if winner != holder:
+        released = t.prisoners
+        state = set_claim(state, effects, n, winner, "base_camp", gained=True)
+        if released and state.territories[n].owner == winner:  # the prison was taken: its prisoners go free
+            territories = dict(state.territories)
+            tt = territories[n]
+            territories[n] = type(tt)(owner=tt.owner, claim=tt.claim, contention=tt.contention,
+                                      resolved=tt.resolved)
+            state = state.evolve(territories=territories)
+            effects.append({"type": "liberated", "territory": n, "seats": list(released)})
+    return refresh_contention(state, effects, n)
+
+
+def _on_initiative(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    refused = _in_play(state, effects, "initiative is taken")
+    if refused is not None:
+        return refused
+    seat = event["seat"]
+    if seat not in state.seats:
+        return problem(state, effects, f"seat {seat} is not playing")
+    if state.diel_phase == "storm":
+        return problem(state, effects, "initiative does not apply to storm rolls; it carries over")
+    effects.append({"type": "initiative", "seat": seat})
+    return state.evolve(initiative=seat)
+
+
+def _on_timer_start(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    seat = event.get("seat")
+    if seat is not None and seat not in state.seats:
+        return problem(state, effects, f"seat {seat} is not playing")
+    n = state.counter + 1
+    timer = {"id": f"t{n}", "label": event["label"].strip(), "seat": seat, "started": state.diel_cycle,
+             "cycles": event["cycles"], "due": state.diel_cycle + event["cycles"]}
+    effects.append({"type": "timer_started", "timer": dict(timer)})
+    return state.evolve(counter=n, timers=(*state.timers, timer))
+
+
+def _on_timer_cancel(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    keep = tuple(t for t in state.timers if t["id"] != event["timer"])
+    if len(keep) == len(state.timers):
+        return problem(state, effects, f"no running timer {event['timer']!r}")
+    effects.append({"type": "timer_cancelled", "timer": event["timer"]})
+    return state.evolve(timers=keep)
+
+
+def _on_dice_roll(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    if event["kind"] == "rogue_path":
+        sid = event["stand"]
+        if sid not in state.stands:
+            return problem(state, effects, f"rogue path: no stand {sid!r} on this map")
+        paths = {n for n, _ in state.board.edges(sid)}
+        if not set(event["rounds"][0]) <= paths:
+            return problem(state, effects, f"rogue path rolls name stands not joined to {sid}")
+    outcome = dice_outcome(state, event)
+    effects.append(outcome)
+    return state.evolve(last_roll={k: v for k, v in outcome.items() if k != "type"})
+
+
+def _on_end_game(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    if state.phase == "over" or not state.started:
+        return problem(state, effects, "there is no game in progress to end")
+    if "winner" in event:
+        winner = event["winner"]
+        if winner is not None and winner not in state.seats:
+            return problem(state, effects, f"seat {winner} is not playing")
+    elif state.play_style == "highest_body_count":
+        winner = best(body_count(state))
+    else:
+        winner = None
+    if winner is None:
+        effects.append({"type": "draw", "play_style": state.play_style})
+    return win(state, effects, winner)
+
+
+def _on_card(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+    new, fx = apply_card(state, event)
+    effects.extend(fx)
+    return new
 
 
 _HANDLERS = {
     "stand": _on_stand,
     "map": _on_map,
-    "card": __import__("kipukas_board.game.cards", fromlist=["apply_card"]).apply_card,  # card scanning (issue 4)
+    "new_game": _on_new_game,
+    "roll_diel": lambda s, e, fx: on_roll_diel(s, e, fx),
+    "answer": lambda s, e, fx: on_answer(s, e, fx),
+    "correction": lambda s, e, fx: on_correction(s, e, fx),
+    "resolve_contention": _on_resolve,
+    "soul_lost": lambda s, e, fx: on_soul_lost(s, e, fx),
+    "soul_wasted": lambda s, e, fx: on_soul_lost(s, e, fx),
+    "take_initiative": _on_initiative,
+    "timer_start": _on_timer_start,
+    "timer_cancel": _on_timer_cancel,
+    "dice_roll": _on_dice_roll,
+    "end_game": _on_end_game,
+    "card": _on_card,  # card scanning (issue 4)
 }
+
+__all__ = ["apply", "check_claims_win", "refresh_all_contention"]

@@ -3,20 +3,45 @@
 Events are dicts with a ``"type"``; they come from adapters (a reed switch, a camera), from the page
 (a player's answer or correction) and from the runtime (a map being loaded). :func:`check_event`
 is the gate in front of the journal: only a well-formed event is ever written, so replay never
-meets one it cannot read.
+meets one it cannot read. It checks *form* (fields, types, ranges); whether an event makes sense in
+the current game (a seat that is not playing, a question already answered) is the core's business,
+which turns it into a visible problem rather than an exception.
+
+Every roll that decides something is *in* the event (the runtime rolls before journaling, see
+:mod:`kipukas_board.game.rolls`), so replay is exact whatever dice were used.
+
+Event types: ``map``, ``stand``, ``new_game``, ``roll_diel``, ``answer``, ``correction``, ``undo``,
+``resolve_contention``, ``soul_lost`` / ``soul_wasted``, ``take_initiative``, ``timer_start``,
+``timer_cancel``, ``dice_roll``, ``end_game``.
 
 Example::
 
     >>> from kipukas_board.game.events import stand_event, check_event
     >>> check_event(stand_event("T1", True))
     {'type': 'stand', 'stand': 'T1', 'occupied': True, 'source': 'sensor'}
+    >>> check_event({"type": "roll_diel", "cycle": 4, "phase": "dusk"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    EventError: 'roll_diel' event field 'phase' must be one of day, night, storm or null, got 'dusk'
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from kipukas_board.game.editions import EDITIONS, PHASES
+from kipukas_board.game.playstyles import STYLES
+
 Event = dict[str, Any]
+
+#: Events a player makes on the page; ``undo`` takes back the last of these.
+PLAYER_ACTIONS = frozenset({
+    "new_game", "roll_diel", "answer", "correction", "resolve_contention", "soul_lost", "soul_wasted",
+    "take_initiative", "timer_start", "timer_cancel", "dice_roll", "end_game",
+})
+
+DICE_KINDS = ("random_territory", "rogue_path", "retreat", "trap", "d6", "d20")
+_COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 class EventError(ValueError):
@@ -40,6 +65,56 @@ def _field(event: Event, name: str, kind: type | tuple[type, ...], what: str) ->
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise EventError(f"{event.get('type')!r} event field {name!r} must be {what}, got {value!r}")
     return value
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seat(event: Event, name: str, optional: bool = False, nullable: bool = False) -> int | None:
+    if name not in event and optional:
+        return None
+    v = event.get(name)
+    if v is None and nullable and name in event:
+        return None
+    if not _is_int(v) or not 1 <= v <= 8:
+        extra = " or null" if nullable else ""
+        raise EventError(f"{event.get('type')!r} event field {name!r} must be a seat number 1 to 8{extra}, "
+                         f"got {v!r}")
+    return v
+
+
+def _choice(event: Event, name: str, choices: Any, optional: bool = False, nullable: bool = False) -> Any:
+    if name not in event:
+        if optional:
+            return None
+        raise EventError(f"{event.get('type')!r} event needs field {name!r} (one of {', '.join(choices)})")
+    v = event[name]
+    if v is None and nullable:
+        return None
+    if v not in choices:
+        tail = " or null" if nullable else ""
+        raise EventError(f"{event.get('type')!r} event field {name!r} must be one of {', '.join(choices)}"
+                         f"{tail}, got {v!r}")
+    return v
+
+
+def _positive(event: Event, name: str, optional: bool = False, low: int = 1) -> int | None:
+    if name not in event and optional:
+        return None
+    v = event.get(name)
+    if not _is_int(v) or v < low:
+        raise EventError(f"{event.get('type')!r} event field {name!r} must be a whole number from {low} up, "
+                         f"got {v!r}")
+    return v
+
+
+def _rolls(event: Event, name: str = "rolls", sides: int = 20) -> list[int]:
+    v = event.get(name)
+    if not isinstance(v, list) or not v or not all(_is_int(r) and 1 <= r <= sides for r in v):
+        raise EventError(f"{event.get('type')!r} event field {name!r} must be a non-empty list of rolls "
+                         f"1 to {sides}, got {v!r}")
+    return v
 
 
 #: Checkers by event type. Other layers add theirs with :func:`register_event_type`.
@@ -72,5 +147,148 @@ def _check_map(e: Event) -> None:
     _field(e, "toml", str, "the map file's text")
 
 
-register_event_type("stand", _check_stand)
-register_event_type("map", _check_map)
+def check_players(players: Any, where: str = "'new_game' event field 'players'") -> None:
+    """2 to 4 players, each ``{"seat": 1-8, "name": str, "color": "#rrggbb", "affinity": str?}``."""
+    if not isinstance(players, list) or not 2 <= len(players) <= 4:
+        raise EventError(f"{where} must be a list of 2 to 4 players, got {players!r}")
+    seats = set()
+    for i, p in enumerate(players):
+        w = f"{where}[{i}]"
+        if not isinstance(p, dict):
+            raise EventError(f"{w} must be an object with seat, name and color, got {p!r}")
+        seat = p.get("seat")
+        if not _is_int(seat) or not 1 <= seat <= 8:
+            raise EventError(f"{w}.seat must be a seat number 1 to 8, got {seat!r}")
+        if seat in seats:
+            raise EventError(f"{w}.seat {seat} is given twice; every player needs their own seat")
+        seats.add(seat)
+        name = p.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > 40:
+            raise EventError(f"{w}.name must be a non-empty name of at most 40 characters, got {name!r}")
+        color = p.get("color")
+        if not isinstance(color, str) or not _COLOR_RE.match(color):
+            raise EventError(f"{w}.color must be a colour like \"#1e90ff\", got {color!r}")
+        aff = p.get("affinity", "")
+        if not isinstance(aff, str) or len(aff) > 40:
+            raise EventError(f"{w}.affinity must be text of at most 40 characters, got {aff!r}")
+
+
+def check_weights(w: Any, where: str = "'new_game' event field 'diel_weights'") -> None:
+    if not isinstance(w, dict) or set(w) - set(PHASES):
+        raise EventError(f"{where} must be an object with faces per phase (day, night, storm), got {w!r}")
+    if not all(_is_int(v) and 0 <= v <= 20 for v in w.values()) or sum(w.values()) < 1:
+        raise EventError(f"{where} must give 0 to 20 faces per phase and at least one face in all, got {w!r}")
+
+
+def _check_new_game(e: Event) -> None:
+    check_players(e.get("players"))
+    _choice(e, "edition", tuple(EDITIONS))
+    _choice(e, "play_style", tuple(STYLES))
+    if "diel_weights" in e:
+        check_weights(e["diel_weights"])
+    opts = e.get("options", {})
+    if not isinstance(opts, dict):
+        raise EventError(f"'new_game' event field 'options' must be an object, got {opts!r}")
+    for key in ("cycles", "territory", "soul_limit"):
+        if key in opts and (not _is_int(opts[key]) or opts[key] < 1):
+            raise EventError(f"'new_game' event field 'options.{key}' must be a whole number from 1 up, "
+                             f"got {opts[key]!r}")
+    first = _seat(e, "first_placer")
+    if first not in {p["seat"] for p in e["players"]}:
+        raise EventError(f"'new_game' event field 'first_placer' must be one of the players' seats, got {first}")
+
+
+def _check_roll_diel(e: Event) -> None:
+    _positive(e, "cycle")
+    _choice(e, "phase", PHASES, optional=True, nullable=True)
+    if e.get("roll") is not None:
+        _positive(e, "roll")
+
+
+def _check_answer(e: Event) -> None:
+    _field(e, "question", str, "a question id")
+    if "answer" not in e:
+        raise EventError("'answer' event needs field 'answer' (one of the question's options)")
+
+
+def _check_correction(e: Event) -> None:
+    target = _choice(e, "target", ("stand", "territory"))
+    if target == "stand":
+        _field(e, "stand", str, "a stand id")
+        if "downed" in e:
+            _field(e, "downed", bool, "true or false")
+    else:
+        _positive(e, "territory")
+        _choice(e, "claim", ("capital", "base_camp"), optional=True, nullable=True)
+    _seat(e, "owner", optional=True, nullable=True)
+    if not any(k in e for k in ("owner", "downed", "claim")):
+        raise EventError("'correction' event needs at least one of 'owner', 'claim' or 'downed'")
+
+
+def _check_undo(e: Event) -> None:
+    pass
+
+
+def _check_resolve(e: Event) -> None:
+    _positive(e, "territory")
+    _seat(e, "winner")
+
+
+def _check_soul_lost(e: Event) -> None:
+    _seat(e, "seat")
+    _seat(e, "by", optional=True, nullable=True)
+    _positive(e, "count", optional=True)
+    if "stand" in e:
+        _field(e, "stand", str, "a stand id")
+
+
+def _check_initiative(e: Event) -> None:
+    _seat(e, "seat")
+
+
+def _check_timer_start(e: Event) -> None:
+    label = _field(e, "label", str, "what the timer is for")
+    if not label.strip() or len(label) > 80:
+        raise EventError(f"'timer_start' event field 'label' must be 1 to 80 characters, got {label!r}")
+    _positive(e, "cycles")
+    _seat(e, "seat", optional=True, nullable=True)
+
+
+def _check_timer_cancel(e: Event) -> None:
+    _field(e, "timer", str, "a timer id")
+
+
+def _check_dice_roll(e: Event) -> None:
+    kind = _choice(e, "kind", DICE_KINDS)
+    _seat(e, "seat", optional=True, nullable=True)
+    if kind in ("random_territory", "trap", "d20"):
+        _rolls(e, "rolls", 20)
+    elif kind == "d6":
+        _rolls(e, "rolls", 6)
+    elif kind == "retreat":
+        _rolls(e, "escapee", 6)
+        _rolls(e, "challenger", 20)
+        if len(e["escapee"]) != 2 or len(e["challenger"]) != 1:
+            raise EventError("'dice_roll' retreat needs 'escapee' (2 D6) and 'challenger' (1 D20)")
+    elif kind == "rogue_path":
+        _field(e, "stand", str, "the rogue's stand id")
+        rounds = e.get("rounds")
+        if (not isinstance(rounds, list) or not rounds
+                or not all(isinstance(r, dict) and r and all(_is_int(v) and 1 <= v <= 6 for v in r.values())
+                           for r in rounds)):
+            raise EventError("'dice_roll' rogue_path needs 'rounds': a list of {neighbour stand: D6 roll}, "
+                             f"got {rounds!r}")
+
+
+def _check_end_game(e: Event) -> None:
+    _seat(e, "winner", optional=True, nullable=True)
+
+
+for _name, _fn in {
+    "stand": _check_stand, "map": _check_map, "new_game": _check_new_game, "roll_diel": _check_roll_diel,
+    "answer": _check_answer, "correction": _check_correction, "undo": _check_undo,
+    "resolve_contention": _check_resolve, "soul_lost": _check_soul_lost, "soul_wasted": _check_soul_lost,
+    "take_initiative": _check_initiative, "timer_start": _check_timer_start,
+    "timer_cancel": _check_timer_cancel, "dice_roll": _check_dice_roll, "end_game": _check_end_game,
+}.items():
+    register_event_type(_name, _fn)

@@ -2,15 +2,31 @@
 
 The state is treated as immutable: :func:`kipukas_board.game.core.apply` returns a new state that
 shares every record it did not change (records are frozen dataclasses, containers are copied
-shallowly), which keeps replaying a long journal fast and makes "before" and "after" safe to compare.
+shallowly and only when something in them changes), which keeps replaying a long journal fast and
+makes "before" and "after" safe to compare.
+
+What the board *knows* is kept apart from what it *infers*: a stand's ``occupied`` is the reed switch;
+its ``owner`` is inferred (setup order, moves, answers) and stays ``None`` while an open question asks.
+
+Example::
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> from kipukas_board.game.state import initial_state
+    >>> s = initial_state(load_map("kipuka-8"))        # doctest: +SKIP
+    >>> s.phase, s.territories[1].claim                # doctest: +SKIP
+    ('setup', None)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
+
+#: How many problems the state keeps (oldest dropped first); the journal keeps everything.
+MAX_PROBLEMS = 50
 
 
 @dataclass(frozen=True)
@@ -25,6 +41,9 @@ class Player:
 class StandState:
     occupied: bool = False
     owner: int | None = None  # seat of the player whose token it is, when known
+    downed: bool = False  # the soul(s) on this stand are downed (entered by players)
+    awaiting: str | None = None  # "imprisoned" | "wasted": the token should be lifted; its lift is no move
+    since: int = 0  # diel cycle the token arrived (for loitering in an enemy capital)
 
 
 @dataclass(frozen=True)
@@ -32,6 +51,30 @@ class TerritoryState:
     owner: int | None = None  # seat of the holder, when known
     claim: str | None = None  # "capital" | "base_camp" | None
     contention: bool = False
+    prisoners: tuple[int, ...] = ()  # seats whose souls are imprisoned here
+    resolved: frozenset[int] = frozenset()  # seats whose presence a resolution already settled
+
+
+@dataclass(frozen=True)
+class Lift:
+    """A token lifted from a stand and not yet put down: the hand of a player mid-move."""
+
+    stand: str
+    owner: int | None
+    downed: bool = False
+    contested: int | None = None  # the territory in contention it left (asked about if it never reappears)
+    against: tuple[int, ...] = ()  # the other contenders there when it left
+
+
+@dataclass(frozen=True)
+class UndoEntry:
+    """The state before a player action, and the sensor events that came after it (re-applied on undo)."""
+
+    action: str
+    seq: int | None
+    before: GameState
+    since: tuple[dict[str, Any], ...] = ()
+    expired: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,10 +95,47 @@ class GameState:
     problems: tuple[str, ...] = ()
     seq: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    # -- the game's settings (new-game) --
+    started: bool = False
+    edition: str = "web"
+    play_style: str = "domination"
+    style_options: dict[str, Any] = field(default_factory=dict)
+    diel_weights: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_DIEL_WEIGHTS))
+    # -- setup --
+    placement_order: tuple[int, ...] = ()  # seats in placing order (first placer first)
+    placements: int = 0  # tokens placed so far at setup
+    placer: int | None = None  # whose placement it is (setup)
+    placed: tuple[str, ...] = ()  # territory stands placed at setup, in order
+    first_player: int | None = None  # plays first: the player who placed the capital second
+    initiative: int | None = None
+    # -- play --
+    contenders: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    storm_exposed: tuple[str, ...] = ()
+    hand: tuple[Lift, ...] = ()  # tokens lifted and not yet put down
+    lifted_claims: dict[str, tuple[int | None, str | None]] = field(default_factory=dict)
+    souls_lost: dict[int, int] = field(default_factory=dict)
+    souls_defeated: dict[int, int] = field(default_factory=dict)
+    claims_gained: dict[int, int] = field(default_factory=dict)
+    eliminated: tuple[int, ...] = ()
+    hill_since: int | None = None  # King of the Hill: cycle since which the hill's holder held it
+    last_roll: dict[str, Any] | None = None
+    counter: int = 0  # for question and timer ids
+    undo: tuple[UndoEntry, ...] = ()
 
     def evolve(self, **changes: Any) -> GameState:
-        """A copy with ``changes`` applied (containers not named are shared, not copied)."""
-        return replace(self, **changes)
+        """A copy with ``changes`` applied (containers not named are shared, not copied).
+
+        A plain attribute copy rather than :func:`dataclasses.replace` (which re-runs ``__init__``
+        over ~40 fields): replay applies thousands of events a second and this is its hot path.
+        """
+        unknown = changes.keys() - _FIELDS
+        if unknown:
+            raise TypeError(f"GameState has no field(s) {', '.join(sorted(unknown))}")
+        new = object.__new__(GameState)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        return new
 
     def player(self, seat: int | None) -> Player | None:
         for p in self.players:
@@ -63,31 +143,63 @@ class GameState:
                 return p
         return None
 
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(p.seat for p in self.players)
+
+    def with_problem(self, text: str) -> GameState:
+        return self.evolve(problems=(*self.problems, text)[-MAX_PROBLEMS:])
+
     def to_json(self) -> dict[str, Any]:
         """The ``GET /api/state`` document (DESIGN.md §3); ``health`` is added by the runtime."""
+        from kipukas_board.game.editions import EDITIONS
+        from kipukas_board.game.playstyles import scores
+
         b = self.board
+        ed = EDITIONS[self.edition]
         return {
             "seq": self.seq,
             "map": b.to_json(),
-            "players": [{"seat": p.seat, "name": p.name, "color": p.color, "affinity": p.affinity}
+            "players": [{"seat": p.seat, "name": p.name, "color": p.color, "affinity": p.affinity,
+                         "eliminated": p.seat in self.eliminated}
                         for p in self.players],
             "territories": [
-                {"number": n, "owner": t.owner, "claim": t.claim, "contention": t.contention}
+                {"number": n, "owner": t.owner, "claim": t.claim, "contention": t.contention,
+                 "contenders": list(self.contenders.get(n, ())), "prisoners": list(t.prisoners)}
                 for n, t in sorted(self.territories.items())
             ],
             "stands": [
                 {"id": sid, "kind": b.stands[sid].kind, "territory": b.stands[sid].territory,
-                 "occupied": st.occupied, "owner": st.owner}
+                 "occupied": st.occupied, "owner": st.owner, "downed": st.downed, "awaiting": st.awaiting}
                 for sid, st in self.stands.items()
             ],
-            "diel": {"cycle": self.diel_cycle, "phase": self.diel_phase},
+            "diel": {"cycle": self.diel_cycle, "phase": self.diel_phase, "weights": dict(self.diel_weights)},
             "phase": self.phase,
             "winner": self.winner,
+            "edition": self.edition,
+            "rules": {"opening": list(ed.opening), "trap_detect": sorted(ed.trap_detect),
+                      "downed_movement": {str(k): v.to_json() for k, v in ed.downed.items()}},
+            "play_style": self.play_style,
+            "style_options": dict(self.style_options),
+            "setup": {"placer": self.placer, "order": list(self.placement_order),
+                      "placements": self.placements},
+            "first_player": self.first_player,
+            "initiative": self.initiative,
+            "storm_exposed": list(self.storm_exposed),
+            "hand": [{"stand": h.stand, "owner": h.owner} for h in self.hand],
+            "scores": scores(self) if self.players else {},
+            "souls_lost": {str(k): v for k, v in sorted(self.souls_lost.items())},
+            "souls_defeated": {str(k): v for k, v in sorted(self.souls_defeated.items())},
+            "last_roll": self.last_roll,
             "questions": list(self.questions),
             "cards": list(self.cards),
             "timers": list(self.timers),
             "problems": list(self.problems),
+            "can_undo": bool(self.undo) and not self.undo[-1].expired,
         }
+
+
+_FIELDS = frozenset(f.name for f in fields(GameState))
 
 
 def initial_state(board: BoardMap) -> GameState:

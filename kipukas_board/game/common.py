@@ -1,0 +1,222 @@
+"""Small building blocks every rules module uses: problems, questions, claims, contention, wins.
+
+Each helper takes the state and the effects list of the event being applied, returns the new state
+and appends the effects it caused, so a handler reads as the rule it implements.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.game.editions import SUPPLY
+from kipukas_board.game.playstyles import claims_winner, last_standing, style
+from kipukas_board.game.state import GameState, TerritoryState
+
+Effect = dict[str, Any]
+
+# -- per-map tables, computed once per map object ---------------------------------------------------
+_Tables = tuple[BoardMap, dict[str, dict[str, int]], dict[int, tuple[str, ...]], dict[int, str]]
+_TABLES: dict[int, _Tables] = {}
+
+
+def _tables(board: BoardMap) -> _Tables:
+    t = _TABLES.get(id(board))
+    if t is None or t[0] is not board:
+        dist: dict[str, dict[str, int]] = {}
+        for start in board.stands:  # every path kind: the board cannot tell boats and tunnellers apart
+            d = {start: 0}
+            todo = deque([start])
+            while todo:
+                here = todo.popleft()
+                for n, _ in board.edges(here):
+                    if n not in d:
+                        d[n] = d[here] + 1
+                        todo.append(n)
+            dist[start] = d
+        movement: dict[int, list[str]] = {n: [] for n in board.territories}
+        for s in board.stands.values():
+            if s.kind == "movement":
+                movement[s.territory].append(s.id)
+        if len(_TABLES) > 16:
+            _TABLES.clear()
+        squares = {s.territory: s.id for s in board.stands.values() if s.kind == "territory"}
+        t = (board, dist, {n: tuple(v) for n, v in movement.items()}, squares)
+        _TABLES[id(board)] = t
+    return t
+
+
+def distance(board: BoardMap, a: str, b: str) -> int | None:
+    """Path steps between stands ``a`` and ``b`` over any path kind (None: not connected)."""
+    return _tables(board)[1][a].get(b)
+
+
+def movement_stands(board: BoardMap, territory: int) -> tuple[str, ...]:
+    return _tables(board)[2][territory]
+
+
+def territory_stand_id(board: BoardMap, territory: int) -> str | None:
+    """The id of territory ``territory``'s square stand (None for a transit territory), from a table."""
+    return _tables(board)[3].get(territory)
+
+
+# -- problems, questions, wins ----------------------------------------------------------------------
+def problem(state: GameState, effects: list[Effect], text: str) -> GameState:
+    effects.append({"type": "problem", "text": text})
+    return state.with_problem(text)
+
+
+def ask(state: GameState, effects: list[Effect], kind: str, text: str, options: list[Any],
+        **context: Any) -> GameState:
+    """Open a question the page shows; an ``answer`` event with one of ``options`` resolves it."""
+    n = state.counter + 1
+    q = {"id": f"q{n}", "kind": kind, "text": text, "options": list(options), **context}
+    effects.append({"type": "question", "question": q})
+    return state.evolve(counter=n, questions=(*state.questions, q))
+
+
+def drop_questions(state: GameState, **match: Any) -> GameState:
+    """Close open questions whose context matches (the evidence they asked about is gone)."""
+    if not state.questions:
+        return state
+    keep = tuple(q for q in state.questions if any(q.get(k) != v for k, v in match.items()))
+    return state if len(keep) == len(state.questions) else state.evolve(questions=keep)
+
+
+def seat_name(state: GameState, seat: int | None) -> str:
+    p = state.player(seat)
+    return f"{p.name} (seat {seat})" if p else f"seat {seat}"
+
+
+def win(state: GameState, effects: list[Effect], winner: int | None) -> GameState:
+    effects.append({"type": "won", "winner": winner, "play_style": state.play_style})
+    return state.evolve(phase="over", winner=winner)
+
+
+def check_claims_win(state: GameState, effects: list[Effect]) -> GameState:
+    """After a claim changed: Domination-style wins and the last player standing."""
+    if state.phase != "play":
+        return state
+    winner = last_standing(state)
+    if winner is None and style(state.play_style).decided_by == "claims":
+        winner = claims_winner(state)
+    return win(state, effects, winner) if winner is not None else state
+
+
+# -- tokens and claims ------------------------------------------------------------------------------
+def claims_of(state: GameState, seat: int) -> tuple[int, int]:
+    """(capitals, base camps) held by ``seat``."""
+    caps = camps = 0
+    for t in state.territories.values():
+        if t.owner == seat:
+            if t.claim == "capital":
+                caps += 1
+            elif t.claim == "base_camp":
+                camps += 1
+    return caps, camps
+
+
+def souls_on_board(state: GameState, seat: int) -> int:
+    board = state.board
+    return sum(1 for sid, st in state.stands.items()
+               if st.occupied and st.owner == seat and board.stands[sid].kind == "movement")
+
+
+def capital_protected(state: GameState, owner: int | None) -> bool:
+    """A capital cannot be taken (nor contended) while its owner holds any other base camp."""
+    if owner is None:
+        return False
+    if not style(state.play_style).capitals_takeable:
+        return True
+    return claims_of(state, owner)[1] > 0
+
+
+def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None, claim: str | None,
+              gained: bool = False) -> GameState:
+    """Give territory ``n`` to ``owner`` (or clear it), checking the token supply and the capital
+    rule; a refused change becomes a problem and leaves the territory as it was."""
+    t = state.territories[n]
+    if owner is not None and claim is None:
+        claim = "base_camp"
+    if owner is None:
+        claim = None
+    if (t.owner, t.claim) == (owner, claim):
+        return state
+    if t.claim == "capital" and owner != t.owner and capital_protected(state, t.owner):
+        why = ("capitals cannot be taken in this play style" if not style(state.play_style).capitals_takeable
+               else f"{seat_name(state, t.owner)} still holds another base camp")
+        return problem(state, effects, f"territory {n} is {seat_name(state, t.owner)}'s capital and cannot be "
+                                       f"taken: {why}")
+    if owner is not None:
+        caps, camps = claims_of(state, owner)
+        if t.owner == owner:
+            caps -= t.claim == "capital"
+            camps -= t.claim == "base_camp"
+        if claim == "capital" and caps >= SUPPLY["capital"]:
+            return problem(state, effects, f"{seat_name(state, owner)} already has a capital on the map "
+                                           f"(one capital per player)")
+        if claim == "base_camp" and camps >= SUPPLY["base_camp"]:
+            return problem(state, effects, f"{seat_name(state, owner)} has no base camp token left "
+                                           f"({SUPPLY['base_camp']} per player)")
+    territories = dict(state.territories)
+    territories[n] = TerritoryState(owner=owner, claim=claim, contention=t.contention, prisoners=t.prisoners,
+                                    resolved=t.resolved)
+    effects.append({"type": "claimed", "territory": n, "owner": owner, "claim": claim})
+    changes: dict[str, Any] = {"territories": territories}
+    if gained and owner is not None and state.phase == "play":
+        gains = dict(state.claims_gained)
+        gains[owner] = gains.get(owner, 0) + 1
+        changes["claims_gained"] = gains
+    if state.play_style == "king_of_the_hill" and n == state.style_options.get("territory"):
+        changes["hill_since"] = state.diel_cycle if owner is not None else None
+    state = state.evolve(**changes)
+    # losing a base camp can unprotect a capital elsewhere: look at every territory (at most 12)
+    state = refresh_all_contention(state, effects)
+    return check_claims_win(state, effects)
+
+
+# -- contention -------------------------------------------------------------------------------------
+def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameState:
+    """Contention in territory ``n`` follows the evidence: a held territory (not a protected capital)
+    with an enemy soul token on one of its movement stands, unless a resolution already settled
+    that enemy's presence."""
+    t = state.territories[n]
+    enemies: list[int] = []
+    resolved = t.resolved
+    if t.owner is not None:
+        present = set()
+        for sid in movement_stands(state.board, n):
+            st = state.stands[sid]
+            if st.occupied and st.owner is not None and st.owner != t.owner and st.awaiting is None:
+                present.add(st.owner)
+        resolved = resolved & present
+        if state.phase == "play" and not (t.claim == "capital" and capital_protected(state, t.owner)):
+            enemies = sorted(present - resolved)
+    else:
+        resolved = frozenset()
+    contenders = (t.owner, *enemies) if enemies else ()
+    old = state.contenders.get(n, ())
+    if bool(enemies) == t.contention and contenders == old and resolved == t.resolved:
+        return state
+    territories = dict(state.territories)
+    territories[n] = TerritoryState(owner=t.owner, claim=t.claim, contention=bool(enemies),
+                                    prisoners=t.prisoners, resolved=resolved)
+    cont = dict(state.contenders)
+    if enemies:
+        cont[n] = contenders  # type: ignore[assignment]
+    else:
+        cont.pop(n, None)
+    if enemies and not t.contention:
+        effects.append({"type": "contention_started", "territory": n, "players": list(contenders)})
+    elif t.contention and not enemies:
+        effects.append({"type": "contention_ended", "territory": n, "players": list(old)})
+    elif enemies and contenders != old:
+        effects.append({"type": "contention_changed", "territory": n, "players": list(contenders)})
+    return state.evolve(territories=territories, contenders=cont)
+
+
+def refresh_all_contention(state: GameState, effects: list[Effect]) -> GameState:
+    for n in state.territories:
+        state = refresh_contention(state, effects, n)
+    return state

@@ -1,0 +1,141 @@
+"""The diel cycle: the edition's fixed opening, then rolls; and what a new cycle brings.
+
+At each new cycle, in this order: the hand is emptied (lifted tokens went into base camps), claims
+whose token is still off the map are asked about, a storm exposes every soul token not inside a
+capital or base camp (downed ones are wasted), souls loitering in an enemy capital since two cycles
+ago are imprisoned, due timers are announced, and cycle-counted play styles are decided.
+
+Loitering: the rules say a soul left in an enemy capital "for more than 1 day after arriving" is
+taken prisoner. The board counts diel cycles: a soul that arrived in cycle ``c`` and is still there
+when cycle ``c + 2`` begins has stayed more than one full cycle and is imprisoned.
+"""
+
+from __future__ import annotations
+
+from kipukas_board.game.common import Effect, ask, movement_stands, problem, seat_name, win
+from kipukas_board.game.editions import MAX_PRISONERS, edition
+from kipukas_board.game.movement import ask_vanished
+from kipukas_board.game.playstyles import cycles_winner, style
+from kipukas_board.game.state import GameState, StandState, TerritoryState
+
+
+def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameState:
+    if state.phase != "play":
+        return problem(state, effects, f"the diel die is rolled only in play (the game is in {state.phase})")
+    cycle = state.diel_cycle + 1
+    if event["cycle"] != cycle:
+        return problem(state, effects, f"a diel roll for cycle {event['cycle']} arrived in cycle {state.diel_cycle}"
+                                       f" (rolled twice?); ignored")
+    opening = edition(state.edition).opening
+    fixed = cycle <= len(opening)
+    phase = opening[cycle - 1] if fixed else event.get("phase")
+    if phase is None:
+        return problem(state, effects, f"the diel roll for cycle {cycle} has no phase")
+    roll = None if fixed else event.get("roll")
+    state = ask_vanished(state, effects)
+    state = state.evolve(diel_cycle=cycle, diel_phase=phase, storm_exposed=(), hand=())
+    effects.append({"type": "diel", "cycle": cycle, "phase": phase, "roll": roll, "fixed": fixed,
+                    "source": event.get("source", "fixed" if fixed else "physical")})
+    for sid, (owner, _claim) in sorted(state.lifted_claims.items()):
+        n = state.board.stands[sid].territory
+        if not any(q.get("kind") == "claim_lost" and q.get("territory") == n for q in state.questions):
+            state = ask(state, effects, "claim_lost",
+                        f"The token of territory {n} ({seat_name(state, owner)}) is still off {sid}: "
+                        f"was the claim lost?", ["lost", "keep"], territory=n, stand=sid)
+    if phase == "storm":
+        state = _storm(state, effects, cycle)
+    state = _imprison(state, effects, cycle)
+    state = _timers(state, effects, cycle)
+    return _decide(state, effects, cycle)
+
+
+def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+    board = state.board
+    exposed = sorted(sid for sid, st in state.stands.items()
+                     if st.occupied and st.awaiting is None and board.stands[sid].kind == "movement")
+    wasted = [sid for sid in exposed if state.stands[sid].downed]
+    if wasted:
+        stands = dict(state.stands)
+        lost = dict(state.souls_lost)
+        for sid in wasted:
+            st = stands[sid]
+            stands[sid] = StandState(occupied=True, owner=st.owner, downed=True, awaiting="wasted", since=st.since)
+            if st.owner is not None:
+                lost[st.owner] = lost.get(st.owner, 0) + 1
+        state = state.evolve(stands=stands, souls_lost=lost)
+    effects.append({"type": "storm", "cycle": cycle, "exposed": exposed, "wasted": wasted})
+    state = state.evolve(storm_exposed=tuple(exposed))
+    return _soul_limits(state, effects)
+
+
+def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+    board = state.board
+    capitals = [n for n, t in state.territories.items() if t.claim == "capital"]
+    for sid in [m for n in capitals for m in movement_stands(board, n)]:
+        st = state.stands[sid]
+        if not st.occupied or st.owner is None or st.awaiting is not None or cycle - st.since < 2:
+            continue
+        spec = board.stands[sid]
+        t = state.territories[spec.territory]
+        if t.owner in (None, st.owner):
+            continue
+        if len(t.prisoners) >= MAX_PRISONERS:
+            state = problem(state, effects, f"territory {spec.territory} already holds {MAX_PRISONERS} prisoners; "
+                                            f"the soul on {sid} is not imprisoned")
+            continue
+        territories = dict(state.territories)
+        territories[spec.territory] = TerritoryState(owner=t.owner, claim=t.claim, contention=t.contention,
+                                                     prisoners=(*t.prisoners, st.owner), resolved=t.resolved)
+        stands = dict(state.stands)
+        stands[sid] = StandState(occupied=True, owner=st.owner, downed=st.downed, awaiting="imprisoned",
+                                 since=st.since)
+        state = state.evolve(territories=territories, stands=stands)
+        effects.append({"type": "imprisoned", "territory": spec.territory, "stand": sid,
+                        "prisoner_of": t.owner, "owner": st.owner})
+    return state
+
+
+def _timers(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+    due = [t for t in state.timers if t["due"] <= cycle]
+    if not due:
+        return state
+    for t in due:
+        effects.append({"type": "timer_due", "timer": {"id": t["id"], "label": t["label"], "seat": t["seat"]}})
+    return state.evolve(timers=tuple(t for t in state.timers if t["due"] > cycle))
+
+
+def _decide(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+    ps = style(state.play_style)
+    if ps.decided_by == "hill":
+        hill = state.style_options.get("territory")
+        need = int(state.style_options.get("cycles", 0))
+        owner = state.territories[hill].owner if hill in state.territories else None
+        if owner is not None and state.hill_since is not None and cycle - state.hill_since >= need:
+            return win(state, effects, owner)
+    elif ps.decided_by == "cycles":
+        decided, winner = cycles_winner(state)
+        if decided:
+            if winner is None:
+                effects.append({"type": "draw", "play_style": state.play_style})
+            return win(state, effects, winner)
+    return state
+
+
+def _soul_limits(state: GameState, effects: list[Effect]) -> GameState:
+    """The Cost Is Too Great: a player who lost ``soul_limit`` souls is out of the game."""
+    if state.play_style != "cost_too_great" or state.phase != "play":
+        return state
+    limit = int(state.style_options.get("soul_limit", 0))
+    out = [p.seat for p in state.players
+           if p.seat not in state.eliminated and state.souls_lost.get(p.seat, 0) >= limit]
+    if not out:
+        return state
+    for s in out:
+        effects.append({"type": "eliminated", "seat": s, "souls_lost": state.souls_lost.get(s, 0)})
+    state = state.evolve(eliminated=(*state.eliminated, *out))
+    from kipukas_board.game.common import check_claims_win
+
+    return check_claims_win(state, effects)
+
+
+soul_limits = _soul_limits

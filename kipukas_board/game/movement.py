@@ -1,0 +1,198 @@
+"""Play from the sensors: move inference, claims on territory stands, contention, night moves.
+
+A reed switch only says "something is here". The board infers the rest:
+
+* a movement stand empties: its token (and owner) goes into the *hand*, the tokens lifted and not
+  yet put down;
+* a stand fills within reach (:data:`~kipukas_board.game.editions.MAX_MOVE` path steps; a downed
+  soul's edition limit) of the latest token in the hand: that token moved, and keeps its owner;
+* a movement stand fills with nothing in the hand: a soul stepped out of a base camp or capital, and
+  the holder of the one territory stand next to it owns it; if none or several could, a question;
+* a stand fills far from every lifted token ("two far stands change together"): a question;
+* a territory stand fills: a claim (base camp) for the soul that moved onto it, or, if its own token
+  was only lifted and put back, the claim stands; during contention a swapped token is a question;
+* a token leaves a contested territory: retreat or loss? A question.
+
+Anything that happens at night or in a storm is flagged (``night_move``): souls do not move then.
+"""
+
+from __future__ import annotations
+
+from kipukas_board.game.common import (
+    Effect,
+    ask,
+    distance,
+    drop_questions,
+    problem,
+    refresh_contention,
+    seat_name,
+    set_claim,
+    souls_on_board,
+    territory_stand_id,
+)
+from kipukas_board.game.editions import MAX_MOVE, SUPPLY, edition
+from kipukas_board.game.state import GameState, Lift, StandState
+
+#: Tokens the hand remembers (older lifts are forgotten: they went into base camps or off the map).
+HAND_SIZE = 8
+
+
+def _reach(state: GameState, lift: Lift) -> int:
+    if not lift.downed:
+        return MAX_MOVE
+    return max(row.spaces for row in edition(state.edition).downed.values())
+
+
+def _take_from_hand(state: GameState, sid: str) -> tuple[Lift | None, tuple[Lift, ...]]:
+    """The latest lifted token that could have reached ``sid``, and the hand without it."""
+    hand = state.hand
+    for i in range(len(hand) - 1, -1, -1):
+        h = hand[i]
+        d = distance(state.board, h.stand, sid)
+        if d is not None and d <= _reach(state, h):
+            return h, hand[:i] + hand[i + 1:]
+    return None, hand
+
+
+def _options(state: GameState) -> list[int]:
+    return [p.seat for p in state.players if p.seat not in state.eliminated]
+
+
+def on_stand_play(state: GameState, effects: list[Effect], sid: str, occupied: bool) -> GameState:
+    spec = state.board.stands[sid]
+    if occupied and state.diel_phase in ("night", "storm"):
+        effects.append({"type": "night_move", "stand": sid, "phase": state.diel_phase})
+        state = problem(state, effects, f"a token was put on {sid} during the {state.diel_phase}: souls do not "
+                                        f"move at night or in a storm")
+    if spec.kind == "movement":
+        return _fill_movement(state, effects, sid) if occupied else _lift_movement(state, effects, sid)
+    return _fill_territory(state, effects, sid) if occupied else _lift_territory(state, effects, sid)
+
+
+def _set_stand(state: GameState, sid: str, st: StandState) -> GameState:
+    stands = dict(state.stands)
+    stands[sid] = st
+    return state.evolve(stands=stands)
+
+
+def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameState:
+    n = state.board.stands[sid].territory
+    lift, hand = _take_from_hand(state, sid)
+    owner: int | None = None
+    downed = False
+    why = ""
+    if lift is not None:
+        owner, downed = lift.owner, lift.downed
+        state = state.evolve(hand=hand)
+        effects.append({"type": "moved", "from": lift.stand, "to": sid, "owner": owner})
+        if owner is None:
+            why = f"it came from {lift.stand}, whose owner was not known"
+    elif state.hand:
+        far = ", ".join(h.stand for h in state.hand)
+        why = f"it is too far from the token(s) lifted from {far} to be one of them"
+    else:
+        owners = sorted({state.territories[state.board.stands[m].territory].owner
+                         for m, _ in state.board.edges(sid)
+                         if state.board.stands[m].kind == "territory"} - {None})
+        if len(owners) == 1:
+            owner = owners[0]
+        else:
+            why = ("no base camp next to it could have sent it" if not owners
+                   else "souls from more than one player's base camp could have stepped there")
+    if owner is not None and souls_on_board(state, owner) >= SUPPLY["soul"]:
+        state = problem(state, effects, f"{seat_name(state, owner)} already has all {SUPPLY['soul']} soul tokens "
+                                        f"on the map; the token on {sid} cannot be theirs")
+        owner, why = None, f"{seat_name(state, owner)} has no soul token left"
+    state = _set_stand(state, sid, StandState(occupied=True, owner=owner, downed=downed, since=state.diel_cycle))
+    if owner is None:
+        state = ask(state, effects, "stand_owner", f"Whose soul token is on {sid}? ({why})",
+                    _options(state), stand=sid)
+    return refresh_contention(state, effects, n)
+
+
+def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameState:
+    n = state.board.stands[sid].territory
+    st = state.stands[sid]
+    state = _set_stand(state, sid, StandState())
+    state = drop_questions(state, kind="stand_owner", stand=sid)
+    if st.awaiting is not None:  # an imprisoned or wasted soul's token taken off: expected, not a move
+        return refresh_contention(state, effects, n)
+    was = state.contenders.get(n, ())
+    contested = n if st.owner is not None and st.owner in was else None
+    against = tuple(s for s in was if s != st.owner) if contested else ()
+    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed, contested, against))[-HAND_SIZE:])
+    return refresh_contention(state, effects, n)
+
+
+def ask_vanished(state: GameState, effects: list[Effect]) -> GameState:
+    """Tokens that left a contested territory and never came down elsewhere this cycle: retreat
+    (into a base camp) or loss? The board cannot tell; the players say."""
+    for lift in state.hand:
+        if lift.contested is not None and lift.owner is not None:
+            n = lift.contested
+            state = ask(state, effects, "vanished",
+                        f"{seat_name(state, lift.owner)}'s token left {lift.stand} during contention in territory "
+                        f"{n} and did not come back down: did the soul retreat into a base camp, or was it wasted?",
+                        ["retreated", "wasted"], stand=lift.stand, territory=n, owner=lift.owner,
+                        against=list(lift.against))
+    return state
+
+
+def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameState:
+    n = state.board.stands[sid].territory
+    t = state.territories[n]
+    state = _set_stand(state, sid, StandState(occupied=True, owner=t.owner, since=state.diel_cycle))
+    was_lifted = sid in state.lifted_claims
+    if was_lifted:
+        lifted = dict(state.lifted_claims)
+        lifted.pop(sid)
+        state = state.evolve(lifted_claims=lifted)
+    if was_lifted and t.claim is not None:  # the holder's own token put back (or swapped: see below)
+        enemies = [s for s in state.contenders.get(n, ()) if s != t.owner]
+        if enemies and t.owner is not None:
+            return ask(state, effects, "claim_owner",
+                       f"The token on {sid} was replaced during contention in territory {n}: who holds it now?",
+                       [t.owner, *enemies], territory=n)
+        return state
+    if t.claim is not None:
+        return problem(state, effects, f"territory {n} is already held by {seat_name(state, t.owner)}")
+    lift, hand = _take_from_hand(state, sid)
+    if lift is None and state.diel_cycle == 1:
+        return problem(state, effects, f"one too many: setup is complete and no soul can claim on the first day; "
+                                       f"lift the token from {sid}")
+    owner = None
+    if lift is not None:
+        state = state.evolve(hand=hand)
+        owner = lift.owner
+        effects.append({"type": "moved", "from": lift.stand, "to": sid, "owner": owner})
+    else:
+        owners = sorted({t2.owner for m, t2 in state.territories.items()
+                         if t2.owner is not None and _near_holding(state, m, sid)})
+        if len(owners) == 1:
+            owner = owners[0]
+    if owner is None:
+        return ask(state, effects, "claim_owner", f"Who claimed territory {n} (a token was put on {sid})?",
+                   _options(state), territory=n)
+    state = set_claim(state, effects, n, owner, "base_camp", gained=True)
+    if state.territories[n].owner == owner:
+        state = _set_stand(state, sid, StandState(occupied=True, owner=owner, since=state.diel_cycle))
+    return state
+
+
+def _near_holding(state: GameState, territory: int, sid: str) -> bool:
+    ts = territory_stand_id(state.board, territory)
+    if ts is None:
+        return False
+    d = distance(state.board, ts, sid)
+    return d is not None and d <= MAX_MOVE
+
+
+def _lift_territory(state: GameState, effects: list[Effect], sid: str) -> GameState:
+    n = state.board.stands[sid].territory
+    t = state.territories[n]
+    state = _set_stand(state, sid, StandState())
+    if t.claim is not None:  # the claim stands until the token comes back or players say it is lost
+        lifted = dict(state.lifted_claims)
+        lifted[sid] = (t.owner, t.claim)
+        state = state.evolve(lifted_claims=lifted)
+    return state

@@ -1,0 +1,143 @@
+"""Answers to the board's questions and players' corrections: what sensing cannot know.
+
+Both are journaled events, so an answer given on a phone survives a restart and replays exactly.
+An answer that does not fit (no such question, an option not offered) is a visible problem; the
+question stays open.
+
+Example answer and correction events::
+
+    {"type": "answer", "question": "q3", "answer": 2}
+    {"type": "correction", "target": "stand", "stand": "M4a", "owner": 1, "downed": true}
+    {"type": "correction", "target": "territory", "territory": 4, "owner": 2, "claim": "base_camp"}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kipukas_board.game.common import (
+    Effect,
+    check_claims_win,
+    problem,
+    refresh_contention,
+    set_claim,
+    souls_on_board,
+)
+from kipukas_board.game.diel import soul_limits
+from kipukas_board.game.editions import SUPPLY
+from kipukas_board.game.state import GameState, StandState
+
+
+def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+    qid = event["question"]
+    q = next((q for q in state.questions if q["id"] == qid), None)
+    if q is None:
+        return problem(state, effects, f"no open question {qid!r} (already answered?)")
+    answer = event["answer"]
+    if answer not in q["options"] or isinstance(answer, bool):
+        return problem(state, effects, f"question {qid}: answer {answer!r} is not one of {q['options']}")
+    state = state.evolve(questions=tuple(x for x in state.questions if x["id"] != qid))
+    effects.append({"type": "answered", "question": qid, "answer": answer})
+    kind = q["kind"]
+    if kind == "stand_owner":
+        return _set_stand_owner(state, effects, q["stand"], answer)
+    if kind == "claim_owner":
+        n = q["territory"]
+        claim = state.territories[n].claim
+        if claim is None or state.territories[n].owner != answer:
+            claim = "base_camp"
+        return set_claim(state, effects, n, answer, claim, gained=state.territories[n].owner != answer)
+    if kind == "vanished":
+        if answer == "wasted":
+            against = q.get("against") or []
+            state = _lose_soul(state, effects, q["owner"], by=against[0] if len(against) == 1 else None)
+        return state
+    if kind == "claim_lost":
+        lifted = dict(state.lifted_claims)
+        if answer == "lost":
+            lifted.pop(q["stand"], None)
+            state = state.evolve(lifted_claims=lifted)
+            return set_claim(state, effects, q["territory"], None, None)
+        return state
+    return problem(state, effects, f"question {qid} is of an unknown kind {kind!r}")
+
+
+def _lose_soul(state: GameState, effects: list[Effect], seat: int, by: int | None, count: int = 1) -> GameState:
+    lost = dict(state.souls_lost)
+    lost[seat] = lost.get(seat, 0) + count
+    changes: dict[str, Any] = {"souls_lost": lost}
+    if by is not None and by != seat:
+        defeated = dict(state.souls_defeated)
+        defeated[by] = defeated.get(by, 0) + count
+        changes["souls_defeated"] = defeated
+    effects.append({"type": "soul_lost", "seat": seat, "by": by, "count": count})
+    return soul_limits(state.evolve(**changes), effects)
+
+
+def on_soul_lost(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+    seat = event["seat"]
+    if seat not in state.seats:
+        return problem(state, effects, f"seat {seat} is not playing")
+    by = event.get("by")
+    if by is not None and by not in state.seats:
+        return problem(state, effects, f"seat {by} (who defeated the soul) is not playing")
+    state = _lose_soul(state, effects, seat, by, int(event.get("count", 1)))
+    sid = event.get("stand")
+    if sid in state.stands and state.stands[sid].occupied and state.board.stands[sid].kind == "movement":
+        st = state.stands[sid]
+        state = _put_stand(state, sid, StandState(occupied=True, owner=st.owner, downed=st.downed,
+                                                  awaiting="wasted", since=st.since))
+        state = refresh_contention(state, effects, state.board.stands[sid].territory)
+    return state
+
+
+def _put_stand(state: GameState, sid: str, st: StandState) -> GameState:
+    stands = dict(state.stands)
+    stands[sid] = st
+    return state.evolve(stands=stands)
+
+
+def _set_stand_owner(state: GameState, effects: list[Effect], sid: str, owner: int | None,
+                     downed: bool | None = None) -> GameState:
+    st = state.stands[sid]
+    if not st.occupied:
+        return problem(state, effects, f"{sid} holds no token now; nothing to set")
+    if (owner is not None and owner != st.owner and state.board.stands[sid].kind == "movement"
+            and souls_on_board(state, owner) >= SUPPLY["soul"]):
+        return problem(state, effects, f"seat {owner} already has all {SUPPLY['soul']} soul tokens on the map")
+    state = _put_stand(state, sid, StandState(occupied=True, owner=owner, since=st.since, awaiting=st.awaiting,
+                                              downed=st.downed if downed is None else downed))
+    return refresh_contention(state, effects, state.board.stands[sid].territory)
+
+
+def on_correction(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+    owner = event.get("owner")
+    if owner is not None and owner not in state.seats:
+        return problem(state, effects, f"correction: seat {owner} is not playing (seats {list(state.seats)})")
+    if event["target"] == "stand":
+        sid = event["stand"]
+        if sid not in state.stands:
+            return problem(state, effects, f"correction: no stand {sid!r} on this map")
+        st = state.stands[sid]
+        if state.board.stands[sid].kind == "territory":
+            return problem(state, effects, f"correction: {sid} is a territory stand; correct territory "
+                                           f"{state.board.stands[sid].territory} instead")
+        state = _set_stand_owner(state, effects, sid, owner if "owner" in event else st.owner, event.get("downed"))
+        effects.append({"type": "corrected", "stand": sid})
+        return state
+    n = event["territory"]
+    if n not in state.territories:
+        return problem(state, effects, f"correction: no territory {n} on this map")
+    if state.board.territories[n].transit and owner is not None:
+        return problem(state, effects, f"correction: territory {n} is a transit territory and cannot be held")
+    t = state.territories[n]
+    new_owner = owner if "owner" in event else t.owner
+    if new_owner is None:
+        claim = None
+    elif "claim" in event and event["claim"] is not None:
+        claim = event["claim"]
+    else:  # a new holder puts down their own base camp token; the same holder keeps the claim's kind
+        claim = t.claim if new_owner == t.owner and t.claim else "base_camp"
+    state = set_claim(state, effects, n, new_owner, claim)
+    effects.append({"type": "corrected", "territory": n})
+    return check_claims_win(state, effects)

@@ -1,0 +1,119 @@
+"""A random but plausible game, event by event: for benchmarks and property tests.
+
+:func:`random_game` plays both sides with a :class:`~kipukas_board.game.dice.Dice` (seeded for
+repeatable runs): setup placements, souls stepping out of base camps, moves along paths, claims,
+diel rolls, answers to the board's questions, resolutions, timers and soul losses. Every event goes
+through :func:`~kipukas_board.game.events.check_event` and the real core, so the result is a journal
+the board could have written.
+
+Example::
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> from kipukas_board.game.dice import SeededDice
+    >>> from kipukas_board.game.simulate import random_game
+    >>> events = random_game(load_map("kipuka-8"), 500, SeededDice(1))   # doctest: +SKIP
+    >>> len(events) >= 500                                              # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.game.core import apply
+from kipukas_board.game.dice import Dice
+from kipukas_board.game.events import check_event, map_event, stand_event
+from kipukas_board.game.rolls import diel_event, placement_rolls
+from kipukas_board.game.state import GameState, initial_state
+
+COLORS = ["#e4572e", "#1e90ff", "#2e8b57", "#daa520"]
+
+
+class _Driver:
+    def __init__(self, board: BoardMap, dice: Dice, players: int, play_style: str, edition: str,
+                 options: dict[str, Any] | None) -> None:
+        self.board = board
+        self.dice = dice
+        self.players = players
+        self.play_style = play_style
+        self.edition = edition
+        self.options = options or {}
+        self.events: list[dict[str, Any]] = []
+        self.state: GameState = initial_state(board)
+        self.emit(map_event(board.name, board.source_text))
+
+    def emit(self, event: dict[str, Any]) -> None:
+        check_event(event)
+        self.events.append(event)
+        self.state, _ = apply(self.state, event)
+
+    def pick(self, items: list[Any]) -> Any:
+        return items[self.dice.roll(len(items)) - 1]
+
+    def new_game(self) -> None:
+        for sid, st in self.state.stands.items():
+            if st.occupied:
+                self.emit(stand_event(sid, False))
+        seats = list(range(1, self.players + 1))
+        rolls, first = placement_rolls(seats, self.dice)
+        self.emit({"type": "new_game", "edition": self.edition, "play_style": self.play_style,
+                   "options": dict(self.options), "first_placer": first, "placement_rolls": rolls,
+                   "players": [{"seat": s, "name": f"Player {s}", "color": COLORS[s - 1]} for s in seats]})
+        while self.state.phase == "setup":
+            free = [s.id for s in self.board.stands.values()
+                    if s.kind == "territory" and not self.state.stands[s.id].occupied]
+            self.emit(stand_event(self.pick(free), True))
+
+    def step(self) -> None:
+        s = self.state
+        if s.phase != "play":
+            self.new_game()
+            return
+        r = self.dice.roll(20)
+        if r <= 2 or s.diel_phase != "day":
+            self.emit(diel_event(s, self.dice))
+        elif s.questions and r <= 6:
+            q = s.questions[0]
+            self.emit({"type": "answer", "question": q["id"], "answer": self.pick(q["options"])})
+        elif s.contenders and r == 7:
+            n = self.pick(sorted(s.contenders))
+            self.emit({"type": "resolve_contention", "territory": n, "winner": self.pick(list(s.contenders[n]))})
+        elif r == 8:
+            seat = self.pick(list(s.seats))
+            self.emit({"type": "timer_start", "label": "personal effect", "cycles": 5, "seat": seat})
+        elif r == 9:
+            self.emit({"type": "soul_lost", "seat": self.pick(list(s.seats)), "by": self.pick(list(s.seats))})
+        else:
+            self.move()
+
+    def move(self) -> None:
+        s, b = self.state, self.board
+        souls = [sid for sid, st in s.stands.items()
+                 if st.occupied and st.owner is not None and b.stands[sid].kind == "movement" and st.awaiting is None]
+        if souls and self.dice.roll(3) > 1:
+            src = self.pick(souls)
+            targets = [n for n, _ in b.edges(src) if not s.stands[n].occupied]
+            if targets:
+                self.emit(stand_event(src, False))
+                self.emit(stand_event(self.pick(targets), True))
+                return
+            self.emit(stand_event(src, False))  # into a base camp (or off the map)
+            return
+        held = [b.territory_stand(n).id for n, t in s.territories.items()  # type: ignore[union-attr]
+                if t.owner is not None and b.territory_stand(n) is not None]
+        if not held:
+            return
+        camp = self.pick(held)
+        out = [n for n, _ in b.edges(camp) if not s.stands[n].occupied]
+        if out:
+            self.emit(stand_event(self.pick(out), True))
+
+
+def random_game(board: BoardMap, n_events: int, dice: Dice, players: int = 2, play_style: str = "domination",
+                edition: str = "web", options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """At least ``n_events`` events of a random game (new games start when one ends)."""
+    d = _Driver(board, dice, players, play_style, edition, options)
+    while len(d.events) < n_events:
+        d.step()
+    return d.events[:n_events] if len(d.events) > n_events else d.events

@@ -1,0 +1,302 @@
+"""The game's actions on the page: new game, diel rolls, answers, corrections, undo, dice, timers.
+
+A route plugin (:func:`register`, listed in ``BoardApp.route_plugins``): every action needs the admin
+PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was expected, an
+action that does not fit the game right now (rolling the diel die during setup, answering a closed
+question) is a 409 saying why. Rolls are made here, by the runtime, with the board's injected dice,
+and written into the event before it is journaled (see :mod:`kipukas_board.game.rolls`).
+
+Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``: the journaled event
+(with its rolls) and what the rules made of it.
+
+    POST /api/actions/new-game           {"players": [{"seat": 1, "name": "Ana", "color": "#e4572e",
+                                           "affinity": "brutal"}, ...], "edition": "web",
+                                           "play_style": "domination", "options": {}, "diel_weights":
+                                           {"day": 2, "night": 2, "storm": 2}, "first_placer": 1?}
+    POST /api/actions/roll-diel          {} (the board rolls) or {"phase": "storm"} (a physical roll)
+    POST /api/actions/answer             {"question": "q3", "answer": 2}
+    POST /api/actions/undo               {}
+    POST /api/actions/correction         {"target": "stand", "stand": "M4a", "owner": 1, "downed": true}
+    POST /api/actions/resolve-contention {"territory": 3, "winner": 2}
+    POST /api/actions/initiative         {"seat": 1}
+    POST /api/actions/soul-lost          {"seat": 1, "by": 2, "count": 1, "stand": "M3a"?}
+    POST /api/actions/timer              {"label": "personal effect", "cycles": 5, "seat": 1}
+    POST /api/actions/timer-cancel       {"timer": "t4"}
+    POST /api/actions/roll-dice          {"kind": "random_territory" | "rogue_path" | "retreat" | "trap"
+                                           | "d6" | "d20", "seat": 1?, "stand": "M3a" (rogue_path)}
+    POST /api/actions/end-game           {"winner": 1?}
+    GET  /api/journal/export             the journal as JSON lines: {"seq", "ts", "event"} per line
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from flask import Response, jsonify
+
+from kipukas_board.game.editions import PHASES
+from kipukas_board.game.events import DICE_KINDS, EventError, check_event
+from kipukas_board.game.playstyles import STYLES, max_players
+from kipukas_board.game.rolls import diel_event, placement_rolls, random_territory_outcome, roll_event
+from kipukas_board.game.rolls import roll_random_territory as _roll_territory
+from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+
+class _Effects:
+    """Remembers the effects of the last events (by journal number) for the action's answer."""
+
+    def __init__(self, keep: int = 64) -> None:
+        self._by_seq: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
+        self._keep = keep
+        self._lock = threading.Lock()
+
+    def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._by_seq[state.seq] = effects
+            while len(self._by_seq) > self._keep:
+                self._by_seq.popitem(last=False)
+
+    def get(self, seq: int | None) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._by_seq.get(seq or -1, []))
+
+
+class Conflict(Exception):
+    """The action is well formed but does not fit the game now (409)."""
+
+
+def _int(body: dict[str, Any], name: str, what: str, optional: bool = False, nullable: bool = False) -> Any:
+    if name not in body:
+        if optional:
+            return None
+        raise BadRequest(f"field {name!r} is required ({what})")
+    v = body[name]
+    if v is None and nullable:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise BadRequest(f"field {name!r} must be {what}, got {v!r}")
+    return v
+
+
+def register(app: Any, board: BoardApp) -> None:
+    """Add the action routes and the journal export to the Flask ``app``."""
+    recorder = _Effects()
+    board.loop.subscribe(recorder)
+    pin = require_pin(board)
+
+    @app.errorhandler(Conflict)
+    def _conflict(exc: Conflict) -> tuple[Response, int]:
+        return error(409, str(exc))
+
+    def submit(event: dict[str, Any]) -> Response:
+        try:
+            check_event(event)
+            seq = board.loop.submit(event)
+        except EventError as exc:
+            raise BadRequest(str(exc)) from None
+        return jsonify({"ok": True, "seq": seq, "event": event, "effects": recorder.get(seq)})
+
+    def state() -> Any:
+        return board.loop.state
+
+    def in_play(what: str) -> None:
+        s = state()
+        if s.phase != "play":
+            raise Conflict(f"{what} only while a game is in play (the game is in {s.phase}"
+                           f"{'' if s.started else ', no game started'})")
+
+    def only(body: dict[str, Any], allowed: set[str]) -> None:
+        extra = sorted(set(body) - allowed)
+        if extra:
+            raise BadRequest(f"unknown field(s) {', '.join(extra)}; expected {', '.join(sorted(allowed)) or 'none'}")
+
+    @app.post("/api/actions/new-game")
+    @pin
+    def new_game() -> Response:
+        body = json_body()
+        only(body, {"players", "map", "edition", "play_style", "options", "diel_weights", "first_placer"})
+        s = state()
+        board_map = s.board
+        want = body.get("map")
+        if want is not None:
+            names = {board_map.name, board.settings.map, board_map.source.rsplit("/", 1)[-1].removesuffix(".toml")}
+            if not isinstance(want, str) or want not in names:
+                raise Conflict(f"the board runs map {board_map.name!r} ({board.settings.map}); field 'map' "
+                               f"{want!r} needs a restart with --map")
+        event: dict[str, Any] = {
+            "type": "new_game", "players": body.get("players"), "edition": body.get("edition", "web"),
+            "play_style": body.get("play_style", "domination"), "options": dict(body.get("options") or {}),
+        }
+        if "diel_weights" in body:
+            event["diel_weights"] = body["diel_weights"]
+        if not isinstance(body.get("options", {}), dict):
+            raise BadRequest(f"field 'options' must be an object, got {body['options']!r}")
+        ps = STYLES.get(event["play_style"])
+        players = event["players"]
+        if ps is not None and isinstance(players, list):
+            limit = max_players(ps, len(board_map.territories))
+            if len(players) > limit:
+                raise BadRequest(f"field 'players': {ps.title} on {board_map.name!r} "
+                                 f"({len(board_map.territories)} territories) allows at most {limit} players, "
+                                 f"got {len(players)}")
+            missing = [k for k in ps.needs if k not in event["options"]]
+            if missing:
+                raise BadRequest(f"field 'options' needs {', '.join(missing)} for {ps.title}")
+            if event["options"].get("territory") == "random":
+                rolls = _roll_territory(board_map.highest_territory, board.loop.dice)
+                event["options"]["territory"] = random_territory_outcome(rolls, board_map.highest_territory)
+                event["options"]["territory_rolls"] = rolls
+        first = body.get("first_placer")
+        if first is None and isinstance(players, list) and all(isinstance(p, dict) for p in players):
+            seats = [p.get("seat") for p in players]
+            if all(isinstance(x, int) for x in seats) and seats:
+                event["placement_rolls"], first = placement_rolls(seats, board.loop.dice)
+        event["first_placer"] = first
+        return submit(event)
+
+    @app.post("/api/actions/roll-diel")
+    @pin
+    def roll_diel() -> Response:
+        body = json_body(required=False)
+        only(body, {"phase"})
+        phase = body.get("phase")
+        if phase is not None and phase not in PHASES:
+            raise BadRequest(f"field 'phase' must be one of {', '.join(PHASES)} (a physical roll), got {phase!r}")
+        in_play("the diel die is rolled")
+        return submit(diel_event(state(), board.loop.dice, phase))
+
+    @app.post("/api/actions/answer")
+    @pin
+    def answer() -> Response:
+        body = json_body()
+        only(body, {"question", "answer"})
+        qid = body.get("question")
+        if not isinstance(qid, str):
+            raise BadRequest(f"field 'question' must be a question id like \"q3\", got {qid!r}")
+        if "answer" not in body:
+            raise BadRequest("field 'answer' is required (one of the question's options)")
+        q = next((q for q in state().questions if q["id"] == qid), None)
+        if q is None:
+            raise Conflict(f"no open question {qid!r}; open: {[x['id'] for x in state().questions]}")
+        if body["answer"] not in q["options"] or isinstance(body["answer"], bool):
+            raise BadRequest(f"field 'answer' must be one of {q['options']} for question {qid}, "
+                             f"got {body['answer']!r}")
+        return submit({"type": "answer", "question": qid, "answer": body["answer"]})
+
+    @app.post("/api/actions/undo")
+    @pin
+    def undo() -> Response:
+        json_body(required=False)
+        s = state()
+        if not s.undo or s.undo[-1].expired:
+            raise Conflict("nothing to undo" if not s.undo else "the last action is too far back to undo")
+        return submit({"type": "undo"})
+
+    @app.post("/api/actions/correction")
+    @pin
+    def correction() -> Response:
+        body = json_body()
+        only(body, {"target", "stand", "territory", "owner", "claim", "downed"})
+        return submit({"type": "correction", **body})
+
+    @app.post("/api/actions/resolve-contention")
+    @pin
+    def resolve() -> Response:
+        body = json_body()
+        only(body, {"territory", "winner"})
+        n = _int(body, "territory", "a territory number")
+        w = _int(body, "winner", "the seat that won the fight")
+        in_play("contention is resolved")
+        cont = state().contenders.get(n)
+        if not cont:
+            raise Conflict(f"territory {n} is not in contention")
+        if w not in cont:
+            raise BadRequest(f"field 'winner' must be one of the contenders {list(cont)}, got {w}")
+        return submit({"type": "resolve_contention", "territory": n, "winner": w})
+
+    @app.post("/api/actions/initiative")
+    @pin
+    def initiative() -> Response:
+        body = json_body()
+        only(body, {"seat"})
+        seat = _int(body, "seat", "the seat taking initiative")
+        in_play("initiative is taken")
+        if seat not in state().seats:
+            raise BadRequest(f"field 'seat' must be a playing seat {list(state().seats)}, got {seat}")
+        return submit({"type": "take_initiative", "seat": seat})
+
+    @app.post("/api/actions/soul-lost")
+    @pin
+    def soul_lost() -> Response:
+        body = json_body()
+        only(body, {"seat", "by", "count", "stand"})
+        seat = _int(body, "seat", "the seat whose soul was lost")
+        if not state().started:
+            raise Conflict("no game started")
+        if seat not in state().seats:
+            raise BadRequest(f"field 'seat' must be a playing seat {list(state().seats)}, got {seat}")
+        return submit({"type": "soul_lost", **body})
+
+    @app.post("/api/actions/timer")
+    @pin
+    def timer() -> Response:
+        body = json_body()
+        only(body, {"label", "cycles", "seat"})
+        return submit({"type": "timer_start", "label": body.get("label"), "cycles": body.get("cycles"),
+                       "seat": body.get("seat")})
+
+    @app.post("/api/actions/timer-cancel")
+    @pin
+    def timer_cancel() -> Response:
+        body = json_body()
+        only(body, {"timer"})
+        tid = body.get("timer")
+        if not isinstance(tid, str) or tid not in {t["id"] for t in state().timers}:
+            raise BadRequest(f"field 'timer' must be a running timer's id {[t['id'] for t in state().timers]}, "
+                             f"got {tid!r}")
+        return submit({"type": "timer_cancel", "timer": tid})
+
+    @app.post("/api/actions/roll-dice")
+    @pin
+    def roll_dice() -> Response:
+        body = json_body()
+        only(body, {"kind", "seat", "stand"})
+        kind = body.get("kind")
+        if kind not in DICE_KINDS:
+            raise BadRequest(f"field 'kind' must be one of {', '.join(DICE_KINDS)}, got {kind!r}")
+        seat = _int(body, "seat", "a seat number", optional=True, nullable=True)
+        stand = body.get("stand")
+        if kind == "rogue_path" and (not isinstance(stand, str) or stand not in state().board.stands
+                                     or not state().board.edges(stand)):
+            raise BadRequest(f"field 'stand' must be the rogue's stand (a stand id with paths), got {stand!r}")
+        return submit(roll_event(state(), kind, board.loop.dice, seat=seat, stand=stand))
+
+    @app.post("/api/actions/end-game")
+    @pin
+    def end_game() -> Response:
+        body = json_body(required=False)
+        only(body, {"winner"})
+        event: dict[str, Any] = {"type": "end_game"}
+        if "winner" in body:
+            event["winner"] = _int(body, "winner", "the winning seat or null", nullable=True)
+        s = state()
+        if not s.started or s.phase == "over":
+            raise Conflict("there is no game in progress to end")
+        return submit(event)
+
+    @app.get("/api/journal/export")
+    def export() -> Response:
+        def lines() -> Iterator[str]:
+            for seq, ts, event in board.journal.rows():
+                yield json.dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
+
+        resp = Response(lines(), mimetype="application/x-ndjson")
+        resp.headers["Content-Disposition"] = "attachment; filename=kipukas-journal.jsonl"
+        return resp
