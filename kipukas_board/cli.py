@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     # stand sensing (issue 5)
     # lighting and voice (issue 6)
     # page and calibration (issue 7)
+    "kipukas_board.commands.web_bench",
     # Pi service (issue 8)
 ]
 

@@ -68,7 +68,7 @@ const KB = (function () {
   function updateLock(ok) {
     if (!ok) sessionStorage.removeItem(PIN_KEY);
     const b = document.getElementById("pin-button");
-    if (b) { b.textContent = pin() ? "🔓 PIN" : "🔒 PIN"; b.classList.toggle("unlocked", !!pin()); }
+    if (b) { b.textContent = pin() ? "PIN ✓" : "Enter PIN"; b.classList.toggle("unlocked", !!pin()); }
     document.body.classList.toggle("unlocked", !!pin());
   }
 
