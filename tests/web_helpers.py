@@ -1,0 +1,44 @@
+"""A real board served by waitress on a free loopback port, for the page and load tests."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from waitress import create_server
+
+from kipukas_board.app import BoardApp
+from kipukas_board.settings import Settings
+from kipukas_board.web.server import create_app
+
+PIN = "2468"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@dataclass
+class Served:
+    board: BoardApp
+    url: str
+
+
+@contextmanager
+def serve_board(data_dir: Path, **sensor_options: object) -> Iterator[Served]:
+    settings = Settings()
+    settings.sensors.options = dict(sensor_options)
+    board = BoardApp(settings, data_dir, sim=True, admin_pin=PIN)
+    server = create_server(create_app(board), host="127.0.0.1", port=0, threads=12, channel_timeout=60)
+    board.start()
+    t = threading.Thread(target=server.run, daemon=True)
+    t.start()
+    try:
+        yield Served(board, f"http://127.0.0.1:{server.effective_port}")  # type: ignore[union-attr]
+    finally:
+        board.broadcaster.close()
+        server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
+        server.close()
+        board.stop()
