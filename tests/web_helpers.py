@@ -33,11 +33,21 @@ def serve_board(data_dir: Path, **sensor_options: object) -> Iterator[Served]:
     board = BoardApp(settings, data_dir, sim=True, admin_pin=PIN)
     server = create_server(create_app(board), host="127.0.0.1", port=0, threads=12, channel_timeout=60)
     board.start()
-    t = threading.Thread(target=server.run, daemon=True)
+    stopping = threading.Event()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the socket map is closed under select() at shutdown
+            if not stopping.is_set():
+                raise
+
+    t = threading.Thread(target=run, daemon=True)
     t.start()
     try:
         yield Served(board, f"http://127.0.0.1:{server.effective_port}")  # type: ignore[union-attr]
     finally:
+        stopping.set()
         board.broadcaster.close()
         server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
         server.close()

@@ -118,7 +118,16 @@ def run_bench(clients: int, changes: int, interval_ms: float, map_name: str | No
                                channel_timeout=600, ident="kipukas-board-bench")
         port = server.effective_port  # type: ignore[union-attr]
         board.start()
-        serving = threading.Thread(target=server.run, name="waitress", daemon=True)
+        stopping = threading.Event()
+
+        def serve() -> None:
+            try:
+                server.run()
+            except OSError:  # the socket map is closed under select() at shutdown
+                if not stopping.is_set():
+                    raise
+
+        serving = threading.Thread(target=serve, name="waitress", daemon=True)
         serving.start()
         readers = [StreamClient(port, f"sse-{i}") for i in range(clients)]
         sent: dict[int, float] = {}
@@ -143,6 +152,7 @@ def run_bench(clients: int, changes: int, interval_ms: float, map_name: str | No
             while time.monotonic() < deadline and not all(last in r.arrived for r in readers):
                 time.sleep(0.02)
         finally:
+            stopping.set()
             for r in readers:
                 r.close()
             board.broadcaster.close()  # ends every stream, so waitress's workers finish
