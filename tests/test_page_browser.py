@@ -30,7 +30,9 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's CSP forbids.
+    # It also means the escaping test below proves the escaping itself, without the CSP's help.
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -150,7 +152,9 @@ def test_screenshots_phone_and_laptop(browser, tmp_path, viewport):
     """Not a look test: checks the page fits the viewport's width and leaves PNGs to look at."""
     with serve_board(tmp_path) as srv:
         srv.board.sim_set_stand("T1", True)
-        ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})  # CSP on
+        csp_errors: list[str] = []
+        ctx.on("console", lambda m: csp_errors.append(m.text) if "Content Security Policy" in m.text else None)
         pg = ctx.new_page()
         for path in ("/", "/calibrate"):
             pg.goto(srv.url + path)
@@ -161,3 +165,20 @@ def test_screenshots_phone_and_laptop(browser, tmp_path, viewport):
             shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
             pg.screenshot(path=os.path.join(shots, f"{name}-{viewport[0]}x{viewport[1]}.png"), full_page=True)
         ctx.close()
+        assert not csp_errors, f"the page breaks its own Content-Security-Policy: {csp_errors}"
+
+
+def test_board_text_is_never_run_as_html(page, tmp_path):
+    """Text that reaches the page (here a problem naming a bogus stand) shows as text, never runs."""
+    from kipukas_board.game.events import stand_event
+
+    evil = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+    with serve_board(tmp_path) as srv:
+        srv.board.loop.submit(stand_event(evil, True))  # the initial JSON in the page carries it
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        srv.board.loop.submit(stand_event(evil + "2", True))  # and so does the stream
+        page.wait_for_function("document.querySelector('#problems').textContent.includes('pwned=2\">2')",
+                               timeout=3000)
+        assert page.evaluate("window.pwned") is None
+        assert page.locator("#problems img").count() == 0

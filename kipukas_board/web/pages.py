@@ -48,6 +48,14 @@ def register(app: Flask, board: BoardApp) -> None:
         why = guard.problem(request.method, request.headers, request.host, form_token)
         return error(403, why) if why else None
 
+    @app.after_request
+    def _policy(resp: Response) -> Response:
+        # Scripts only from the board itself; the state is embedded as inert JSON, never run.
+        resp.headers.setdefault("Content-Security-Policy",
+                                "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+                                "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+        return resp
+
     @app.context_processor
     def _template_values() -> dict[str, Any]:
         return {"csrf_token": guard.token, "pin_set": board.pins.is_set}

@@ -188,9 +188,9 @@
 
   if (sim) {
     document.getElementById("board").addEventListener("click", async (ev) => {
-      const e = ev.target.closest("[data-stand]");
-      if (!e) return;
-      const id = e.dataset.stand;
+      const hit = ev.target.closest("[data-stand],[data-hit]");
+      if (!hit) return;
+      const id = hit.dataset.stand || hit.dataset.hit;
       const st = state.stands.find((x) => x.id === id);
       try { await api(`/api/sim/stands/${encodeURIComponent(id)}`, { occupied: !(st && st.occupied) }); }
       catch (err) { message(err.message, "error"); }

@@ -89,9 +89,10 @@
     // reports on its own channel, whatever the calibration says).
     const down = new Set();
     document.getElementById("board").addEventListener("click", async (ev) => {
-      const e = ev.target.closest("[data-stand]");
-      if (!e) return;
-      const id = e.dataset.stand;
+      const hit = ev.target.closest("[data-stand],[data-hit]");
+      if (!hit) return;
+      const id = hit.dataset.stand || hit.dataset.hit;
+      const e = document.querySelector(`[data-stand="${CSS.escape(id)}"]`);
       const st = state.stands.find((x) => x.id === id);
       const on = cal.sensors ? !down.has(id) : !(st && st.occupied);
       if (on) down.add(id); else down.delete(id);
