@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import socket
 import statistics
 import sys
@@ -98,7 +99,7 @@ class StreamClient(threading.Thread):
 def percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile (``q`` in 0..100) of a non-empty list."""
     s = sorted(values)
-    k = max(0, min(len(s) - 1, int(round(q / 100 * len(s) + 0.5)) - 1))
+    k = max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))
     return s[k]
 
 
