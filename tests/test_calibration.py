@@ -191,3 +191,46 @@ def test_matrix_wiring_is_repeatable_and_one_to_one(seed):
     assert wa == wb  # the same seed wires the same board
     assert len(set(wa.values())) == len(stands)  # one switch per channel
     assert set(wa.values()) != set(stands)  # and the channels say nothing about the stands
+
+
+def test_camera_steps_through_the_api(data_dir):
+    pytest.importorskip("numpy")
+    from web_helpers import PIN, FrameCamera
+
+    from kipukas_board.web.server import create_app
+
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin=PIN)
+    cam = FrameCamera(seat=2)
+    board.cameras = [cam]
+    board.start()
+    try:
+        c = create_app(board).test_client()
+        h = {"X-Admin-Pin": PIN}
+        assert c.get("/api/calibration/cameras/2/frame.png").status_code == 401
+        r = c.get("/api/calibration/cameras/2/frame.png", headers=h)
+        assert r.status_code == 200 and r.mimetype == "image/png" and r.data[:4] == b"\x89PNG"
+        r = c.get("/api/calibration/cameras/3/frame.png", headers=h)
+        assert r.status_code == 404 and "seats with cameras: 2" in r.json["error"]
+        r = c.post("/api/calibration/cameras/2/controls", json={"focus": 99, "exposure_us": None}, headers=h)
+        assert r.status_code == 400 and "dioptres" in r.json["error"]
+        r = c.post("/api/calibration/cameras/2/controls", json={"focus": 2.5, "exposure_us": None}, headers=h)
+        assert r.status_code == 200 and cam.controls == [{"focus": 2.5, "exposure_us": None}]
+        c.post("/api/calibration/cameras/2/start", headers=h)
+        r = c.post("/api/calibration/cameras/2/save", headers=h)
+        assert r.status_code == 409 and "show a card" in r.json["error"]
+        # A card read at seat 2 (what card scanning, issue 4, puts in the state) passes the test scan.
+        board.loop._state = board.loop.state.evolve(cards=({"seat": 2, "code": "HMPU"},))
+        st = c.get("/api/calibration").json["cameras"]["2"]
+        assert st["ok"] and st["card"]["code"] == "HMPU"
+        assert c.post("/api/calibration/cameras/2/save", headers=h).status_code == 200
+        saved = files.load(data_dir / "calibration" / "default.toml")
+        assert saved.cameras == {2: {"test_scan": True, "focus": 2.5}}
+    finally:
+        board.stop()
+    # On the next start the saved focus goes back to the camera.
+    board = BoardApp(Settings(), data_dir, sim=True)
+    cam2 = FrameCamera(seat=2)
+    board.cameras = [cam2]
+    board.calibration.apply(board.calibration.saved)
+    assert cam2.controls == [{"focus": 2.5}]
+    board.journal.close()

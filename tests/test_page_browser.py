@@ -182,3 +182,34 @@ def test_board_text_is_never_run_as_html(page, tmp_path):
                                timeout=3000)
         assert page.evaluate("window.pwned") is None
         assert page.locator("#problems img").count() == 0
+
+
+def test_camera_preview_and_focus_in_chromium(page, tmp_path):
+    """The live preview is a real PNG Chromium decodes (blue stays blue: BGR → RGB done right)."""
+    pytest.importorskip("numpy")
+    from web_helpers import FrameCamera
+
+    cam = FrameCamera(seat=1)
+    with serve_board(tmp_path, cameras=[cam]) as srv:
+        page.goto(srv.url + "/calibrate")
+        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        row = '#cameras li[data-seat="1"]'
+        page.click(f"{row} .preview-toggle")
+        page.wait_for_function("s => { const i = document.querySelector(s); return !i.hidden && i.naturalWidth > 0; }",
+                               arg=f"{row} img.preview", timeout=3000)
+        rgb = page.evaluate("""s => { const i = document.querySelector(s);
+            const c = document.createElement('canvas'); c.width = i.naturalWidth; c.height = i.naturalHeight;
+            const g = c.getContext('2d'); g.drawImage(i, 0, 0);
+            return [Array.from(g.getImageData(2, 2, 1, 1).data), Array.from(g.getImageData(c.width - 2, 2, 1, 1).data),
+                    c.width, c.height]; }""", f"{row} img.preview")
+        assert rgb[0][:3] == [0, 0, 255] and rgb[1][:3] == [0, 0, 0] and rgb[2:] == [64, 48]
+        page.click(f"{row} .preview-toggle")  # stop polling
+        page.uncheck(f'{row} input[type="checkbox"]')
+        page.fill(f'{row} input[type="range"]', "7.5")
+        page.fill(f'{row} input[type="number"]', "8000")
+        page.click(f'{row} button:has-text("Apply")')
+        page.wait_for_function("s => document.querySelector(s).textContent.includes('settings applied')",
+                               arg=f"{row} .status", timeout=3000)
+        assert cam.controls[-1] == {"focus": 7.5, "exposure_us": 8000}

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from waitress import create_server
 
@@ -27,10 +28,12 @@ class Served:
 
 
 @contextmanager
-def serve_board(data_dir: Path, **sensor_options: object) -> Iterator[Served]:
+def serve_board(data_dir: Path, cameras: list[Any] | None = None, **sensor_options: object) -> Iterator[Served]:
     settings = Settings()
     settings.sensors.options = dict(sensor_options)
     board = BoardApp(settings, data_dir, sim=True, admin_pin=PIN)
+    if cameras is not None:
+        board.cameras = cameras
     server = create_server(create_app(board), host="127.0.0.1", port=0, threads=12, channel_timeout=60)
     board.start()
     stopping = threading.Event()
@@ -52,3 +55,27 @@ def serve_board(data_dir: Path, **sensor_options: object) -> Iterator[Served]:
         server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
         server.close()
         board.stop()
+
+
+class FrameCamera:
+    """A camera adapter that gives a fixed BGR frame (left half pure blue) and records controls."""
+
+    def __init__(self, seat: int = 1, width: int = 64, height: int = 48) -> None:
+        import numpy as np
+
+        self.seat = seat
+        self.frame = np.zeros((height, width, 3), dtype=np.uint8)
+        self.frame[:, : width // 2, 0] = 255  # B of BGR
+        self.controls: list[dict[str, Any]] = []
+
+    def read(self) -> Any:
+        return self.frame
+
+    def set_controls(self, **controls: Any) -> None:
+        self.controls.append(controls)
+
+    def health(self) -> dict[str, Any]:
+        return {"adapter": "test-frames", "ok": True, "seat": self.seat}
+
+    def close(self) -> None:
+        pass

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from kipukas_board.calibrate import files
 from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
+from kipukas_board.calibrate.png import frame_to_png
 from kipukas_board.calibrate.sensor_walk import SensorWalk
 from kipukas_board.game.events import stand_event
 from kipukas_board.hardware.sensors import SwitchChange
@@ -46,6 +47,7 @@ class CalibrationSession:
         self.cameras: dict[int, dict[str, Any]] = {}
         self.saved: Calibration | None = None
         self.problem: str | None = None
+        self._frame_lock = threading.Lock()
         self._load_saved()
         self._resume()
 
@@ -73,6 +75,11 @@ class CalibrationSession:
                 b.layout.territories.update({n: list(px) for n, px in cal.led_territories.items()})
             else:
                 self.problem = f"{self.path}: LED segments reach past the strip's {b.layout.count} pixels"
+        for cam in b.cameras:
+            saved = cal.cameras.get(getattr(cam, "seat", 0), {})
+            controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
+            if controls:
+                self._apply_controls(cam, controls)
 
     # -- progress (resumable) --------------------------------------------------------------------
     def _resume(self) -> None:
@@ -238,12 +245,14 @@ class CalibrationSession:
             out["saved"] = self.saved.cameras[seat]
         if check:
             new = [c for c in self._cards_of(seat) if c not in check["before"]]
-            out.update(testing=not new, ok=bool(new), card=json.loads(new[-1]) if new else None)
+            out.update(testing=not new, ok=bool(new), card=json.loads(new[-1]) if new else None,
+                       controls=check.get("controls"), applied=check.get("applied"))
         return out
 
     def camera_start(self, seat: int) -> dict[str, Any]:
         with self._lock:
-            self.cameras[seat] = {"before": self._cards_of(seat)}
+            check = self.cameras.setdefault(seat, {})
+            check["before"] = self._cards_of(seat)  # focus/exposure set earlier are kept
             self._changed()
             return self.status()
 
@@ -254,11 +263,56 @@ class CalibrationSession:
                 raise ValueError(f"seat {seat} has not read a card since its test scan started; "
                                  f"show a card to that seat's camera first")
             cal = self._base()
-            cal.cameras[seat] = {"test_scan": True}
+            controls = {k: v for k, v in self.cameras[seat].get("controls", {}).items() if v is not None}
+            cal.cameras[seat] = {"test_scan": True, **controls}
             self._save(cal)
             del self.cameras[seat]
             self._changed()
             return self.status()
+
+    def _camera(self, seat: int) -> Any:
+        cam = next((c for c in self.board.cameras if getattr(c, "seat", None) == seat), None)
+        if cam is None:
+            seats = ", ".join(str(s) for s in self._seats()) or "none"
+            raise LookupError(f"no camera serves seat {seat} (seats with cameras: {seats})")
+        return cam
+
+    def camera_frame(self, seat: int) -> bytes:
+        """The camera's current view as a PNG, for the live preview. Raises LookupError without one."""
+        cam = self._camera(seat)
+        with self._frame_lock:
+            frame = cam.read()
+        if frame is None:
+            why = " (a simulated camera: cards arrive by POST /api/sim/cards)" if self.board.sim else ""
+            raise LookupError(f"seat {seat}'s camera gives no frames right now{why}")
+        return frame_to_png(frame)
+
+    def camera_controls(self, seat: int, focus: float | None, exposure_us: int | None) -> dict[str, Any]:
+        """Set focus (dioptres, None = auto) and exposure (µs, None = auto) for the seat's camera.
+
+        Applied at once when the camera adapter offers ``set_controls(focus=..., exposure_us=...)``;
+        kept for the calibration file either way (saved with the seat's test scan).
+        """
+        if focus is not None and not 0.0 <= focus <= 15.0:
+            raise ValueError(f"focus = {focus!r}: expected dioptres from 0 (far) to 15 (close), or null for auto")
+        if exposure_us is not None and not 100 <= exposure_us <= 1_000_000:
+            raise ValueError(f"exposure_us = {exposure_us!r}: expected 100 to 1000000 µs, or null for auto")
+        with self._lock:
+            cam = self._camera(seat)
+            applied = self._apply_controls(cam, {"focus": focus, "exposure_us": exposure_us})
+            check = self.cameras.setdefault(seat, {"before": self._cards_of(seat)})
+            check["controls"] = {"focus": focus, "exposure_us": exposure_us}
+            check["applied"] = applied
+            self._changed()
+            return self.status()
+
+    @staticmethod
+    def _apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
+        setter = getattr(cam, "set_controls", None)
+        if setter is None:
+            return False
+        setter(**controls)
+        return True
 
     # -- helpers ---------------------------------------------------------------------------------
     @staticmethod

@@ -12,6 +12,8 @@ Reading where the walk is needs nothing; every step changes the board's calibrat
     POST /api/calibration/leds/confirm|back|cancel|save
     POST /api/calibration/cameras/<seat>/start     wait for a card shown to that seat's camera
     POST /api/calibration/cameras/<seat>/save
+    POST /api/calibration/cameras/<seat>/controls  {"focus": 3.5 | null, "exposure_us": 8000 | null}
+    GET  /api/calibration/cameras/<seat>/frame.png the live preview (PIN too: it shows players' cards)
 
 A step that does not fit (saving an unfinished walk, an unknown step) answers 409 with the reason.
 """
@@ -71,6 +73,35 @@ def register(app: Flask, board: BoardApp) -> None:
         if step not in ("confirm", "back", "cancel"):
             return error(404, f"unknown LED step {step!r}; expected start, shift, confirm, back, cancel or save")
         return run(session.leds_do, step)
+
+    @app.get("/api/calibration/cameras/<int:seat>/frame.png")
+    @pin
+    def calibration_frame(seat: int) -> Any:
+        try:
+            png = session.camera_frame(seat)
+        except LookupError as exc:
+            return error(404, str(exc.args[0]))
+        except ValueError as exc:
+            return error(502, f"seat {seat}'s camera gave a frame that cannot be shown: {exc}")
+        resp = Response(png, mimetype="image/png")
+        resp.headers["Cache-Control"] = "no-store"
+        return resp
+
+    @app.post("/api/calibration/cameras/<int:seat>/controls")
+    @pin
+    def calibration_camera_controls(seat: int) -> Any:
+        body = json_body()
+        focus, exposure = body.get("focus"), body.get("exposure_us")
+        if focus is not None and (not isinstance(focus, int | float) or isinstance(focus, bool)):
+            raise BadRequest(f"focus must be a number of dioptres or null (auto), got {focus!r}")
+        if exposure is not None and (not isinstance(exposure, int) or isinstance(exposure, bool)):
+            raise BadRequest(f"exposure_us must be a whole number of microseconds or null (auto), got {exposure!r}")
+        try:
+            return jsonify(session.camera_controls(seat, None if focus is None else float(focus), exposure))
+        except LookupError as exc:
+            return error(404, str(exc.args[0]))
+        except ValueError as exc:
+            return error(400, str(exc))
 
     @app.post("/api/calibration/cameras/<int:seat>/<step>")
     @pin

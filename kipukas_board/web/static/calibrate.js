@@ -50,17 +50,7 @@
       if (t) t.classList.add("target");
     }
 
-    const cams = Object.values(c.cameras || {});
-    document.getElementById("cameras").replaceChildren(...(cams.length ? cams.map((cam) => {
-      const status = cam.ok ? `read ${(cam.card && (cam.card.code || cam.card.payload)) || "a card"}`
-        : cam.testing ? "waiting for a card…" : cam.saved ? "tested" : "not tested";
-      const healthy = !cam.health || cam.health.ok !== false;
-      return el("li", { class: cam.ok || cam.saved ? "ok" : "", dataset: { seat: String(cam.seat) } },
-        el("b", { text: `Seat ${cam.seat}` }), " ",
-        el("span", { class: "detail", text: `${status}${healthy ? "" : " (camera unhealthy)"}` }),
-        el("button", { type: "button", text: "Test scan", onclick: () => act(`/api/calibration/cameras/${cam.seat}/start`, undefined, "show a card") }),
-        el("button", { type: "button", text: "Save", onclick: () => act(`/api/calibration/cameras/${cam.seat}/save`, undefined, "saved") }));
-    }) : [el("li", { class: "none", text: "no cameras configured" })]));
+    renderCameras(Object.values(c.cameras || {}));
 
     text("saved-file", c.file + (c.problem ? ` — ${c.problem}` : ""));
     const saved = [];
@@ -71,6 +61,64 @@
       saved.push(el("li", { text: `cameras tested: ${c.saved.cameras.map((x) => x.seat).join(", ") || "none"}` }));
     }
     document.getElementById("saved").replaceChildren(...(saved.length ? saved : [el("li", { class: "none", text: "nothing saved yet" })]));
+  }
+
+  // Cameras: one row per seat, built once and updated, so an open live preview survives updates.
+  const previews = new Map();
+  function cameraRow(seat) {
+    let row = document.querySelector(`#cameras li[data-seat="${seat}"]`);
+    if (row) return row;
+    const img = el("img", { class: "preview", alt: `seat ${seat} camera preview`, hidden: "" });
+    const overlay = el("div", { class: "overlay" });
+    const focus = el("input", { type: "range", min: "0", max: "15", step: "0.5", value: "5", "aria-label": "focus (dioptres)" });
+    const autofocus = el("input", { type: "checkbox", checked: "" });
+    const exposure = el("input", { type: "number", min: "100", max: "1000000", step: "100", placeholder: "auto", "aria-label": "exposure (µs)" });
+    const applyControls = () => act(`/api/calibration/cameras/${seat}/controls`, {
+      focus: autofocus.checked ? null : Number(focus.value),
+      exposure_us: exposure.value ? Number(exposure.value) : null }, "camera settings sent");
+    const toggle = el("button", { type: "button", class: "preview-toggle", text: "Live preview", onclick: () => {
+      if (previews.has(seat)) { clearInterval(previews.get(seat)); previews.delete(seat); img.hidden = true; return; }
+      const tick = async () => {
+        try {
+          const resp = await KB.api(`/api/calibration/cameras/${seat}/frame.png`, undefined, { method: "GET", raw: true });
+          const old = img.src;
+          img.src = URL.createObjectURL(await resp.blob());
+          img.hidden = false;
+          if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+        } catch (e) {
+          clearInterval(previews.get(seat)); previews.delete(seat); KB.message(e.message, "error");
+        }
+      };
+      previews.set(seat, setInterval(tick, 700)); tick();
+    } });
+    row = el("li", { class: "camera", dataset: { seat: String(seat) } },
+      el("div", { class: "row" }, el("b", { text: `Seat ${seat}` }), el("span", { class: "detail status" })),
+      el("div", { class: "frame" }, img, overlay),
+      el("div", { class: "buttons" }, toggle,
+        el("button", { type: "button", text: "Test scan", onclick: () => act(`/api/calibration/cameras/${seat}/start`, undefined, "show a card") }),
+        el("button", { type: "button", class: "primary", text: "Save", onclick: () => act(`/api/calibration/cameras/${seat}/save`, undefined, "saved") })),
+      el("div", { class: "row" }, el("label", {}, "Focus ", focus), el("label", {}, autofocus, " auto"),
+        el("label", {}, "Exposure µs ", exposure),
+        el("button", { type: "button", text: "Apply", onclick: applyControls })));
+    document.getElementById("cameras").append(row);
+    return row;
+  }
+
+  function renderCameras(cams) {
+    const list = document.getElementById("cameras");
+    list.querySelectorAll("li.none").forEach((e) => e.remove());
+    if (!cams.length) { list.replaceChildren(el("li", { class: "none", text: "no cameras configured" })); return; }
+    for (const cam of cams) {
+      const row = cameraRow(cam.seat);
+      const read = cam.card ? (cam.card.code || cam.card.payload || "a card") : null;
+      const status = cam.ok ? `read ${read}` : cam.testing ? "waiting for a card…" : cam.saved ? "tested" : "not tested";
+      const healthy = !cam.health || cam.health.ok !== false;
+      const applied = cam.controls ? (cam.applied ? " · settings applied" : " · settings kept (this camera cannot set them)") : "";
+      row.querySelector(".status").textContent = `${status}${healthy ? "" : " (camera unhealthy)"}${applied}`;
+      row.classList.toggle("ok", !!(cam.ok || cam.saved));
+      // The decode overlay: what this seat's camera last read, over its live picture.
+      row.querySelector(".overlay").textContent = read ? `✓ ${read}` : cam.testing ? "show a card…" : "";
+    }
   }
 
   document.getElementById("sensors-start").addEventListener("click", () => act("/api/calibration/sensors/start", undefined, "sensor walk started"));
