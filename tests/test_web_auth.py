@@ -122,3 +122,12 @@ def test_log_endpoint(client):
     entries = c.get("/api/log?limit=5").json["entries"]
     assert entries[-1]["text"] == "token placed on T1 (sim)"
     assert c.get("/api/log?limit=x").status_code == 400
+
+
+def test_pin_change_needs_the_current_pin_and_digits(client):
+    c, board = client
+    assert c.post("/api/pin", json={"new_pin": "13579"}).status_code == 401
+    r = c.post("/api/pin", json={"new_pin": "12ab"}, headers={"X-Admin-Pin": PIN})
+    assert r.status_code == 400 and "4 to 12 digits" in r.json["error"]
+    assert c.post("/api/pin", json={"new_pin": "13579"}, headers={"X-Admin-Pin": PIN}).status_code == 200
+    assert board.pins.check("13579") and not board.pins.check(PIN)

@@ -5,7 +5,9 @@
 - ``GET /calibrate``: the walk-through page;
 - ``GET /api/log?limit=N``: the last N journal entries, newest last, for the page's event log;
 - ``POST /api/pin/check``: lets the page tell a player at once whether the PIN they typed is right
-  (rate-limited like every other PIN use).
+  (rate-limited like every other PIN use);
+- ``POST /api/pin`` ``{"new_pin": "135790"}``: replace the PIN (needs the current one), e.g. the
+  random one printed at the first start.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, Response, jsonify, render_template, request
 
 from kipukas_board.web.auth import CsrfGuard
-from kipukas_board.web.server import error, require_pin
+from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.svg import board_svg
 
 if TYPE_CHECKING:
@@ -81,4 +83,16 @@ def register(app: Flask, board: BoardApp) -> None:
     @app.post("/api/pin/check")
     @require_pin(board)
     def pin_check() -> Response:
+        return jsonify({"ok": True})
+
+    @app.post("/api/pin")
+    @require_pin(board)
+    def pin_change() -> Response | tuple[Response, int]:
+        new = json_body().get("new_pin")
+        if not isinstance(new, str):
+            raise BadRequest(f'expected {{"new_pin": "<4 to 12 digits>"}}, got new_pin = {new!r}')
+        try:
+            board.pins.set(new)
+        except ValueError as exc:
+            return error(400, str(exc))
         return jsonify({"ok": True})

@@ -94,6 +94,14 @@ const KB = (function () {
         perr.textContent = why; perr.hidden = false;
       }
     });
+    document.getElementById("pin-change-ok").addEventListener("click", async () => {
+      const np = document.getElementById("pin-new").value;
+      try {
+        await api("/api/pin", { new_pin: np });
+        sessionStorage.setItem(PIN_KEY, np);
+        updateLock(true); dlg.close(); message("PIN changed", "ok");
+      } catch (e) { perr.textContent = e.message; perr.hidden = false; }
+    });
     updateLock(true);
   }
 
