@@ -15,6 +15,7 @@ Example, in simulation::
     >>> sensors = SimulatedStandSensors()
     >>> sensors.start(seen.append)
     >>> sensors.set("T1", True)
+    True
     >>> seen
     [SwitchChange(channel='T1', closed=True)]
 """
