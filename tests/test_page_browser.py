@@ -5,6 +5,7 @@ A real board is served by waitress on a free loopback port with a temporary data
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -213,3 +214,49 @@ def test_camera_preview_and_focus_in_chromium(page, tmp_path):
         page.wait_for_function("s => document.querySelector(s).textContent.includes('settings applied')",
                                arg=f"{row} .status", timeout=3000)
         assert cam.controls[-1] == {"focus": 7.5, "exposure_us": 8000}
+
+
+def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path):
+    """Players, counts, questions, contention, timers, cards, initiative, winner: drawn from the state JSON.
+
+    The rules engine (issue 3) and card scanning (issue 4) fill these fields; here the state is set
+    directly so the page's side of the contract is checked on any branch.
+    """
+    from kipukas_board.game.state import Player, TerritoryState
+
+    with serve_board(tmp_path) as srv:
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        b = srv.board
+        s = b.loop.state
+        terr = dict(s.territories)
+        terr[1] = TerritoryState(owner=1, claim="capital")
+        terr[2] = TerritoryState(owner=1, claim="base_camp", contention=True)
+        terr[5] = TerritoryState(owner=2, claim="capital")
+        s = s.evolve(players=(Player(1, "Ana <b>", "#d7263d"), Player(2, "Ben", "#1b98e0")), territories=terr,
+                     phase="play", diel_cycle=3, diel_phase="storm",
+                     questions=({"id": "q1", "text": "Whose soul moved to M2a?", "options": [1, 2]},),
+                     timers=({"label": "Set-aside card", "due_cycle": 8},),
+                     cards=({"seat": 2, "code": "HMPU", "name": "Ember <i>Wyrm</i>", "habitat": "volcanic"},),
+                     extra={})
+        b.loop._state = s
+        doc = b.state_json(s)
+        doc["initiative"] = 2
+        b.broadcaster.publish("state", json.dumps(doc), s.seq + 1)
+        page.wait_for_function("document.querySelector('#players').textContent.includes('Ana <b>')", timeout=3000)
+        assert page.locator("#players b").count() == 0  # the name is text, not markup
+        assert page.text_content('#players li[data-seat="1"] .count') == "2 territories"
+        assert page.text_content("#diel") == "storm · cycle 3"
+        assert page.text_content("#initiative") == "initiative: Ben"
+        assert "Whose soul moved to M2a?" in page.text_content("#questions")
+        assert page.locator("#questions button").count() == 2
+        assert "2 Fern Hollow" in page.text_content("#contention")
+        assert page.locator("#contention button").count() == 2
+        assert page.get_attribute('[data-territory="2"]', "class").endswith("contention")
+        assert "due in cycle 8" in page.text_content("#timers")
+        card = page.text_content('#cards .card[data-seat="2"]')
+        assert "Ben: Ember <i>Wyrm</i>" in card and "volcanic" in card
+        doc["winner"] = 1
+        b.broadcaster.publish("state", json.dumps(doc), s.seq + 2)
+        page.wait_for_selector("#winner:not([hidden])", timeout=3000)
+        assert page.text_content("#winner") == "Ana <b> wins"

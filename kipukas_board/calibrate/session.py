@@ -179,13 +179,28 @@ class CalibrationSession:
 
     # -- LEDs ------------------------------------------------------------------------------------
     def _show(self, frame: list[tuple[int, int, int]]) -> None:
-        # Through the lighting thread (the one thread that talks to the strip); it keeps the
-        # frame until the next state change or the walk's next step.
+        """Put a test frame on the strip through the lighting thread (the one that talks to it).
+
+        A renderer that offers ``show_test_frame(frame)`` is asked to hold it (and
+        ``end_test_frame()`` to let go); the foundation's renderer has no such hook, so the frame is
+        handed to its thread directly and shows until the next state change or the walk's next step.
+        """
         lighting = self.board.lighting
-        with lighting._cond:  # noqa: SLF001 - no public "test frame" hook in show/lighting.py yet
+        hook = getattr(lighting, "show_test_frame", None)
+        if hook is not None:
+            hook(list(frame))
+            return
+        with lighting._cond:
             lighting._frame = list(frame)
             lighting._pending = list(frame)
             lighting._cond.notify()
+
+    def _end_show(self) -> None:
+        lighting = self.board.lighting
+        end = getattr(lighting, "end_test_frame", None)
+        if end is not None:
+            end()
+        lighting.update(self.board.loop.state)
 
     def leds_start(self) -> dict[str, Any]:
         with self._lock:
@@ -206,7 +221,7 @@ class CalibrationSession:
                 walk.back()
             elif what == "cancel":
                 self.leds = None
-                self.board.lighting.update(self.board.loop.state)
+                self._end_show()
                 self._changed()
                 return self.status()
             else:
@@ -224,7 +239,7 @@ class CalibrationSession:
             cal.led_territories = {n: list(px) for n, px in walk.territories.items()}
             self._save(cal)
             self.leds = None
-            self.board.lighting.update(self.board.loop.state)
+            self._end_show()
             self._changed()
             return self.status()
 
