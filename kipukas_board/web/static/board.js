@@ -8,6 +8,7 @@
 
   const player = (s, seat) => (s.players || []).find((p) => p.seat === seat);
   const tname = (s, n) => ((s.map.territories || []).find((m) => m.number === n) || {}).name || "";
+  const plural = (n) => `${n} ${n === 1 ? "territory" : "territories"}`;
   const none = (what) => el("li", { class: "none", text: what || "none" });
   const swatch = (c) => { const e = el("span", { class: "swatch" }); e.style.background = c || "#555"; return e; };
   function fill(id, items, empty) {
@@ -35,9 +36,9 @@
     const unknown = s.territories.filter((t) => t.claim && t.owner == null).length;
     const rows = (s.players || []).map((p) => el("li", { dataset: { seat: String(p.seat) } }, swatch(p.color),
       el("span", { class: "name", text: p.name }),
-      el("span", { class: "count", text: `${held[p.seat] || 0} territories` })));
+      el("span", { class: "count", text: plural(held[p.seat] || 0) })));
     if (unknown) rows.push(el("li", {}, swatch("#c8aa78"), el("span", { class: "name", text: "holder unknown" }),
-      el("span", { class: "count", text: `${unknown} territories` })));
+      el("span", { class: "count", text: plural(unknown) })));
     fill("players", rows, "no game yet: start one under Controls");
 
     // Open questions, each with its answers.
