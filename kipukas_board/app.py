@@ -83,6 +83,12 @@ class BoardApp:
         self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register]  # rules (3), cards (4)
         self._started = False
         self._lock = threading.Lock()
+        # page and calibration (issue 7): raw switch listeners (a listener returning True keeps the
+        # change from the game), the saved calibration, and the page's and walk's routes.
+        self.switch_listeners: list[Callable[[SwitchChange], bool | None]] = []
+        from kipukas_board.calibrate.session import attach
+
+        self.calibration = attach(self)
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -118,6 +124,9 @@ class BoardApp:
         return sid if sid in stands else None
 
     def _on_switch(self, change: SwitchChange) -> None:
+        for listener in self.switch_listeners:
+            if listener(change):
+                return
         sid = self.stand_for(change.channel)
         if sid is None:
             self.unmapped_channels[change.channel] = change.closed

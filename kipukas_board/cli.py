@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     # lighting and voice (issue 6)
     "kipukas_board.commands.show",
     # page and calibration (issue 7)
+    "kipukas_board.commands.web_bench",
     # Pi service (issue 8)
 ]
 

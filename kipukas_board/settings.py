@@ -74,7 +74,10 @@ class Settings:
                 for i, c in enumerate(self.cameras)]
         return Settings(
             map=self.map, calibration=self.calibration, host=self.host, port=self.port,
-            sensors=AdapterChoice(SIMULATED["sensors"]), leds=AdapterChoice(SIMULATED["leds"]),
+            # A simulated sensor section keeps its options (channels = "matrix" for calibration).
+            sensors=AdapterChoice(SIMULATED["sensors"], dict(self.sensors.options)
+                                  if self.sensors.adapter == SIMULATED["sensors"] else {}),
+            leds=AdapterChoice(SIMULATED["leds"]),
             voice=AdapterChoice(SIMULATED["voice"]), cameras=cams,
         )
 

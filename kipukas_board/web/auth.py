@@ -12,7 +12,12 @@ import hmac
 import json
 import os
 import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _N, _R, _P = 2**14, 8, 1
 
@@ -28,6 +33,8 @@ class PinStore:
         self.path = Path(data_dir) / self.FILENAME
         self._salt: bytes | None = None
         self._hash: bytes | None = None
+        #: Slows down guessing (see :class:`WrongPinLimiter`); :meth:`verify` consults it.
+        self.limiter = WrongPinLimiter()
         if self.path.exists():
             d = json.loads(self.path.read_text())
             self._salt = bytes.fromhex(d["salt"])
@@ -59,3 +66,134 @@ class PinStore:
         if not pin or self._hash is None or self._salt is None:
             return False
         return hmac.compare_digest(_hash(pin, self._salt), self._hash)
+
+    def verify(self, pin: str | None, client: str) -> PinVerdict:
+        """Check ``pin`` sent by ``client`` (its address), counting wrong ones against the client.
+
+        A client locked out by too many wrong PINs gets 429 *without* its PIN being checked, so
+        guessing during the wait gains nothing.
+        """
+        wait = self.limiter.retry_after(client)
+        if wait > 0:
+            return PinVerdict(False, 429, f"too many wrong PINs; try again in {wait:.0f} s", wait)
+        if not pin:
+            return PinVerdict(False, 401, "this action needs the admin PIN in the X-Admin-Pin header")
+        if not self.check(pin):
+            self.limiter.failed(client)
+            return PinVerdict(False, 403, "wrong admin PIN", self.limiter.retry_after(client))
+        self.limiter.succeeded(client)
+        return PinVerdict(True)
+
+
+# -- wrong-PIN rate limiting -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class PinVerdict:
+    """What :meth:`PinStore.verify` decided: ``status`` is the HTTP status to answer when not ``ok``."""
+
+    ok: bool
+    status: int = 200
+    message: str = ""
+    retry_after: float = 0.0
+
+
+class WrongPinLimiter:
+    """Slows down guessing: after ``free`` wrong PINs from one client, each try must wait.
+
+    The wait doubles with every further wrong PIN (``base_s``, 2·``base_s``, ... up to ``max_s``);
+    a right PIN clears the client's record. A 6-digit PIN then takes years to guess over the table's
+    network, while a player who mistypes twice notices nothing.
+
+    Example::
+
+        >>> lim = WrongPinLimiter(free=1, base_s=10, clock=lambda: 0.0)
+        >>> lim.failed("phone"); lim.retry_after("phone")
+        0.0
+        >>> lim.failed("phone"); lim.retry_after("phone")
+        10.0
+    """
+
+    def __init__(self, free: int = 5, base_s: float = 1.0, max_s: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic, max_clients: int = 4096) -> None:
+        self.free, self.base_s, self.max_s, self.max_clients = free, base_s, max_s, max_clients
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._wrong: dict[str, tuple[int, float]] = {}  # client -> (wrong count, locked until)
+
+    def retry_after(self, client: str) -> float:
+        """Seconds ``client`` must wait before its next try (0.0: it may try now)."""
+        with self._lock:
+            _, until = self._wrong.get(client, (0, 0.0))
+        return max(0.0, until - self._clock())
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            if len(self._wrong) >= self.max_clients and client not in self._wrong:
+                # Forget the oldest records rather than grow without bound.
+                for key in list(self._wrong)[: self.max_clients // 2]:
+                    del self._wrong[key]
+            count, _ = self._wrong.get(client, (0, 0.0))
+            count += 1
+            wait = 0.0 if count <= self.free else min(self.max_s, self.base_s * 2 ** (count - self.free - 1))
+            self._wrong[client] = (count, self._clock() + wait)
+
+    def succeeded(self, client: str) -> None:
+        with self._lock:
+            self._wrong.pop(client, None)
+
+
+
+# -- cross-site request forgery -------------------------------------------------------------------
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: Content types a page on another site can send with a plain HTML form (no CORS preflight).
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+
+
+class CsrfGuard:
+    """Refuses changes that another web site's page could make a player's browser send.
+
+    The page sends its changes as JSON with custom headers (``X-Admin-Pin``, ``X-CSRF-Token``),
+    which a foreign page cannot do without a CORS preflight the board never grants. What remains
+    is a plain HTML form posted from elsewhere, so a change is refused when:
+
+    - the browser says it comes from another site (``Origin`` not this host, or
+      ``Sec-Fetch-Site: cross-site``);
+    - it is form-encoded (or ``text/plain``) and lacks this board's token in ``csrf_token``;
+    - it carries an ``X-CSRF-Token`` that is not this board's token.
+
+    Scripts and tests that send JSON without browser headers pass, as they should.
+
+    Example::
+
+        >>> g = CsrfGuard("t0ken")
+        >>> g.problem("POST", {"Origin": "http://evil.example"}, "board.local:8080", None)
+        'cross-site request refused (Origin http://evil.example is not this board)'
+        >>> g.problem("POST", {"Content-Type": "application/json"}, "board.local:8080", None) is None
+        True
+    """
+
+    def __init__(self, token: str | None = None) -> None:
+        self.token = token or secrets.token_urlsafe(24)
+
+    def _ok(self, given: str | None) -> bool:
+        return bool(given) and hmac.compare_digest(str(given).encode(), self.token.encode())
+
+    def problem(self, method: str, headers: Any, host: str, form_token: str | None) -> str | None:
+        """Why this request must be refused, or None when it may go on."""
+        if method.upper() in SAFE_METHODS:
+            return None
+        origin = headers.get("Origin")
+        if origin and origin != "null":
+            origin_host = origin.split("://", 1)[-1].rstrip("/")
+            if origin_host.lower() != host.lower():
+                return f"cross-site request refused (Origin {origin} is not this board)"
+        elif origin == "null":
+            return "cross-site request refused (Origin null)"
+        if headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
+            return "cross-site request refused (Sec-Fetch-Site: cross-site)"
+        header_token = headers.get("X-CSRF-Token")
+        if header_token is not None and not self._ok(header_token):
+            return "stale or wrong X-CSRF-Token; reload the page"
+        ctype = headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        if ctype in FORM_TYPES and not self._ok(form_token) and not self._ok(header_token):
+            return f"a {ctype} form needs this board's csrf_token field; reload the page"
+        return None

@@ -128,11 +128,13 @@ def require_pin(board: BoardApp) -> Callable[[Callable[..., Any]], Callable[...,
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            pin = request.headers.get("X-Admin-Pin")
-            if not pin:
-                return error(401, "this action needs the admin PIN in the X-Admin-Pin header")
-            if not board.pins.check(pin):
-                return error(403, "wrong admin PIN")
+            # Wrong PINs are counted per client address and rate-limited (web/auth.py).
+            verdict = board.pins.verify(request.headers.get("X-Admin-Pin"), request.remote_addr or "?")
+            if not verdict.ok:
+                resp, status = error(verdict.status, verdict.message)
+                if verdict.retry_after:
+                    resp.headers["Retry-After"] = str(max(1, round(verdict.retry_after)))
+                return resp, status
             return fn(*args, **kwargs)
 
         return wrapper

@@ -13,6 +13,8 @@ from html import escape
 from kipukas_board.board.mapfile import BoardMap
 
 PAD = 70
+#: Radius of a stand's tap target, in map units (stands on the shipped maps are ~100 apart).
+HIT_R = 45
 
 
 def _hull(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -63,6 +65,11 @@ def board_svg(board: BoardMap) -> str:
         cx = sum(s.x for s in ss) / len(ss)
         cy = min(s.y for s in ss) - 38
         out.append(f'<text class="tlabel" x="{cx:.1f}" y="{cy:.1f}">{n}</text>')
+    # Invisible, larger tap targets around each stand: a stand drawn to scale on a phone is a few
+    # pixels wide. They carry data-hit (not data-stand, which stays unique to the drawn stand).
+    out.append("</g><g class=\"hits\">")
+    for s in board.stands.values():
+        out.append(f'<circle class="hit" data-hit="{escape(s.id)}" cx="{s.x:.1f}" cy="{s.y:.1f}" r="{HIT_R}"/>')
     out.append("</g><g class=\"stands\">")
     for s in board.stands.values():
         sid = escape(s.id)

@@ -1,0 +1,8 @@
+"""The setup calibration walk-through: which switch, which LED and which camera belongs where.
+
+- :mod:`.files`: the calibration file (``calibration/<board>.toml``): read, validated, written atomically;
+- :mod:`.sensor_walk`: place a token on each stand in turn, record channel → stand, flag faults;
+- :mod:`.led_walk`: light each territory's segment in turn, confirm or shift it;
+- :mod:`.session`: the walk in progress on a running board, saved after every step so an
+  interrupted walk resumes where it stopped.
+"""

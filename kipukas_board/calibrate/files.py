@@ -1,0 +1,235 @@
+"""The board's calibration file: what the walk-through learned, in TOML.
+
+It lives at ``<data dir>/calibration/<name>.toml`` (``[board] calibration = "<name>"`` in the
+settings, ``default`` unless set; a value with a ``/`` or ending in ``.toml`` is a path of its own).
+The file is written atomically (a temporary file in the same folder, fsynced, then renamed), so a
+power cut leaves either the old file or the new one, never half of one.
+
+Example of a file::
+
+    board = "Kipuka of Eight"     # the map it was made on (refused on another map)
+    version = 1
+
+    [sensors]
+    channels = { "r0c3" = "T1", "r5c1" = "M1a" }   # channel → stand
+    dead = ["M1b"]                                  # stands no channel answered for
+    stuck = ["r7c7"]                                # channels closed with no token on the board
+    duplicate = ["r2c2"]                            # channels that answered for two stands
+
+    [leds.territories]
+    "1" = [0, 1, 2]
+
+Example::
+
+    >>> from kipukas_board.calibrate.files import Calibration, dumps, loads
+    >>> cal = Calibration(board="Kipuka of Eight", channels={"r0c3": "T1"})
+    >>> loads(dumps(cal)).channels
+    {'r0c3': 'T1'}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.board.mapfile import BoardMap
+
+VERSION = 1
+
+
+class CalibrationError(ValueError):
+    """A calibration file with mistakes; ``problems`` names each field and what was expected."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(f"{source}: " + "; ".join(problems))
+
+
+@dataclass
+class Calibration:
+    board: str
+    channels: dict[str, str] = field(default_factory=dict)
+    dead: list[str] = field(default_factory=list)
+    stuck: list[str] = field(default_factory=list)
+    duplicate: list[str] = field(default_factory=list)
+    led_territories: dict[int, list[int]] = field(default_factory=dict)
+    cameras: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"board": self.board, "version": VERSION,
+                "sensors": {"channels": dict(self.channels), "dead": list(self.dead),
+                            "stuck": list(self.stuck), "duplicate": list(self.duplicate)},
+                "leds": {"territories": {str(n): list(px) for n, px in sorted(self.led_territories.items())}},
+                "cameras": [{"seat": s, **c} for s, c in sorted(self.cameras.items())]}
+
+
+def calibration_path(name: str, data_dir: str | Path) -> Path:
+    """Where the calibration called ``name`` lives (see the module docs)."""
+    if "/" in name or name.endswith(".toml"):
+        return Path(name)
+    return Path(data_dir) / "calibration" / f"{name}.toml"
+
+
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return _q(v)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} to a calibration file")
+
+
+def dumps(cal: Calibration) -> str:
+    """The TOML text of ``cal`` (stable order, so files diff well)."""
+    out = ["# Written by the kipukas-board calibration walk-through; edit with care.",
+           f"board = {_q(cal.board)}", f"version = {VERSION}", "", "[sensors]", "dead = " + _value(cal.dead),
+           "stuck = " + _value(cal.stuck), "duplicate = " + _value(cal.duplicate), "", "[sensors.channels]"]
+    out += [f"{_q(ch)} = {_q(sid)}" for ch, sid in sorted(cal.channels.items())]
+    out += ["", "[leds.territories]"]
+    out += [f'"{n}" = {_value(px)}' for n, px in sorted(cal.led_territories.items())]
+    for seat, cam in sorted(cal.cameras.items()):
+        out += ["", "[[cameras]]", f"seat = {seat}"]
+        out += [f"{k} = {_value(v)}" for k, v in sorted(cam.items()) if k != "seat"]
+    return "\n".join(out) + "\n"
+
+
+def _str_list(data: dict[str, Any], key: str, where: str, problems: list[str]) -> list[str]:
+    v = data.get(key, [])
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        problems.append(f"{where}.{key} must be a list of strings, got {v!r}")
+        return []
+    return list(v)
+
+
+def loads(text: str, source: str = "<calibration>", board: BoardMap | None = None) -> Calibration:
+    """Parse and check calibration text; with ``board``, also check it against that map.
+
+    Raises :class:`CalibrationError` listing every problem at once.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CalibrationError(source, [f"not valid TOML: {exc}"]) from exc
+    problems: list[str] = []
+    name = data.get("board")
+    if not isinstance(name, str) or not name:
+        problems.append(f"board must be the map's name (a string), got {name!r}")
+        name = ""
+    version = data.get("version", VERSION)
+    if version != VERSION:
+        problems.append(f"version = {version!r}; this kipukas-board reads version {VERSION}")
+    sensors = data.get("sensors", {})
+    if not isinstance(sensors, dict):
+        problems.append("[sensors] must be a table")
+        sensors = {}
+    channels = sensors.get("channels", {})
+    if not isinstance(channels, dict) or not all(isinstance(v, str) for v in channels.values()):
+        problems.append(f"[sensors.channels] must map channel names to stand ids (strings), got {channels!r}")
+        channels = {}
+    cal = Calibration(board=name, channels=dict(channels),
+                      dead=_str_list(sensors, "dead", "sensors", problems),
+                      stuck=_str_list(sensors, "stuck", "sensors", problems),
+                      duplicate=_str_list(sensors, "duplicate", "sensors", problems))
+    seen: dict[str, str] = {}
+    for ch, sid in sorted(channels.items()):
+        if sid in seen:
+            problems.append(f"[sensors.channels] stand {sid!r} has two channels ({seen[sid]!r} and {ch!r})")
+        seen[sid] = ch
+    leds = data.get("leds", {}).get("territories", {}) if isinstance(data.get("leds", {}), dict) else None
+    if not isinstance(leds, dict):
+        problems.append("[leds.territories] must be a table of territory number → pixel list")
+        leds = {}
+    owner: dict[int, int] = {}
+    for key, px in leds.items():
+        if not key.isdigit():
+            problems.append(f"[leds.territories] key {key!r} must be a territory number")
+            continue
+        if not isinstance(px, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                                               for i in px):
+            problems.append(f"[leds.territories] {key} must be a list of pixel numbers (0, 1, ...), got {px!r}")
+            continue
+        for i in px:
+            if i in owner:
+                problems.append(f"[leds.territories] pixel {i} is in territories {owner[i]} and {key}")
+            owner[i] = int(key)
+        cal.led_territories[int(key)] = list(px)
+    cams = data.get("cameras", [])
+    if not isinstance(cams, list):
+        problems.append("cameras must be an array of tables: [[cameras]]")
+        cams = []
+    for i, cam in enumerate(cams):
+        seat = cam.get("seat") if isinstance(cam, dict) else None
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 1:
+            problems.append(f"[[cameras]] #{i + 1}: seat must be a seat number (1, 2, ...), got {seat!r}")
+            continue
+        cal.cameras[seat] = {k: v for k, v in cam.items() if k != "seat"}
+    if board is not None and not problems:
+        problems += check_against(cal, board)
+    if problems:
+        raise CalibrationError(source, problems)
+    return cal
+
+
+def check_against(cal: Calibration, board: BoardMap) -> list[str]:
+    """Problems that make ``cal`` wrong for ``board`` (an empty list when it fits)."""
+    problems = []
+    if cal.board != board.name:
+        problems.append(f"made on map {cal.board!r}, but the board runs map {board.name!r}; "
+                        f"run the walk-through again")
+    for ch, sid in sorted(cal.channels.items()):
+        if sid not in board.stands:
+            problems.append(f"[sensors.channels] {ch!r} = {sid!r}: the map has no stand {sid!r}")
+    for n in cal.led_territories:
+        if n not in board.territories:
+            problems.append(f"[leds.territories] the map has no territory {n}")
+    return problems
+
+
+def load(path: str | Path, board: BoardMap | None = None) -> Calibration:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CalibrationError(str(p), [f"cannot read it: {exc.strerror or exc}"]) from exc
+    return loads(text, str(p), board)
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never a mix."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(p.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def save(path: str | Path, cal: Calibration, board: BoardMap | None = None) -> None:
+    """Check ``cal`` (against ``board`` when given) and write it atomically; nothing written if bad."""
+    text = dumps(cal)
+    loads(text, str(path), board)  # what we write must read back clean
+    atomic_write(path, text)

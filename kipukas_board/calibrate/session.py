@@ -1,0 +1,362 @@
+"""The walk-through on a running board: raw switch changes in, test frames out, progress on disk.
+
+:func:`attach` is called once by :class:`~kipukas_board.app.BoardApp`: it loads the saved
+calibration (``calibration/<board>.toml`` in the data directory) and applies it (channel map, LED
+segments), hooks the session to the raw switch changes, and adds the page's and the walk's routes.
+
+While a sensor walk is open, switch changes go to the walk and *not* to the game (placing tokens
+stand by stand must not claim territories). Every step is written to
+``calibration-progress.json`` at once, so after a restart or a power cut the walk resumes on the
+stand where it stopped. Nothing reaches the calibration file until the player saves, and the file is
+checked against the map and written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kipukas_board.calibrate import files
+from kipukas_board.calibrate.files import Calibration, CalibrationError
+from kipukas_board.calibrate.led_walk import LedWalk
+from kipukas_board.calibrate.png import frame_to_png
+from kipukas_board.calibrate.sensor_walk import SensorWalk
+from kipukas_board.game.events import stand_event
+from kipukas_board.hardware.sensors import SwitchChange
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+log = logging.getLogger(__name__)
+
+PROGRESS = "calibration-progress.json"
+
+
+class CalibrationSession:
+    def __init__(self, board: BoardApp) -> None:
+        self.board = board
+        self.path = files.calibration_path(board.settings.calibration, board.data_dir)
+        self.progress_path = Path(board.data_dir) / PROGRESS
+        self._lock = threading.RLock()
+        self.sensors: SensorWalk | None = None
+        self.leds: LedWalk | None = None
+        #: seat → {"cards_before": [...], "ok": bool, "payload": ...} for the per-seat test scan.
+        self.cameras: dict[int, dict[str, Any]] = {}
+        self.saved: Calibration | None = None
+        self.problem: str | None = None
+        self._frame_lock = threading.Lock()
+        self._load_saved()
+        self._resume()
+
+    # -- the saved file ------------------------------------------------------------------------
+    def _load_saved(self) -> None:
+        if not self.path.exists():
+            return
+        try:
+            self.saved = files.load(self.path, self.board.loop.state.board)
+        except CalibrationError as exc:
+            self.problem = str(exc)
+            log.error("calibration not applied: %s", exc)
+            return
+        self.apply(self.saved)
+
+    def apply(self, cal: Calibration) -> None:
+        """Make the running board use ``cal``: channel map, LED segments."""
+        b = self.board
+        if cal.channels:
+            b.channel_map = dict(cal.channels)
+            b.unmapped_channels.clear()
+        if cal.led_territories:
+            fits = all(0 <= i < b.layout.count for px in cal.led_territories.values() for i in px)
+            if fits:
+                b.layout.territories.update({n: list(px) for n, px in cal.led_territories.items()})
+            else:
+                self.problem = f"{self.path}: LED segments reach past the strip's {b.layout.count} pixels"
+        for cam in b.cameras:
+            saved = cal.cameras.get(getattr(cam, "seat", 0), {})
+            controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
+            if controls:
+                self._apply_controls(cam, controls)
+
+    # -- progress (resumable) --------------------------------------------------------------------
+    def _resume(self) -> None:
+        if not self.progress_path.exists():
+            return
+        try:
+            d = json.loads(self.progress_path.read_text())
+            if d.get("board") != self.board.loop.state.board.name:
+                log.warning("calibration progress was for map %r; starting afresh", d.get("board"))
+                return
+            if d.get("sensors"):
+                self.sensors = SensorWalk.from_json(d["sensors"])
+            if d.get("leds"):
+                self.leds = LedWalk.from_json(d["leds"])
+        except (ValueError, KeyError, TypeError) as exc:
+            log.error("%s is unreadable (%s); starting the walk-through afresh", self.progress_path, exc)
+
+    def _changed(self) -> None:
+        """Save the progress and tell every open page (SSE event ``calibration``)."""
+        d = {"board": self.board.loop.state.board.name,
+             "sensors": self.sensors.to_json() if self.sensors else None,
+             "leds": self.leds.to_json() if self.leds else None}
+        if d["sensors"] is None and d["leds"] is None:
+            self.progress_path.unlink(missing_ok=True)
+        else:
+            files.atomic_write(self.progress_path, json.dumps(d))
+        self.board.broadcaster.publish("calibration", json.dumps(self.status()))
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            b = self.board
+            return {
+                "file": str(self.path), "saved": self.saved.to_json() if self.saved else None,
+                "problem": self.problem,
+                "sensors": self.sensors.status() if self.sensors else None,
+                "leds": self.leds.status() if self.leds else None,
+                "cameras": {str(seat): self._camera_status(seat) for seat in self._seats()},
+                "channel_map": "identity" if b.channel_map is None else "calibrated",
+                "unmapped_channels": sorted(b.unmapped_channels),
+            }
+
+    # -- sensors ---------------------------------------------------------------------------------
+    def on_switch(self, change: SwitchChange) -> bool:
+        """Listener for raw switch changes; True (consumed) while a sensor walk is open."""
+        with self._lock:
+            if self.sensors is None:
+                return False
+            self.sensors.on_change(change.channel, change.closed)
+            self._changed()
+            return True
+
+    def sensors_start(self) -> dict[str, Any]:
+        with self._lock:
+            stands = list(self.board.loop.state.board.stands)
+            self.sensors = SensorWalk(stands, closed_at_start=self.board.sensors.snapshot())
+            self._changed()
+            return self.status()
+
+    def sensors_do(self, what: str) -> dict[str, Any]:
+        with self._lock:
+            walk = self._need(self.sensors, "sensor")
+            if what == "skip":
+                walk.skip()
+            elif what == "back":
+                walk.back()
+            elif what == "cancel":
+                self.sensors = None
+                self._reconcile()
+            else:
+                raise ValueError(f"unknown sensor step {what!r}; expected skip, back or cancel")
+            self._changed()
+            return self.status()
+
+    def sensors_save(self) -> dict[str, Any]:
+        with self._lock:
+            walk = self._need(self.sensors, "sensor")
+            if not walk.done:
+                raise ValueError(f"the sensor walk is at stand {walk.current} ({walk.index + 1} of "
+                                 f"{len(walk.stands)}); finish or skip the remaining stands first")
+            cal = self._base()
+            cal.channels, cal.dead = dict(walk.channels), list(walk.dead)
+            cal.stuck, cal.duplicate = list(walk.stuck), list(walk.duplicate)
+            self._save(cal)
+            self.sensors = None
+            self._reconcile()
+            self._changed()
+            return self.status()
+
+    def _reconcile(self) -> None:
+        """After the walk: make the game agree with the switches under the (new) channel map."""
+        b = self.board
+        state = b.loop.state
+        for channel, closed in b.sensors.snapshot().items():
+            sid = b.stand_for(channel)
+            if sid is not None and state.stands[sid].occupied != closed:
+                b.loop.submit(stand_event(sid, closed, "resync"), wait=False)
+
+    # -- LEDs ------------------------------------------------------------------------------------
+    def _show(self, frame: list[tuple[int, int, int]]) -> None:
+        """Put a test frame on the strip through the lighting thread (the one that talks to it).
+
+        A renderer that offers ``show_test_frame(frame)`` is asked to hold it (and
+        ``end_test_frame()`` to let go); the foundation's renderer has no such hook, so the frame is
+        handed to its thread directly and shows until the next state change or the walk's next step.
+        """
+        lighting = self.board.lighting
+        hook = getattr(lighting, "show_test_frame", None)
+        if hook is not None:
+            hook(list(frame))
+            return
+        with lighting._cond:
+            lighting._frame = list(frame)
+            lighting._pending = list(frame)
+            lighting._cond.notify()
+
+    def _end_show(self) -> None:
+        lighting = self.board.lighting
+        end = getattr(lighting, "end_test_frame", None)
+        if end is not None:
+            end()
+        lighting.update(self.board.loop.state)
+
+    def leds_start(self) -> dict[str, Any]:
+        with self._lock:
+            lay = self.board.layout
+            self.leds = LedWalk(lay.territories, lay.count)
+            self._show(self.leds.frame())
+            self._changed()
+            return self.status()
+
+    def leds_do(self, what: str, by: int = 0) -> dict[str, Any]:
+        with self._lock:
+            walk = self._need(self.leds, "LED")
+            if what == "shift":
+                walk.shift(by)
+            elif what == "confirm":
+                walk.confirm()
+            elif what == "back":
+                walk.back()
+            elif what == "cancel":
+                self.leds = None
+                self._end_show()
+                self._changed()
+                return self.status()
+            else:
+                raise ValueError(f"unknown LED step {what!r}; expected shift, confirm, back or cancel")
+            self._show(walk.frame())
+            self._changed()
+            return self.status()
+
+    def leds_save(self) -> dict[str, Any]:
+        with self._lock:
+            walk = self._need(self.leds, "LED")
+            if not walk.done:
+                raise ValueError(f"the LED walk is at territory {walk.current}; confirm every territory first")
+            cal = self._base()
+            cal.led_territories = {n: list(px) for n, px in walk.territories.items()}
+            self._save(cal)
+            self.leds = None
+            self._end_show()
+            self._changed()
+            return self.status()
+
+    # -- cameras: a test scan per seat -----------------------------------------------------------
+    def _seats(self) -> list[int]:
+        seats = {getattr(c, "seat", i + 1) for i, c in enumerate(self.board.cameras)}
+        return sorted(seats | set(self.cameras))
+
+    def _cards_of(self, seat: int) -> list[str]:
+        return [json.dumps(c, sort_keys=True) for c in self.board.loop.state.cards
+                if isinstance(c, dict) and c.get("seat") == seat]
+
+    def _camera_status(self, seat: int) -> dict[str, Any]:
+        check = self.cameras.get(seat)
+        cam = next((c for c in self.board.cameras if getattr(c, "seat", None) == seat), None)
+        out: dict[str, Any] = {"seat": seat, "health": cam.health() if cam else None, "testing": False}
+        if self.saved and seat in self.saved.cameras:
+            out["saved"] = self.saved.cameras[seat]
+        if check:
+            new = [c for c in self._cards_of(seat) if c not in check["before"]]
+            out.update(testing=not new, ok=bool(new), card=json.loads(new[-1]) if new else None,
+                       controls=check.get("controls"), applied=check.get("applied"))
+        return out
+
+    def camera_start(self, seat: int) -> dict[str, Any]:
+        with self._lock:
+            check = self.cameras.setdefault(seat, {})
+            check["before"] = self._cards_of(seat)  # focus/exposure set earlier are kept
+            self._changed()
+            return self.status()
+
+    def camera_save(self, seat: int) -> dict[str, Any]:
+        with self._lock:
+            st = self._camera_status(seat)
+            if not st.get("ok"):
+                raise ValueError(f"seat {seat} has not read a card since its test scan started; "
+                                 f"show a card to that seat's camera first")
+            cal = self._base()
+            controls = {k: v for k, v in self.cameras[seat].get("controls", {}).items() if v is not None}
+            cal.cameras[seat] = {"test_scan": True, **controls}
+            self._save(cal)
+            del self.cameras[seat]
+            self._changed()
+            return self.status()
+
+    def _camera(self, seat: int) -> Any:
+        cam = next((c for c in self.board.cameras if getattr(c, "seat", None) == seat), None)
+        if cam is None:
+            seats = ", ".join(str(s) for s in self._seats()) or "none"
+            raise LookupError(f"no camera serves seat {seat} (seats with cameras: {seats})")
+        return cam
+
+    def camera_frame(self, seat: int) -> bytes:
+        """The camera's current view as a PNG, for the live preview. Raises LookupError without one."""
+        cam = self._camera(seat)
+        with self._frame_lock:
+            frame = cam.read()
+        if frame is None:
+            why = " (a simulated camera: cards arrive by POST /api/sim/cards)" if self.board.sim else ""
+            raise LookupError(f"seat {seat}'s camera gives no frames right now{why}")
+        return frame_to_png(frame)
+
+    def camera_controls(self, seat: int, focus: float | None, exposure_us: int | None) -> dict[str, Any]:
+        """Set focus (dioptres, None = auto) and exposure (µs, None = auto) for the seat's camera.
+
+        Applied at once when the camera adapter offers ``set_controls(focus=..., exposure_us=...)``;
+        kept for the calibration file either way (saved with the seat's test scan).
+        """
+        if focus is not None and not 0.0 <= focus <= 15.0:
+            raise ValueError(f"focus = {focus!r}: expected dioptres from 0 (far) to 15 (close), or null for auto")
+        if exposure_us is not None and not 100 <= exposure_us <= 1_000_000:
+            raise ValueError(f"exposure_us = {exposure_us!r}: expected 100 to 1000000 µs, or null for auto")
+        with self._lock:
+            cam = self._camera(seat)
+            applied = self._apply_controls(cam, {"focus": focus, "exposure_us": exposure_us})
+            check = self.cameras.setdefault(seat, {"before": self._cards_of(seat)})
+            check["controls"] = {"focus": focus, "exposure_us": exposure_us}
+            check["applied"] = applied
+            self._changed()
+            return self.status()
+
+    @staticmethod
+    def _apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
+        setter = getattr(cam, "set_controls", None)
+        if setter is None:
+            return False
+        setter(**controls)
+        return True
+
+    # -- helpers ---------------------------------------------------------------------------------
+    @staticmethod
+    def _need(walk: Any, what: str) -> Any:
+        if walk is None:
+            raise ValueError(f"no {what} walk is open; start one first")
+        return walk
+
+    def _base(self) -> Calibration:
+        name = self.board.loop.state.board.name
+        if self.saved is not None and self.saved.board == name:
+            c = self.saved
+            return Calibration(board=name, channels=dict(c.channels), dead=list(c.dead), stuck=list(c.stuck),
+                               duplicate=list(c.duplicate), led_territories=dict(c.led_territories),
+                               cameras=dict(c.cameras))
+        return Calibration(board=name)
+
+    def _save(self, cal: Calibration) -> None:
+        files.save(self.path, cal, self.board.loop.state.board)
+        self.saved = cal
+        self.problem = None
+        self.apply(cal)
+
+
+def attach(board: BoardApp) -> CalibrationSession:
+    """Give ``board`` its calibration: load and apply the saved file, listen to raw switches, add routes."""
+    from kipukas_board.web import calibration_api, pages
+
+    session = CalibrationSession(board)
+    board.switch_listeners.append(session.on_switch)
+    board.route_plugins += [pages.register, calibration_api.register]
+    return session

@@ -1,0 +1,115 @@
+"""Routes of the calibration walk-through (a route plugin; see :func:`register`).
+
+Reading where the walk is needs nothing; every step changes the board's calibration, so every
+``POST`` needs the admin PIN (``X-Admin-Pin``)::
+
+    GET  /api/calibration                          where each walk is, what was saved
+    POST /api/calibration/sensors/start            begin: the board must be bare of tokens
+    POST /api/calibration/sensors/skip|back|cancel no channel answers / walk a stand again / give up
+    POST /api/calibration/sensors/save             write channel → stand to calibration/<board>.toml
+    POST /api/calibration/leds/start
+    POST /api/calibration/leds/shift  {"by": -1}   move the lit segment along the strip
+    POST /api/calibration/leds/confirm|back|cancel|save
+    POST /api/calibration/cameras/<seat>/start     wait for a card shown to that seat's camera
+    POST /api/calibration/cameras/<seat>/save
+    POST /api/calibration/cameras/<seat>/controls  {"focus": 3.5 | null, "exposure_us": 8000 | null}
+    GET  /api/calibration/cameras/<seat>/frame.png the live preview (PIN too: it shows players' cards)
+
+A step that does not fit (saving an unfinished walk, an unknown step) answers 409 with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from flask import Flask, Response, jsonify
+
+from kipukas_board.calibrate.files import CalibrationError
+from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+
+def register(app: Flask, board: BoardApp) -> None:
+    session = board.calibration
+    pin = require_pin(board)
+
+    def run(fn: Any, *args: Any) -> Response | tuple[Response, int]:
+        try:
+            return jsonify(fn(*args))
+        except CalibrationError as exc:
+            return error(422, "the calibration does not fit this board", problems=exc.problems)
+        except ValueError as exc:
+            return error(409, str(exc))
+
+    @app.get("/api/calibration")
+    def calibration_status() -> Response:
+        return jsonify(session.status())
+
+    @app.post("/api/calibration/sensors/<step>")
+    @pin
+    def calibration_sensors(step: str) -> Any:
+        if step == "start":
+            return run(session.sensors_start)
+        if step == "save":
+            return run(session.sensors_save)
+        if step not in ("skip", "back", "cancel"):
+            return error(404, f"unknown sensor step {step!r}; expected start, skip, back, cancel or save")
+        return run(session.sensors_do, step)
+
+    @app.post("/api/calibration/leds/<step>")
+    @pin
+    def calibration_leds(step: str) -> Any:
+        if step == "start":
+            return run(session.leds_start)
+        if step == "save":
+            return run(session.leds_save)
+        if step == "shift":
+            by = json_body().get("by")
+            if not isinstance(by, int) or isinstance(by, bool) or not -64 <= by <= 64:
+                raise BadRequest(f'expected {{"by": N}} with N a whole number from -64 to 64, got by = {by!r}')
+            return run(session.leds_do, "shift", by)
+        if step not in ("confirm", "back", "cancel"):
+            return error(404, f"unknown LED step {step!r}; expected start, shift, confirm, back, cancel or save")
+        return run(session.leds_do, step)
+
+    @app.get("/api/calibration/cameras/<int:seat>/frame.png")
+    @pin
+    def calibration_frame(seat: int) -> Any:
+        try:
+            png = session.camera_frame(seat)
+        except LookupError as exc:
+            return error(404, str(exc.args[0]))
+        except ValueError as exc:
+            return error(502, f"seat {seat}'s camera gave a frame that cannot be shown: {exc}")
+        resp = Response(png, mimetype="image/png")
+        resp.headers["Cache-Control"] = "no-store"
+        return resp
+
+    @app.post("/api/calibration/cameras/<int:seat>/controls")
+    @pin
+    def calibration_camera_controls(seat: int) -> Any:
+        body = json_body()
+        focus, exposure = body.get("focus"), body.get("exposure_us")
+        if focus is not None and (not isinstance(focus, int | float) or isinstance(focus, bool)):
+            raise BadRequest(f"focus must be a number of dioptres or null (auto), got {focus!r}")
+        if exposure is not None and (not isinstance(exposure, int) or isinstance(exposure, bool)):
+            raise BadRequest(f"exposure_us must be a whole number of microseconds or null (auto), got {exposure!r}")
+        try:
+            return jsonify(session.camera_controls(seat, None if focus is None else float(focus), exposure))
+        except LookupError as exc:
+            return error(404, str(exc.args[0]))
+        except ValueError as exc:
+            return error(400, str(exc))
+
+    @app.post("/api/calibration/cameras/<int:seat>/<step>")
+    @pin
+    def calibration_camera(seat: int, step: str) -> Any:
+        if seat < 1 or seat > 12:
+            return error(404, f"seat {seat} is not a seat number (1 to 12)")
+        if step == "start":
+            return run(session.camera_start, seat)
+        if step == "save":
+            return run(session.camera_save, seat)
+        return error(404, f"unknown camera step {step!r}; expected start or save")

@@ -1,0 +1,142 @@
+// Shared by the board page and the calibration page: the admin PIN, API calls, messages, the
+// event stream. Plain JS, no build step. Text from the board (card data, names, errors) is only
+// ever put into the page with textContent, never as HTML.
+"use strict";
+const KB = (function () {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const PIN_KEY = "kipukas-admin-pin";
+
+  function pin() { return sessionStorage.getItem(PIN_KEY) || ""; }
+
+  function el(tag, props, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else if (k === "dataset") Object.assign(e.dataset, v);
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) e.append(c);
+    return e;
+  }
+
+  let msgTimer = null;
+  function message(text, kind) {
+    const m = document.getElementById("message");
+    m.textContent = text;
+    m.className = kind || "info";
+    m.hidden = false;
+    clearTimeout(msgTimer);
+    msgTimer = setTimeout(() => { m.hidden = true; }, kind === "error" ? 8000 : 3000);
+  }
+
+  // POST (or GET) JSON to the board with the PIN and CSRF token; returns the parsed body or throws
+  // an Error whose message is the board's own explanation.
+  async function api(path, body, opts) {
+    const o = opts || {};
+    const headers = { "X-CSRF-Token": csrf };
+    if (pin()) headers["X-Admin-Pin"] = pin();
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const resp = await fetch(path, { method: o.method || "POST", headers,
+                                     body: body === undefined ? undefined : JSON.stringify(body) });
+    if (o.raw && resp.ok) return resp;
+    let data = null;
+    try { data = await resp.json(); } catch (e) { data = null; }
+    if (!resp.ok) {
+      let why = (data && data.error) || `${resp.status} ${resp.statusText}`;
+      if (data && data.problems) why += ": " + data.problems.join("; ");
+      if (resp.status === 401 || resp.status === 403) updateLock(false);
+      if (resp.status === 404 && path.startsWith("/api/actions/")) why += " (this board's rules engine does not offer it yet)";
+      const err = new Error(why); err.status = resp.status; throw err;
+    }
+    return data;
+  }
+
+  // Run an API call for a button and say how it went.
+  async function act(path, body, done) {
+    try {
+      const r = await api(path, body);
+      message(done || "done", "ok");
+      return r;
+    } catch (e) {
+      message(e.message, "error");
+      return null;
+    }
+  }
+
+  function updateLock(ok) {
+    if (!ok) sessionStorage.removeItem(PIN_KEY);
+    const b = document.getElementById("pin-button");
+    if (b) { b.textContent = pin() ? "PIN ✓" : "Enter PIN"; b.classList.toggle("unlocked", !!pin()); }
+    document.body.classList.toggle("unlocked", !!pin());
+  }
+
+  function setupPin() {
+    const dlg = document.getElementById("pin-dialog");
+    const input = document.getElementById("pin-input");
+    const perr = document.getElementById("pin-error");
+    document.getElementById("pin-button").addEventListener("click", () => {
+      perr.hidden = true; input.value = ""; dlg.showModal(); input.focus();
+    });
+    document.getElementById("pin-cancel").addEventListener("click", () => dlg.close());
+    document.getElementById("pin-forget").addEventListener("click", () => { updateLock(false); dlg.close(); });
+    document.getElementById("pin-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const resp = await fetch("/api/pin/check", { method: "POST",
+        headers: { "X-Admin-Pin": input.value, "X-CSRF-Token": csrf } });
+      if (resp.ok) {
+        sessionStorage.setItem(PIN_KEY, input.value);
+        updateLock(true); dlg.close(); message("unlocked", "ok");
+      } else {
+        let why = "wrong PIN";
+        try { why = (await resp.json()).error; } catch (e) { /* keep the default */ }
+        perr.textContent = why; perr.hidden = false;
+      }
+    });
+    document.getElementById("pin-change-ok").addEventListener("click", async () => {
+      const np = document.getElementById("pin-new").value;
+      try {
+        await api("/api/pin", { new_pin: np });
+        sessionStorage.setItem(PIN_KEY, np);
+        updateLock(true); dlg.close(); message("PIN changed", "ok");
+      } catch (e) { perr.textContent = e.message; perr.hidden = false; }
+    });
+    updateLock(true);
+  }
+
+  // Open the event stream; handlers maps event names to functions of the parsed JSON.
+  function stream(handlers) {
+    const link = document.getElementById("link");
+    const es = new EventSource("/api/stream");
+    es.addEventListener("open", () => { link.textContent = "live"; link.className = "pill up"; });
+    es.addEventListener("error", () => { link.textContent = "reconnecting…"; link.className = "pill down"; });
+    for (const [name, fn] of Object.entries(handlers)) {
+      es.addEventListener(name, (ev) => fn(JSON.parse(ev.data)));
+    }
+    return es;
+  }
+
+  // Paint the board SVG from a state: territories in the colour their LEDs show, stands with tokens.
+  function paintBoard(s) {
+    const lights = s.lights || { territories: {}, stands: {} };
+    for (const t of s.territories) {
+      const e = document.querySelector(`[data-territory="${t.number}"]`);
+      if (!e) continue;
+      const c = lights.territories[String(t.number)] || "#181818";
+      e.style.fill = c; e.style.stroke = c;
+      e.classList.toggle("contention", !!t.contention);
+      e.dataset.owner = t.owner == null ? "" : String(t.owner);
+      e.dataset.claim = t.claim || "";
+    }
+    for (const st of s.stands) {
+      const e = document.querySelector(`[data-stand="${CSS.escape(st.id)}"]`);
+      if (!e) continue;
+      e.classList.toggle("occupied", st.occupied);
+      e.dataset.occupied = st.occupied ? "true" : "false";
+      e.style.fill = st.occupied ? (lights.stands[st.id] || "#ffffff") : "";
+    }
+  }
+
+  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf };
+})();

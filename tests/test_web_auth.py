@@ -1,0 +1,133 @@
+"""The admin PIN (hashed, rate-limited) and the CSRF guard, through Flask's test client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kipukas_board.app import BoardApp
+from kipukas_board.settings import Settings
+from kipukas_board.web.auth import CsrfGuard, PinStore, WrongPinLimiter
+from kipukas_board.web.server import create_app
+
+PIN = "2468"
+
+
+@pytest.fixture
+def client(data_dir):
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin=PIN)
+    board.start()
+    app = create_app(board)
+    yield app.test_client(), board
+    board.stop()
+
+
+def test_pin_is_stored_hashed_not_in_clear(data_dir):
+    store = PinStore(data_dir)
+    store.set("918273")
+    text = (data_dir / PinStore.FILENAME).read_text()
+    assert "918273" not in text and "scrypt" in json.loads(text)
+    assert PinStore(data_dir).check("918273") and not PinStore(data_dir).check("918274")
+
+
+def test_first_run_makes_a_pin_and_keeps_it(data_dir):
+    board = BoardApp(Settings(), data_dir, sim=True)
+    assert board.generated_pin and board.pins.check(board.generated_pin)
+    again = BoardApp(Settings(), data_dir, sim=True)
+    assert again.generated_pin is None and again.pins.check(board.generated_pin)
+    board.journal.close()
+    again.journal.close()
+
+
+@given(st.lists(st.booleans(), max_size=30))
+def test_limiter_waits_only_after_free_tries_and_doubles(outcomes):
+    now = [0.0]
+    lim = WrongPinLimiter(free=3, base_s=2.0, max_s=60.0, clock=lambda: now[0])
+    wrong = 0
+    for ok in outcomes:
+        if ok:
+            lim.succeeded("a")
+            wrong = 0
+        else:
+            lim.failed("a")
+            wrong += 1
+        expected = 0.0 if wrong <= 3 else min(60.0, 2.0 * 2 ** (wrong - 4))
+        assert lim.retry_after("a") == expected
+        assert lim.retry_after("b") == 0.0  # other clients are not punished
+
+
+def test_control_refused_without_pin_wrong_pin_then_rate_limited(client):
+    c, board = client
+    board.pins.limiter = WrongPinLimiter(free=2, base_s=30)
+    r = c.post("/api/calibration/sensors/start")
+    assert r.status_code == 401 and "X-Admin-Pin" in r.json["error"]
+    for _ in range(2):
+        assert c.post("/api/calibration/sensors/start", headers={"X-Admin-Pin": "0000"}).status_code == 403
+    r = c.post("/api/calibration/sensors/start", headers={"X-Admin-Pin": "0000"})
+    assert r.status_code == 403 and int(r.headers["Retry-After"]) == 30
+    # Locked out: even the right PIN waits, so guessing during the wait gains nothing.
+    r = c.post("/api/calibration/sensors/start", headers={"X-Admin-Pin": PIN})
+    assert r.status_code == 429 and "try again" in r.json["error"]
+    board.pins.limiter = WrongPinLimiter()
+    r = c.post("/api/calibration/sensors/start", headers={"X-Admin-Pin": PIN})
+    assert r.status_code == 200 and r.json["sensors"]["stand"] == "T1"
+
+
+def test_pin_check_endpoint(client):
+    c, _ = client
+    assert c.post("/api/pin/check", headers={"X-Admin-Pin": PIN}).json == {"ok": True}
+    assert c.post("/api/pin/check", headers={"X-Admin-Pin": "1111"}).status_code == 403
+
+
+def test_csrf_cross_site_and_form_posts_refused(client):
+    c, _ = client
+    r = c.post("/api/calibration/sensors/start", headers={"X-Admin-Pin": PIN, "Origin": "http://evil.example"})
+    assert r.status_code == 403 and "cross-site" in r.json["error"]
+    r = c.post("/api/sim/stands/T1", data="occupied=true", content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 403 and "csrf_token" in r.json["error"]
+    r = c.post("/api/sim/stands/T1", json={"occupied": True}, headers={"Sec-Fetch-Site": "cross-site"})
+    assert r.status_code == 403
+    r = c.post("/api/sim/stands/T1", json={"occupied": True}, headers={"X-CSRF-Token": "forged"})
+    assert r.status_code == 403 and "X-CSRF-Token" in r.json["error"]
+    # Same origin with the page's token passes.
+    token = c.application.extensions["kipukas_csrf"].token
+    r = c.post("/api/sim/stands/T1", json={"occupied": True},
+               headers={"Origin": "http://localhost", "X-CSRF-Token": token})
+    assert r.status_code == 200, r.json
+
+
+def test_csrf_guard_reads_are_free():
+    g = CsrfGuard("tok")
+    assert g.problem("GET", {"Origin": "http://evil.example"}, "board:8080", None) is None
+    assert g.problem("POST", {"Content-Type": "text/plain"}, "board:8080", None) is not None
+    assert g.problem("POST", {"Content-Type": "text/plain"}, "board:8080", "tok") is None
+
+
+def test_page_escapes_and_has_csrf_token(client):
+    c, _ = client
+    html = c.get("/").get_data(as_text=True)
+    assert 'name="csrf-token"' in html and 'data-territory="1"' in html
+    assert "script-src" not in c.get("/").headers["Content-Security-Policy"]  # default-src 'self' covers it
+    assert "'self'" in c.get("/").headers["Content-Security-Policy"]
+    js = c.get("/static/board.js").get_data(as_text=True) + c.get("/static/common.js").get_data(as_text=True)
+    assert "innerHTML" not in js  # board text only ever goes in as textContent
+
+
+def test_log_endpoint(client):
+    c, board = client
+    board.sim_set_stand("T1", True)
+    entries = c.get("/api/log?limit=5").json["entries"]
+    assert entries[-1]["text"] == "token placed on T1 (sim)"
+    assert c.get("/api/log?limit=x").status_code == 400
+
+
+def test_pin_change_needs_the_current_pin_and_digits(client):
+    c, board = client
+    assert c.post("/api/pin", json={"new_pin": "13579"}).status_code == 401
+    r = c.post("/api/pin", json={"new_pin": "12ab"}, headers={"X-Admin-Pin": PIN})
+    assert r.status_code == 400 and "4 to 12 digits" in r.json["error"]
+    assert c.post("/api/pin", json={"new_pin": "13579"}, headers={"X-Admin-Pin": PIN}).status_code == 200
+    assert board.pins.check("13579") and not board.pins.check(PIN)

@@ -1,0 +1,81 @@
+"""A real board served by waitress on a free loopback port, for the page and load tests."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from waitress import create_server
+
+from kipukas_board.app import BoardApp
+from kipukas_board.settings import Settings
+from kipukas_board.web.server import create_app
+
+PIN = "2468"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@dataclass
+class Served:
+    board: BoardApp
+    url: str
+
+
+@contextmanager
+def serve_board(data_dir: Path, cameras: list[Any] | None = None, **sensor_options: object) -> Iterator[Served]:
+    settings = Settings()
+    settings.sensors.options = dict(sensor_options)
+    board = BoardApp(settings, data_dir, sim=True, admin_pin=PIN)
+    if cameras is not None:
+        board.cameras = cameras
+    server = create_server(create_app(board), host="127.0.0.1", port=0, threads=12, channel_timeout=60)
+    board.start()
+    stopping = threading.Event()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the socket map is closed under select() at shutdown
+            if not stopping.is_set():
+                raise
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    try:
+        yield Served(board, f"http://127.0.0.1:{server.effective_port}")  # type: ignore[union-attr]
+    finally:
+        stopping.set()
+        board.broadcaster.close()
+        server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
+        server.close()
+        board.stop()
+
+
+class FrameCamera:
+    """A camera adapter that gives a fixed BGR frame (left half pure blue) and records controls."""
+
+    def __init__(self, seat: int = 1, width: int = 64, height: int = 48) -> None:
+        import numpy as np
+
+        self.seat = seat
+        self.frame = np.zeros((height, width, 3), dtype=np.uint8)
+        self.frame[:, : width // 2, 0] = 255  # B of BGR
+        self.controls: list[dict[str, Any]] = []
+
+    def read(self) -> Any:
+        return self.frame
+
+    def set_controls(self, **controls: Any) -> None:
+        self.controls.append(controls)
+
+    def health(self) -> dict[str, Any]:
+        return {"adapter": "test-frames", "ok": True, "seat": self.seat}
+
+    def close(self) -> None:
+        pass
