@@ -38,7 +38,7 @@ ensure_venv() {
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     "$VENV/bin/python" -m pip install -q --upgrade pip
     if [ -n "$extras" ]; then
-      "$VENV/bin/python" -m pip install -q -e "$ROOT[$extras]"
+      "$VENV/bin/python" -m pip install -q -e "${ROOT}[$extras]"
     else
       "$VENV/bin/python" -m pip install -q -e "$ROOT"
     fi
