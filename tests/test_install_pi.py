@@ -105,7 +105,7 @@ def install(env: dict[str, str], *args: str, check: bool = True) -> subprocess.C
 def steps(out: str) -> dict[str, str]:
     """Step title → "already done" / "to do" / "skipped", from the script's output."""
     found = {m.group(3): m.group(4) for m in map(STEP.match, out.splitlines()) if m}
-    assert len(found) == 9, out
+    assert len(found) == 10, out
     return found
 
 
@@ -154,7 +154,7 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     assert "python3-picamera2" in first.stdout and "dtparam=spi=on" in first.stdout
 
     done = install(fake, "--admin-pin", "2468")
-    assert "install: 8 step(s) done now, 0 were already done, 1 skipped" in done.stdout, done.stdout
+    assert "install: 9 step(s) done now, 0 were already done, 1 skipped" in done.stdout, done.stdout
 
     # What the steps left behind, read back from the fake root.
     passwd = (root / "etc/passwd").read_text()
@@ -170,6 +170,8 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     assert not (root / "opt/kipukas-board/app/.venv").exists()
     unit = root / "etc/systemd/system/kipukas-board.service"
     assert unit.read_bytes() == (ROOT / "systemd/kipukas-board.service").read_bytes()
+    link = root / "usr/local/bin/kipukas-board"
+    assert os.readlink(link) == "/opt/kipukas-board/venv/bin/kipukas-board"  # valid on the Pi, not here
     wants = root / "etc/systemd/system/multi-user.target.wants/kipukas-board.service"
     assert wants.is_symlink()
     settings = root / "etc/kipukas-board/settings.toml"
@@ -199,9 +201,9 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     plan = steps(second.stdout)
     assert plan.pop("service running").startswith("skipped")
     assert set(plan.values()) == {"already done"}, second.stdout
-    assert "dry run: 0 step(s) to do, 8 already done, 1 skipped" in second.stdout
+    assert "dry run: 0 step(s) to do, 9 already done, 1 skipped" in second.stdout
     third = install(fake, "--admin-pin", "2468")
-    assert "install: 0 step(s) done now, 8 were already done" in third.stdout
+    assert "install: 0 step(s) done now, 9 were already done" in third.stdout
     assert tree(root) == after, "a run with nothing to do changed files"
     assert len((root / "apt-get.log").read_text().splitlines()) == 2
     assert "# edited by hand" in settings.read_text()  # the maker's settings are never overwritten
