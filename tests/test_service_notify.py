@@ -187,8 +187,8 @@ def test_daemon_notifies_ready_pings_and_stops_pinging_when_a_thread_dies(
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as resp:
             assert json.loads(resp.read())["ok"] is True
 
-        pings = [m for m in drain(sock, 1.2) if m == "WATCHDOG=1"]
-        assert len(pings) >= 3, f"expected a ping every 0.2 s, got {pings}"
+        pings = [m for m in drain(sock, 2.0) if m == "WATCHDOG=1"]
+        assert len(pings) >= 3, f"expected a ping every 0.2 s, got {pings}"  # 10 when not starved of CPU
 
         answer = post_json(f"http://127.0.0.1:{port}/api/sim/faults", {"part": "lighting"})
         assert answer["liveness"] == {"core": True, "lighting": False}
