@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kipukas_board.app import BoardApp
 from kipukas_board.sdnotify import Notifier, socket_address, watchdog_interval
@@ -83,6 +85,23 @@ def test_notifier_without_systemd_or_with_a_gone_socket_is_harmless(tmp_path: Pa
     assert gone.watchdog() is False  # logged, never raised
     with pytest.raises(ValueError, match="absolute path"):
         socket_address("relative/notify")
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(min_size=1, max_size=200))
+def test_any_status_text_goes_out_as_one_status_line(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    """A status with newlines or odd characters must not smuggle in a second KEY=VALUE line."""
+    path = str(tmp_path_factory.mktemp("sd") / "n.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(1.0)
+    try:
+        assert Notifier(environ={"NOTIFY_SOCKET": path}).status(text)
+        got = sock.recv(65536).decode()
+    finally:
+        sock.close()
+    assert got.startswith("STATUS=") and "\n" not in got
+    assert got[len("STATUS="):] == " ".join(text.split())
 
 
 def test_watchdog_interval_follows_systemd_rules() -> None:
