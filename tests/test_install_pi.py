@@ -185,7 +185,9 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     assert apt_log[0].startswith("update")
     assert "python3-picamera2" in apt_log[1] and "python3-opencv" in apt_log[1]
     venv = root / "opt/kipukas-board/venv"
-    assert (venv / "kipukas-constraints.txt").read_text().splitlines()[1:] == ["numpy==1.24.2"]
+    pins = [line for line in (venv / "kipukas-constraints.txt").read_text().splitlines() if not line.startswith("#")]
+    assert pins == ["numpy==1.24.2", "opencv-python===from-apt", "opencv-python-headless===from-apt",
+                    "opencv-contrib-python===from-apt", "opencv-contrib-python-headless===from-apt"]
     reqs = (venv / "kipukas-requirements.txt").read_text().splitlines()
     assert any(r.startswith("flask") for r in reqs)
     assert not [r for r in reqs if re.match(r"(numpy|opencv)", r, re.I)], reqs
