@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     # lighting and voice (issue 6)
     # page and calibration (issue 7)
     # Pi service (issue 8)
+    "kipukas_board.commands.service",
 ]
 
 

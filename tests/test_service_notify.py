@@ -243,3 +243,24 @@ def test_sim_fault_route_names_the_parts_it_knows(data_dir: Path) -> None:
         assert client.post("/api/sim/faults", json={"part": "core"}).get_json()["liveness"]["core"] is False
     finally:
         board.stop()
+
+
+@pytest.mark.slow
+def test_notify_bench_prints_a_table_and_one_json_object(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kipukas_board", "service", "notify-bench", "--seconds", "1",
+         "--watchdog-sec", "0.4", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].startswith("WatchdogSec (pretend)")
+    result = json.loads(lines[-1])
+    assert 0 < result["ready_s"] < 60
+    assert result["pings"] >= 2 and result["ping_gap_s"]["min"] > 0
+    assert result["dead_reported_after_s"] is not None and result["pings_after_fault"] <= 1
+    assert result["exit_code"] == 0
+
+
+def test_notify_bench_refuses_nonsense() -> None:
+    from kipukas_board.cli import main
+
+    assert main(["service", "notify-bench", "--seconds", "0"]) == 2
