@@ -28,20 +28,21 @@ install_apt() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# ensure_venv EXTRAS: create .venv and install the project (editable) with the given extras; a
-# stamp holding the hash of pyproject.toml skips the pip step when nothing changed.
+# ensure_venv EXTRAS: create .venv and install the project (editable) with the given extras. A stamp
+# per extras holding the hash of pyproject.toml skips pip when nothing changed; an install with the
+# "test" extra also satisfies a plain one, so run-board after run-tests installs nothing.
 ensure_venv() {
-  local extras="$1"
+  local extras="$1" hash
   [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-  local stamp="$VENV/.kipukas-stamp" want
-  want="$(sha256sum "$ROOT/pyproject.toml" | cut -c1-64) $extras"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    "$VENV/bin/python" -m pip install -q --upgrade pip
-    if [ -n "$extras" ]; then
-      "$VENV/bin/python" -m pip install -q -e "${ROOT}[$extras]"
-    else
-      "$VENV/bin/python" -m pip install -q -e "$ROOT"
-    fi
-    echo "$want" > "$stamp"
+  hash="$(sha256sum "$ROOT/pyproject.toml" | cut -c1-64)"
+  local stamp="$VENV/.kipukas-stamp-${extras:-base}"
+  if [ -z "$extras" ] && [ "$(cat "$VENV/.kipukas-stamp-test" 2>/dev/null)" = "$hash" ]; then return 0; fi
+  [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return 0
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  if [ -n "$extras" ]; then
+    "$VENV/bin/python" -m pip install -q -e "$ROOT[$extras]"
+  else
+    "$VENV/bin/python" -m pip install -q -e "$ROOT"
   fi
+  echo "$hash" > "$stamp"
 }

@@ -258,6 +258,8 @@ class _Checker:
             if isinstance(num, int) and not isinstance(num, bool):
                 where = f"territories[{i}] (number {num})"
             self._unknown_keys(where, t, self.TERRITORY_KEYS)
+            # Only the number decides whether the entry counts: a territory with a wrong geography
+            # is still territory N, so stands in it are not reported again.
             ok = True
             if not isinstance(num, int) or isinstance(num, bool) or num < 1:
                 self.bad(where, f"field 'number' must be a whole number from 1 up, got {num!r}")
@@ -268,15 +270,15 @@ class _Checker:
             geo = t.get("geography")
             if geo not in GEOGRAPHIES:
                 self.bad(where, f"field 'geography' is {geo!r}; expected one of {', '.join(GEOGRAPHIES)}")
-                ok = False
+                geo = "plains"
             transit = t.get("transit", False)
             if not isinstance(transit, bool):
                 self.bad(where, f"field 'transit' must be true or false, got {transit!r}")
-                ok = False
+                transit = False
             coast = t.get("coastline", 0)
             if not isinstance(coast, int) or isinstance(coast, bool) or coast < 0:
                 self.bad(where, f"field 'coastline' must be a whole number from 0 up, got {coast!r}")
-                ok = False
+                coast = 0
             tname = t.get("name", "")
             if not isinstance(tname, str):
                 self.bad(where, f"field 'name' must be a string, got {tname!r}")
@@ -306,6 +308,7 @@ class _Checker:
             if isinstance(sid, str):
                 where = f"stands[{i}] (id {sid!r})"
             self._unknown_keys(where, s, self.STAND_KEYS)
+            # As for territories, only the id decides whether the entry counts (paths to it resolve).
             ok = True
             if not isinstance(sid, str) or not _ID_RE.match(sid):
                 self.bad(where, f"field 'id' must be 1-16 letters, digits, '-' or '_', got {sid!r}")
@@ -316,25 +319,26 @@ class _Checker:
             kind = s.get("kind")
             if kind not in STAND_KINDS:
                 self.bad(where, f"field 'kind' is {kind!r}; expected one of {', '.join(STAND_KINDS)}")
-                ok = False
+                kind = "movement"
             terr = s.get("territory")
             if not isinstance(terr, int) or isinstance(terr, bool):
                 self.bad(where, f"field 'territory' must be a territory number, got {terr!r}")
-                ok = False
+                terr = 0
             elif terr not in territories:
                 self.bad(where, f"field 'territory': there is no territory {terr}")
-                ok = False
+                terr = 0
             elif kind == "territory" and territories[terr].transit:
                 self.bad(where, f"field 'kind': territory {terr} is a transit territory, "
                                 "which has only movement stands")
-                ok = False
+            xy = []
             for axis in ("x", "y"):
                 v = s.get(axis)
                 if not isinstance(v, int | float) or isinstance(v, bool):
                     self.bad(where, f"field {axis!r} must be a number (where the page draws the stand), got {v!r}")
-                    ok = False
+                    v = 0.0
+                xy.append(float(v))
             if ok:
-                out[sid] = Stand(sid, kind, terr, float(s["x"]), float(s["y"]))
+                out[sid] = Stand(sid, kind, terr, xy[0], xy[1])
         return out
 
     def _paths(self, stands: dict[str, Stand]) -> list[Path_]:
@@ -412,7 +416,8 @@ class _Checker:
                    paths: list[Path_]) -> None:
         by_terr: dict[int, list[Stand]] = {n: [] for n in territories}
         for s in stands.values():
-            by_terr.setdefault(s.territory, []).append(s)
+            if s.territory in by_terr:  # a stand in an unknown territory was reported already
+                by_terr[s.territory].append(s)
         for n, t in sorted(territories.items()):
             square = [s.id for s in by_terr.get(n, []) if s.kind == "territory"]
             where = f"territory {n}"

@@ -1,0 +1,166 @@
+"""The HTTP contract of DESIGN.md §3 that concerns state, stream, LEDs, simulated stands and health."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from kipukas_board.app import BoardApp
+from kipukas_board.settings import Settings
+from kipukas_board.web.server import create_app, require_pin
+from tests.liveserver import live_board
+
+
+@pytest.fixture
+def board(data_dir: Path):
+    b = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    b.start()
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def client(board: BoardApp):
+    return create_app(board).test_client()
+
+
+def territory_pixels(leds: dict, n: int) -> list[list[int]]:
+    return [leds["pixels"][i] for i in leds["layout"]["territories"][str(n)]]
+
+
+def test_state_lists_every_stand_of_the_default_map(client, board: BoardApp) -> None:
+    doc = client.get("/api/state").get_json()
+    assert {s["id"] for s in doc["stands"]} == set(board.loop.state.board.stands)
+    assert {s["id"] for s in doc["map"]["stands"]} == set(board.loop.state.board.stands)
+    for key in ("map", "players", "territories", "stands", "diel", "phase", "winner", "questions", "cards",
+                "timers", "health"):
+        assert key in doc
+    assert doc["diel"] == {"cycle": 0, "phase": None}
+    assert all(s["occupied"] is False and s["owner"] is None for s in doc["stands"])
+
+
+def test_sim_stand_post_occupies_and_changes_the_territory_leds(client) -> None:
+    before = client.get("/api/leds").get_json()
+    r = client.post("/api/sim/stands/T2", json={"occupied": True})
+    assert r.status_code == 200 and r.get_json()["changed"] is True
+    doc = client.get("/api/state").get_json()
+    assert next(s for s in doc["stands"] if s["id"] == "T2")["occupied"] is True
+    assert next(t for t in doc["territories"] if t["number"] == 2)["claim"] == "base_camp"
+    after = client.get("/api/leds").get_json()
+    assert territory_pixels(after, 2) != territory_pixels(before, 2)
+    assert territory_pixels(after, 1) == territory_pixels(before, 1)
+    # The same again is no change; taking it off restores the dim territory.
+    assert client.post("/api/sim/stands/T2", json={"occupied": True}).get_json()["changed"] is False
+    client.post("/api/sim/stands/T2", json={"occupied": False})
+    assert territory_pixels(client.get("/api/leds").get_json(), 2) == territory_pixels(before, 2)
+
+
+def test_leds_layout_covers_every_territory_and_stand(client, board: BoardApp) -> None:
+    leds = client.get("/api/leds").get_json()
+    assert set(leds["layout"]["territories"]) == {str(n) for n in board.loop.state.board.territories}
+    assert set(leds["layout"]["stands"]) == set(board.loop.state.board.stands)
+    assert all(len(p) == 3 and all(0 <= c <= 255 for c in p) for p in leds["pixels"])
+
+
+@pytest.mark.parametrize(
+    "path, body, status, fragment",
+    [
+        ("/api/sim/stands/NOPE", {"occupied": True}, 404, "unknown stand 'NOPE'"),
+        ("/api/sim/stands/T1", {"occupied": "yes"}, 400, "occupied"),
+        ("/api/sim/stands/T1", {}, 400, "occupied"),
+        ("/api/sim/stands/T1", None, 400, "JSON object"),
+        ("/api/sim/stands/T1", [1, 2], 400, "JSON object"),
+    ],
+)
+def test_bad_requests_are_named(client, path, body, status, fragment) -> None:
+    if body is None:
+        r = client.post(path, data="not json", content_type="application/json")
+    else:
+        r = client.post(path, json=body)
+    assert r.status_code == status
+    assert fragment in r.get_json()["error"]
+
+
+def test_oversized_body_is_refused(client) -> None:
+    r = client.post("/api/sim/stands/T1", data="x" * 100_000, content_type="application/json")
+    assert r.status_code == 413
+
+
+def test_healthz(client, board: BoardApp) -> None:
+    assert client.get("/healthz").status_code == 200
+    board.loop.stop()
+    assert client.get("/healthz").status_code == 503
+
+
+def test_page_has_the_map_svg_with_data_attributes(client, board: BoardApp) -> None:
+    html = client.get("/").get_data(as_text=True)
+    for sid in board.loop.state.board.stands:
+        assert f'data-stand="{sid}"' in html
+    for n in board.loop.state.board.territories:
+        assert f'data-territory="{n}"' in html
+
+
+def test_require_pin_refuses_without_and_with_a_wrong_pin(board: BoardApp) -> None:
+    def plugin(app, b):
+        @app.post("/api/actions/_test")
+        @require_pin(b)
+        def _t():
+            return {"ok": True}
+
+    board.route_plugins.append(plugin)
+    c = create_app(board).test_client()
+    assert c.post("/api/actions/_test").status_code == 401
+    assert c.post("/api/actions/_test", headers={"X-Admin-Pin": "0000"}).status_code == 403
+    assert c.post("/api/actions/_test", headers={"X-Admin-Pin": "2468"}).status_code == 200
+
+
+def test_pin_is_stored_hashed(data_dir: Path, board: BoardApp) -> None:
+    text = (data_dir / "admin-pin.json").read_text()
+    assert "2468" not in text and "scrypt" in text
+
+
+def test_stream_sends_a_state_event_per_change_over_waitress(data_dir: Path) -> None:
+    with live_board(data_dir) as (board, url):
+        got: list[dict] = []
+        ready = threading.Event()
+
+        def listen() -> None:
+            with urllib.request.urlopen(f"{url}/api/stream", timeout=10) as resp:
+                for raw in resp:
+                    line = raw.decode().rstrip("\n")
+                    if line.startswith("data: "):
+                        got.append(json.loads(line[6:]))
+                        ready.set()
+                        if len(got) == 4:
+                            return
+
+        t = threading.Thread(target=listen, daemon=True)
+        t.start()
+        assert ready.wait(10), "no first state event"
+        for sid in ("T1", "M2a", "T3"):
+            req = urllib.request.Request(f"{url}/api/sim/stands/{sid}", data=b'{"occupied": true}',
+                                         headers={"Content-Type": "application/json"}, method="POST")
+            urllib.request.urlopen(req, timeout=10).read()
+        t.join(10)
+        assert len(got) == 4
+        occupied = [{s["id"] for s in doc["stands"] if s["occupied"]} for doc in got]
+        assert occupied == [set(), {"T1"}, {"T1", "M2a"}, {"T1", "M2a", "T3"}]
+        assert [d["seq"] for d in got] == sorted(d["seq"] for d in got)
+        assert got[-1]["lights"]["territories"]["3"] != got[0]["lights"]["territories"]["3"]
+
+
+def test_restart_brings_back_the_same_state_and_sim_switches(data_dir: Path) -> None:
+    with live_board(data_dir) as (board, url):
+        for sid in ("T1", "M1a"):
+            board.sim_set_stand(sid, True)
+        before = board.loop.state.to_json()
+    time.sleep(0.05)
+    with live_board(data_dir) as (board, url):
+        assert board.loop.state.to_json() == before
+        # The simulated switch under T1 is closed again, so lifting the token is a change.
+        assert board.sim_set_stand("T1", False) is True

@@ -1,0 +1,135 @@
+"""Map files: the shipped maps load, and every kind of mistake is reported, all at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kipukas_board.board.mapfile import MapError, available_maps, load_map, parse_map
+from tests.maptools import map_data, to_toml
+
+# The two paths that join territory 8 to the rest of kipuka-8.
+CUT_8 = {("M4b", "M8a"), ("M7b", "M8a")}
+
+
+def problems_of(data: dict) -> list[str]:
+    with pytest.raises(MapError) as info:
+        parse_map(to_toml(data), source="test.toml")
+    return info.value.problems
+
+
+def test_shipped_maps_load_and_have_what_the_issue_asks() -> None:
+    assert {"kipuka-8", "kipuka-12"} <= set(available_maps())
+    small = load_map("kipuka-8")
+    assert len(small.territories) == 8
+    big = load_map("kipuka-12")
+    assert len(big.territories) == 12
+    assert any(t.transit and t.geography == "water" for t in big.territories.values())
+    assert big.docks
+    kinds = {p.kind for p in big.paths}
+    assert {"land", "water", "tunnel"} <= kinds
+
+
+def test_round_trip_of_the_test_writer_is_valid() -> None:
+    board = parse_map(to_toml(map_data()), source="copy.toml")
+    assert board.to_json() == load_map("kipuka-8").to_json() | {"name": board.name}
+
+
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda d: d["stands"].append(dict(d["stands"][0])), ["stands[24] (id 'T1')", "duplicate stand id 'T1'"]),
+        (lambda d: d["territories"].append(dict(d["territories"][0])), ["duplicate territory number 1"]),
+        (lambda d: d["paths"].append({"a": "T1", "b": "NOPE", "kind": "land"}),
+         ["path to unknown stand 'NOPE'"]),
+        (lambda d: d["paths"].append({"a": "T1", "b": "T1", "kind": "land"}), ["from stand 'T1' to itself"]),
+        (lambda d: d["paths"].append({"a": "T1", "b": "M1a", "kind": "land"}), ["duplicate path between"]),
+        (lambda d: d["paths"].append({"a": "T1", "b": "T2", "kind": "rail"}), ["'rail'", "land, water, tunnel"]),
+        (lambda d: d.__setitem__("stands", [s for s in d["stands"] if s["territory"] != 3]),
+         ["territory 3: has no stand"]),
+        (lambda d: d.__setitem__("stands", [s for s in d["stands"] if s["id"] != "T3"]),
+         ["territory 3: has no territory stand"]),
+        (lambda d: d["territories"][4].__setitem__("number", 12), ["no territory 5", "numbering has gaps"]),
+        (lambda d: d["stands"].append({"id": "LONE", "kind": "movement", "territory": 1, "x": 0, "y": 0}),
+         ["stand 'LONE': no path reaches it"]),
+        (lambda d: d["territories"][0].__setitem__("transit", True),
+         ["stands[0] (id 'T1')", "transit territory"]),
+        (lambda d: d["stands"][0].__setitem__("kind", "round"), ["field 'kind' is 'round'"]),
+        (lambda d: d["stands"][0].__setitem__("territory", 99), ["there is no territory 99"]),
+        (lambda d: d["stands"][0].pop("x"), ["field 'x' must be a number"]),
+        (lambda d: d["territories"][0].__setitem__("geography", "lava"), ["'lava'", "mountain"]),
+        (lambda d: d["territories"][0].__setitem__("colour", "red"), ["unknown field 'colour'"]),
+        (lambda d: d.__setitem__("territories", d["territories"][:7]) or d.__setitem__(
+            "stands", [s for s in d["stands"] if s["territory"] <= 7]) or d.__setitem__(
+            "paths", [p for p in d["paths"] if "8" not in p["a"] + p["b"]]), ["this map has 7"]),
+        (lambda d: d.setdefault("docks", []).append({"stand": "T1"}), ["'T1' is a territory stand"]),
+        (lambda d: d.setdefault("docks", []).append({"stand": "M1a"}), ["dock 'M1a' has no water path"]),
+        (lambda d: d["paths"].append({"a": "M1a", "b": "M5a", "kind": "water"}),
+         ["water path leaves land at 'M1a'", "not a dock"]),
+        (lambda d: d.__setitem__("paths", [p for p in d["paths"] if (p["a"], p["b"]) not in CUT_8]),
+         ["the map is in pieces"]),
+    ],
+    ids=["dup-stand", "dup-territory", "unknown-stand", "self-path", "dup-path", "path-kind", "no-stand",
+         "no-territory-stand", "gap", "unreached", "transit-with-territory-stand", "stand-kind", "stand-territory",
+         "missing-xy", "geography", "unknown-field", "too-few", "dock-on-territory", "dock-no-water",
+         "water-not-from-dock", "pieces"],
+)
+def test_each_kind_of_mistake_is_named(mutate, expected: list[str]) -> None:
+    data = map_data()
+    mutate(data)
+    problems = problems_of(data)
+    text = "\n".join(problems)
+    for fragment in expected:
+        assert fragment in text, f"{fragment!r} not in:\n{text}"
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    data = map_data()
+    data["stands"].append(dict(data["stands"][1]))                      # duplicate M1a
+    data["paths"].append({"a": "T2", "b": "GHOST", "kind": "land"})     # unknown stand
+    data["territories"][0]["geography"] = "swamp"                       # bad geography
+    data["stands"] = [s for s in data["stands"] if s["id"] != "T6"]     # territory 6 without square stand
+    problems = problems_of(data)
+    assert len(problems) >= 4
+    joined = "\n".join(problems)
+    for fragment in ("'M1a'", "'GHOST'", "'swamp'", "territory 6"):
+        assert fragment in joined
+
+
+def test_not_toml_and_missing_file() -> None:
+    with pytest.raises(MapError, match="not valid TOML"):
+        parse_map("name = [", source="x.toml")
+    with pytest.raises(MapError, match="no such map file"):
+        load_map("/nonexistent/map.toml")
+
+
+def test_run_with_broken_map_reports_and_exits_2_before_serving(tmp_path: Path) -> None:
+    data = map_data()
+    data["stands"].append(dict(data["stands"][0]))
+    data["paths"].append({"a": "T1", "b": "NOWHERE", "kind": "land"})
+    data["territories"][2]["geography"] = "lava"
+    broken = tmp_path / "BROKEN.toml"
+    broken.write_text(to_toml(data))
+    proc = subprocess.run(
+        [sys.executable, "-m", "kipukas_board", "run", "--sim", "--map", str(broken),
+         "--data-dir", str(tmp_path / "d"), "--port", "1"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "3 problems" in proc.stderr
+    for fragment in ("BROKEN.toml", "'T1'", "'NOWHERE'", "'lava'"):
+        assert fragment in proc.stderr
+    assert "http://" not in proc.stdout
+    assert not (tmp_path / "d" / "journal.sqlite").exists()
+
+
+def test_map_check_command(tmp_path: Path) -> None:
+    from kipukas_board.cli import main
+
+    assert main(["map", "check", "kipuka-8", "kipuka-12"]) == 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n')
+    assert main(["map", "check", str(bad)]) == 2
