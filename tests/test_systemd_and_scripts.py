@@ -157,3 +157,11 @@ def test_shellcheck_would_catch_a_mistake(tmp_path: Path) -> None:
     bad.write_text("#!/bin/bash\nrm -rf $1/\n")
     proc = subprocess.run([tool, str(bad)], capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "SC2086" in proc.stdout
+
+
+def test_the_settings_the_installer_writes_load_and_serve_the_table() -> None:
+    from kipukas_board.settings import load_settings
+
+    s = load_settings(ROOT / "systemd" / "settings.pi.toml")  # raises SettingsError naming any mistake
+    assert s.host == "0.0.0.0" and s.port == 8080  # the phones at the table must reach the page
+    assert [c.options["seat"] for c in s.cameras] == [1, 2]
