@@ -57,8 +57,8 @@ def watchdog_interval(environ: Mapping[str, str] | None = None, pid: int | None 
     if not usec:
         return None
     wpid = env.get("WATCHDOG_PID", "")
-    if wpid and int(wpid) != (os.getpid() if pid is None else pid):
-        return None
+    if wpid and wpid != str(os.getpid() if pid is None else pid):
+        return None  # another process's watchdog (or a value that names no process)
     try:
         value = int(usec)
     except ValueError:

@@ -109,6 +109,7 @@ def test_watchdog_interval_follows_systemd_rules() -> None:
     assert watchdog_interval({"WATCHDOG_USEC": "2500000"}) == 2.5
     assert watchdog_interval({"WATCHDOG_USEC": "2500000", "WATCHDOG_PID": "7"}, pid=7) == 2.5
     assert watchdog_interval({"WATCHDOG_USEC": "2500000", "WATCHDOG_PID": "7"}, pid=8) is None
+    assert watchdog_interval({"WATCHDOG_USEC": "2500000", "WATCHDOG_PID": "seven"}, pid=7) is None
     assert watchdog_interval({"WATCHDOG_USEC": "soon"}) is None
     assert watchdog_interval({"WATCHDOG_USEC": "0"}) is None
 
