@@ -148,6 +148,26 @@ class BoardApp:
             raise RuntimeError("the stand sensors are not simulated")
         return self.sensors.set(stand_id, occupied)
 
+    def liveness(self) -> dict[str, bool]:
+        """Is every thread of the board alive? ``{"core": True, "lighting": True, ...}``.
+
+        The systemd watchdog (:mod:`kipukas_board.service`) pings only while all are True. Besides
+        the core loop and the lighting thread, any adapter with an ``alive() -> bool`` method (one
+        that runs a thread of its own) is included; one whose ``alive()`` raises counts as dead.
+        """
+        parts: dict[str, bool] = {"core": self.loop.alive(), "lighting": self.lighting.alive()}
+        adapters: list[tuple[str, Any]] = [("sensors", self.sensors), ("leds", self.strip), ("voice", self.voice)]
+        adapters += [(f"camera-{getattr(c, 'seat', i + 1)}", c) for i, c in enumerate(self.cameras)]
+        for name, adapter in adapters:
+            alive = getattr(adapter, "alive", None)
+            if callable(alive):
+                try:
+                    parts[name] = bool(alive())
+                except Exception:
+                    log.exception("%s.alive() failed", name)
+                    parts[name] = False
+        return parts
+
     # -- outputs ---------------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
         h: dict[str, Any] = {

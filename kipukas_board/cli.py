@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     # page and calibration (issue 7)
     "kipukas_board.commands.web_bench",
     # Pi service (issue 8)
+    "kipukas_board.commands.service",
 ]
 
 

@@ -87,9 +87,12 @@ def run(args: argparse.Namespace) -> int:
 def serve(board: Any, threads: int) -> int:
     from waitress import create_server
 
+    from kipukas_board.service import BoardService, register_sim_faults
     from kipukas_board.web.server import create_app
 
     host, port = board.settings.host, board.settings.port
+    if board.sim:
+        board.route_plugins.append(register_sim_faults)
     app = create_app(board)
     try:
         server = create_server(app, host=host, port=port, threads=threads, channel_timeout=3600,
@@ -100,6 +103,7 @@ def serve(board: Any, threads: int) -> int:
         board.stop()
         return 1
     board.start()
+    service = BoardService(board)  # READY=1 and watchdog pings when run by systemd
     mode = "simulation" if board.sim else "hardware"
     print(f"Kipukas board ({mode}, map {board.loop.state.board.name!r}) at http://{host}:{port}/ "
           f"- journal in {board.data_dir}", flush=True)
@@ -111,10 +115,12 @@ def serve(board: Any, threads: int) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     try:
+        service.started(f"{mode}, page on {host}:{port}")
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        service.stopping()
         board.stop()
         server.close()
     return 0

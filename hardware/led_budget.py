@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The LED power budget for the shipped maps: how many pixels, and how many amps in each case.
+
+    python3 hardware/led_budget.py            # the table in hardware/README.md
+    python3 hardware/led_budget.py --json     # the same numbers, one JSON object on the last line
+
+Planning figures for a WS2812B pixel at 5 V (the usual ones; measure yours at bring-up):
+20 mA per colour channel at full value (so 60 mA for full white) and 1 mA when dark. Current is
+linear in the channel value, so a frame's current is ``1 mA * pixels + 20 mA * sum(values) / 255``.
+
+Layouts: "default" is the foundation's (3 pixels per territory, 1 per stand;
+kipukas_board/show/layout.py); "full" is a build with a 12-pixel ring under each territory.
+Cases: "dark" (all off), "play" (every territory in one full-value player colour such as
+(230, 25, 75), half of the stands holding a token shown white), "white" (everything full white, the
+worst case the supply and fuse must survive unless the software power cap is on).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+MAPS = Path(__file__).resolve().parents[1] / "calibration" / "maps"
+MA_PER_CHANNEL = 20.0
+MA_IDLE = 1.0
+PLAYER = (230, 25, 75)
+LAYOUTS = {"default": 3, "full": 12}   # pixels per territory; every stand has one pixel
+SUPPLY_A = 10.0                        # Mean Well LRS-50-5
+
+
+def pixel_ma(rgb: tuple[int, int, int]) -> float:
+    """Current of one pixel showing ``rgb``, in mA."""
+    return MA_IDLE + MA_PER_CHANNEL * sum(rgb) / 255
+
+
+def budget(territories: int, stands: int, per_territory: int) -> dict[str, float]:
+    t_px = territories * per_territory
+    n = t_px + stands
+    occupied = stands // 2
+    play = t_px * pixel_ma(PLAYER) + occupied * pixel_ma((255, 255, 255)) + (stands - occupied) * MA_IDLE
+    return {"pixels": n, "dark_a": round(n * MA_IDLE / 1000, 2), "play_a": round(play / 1000, 2),
+            "white_a": round(n * pixel_ma((255, 255, 255)) / 1000, 2)}
+
+
+def table() -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for path in sorted(MAPS.glob("*.toml")):
+        data = tomllib.loads(path.read_text())
+        t, s = len(data.get("territories", [])), len(data.get("stands", []))
+        for layout, per in LAYOUTS.items():
+            rows.append({"map": path.stem, "territories": t, "stands": s, "layout": layout,
+                         **budget(t, s, per)})
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    rows = table()
+    print(f"{'map':<10} {'layout':<8} {'pixels':>6} {'dark A':>7} {'play A':>7} {'white A':>8}  fits {SUPPLY_A:g} A?")
+    for r in rows:
+        fits = "yes" if float(r["white_a"]) <= SUPPLY_A else "only with the power cap"  # type: ignore[arg-type]
+        print(f"{r['map']:<10} {r['layout']:<8} {r['pixels']:>6} {r['dark_a']:>7} {r['play_a']:>7} "
+              f"{r['white_a']:>8}  {fits}")
+    if "--json" in argv:
+        print(json.dumps({"ma_per_channel": MA_PER_CHANNEL, "ma_idle": MA_IDLE, "supply_a": SUPPLY_A,
+                          "rows": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
