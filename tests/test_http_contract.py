@@ -40,7 +40,7 @@ def test_state_lists_every_stand_of_the_default_map(client, board: BoardApp) -> 
     for key in ("map", "players", "territories", "stands", "diel", "phase", "winner", "questions", "cards",
                 "timers", "health"):
         assert key in doc
-    assert doc["diel"] == {"cycle": 0, "phase": None}
+    assert (doc["diel"]["cycle"], doc["diel"]["phase"]) == (0, None)
     assert all(s["occupied"] is False and s["owner"] is None for s in doc["stands"])
 
 

@@ -25,7 +25,12 @@ def check_invariants(s: GameState) -> None:
     caps: dict[int, int] = {}
     camps: dict[int, int] = {}
     for n, t in s.territories.items():
-        assert (t.owner is None) == (t.claim is None), f"territory {n}: owner {t.owner} claim {t.claim}"
+        if s.started:
+            assert (t.owner is None) == (t.claim is None), f"territory {n}: owner {t.owner} claim {t.claim}"
+        else:  # no game: a token on a territory stand marks it held by nobody known (foundation's claim)
+            held = any(st_.occupied for sid, st_ in s.stands.items()
+                       if board.stands[sid].territory == n and board.stands[sid].kind == "territory")
+            assert t.owner is None and t.claim == ("base_camp" if held else None), f"territory {n} before a game: {t}"
         assert t.claim in (None, "capital", "base_camp")
         if board.territories[n].transit:
             assert t.owner is None, f"transit territory {n} is held"

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import parse_map
+from kipukas_board.game.cards import apply_card
 from kipukas_board.game.common import (
     Effect,
     check_claims_win,
@@ -39,7 +40,6 @@ from kipukas_board.game.common import (
     set_claim,
     win,
 )
-from kipukas_board.game.cards import apply_card
 from kipukas_board.game.diel import on_roll_diel
 from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
 from kipukas_board.game.events import PLAYER_ACTIONS, Event
@@ -48,7 +48,7 @@ from kipukas_board.game.playstyles import best, body_count, max_players, style
 from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
 from kipukas_board.game.rolls import dice_outcome
 from kipukas_board.game.setup import announce, on_stand_setup
-from kipukas_board.game.state import GameState, Player, StandState, UndoEntry, initial_state
+from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, UndoEntry, initial_state
 
 #: Player actions that can be undone, newest last.
 UNDO_DEPTH = 20
@@ -116,7 +116,32 @@ def _on_stand(state: GameState, event: Event, effects: list[Effect]) -> GameStat
     stands = dict(state.stands)  # no game (or game over): the board only keeps track of the tokens
     stands[sid] = StandState(occupied=occupied, owner=state.stands[sid].owner if occupied else None)
     state = state.evolve(stands=stands)
-    return refresh_contention(state, effects, state.board.stands[sid].territory) if state.started else state
+    if state.started:
+        return refresh_contention(state, effects, state.board.stands[sid].territory)
+    return _free_claim(state, effects, sid, occupied)
+
+
+def _free_claim(state: GameState, effects: list[Effect], sid: str, occupied: bool) -> GameState:
+    """Before any game: a token on a territory stand marks the territory held by nobody known yet.
+
+    This lets a board be tried out (and its lights checked) without starting a game; ``new_game``
+    starts from fresh territories, so these marks never leak into a game.
+    """
+    spec = state.board.stands[sid]
+    if spec.kind != "territory":
+        return state
+    t = state.territories[spec.territory]
+    if occupied and t.claim is None:
+        territories = dict(state.territories)
+        territories[spec.territory] = TerritoryState(claim="base_camp")
+        effects.append({"type": "claimed", "territory": spec.territory, "owner": None, "claim": "base_camp"})
+        return state.evolve(territories=territories)
+    if not occupied and t.claim is not None:
+        territories = dict(state.territories)
+        territories[spec.territory] = TerritoryState()
+        effects.append({"type": "released", "territory": spec.territory})
+        return state.evolve(territories=territories)
+    return state
 
 
 def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameState:
