@@ -77,7 +77,7 @@ def test_contention_cycles_between_the_contenders(board) -> None:
     lay = default_layout(board)
     terr = dict(game(board).territories)
     terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
-    s = game(board, territories=terr, extra={"contenders": {2: (2, 3)}})
+    s = game(board, territories=terr, contenders={2: (2, 3)})
     P = L.CONTENTION_PERIOD
     assert px(render(s, lay, 0.0), lay, 2) == [BLUE] * 3
     assert px(render(s, lay, P), lay, 2) == [GREEN] * 3
@@ -89,7 +89,7 @@ def test_contention_cycles_between_the_contenders(board) -> None:
 
 def test_storm_lightning_then_exposed_stands_pulse(board) -> None:
     lay = default_layout(board)
-    s = game(board, "storm", extra={"storm_exposed": ("M1a",)})
+    s = game(board, "storm", storm_exposed=("M1a",))
     scene = Scene(storm_at=100.0)
     assert set(render(s, lay, 100.01, scene)) == {(255, 255, 255)}  # a flash
     assert set(render(s, lay, 100.1, scene)) == {L.LIGHTNING_DARK}  # between flashes
@@ -106,7 +106,7 @@ def test_storm_lightning_then_exposed_stands_pulse(board) -> None:
 
 def test_storm_exposure_without_stand_pixels_pulses_the_territory(board) -> None:
     lay = LedLayout(territories=default_layout(board).territories)  # no stand pixels
-    s = game(board, "storm", extra={"storm_exposed": ("M1a",)})
+    s = game(board, "storm", storm_exposed=("M1a",))
     assert px(render(s, lay, 0.0), lay, 1)[0] == (0, 0, 0)
     assert px(render(s, lay, L.EXPOSED_PERIOD / 2), lay, 1)[0] == RED
     assert px(render(s, lay, 0.0), lay, 2) == [BLUE] * 3
@@ -273,7 +273,7 @@ def test_thread_animates_only_while_something_moves(board) -> None:
         assert strip.frames_shown == steady, "a steady day frame is sent once, not repeated"
         terr = dict(game(board).territories)
         terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
-        lighting.update(game(board, territories=terr, extra={"contenders": {2: (2, 3)}}))
+        lighting.update(game(board, territories=terr, contenders={2: (2, 3)}))
         assert wait_for(lambda: strip.frames_shown >= steady + 5), "contention animates"
         lighting.update(game(board))
         time.sleep(0.2)
@@ -328,7 +328,7 @@ def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:
         app.lighting = Lighting(app.strip, app.layout, clock=lambda: 0.0)
         terr = dict(game(board).territories)
         terr[3] = TerritoryState(owner=1, claim="base_camp", contention=True)
-        app.lighting.update(game(board, territories=terr, extra={"contenders": {3: (1, 2)}}))
+        app.lighting.update(game(board, territories=terr, contenders={3: (1, 2)}))
         doc = create_app(app).test_client().get("/api/leds").get_json()
         pixels = [tuple(p) for p in doc["pixels"]]
         layout = {int(k): v for k, v in doc["layout"]["territories"].items()}

@@ -179,28 +179,11 @@ class CalibrationSession:
 
     # -- LEDs ------------------------------------------------------------------------------------
     def _show(self, frame: list[tuple[int, int, int]]) -> None:
-        """Put a test frame on the strip through the lighting thread (the one that talks to it).
-
-        A renderer that offers ``show_test_frame(frame)`` is asked to hold it (and
-        ``end_test_frame()`` to let go); the foundation's renderer has no such hook, so the frame is
-        handed to its thread directly and shows until the next state change or the walk's next step.
-        """
-        lighting = self.board.lighting
-        hook = getattr(lighting, "show_test_frame", None)
-        if hook is not None:
-            hook(list(frame))
-            return
-        with lighting._cond:
-            lighting._frame = list(frame)
-            lighting._pending = list(frame)
-            lighting._cond.notify()
+        """Hold a test frame on the strip through the lighting thread (the one that talks to it)."""
+        self.board.lighting.show_test_frame(list(frame))
 
     def _end_show(self) -> None:
-        lighting = self.board.lighting
-        end = getattr(lighting, "end_test_frame", None)
-        if end is not None:
-            end()
-        lighting.update(self.board.loop.state)
+        self.board.lighting.end_test_frame()
 
     def leds_start(self) -> dict[str, Any]:
         with self._lock:

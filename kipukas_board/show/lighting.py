@@ -41,7 +41,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -110,21 +110,15 @@ def territory_color(state: GameState, number: int) -> RGB:
 
 
 def contenders(state: GameState, number: int) -> tuple[int, ...]:
-    """Seats contending for ``number``: ``GameState.contenders`` (issue 3), else the holder alone."""
-    table = getattr(state, "contenders", None)
-    if table is None:
-        table = state.extra.get("contenders", {})
-    seats = table.get(number) or table.get(str(number)) or ()
+    """Seats contending for ``number`` (``GameState.contenders``), else the holder alone."""
+    seats = state.contenders.get(number, ())
     if not seats and state.territories[number].contention and state.territories[number].owner is not None:
         seats = (state.territories[number].owner,)
     return tuple(seats)
 
 
 def storm_exposed(state: GameState, scene: Scene) -> tuple[str, ...]:
-    exposed = getattr(state, "storm_exposed", None)
-    if exposed is None:
-        exposed = state.extra.get("storm_exposed", ())
-    return tuple(exposed) or scene.exposed
+    return tuple(state.storm_exposed) or scene.exposed
 
 
 def _wave(t: float, period: float) -> float:
@@ -229,10 +223,7 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
 
 
 def contenders_present(state: GameState, number: int) -> bool:
-    table = getattr(state, "contenders", None)
-    if table is None:
-        table = state.extra.get("contenders", {})
-    return bool(table.get(number) or table.get(str(number)))
+    return bool(state.contenders.get(number))
 
 
 def _stands_of(board: Any, number: int) -> list[str]:
@@ -303,6 +294,7 @@ class Lighting:
         self._frame: list[RGB] = [OFF] * layout.count
         self._wire: list[RGB] = [OFF] * layout.count
         self._dirty = False
+        self._test_frame: list[RGB] | None = None
         self._cond = threading.Condition()
         self._stop = False
         self._stats = _Stats()
@@ -334,6 +326,25 @@ class Lighting:
                 scene = replace(scene, won_at=None)
             self._state, self._scene = state, scene
             self._frame = render(state, self.layout, now, scene)
+            self._dirty = True
+            self._cond.notify()
+
+    def show_test_frame(self, frame: Sequence[RGB]) -> None:
+        """Hold ``frame`` on the strip (calibration) until :meth:`end_test_frame`; game states wait.
+
+        The frame still goes through the output stage, so the power cap protects the supply.
+        """
+        if len(frame) != self.layout.count:
+            raise ValueError(f"test frame has {len(frame)} pixels, the layout has {self.layout.count}")
+        with self._cond:
+            self._test_frame = [tuple(p) for p in frame]  # type: ignore[misc]
+            self._dirty = True
+            self._cond.notify()
+
+    def end_test_frame(self) -> None:
+        """Go back to showing the game."""
+        with self._cond:
+            self._test_frame = None
             self._dirty = True
             self._cond.notify()
 
@@ -427,12 +438,12 @@ class Lighting:
                         if not self._dirty and not (anim and self._clock() >= next_at):
                             continue  # woken early, or a quiet second passed: look at health again
                 now = self._clock()
-                state, scene = self._state, self._scene
+                state, scene, test = self._state, self._scene, self._test_frame
                 self._dirty = False
-            if state is None:
+            if state is None and test is None:
                 continue
             t0 = time.perf_counter()
-            frame = render(state, self.layout, now, scene)
+            frame = list(test) if test is not None else render(state, self.layout, now, scene)
             wire = self.stage.apply(frame)
             with self._cond:
                 self._stats.render_ms = (time.perf_counter() - t0) * 1000
