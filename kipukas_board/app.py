@@ -24,10 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.cards.catalog import Catalog
+from kipukas_board.cards.desk import CameraWorker, CardDesk
 from kipukas_board.core_loop import CoreLoop
 from kipukas_board.game.dice import Dice, SystemDice
 from kipukas_board.game.events import stand_event
 from kipukas_board.game.state import GameState
+from kipukas_board.hardware.cameras import SimulatedCamera
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors import SimulatedStandSensors, SwitchChange
 from kipukas_board.settings import Settings
@@ -73,6 +76,10 @@ class BoardApp:
         self.strip = build("leds", s.leds.adapter, **strip_opts)
         self.voice = build("voice", s.voice.adapter, **s.voice.options)
         self.cameras = [build("cameras", c.adapter, **c.options) for c in s.cameras]
+        # card scanning (issue 4): the desk turns decoded frames into card events; one worker thread
+        # per camera that gives frames is started by start() and stopped by stop().
+        self.card_desk = CardDesk(Catalog.in_dir(self.data_dir), submit=self.loop.submit)
+        self.card_workers: list[CameraWorker] = []
         self.lighting = Lighting(self.strip, self.layout, healthy=self._hardware_ok)
         self.announcer = Announcer(self.voice)
         self.broadcaster = Broadcaster()
@@ -105,11 +112,17 @@ class BoardApp:
         self.lighting.start(state)
         self.sensors.start(self._on_switch)
         self._reconcile()
+        self.card_workers = [CameraWorker(cam, self.card_desk) for cam in self.cameras
+                             if not isinstance(cam, SimulatedCamera)]
+        for worker in self.card_workers:
+            worker.start()
         self._started = True
 
     def stop(self) -> None:
-        for part in (self.sensors.stop, self.loop.stop, self.lighting.stop, self.broadcaster.close,
-                     self.voice.close, *[c.close for c in self.cameras], self.journal.close):
+        parts = (self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop, self.lighting.stop,
+                 self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
+                 self.card_desk.catalog.close, self.journal.close)
+        for part in parts:
             try:
                 part()
             except Exception:
@@ -158,6 +171,7 @@ class BoardApp:
         parts: dict[str, bool] = {"core": self.loop.alive(), "lighting": self.lighting.alive()}
         adapters: list[tuple[str, Any]] = [("sensors", self.sensors), ("leds", self.strip), ("voice", self.voice)]
         adapters += [(f"camera-{getattr(c, 'seat', i + 1)}", c) for i, c in enumerate(self.cameras)]
+        adapters += [(f"camera-worker-{w.camera.seat}", w) for w in self.card_workers]
         for name, adapter in adapters:
             alive = getattr(adapter, "alive", None)
             if callable(alive):

@@ -131,6 +131,10 @@ class CameraWorker:
     def start(self) -> None:
         self._thread.start()
 
+    def alive(self) -> bool:
+        """Is the thread still reading? (The service's watchdog pings only while it is.)"""
+        return self._thread.is_alive()
+
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
         if self._thread.is_alive():

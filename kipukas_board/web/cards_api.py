@@ -1,8 +1,8 @@
 """Card routes: the simulated camera (``POST /api/sim/cards``) and what the cameras see (``GET /api/cards``).
 
-``register(app, board)`` is a BoardApp route plugin. It also builds the board's
-:class:`~kipukas_board.cards.desk.CardDesk` (catalog in the data directory) and starts one
-:class:`~kipukas_board.cards.desk.CameraWorker` per camera that gives frames.
+``register(app, board)`` is a BoardApp route plugin; the board owns the
+:class:`~kipukas_board.cards.desk.CardDesk` (catalog in the data directory) and the
+:class:`~kipukas_board.cards.desk.CameraWorker` threads (started and stopped with the board).
 
 In simulation, ``POST /api/sim/cards`` with ``{"payload": "kpks.us/RrDC#0001?DmFz33", "seat": 1}``
 acts as seat 1's camera reading that card: the payload is validated (a refusal is a 422 naming
@@ -16,10 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify
 
-from kipukas_board.cards.catalog import Catalog
-from kipukas_board.cards.desk import CameraWorker, CardDesk
 from kipukas_board.cards.payload import PayloadError
-from kipukas_board.hardware.cameras import SimulatedCamera
 from kipukas_board.web.server import BadRequest, error, json_body
 
 if TYPE_CHECKING:
@@ -29,28 +26,14 @@ if TYPE_CHECKING:
 MAX_SEAT = 8
 
 
-def desk_for(board: BoardApp) -> CardDesk:
-    """The board's card desk, made on first use (one per board)."""
-    desk = getattr(board, "card_desk", None)
-    if desk is None:
-        desk = CardDesk(Catalog.in_dir(board.data_dir), submit=board.loop.submit)
-        board.card_desk = desk  # type: ignore[attr-defined]
-        board.card_workers = [CameraWorker(cam, desk) for cam in board.cameras  # type: ignore[attr-defined]
-                              if not isinstance(cam, SimulatedCamera)]
-        for w in board.card_workers:  # type: ignore[attr-defined]
-            w.start()
-    return desk
-
-
 def register(app: Flask, board: BoardApp) -> None:
-    desk = desk_for(board)
+    desk = board.card_desk
 
     @app.get("/api/cards")
     def cards() -> Response:
-        workers = getattr(board, "card_workers", [])
         return jsonify({
             "cameras": [{**c.health(), "seat": c.seat} for c in board.cameras],
-            "workers": [{"seat": w.camera.seat, "frames": w.frames, "error": w.error} for w in workers],
+            "workers": [{"seat": w.camera.seat, "frames": w.frames, "error": w.error} for w in board.card_workers],
             "shown": list(board.loop.state.cards),
             **desk.health(),
         })
