@@ -191,10 +191,14 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     reqs = (venv / "kipukas-requirements.txt").read_text().splitlines()
     assert any(r.startswith("flask") for r in reqs)
     assert not [r for r in reqs if re.match(r"(numpy|opencv)", r, re.I)], reqs
+    # The card decoders come from the vision extra without dependencies and without pip's OpenCV.
+    vision = (venv / "kipukas-vision.txt").read_text().splitlines()
+    assert sorted(re.split(r"[<>=]", r)[0] for r in vision) == ["pyzbar", "zxing-cpp"], vision
     pip_log = (venv / "pip.log").read_text().splitlines()
-    assert len(pip_log) == 2
+    assert len(pip_log) == 3
     assert f"-c {venv}/kipukas-constraints.txt -r {venv}/kipukas-requirements.txt" in pip_log[0]
-    assert "--no-deps" in pip_log[1] and pip_log[1].endswith(f"-e {root}/opt/kipukas-board/app")
+    assert "--no-deps" in pip_log[1] and pip_log[1].endswith(f"-r {venv}/kipukas-vision.txt")
+    assert "--no-deps" in pip_log[2] and pip_log[2].endswith(f"-e {root}/opt/kipukas-board/app")
 
     # Run twice: nothing left to plan, nothing done again.
     settings.write_text(settings.read_text() + "\n# edited by hand\n")
