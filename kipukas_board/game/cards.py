@@ -7,6 +7,12 @@ database and replay gives the same state even after the catalog changes.
 The state keeps the last card shown at each seat in ``state.cards`` (one entry per seat, sorted by
 seat), which the page shows.
 
+During play, a soul card (one with a Movement Range in the catalog) shown while its player holds a
+lifted soul token (the latest one of that seat in ``state.hand``) emits a ``reachable`` effect: the
+stands that token can reach this turn, which the lighting blinks in the player's colour. The range
+is the card's ``movement`` (a downed soul's: the edition's downed table), along land paths, plus
+water paths for a Water dweller and tunnels for an Underground dweller (the web rules' habitats).
+
 Example::
 
     >>> from kipukas_board.game.cards import card_event, check_card
@@ -19,8 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kipukas_board.game.editions import edition
 from kipukas_board.game.events import Event, EventError, _field, register_event_type
 from kipukas_board.game.state import GameState
+
+#: Path kinds a soul may use besides land, by the card's habitat (web rules, "Geography").
+HABITAT_PATHS: dict[str, tuple[str, ...]] = {"water": ("water",), "underground": ("tunnel",)}
 
 Effect = dict[str, Any]
 
@@ -76,7 +86,31 @@ def apply_card(state: GameState, event: Event, dice: Any = None) -> tuple[GameSt
         problems = (*problems, f"seat {event['seat']}: {entry['error']}")
     for flag in entry["flags"]:
         problems = (*problems, f"seat {event['seat']}: {flag}")
+    reach = reachable_effect(state, event["seat"], card)
+    if reach is not None:
+        effects.append(reach)
     return state.evolve(cards=cards, problems=problems), effects
+
+
+def reachable_effect(state: GameState, seat: int, card: dict[str, Any] | None) -> Effect | None:
+    """Where the soul token ``seat`` holds can go, if ``card`` is a soul and the seat holds one.
+
+    >>> reachable_effect(state, 1, {"movement": 2, "habitat": "Water"})    # doctest: +SKIP
+    {'type': 'reachable', 'from': 'M3a', 'moves': 2, 'kinds': ['land', 'water'], 'seat': 1}
+    """
+    if state.phase != "play" or not card:
+        return None
+    movement = card.get("movement")
+    if not isinstance(movement, int) or isinstance(movement, bool) or movement <= 0:
+        return None  # not a soul (items, traps, terrain features have Movement 0)
+    lift = next((h for h in reversed(state.hand) if h.owner == seat), None)
+    if lift is None:
+        return None
+    moves = edition(state.edition).downed_move(movement).spaces if lift.downed else movement
+    if moves <= 0:
+        return None
+    kinds = ["land", *HABITAT_PATHS.get(str(card.get("habitat", "")).lower(), ())]
+    return {"type": "reachable", "from": lift.stand, "moves": moves, "kinds": kinds, "seat": seat}
 
 
 register_event_type("card", check_card)
