@@ -79,7 +79,10 @@ class CalibrationSession:
             saved = cal.cameras.get(getattr(cam, "seat", 0), {})
             controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
             if controls:
-                self._apply_controls(cam, controls)
+                try:
+                    self._apply_controls(cam, controls)
+                except (ValueError, OSError, RuntimeError) as exc:  # a camera swapped since, or unplugged
+                    self.problem = f"{self.path}: seat {getattr(cam, 'seat', '?')}'s camera settings not applied: {exc}"
 
     # -- progress (resumable) --------------------------------------------------------------------
     def _resume(self) -> None:

@@ -17,6 +17,9 @@ from typing import Any
 
 from kipukas_board.hardware.cameras import Camera
 
+#: V4L2's exposure_auto menu as OpenCV passes it: 1 manual, 3 aperture priority (auto).
+V4L2_MANUAL_EXPOSURE, V4L2_AUTO_EXPOSURE = 1, 3
+
 
 class OpenCVCamera(Camera):
     """Frames (BGR) from ``cv2.VideoCapture(device)``; opened lazily on the first read.
@@ -64,6 +67,29 @@ class OpenCVCamera(Camera):
         self.error = None
         self.frames += 1
         return frame
+
+    def set_controls(self, focus: float | None = None, exposure_us: int | None = None) -> None:
+        """Exposure in µs (None: auto) and autofocus on (``focus`` None) for a UVC camera under V4L2.
+
+        V4L2 takes exposure in 100 µs units with auto exposure set to 1 (manual) or 3 (auto).
+        A UVC camera's focus scale is the maker's own, not dioptres, so a manual focus is refused
+        with a reason rather than set to a meaningless number.
+        """
+        if focus is not None:
+            raise ValueError(f"camera {self.device!r} for seat {self.seat}: a USB camera's focus is not in "
+                             f"dioptres; leave focus on auto (null)")
+        cv2 = self._cv2
+        with self._lock:
+            if self._closed:
+                return
+            if self._cap is None:
+                self._cap = self._open()
+            self._cap.set(cv2.CAP_PROP_AUTOFOCUS, 1)
+            if exposure_us is None:
+                self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_AUTO_EXPOSURE)
+            else:
+                self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_MANUAL_EXPOSURE)
+                self._cap.set(cv2.CAP_PROP_EXPOSURE, max(1, round(exposure_us / 100)))
 
     def close(self) -> None:
         with self._lock:

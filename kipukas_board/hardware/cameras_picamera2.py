@@ -22,6 +22,9 @@ from typing import Any
 
 from kipukas_board.hardware.cameras import Camera
 
+#: libcamera's AfModeEnum values (picamera2 takes the plain numbers).
+AF_MANUAL, AF_CONTINUOUS = 0, 2
+
 
 class Picamera2Camera(Camera):
     """Frames (BGR numpy arrays) from CSI camera ``camera_num``."""
@@ -53,6 +56,31 @@ class Picamera2Camera(Camera):
         self.error = None
         self.frames += 1
         return frame
+
+    def set_controls(self, focus: float | None = None, exposure_us: int | None = None) -> None:
+        """Focus in dioptres (None: continuous autofocus) and exposure in µs (None: auto exposure).
+
+        The calibration walk-through calls this while a player holds a card to the camera. A camera
+        without a focus motor (Camera Module 1 and 2, HQ camera) has no ``AfMode`` control: asking it
+        for a manual focus is refused with a reason instead of being silently ignored.
+        """
+        available = self._cam.camera_controls  # control name -> (min, max, default)
+        ctl: dict[str, Any] = {}
+        if "AfMode" in available:
+            if focus is None:
+                ctl["AfMode"] = AF_CONTINUOUS
+            else:
+                ctl.update(AfMode=AF_MANUAL, LensPosition=float(focus))
+        elif focus is not None:
+            raise ValueError(f"camera {self.camera_num} for seat {self.seat} has a fixed-focus lens: "
+                             f"leave focus on auto (null)")
+        if exposure_us is None:
+            ctl["AeEnable"] = True
+        else:
+            ctl.update(AeEnable=False, ExposureTime=int(exposure_us))
+        with self._lock:
+            if not self._closed:
+                self._cam.set_controls(ctl)
 
     def close(self) -> None:
         with self._lock:

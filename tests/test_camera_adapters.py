@@ -1,0 +1,109 @@
+"""The real camera adapters' controls: what picamera2 and OpenCV are asked to do.
+
+picamera2 exists only on Raspberry Pi OS, so a small stand-in module records what the adapter asks
+of it (configuration, controls); the OpenCV adapter talks to a recording capture in place of a device.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+
+class FakePicamera2:
+    """Records the calls the adapter makes; ``af`` says whether the camera has a focus motor."""
+
+    af = True
+
+    def __init__(self, camera_num: int = 0) -> None:
+        self.camera_num = camera_num
+        self.calls: list[tuple[str, Any]] = []
+        self.camera_controls = {"ExposureTime": (130, 3066985, 20000), "AeEnable": (False, True, True)}
+        if self.af:
+            self.camera_controls.update(AfMode=(0, 2, 0), LensPosition=(0.0, 15.0, 1.0))
+
+    def create_video_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
+        return {"main": main}
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.calls.append(("configure", config))
+
+    def start(self) -> None:
+        self.calls.append(("start", None))
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        self.calls.append(("set_controls", dict(controls)))
+
+    def stop(self) -> None:
+        self.calls.append(("stop", None))
+
+    def close(self) -> None:
+        self.calls.append(("close", None))
+
+
+@pytest.fixture
+def picamera2(monkeypatch: pytest.MonkeyPatch) -> type[FakePicamera2]:
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = FakePicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setattr(FakePicamera2, "af", True)
+    return FakePicamera2
+
+
+def test_picamera2_asks_for_bgr_frames_and_maps_focus_and_exposure(picamera2) -> None:
+    from kipukas_board.hardware.cameras_picamera2 import Picamera2Camera
+
+    cam = Picamera2Camera(seat=3, camera_num=1, width=1280, height=720)
+    fake = cam._cam
+    assert fake.camera_num == 1
+    assert ("configure", {"main": {"size": (1280, 720), "format": "RGB888"}}) in fake.calls
+    cam.set_controls(focus=4.5, exposure_us=8000)
+    cam.set_controls(focus=None, exposure_us=None)
+    sets = [c for name, c in fake.calls if name == "set_controls"]
+    assert sets == [{"AfMode": 0, "LensPosition": 4.5, "AeEnable": False, "ExposureTime": 8000},
+                    {"AfMode": 2, "AeEnable": True}]
+    cam.close()
+    cam.set_controls(focus=None, exposure_us=9000)  # after close: nothing reaches the closed camera
+    assert [n for n, _ in fake.calls][-2:] == ["stop", "close"]
+
+
+def test_picamera2_without_a_focus_motor_refuses_a_manual_focus(picamera2, monkeypatch) -> None:
+    from kipukas_board.hardware.cameras_picamera2 import Picamera2Camera
+
+    monkeypatch.setattr(FakePicamera2, "af", False)
+    cam = Picamera2Camera(seat=2)
+    with pytest.raises(ValueError, match="fixed-focus lens"):
+        cam.set_controls(focus=2.0, exposure_us=None)
+    cam.set_controls(focus=None, exposure_us=5000)
+    assert [c for n, c in cam._cam.calls if n == "set_controls"] == [{"AeEnable": False, "ExposureTime": 5000}]
+
+
+class RecordingCapture:
+    def __init__(self) -> None:
+        self.props: list[tuple[int, float]] = []
+
+    def set(self, prop: int, value: float) -> bool:
+        self.props.append((prop, value))
+        return True
+
+    def release(self) -> None:
+        pass
+
+
+def test_opencv_sets_v4l2_exposure_in_100_us_units() -> None:
+    from kipukas_board.hardware.cameras_opencv import OpenCVCamera
+
+    cam = OpenCVCamera(seat=1, device=0)
+    cam._cap = cap = RecordingCapture()
+    cam.set_controls(focus=None, exposure_us=8000)
+    assert cap.props == [(cv2.CAP_PROP_AUTOFOCUS, 1), (cv2.CAP_PROP_AUTO_EXPOSURE, 1), (cv2.CAP_PROP_EXPOSURE, 80)]
+    cap.props.clear()
+    cam.set_controls(focus=None, exposure_us=None)
+    assert cap.props == [(cv2.CAP_PROP_AUTOFOCUS, 1), (cv2.CAP_PROP_AUTO_EXPOSURE, 3)]
+    with pytest.raises(ValueError, match="not in dioptres"):
+        cam.set_controls(focus=3.0, exposure_us=None)
