@@ -47,6 +47,30 @@ log = logging.getLogger(__name__)
 
 RoutePlugin = Callable[[Any, "BoardApp"], None]
 
+#: How often the health watcher looks for a part whose health changed.
+HEALTH_POLL_S = 1.0
+#: Health keys whose change is worth telling the pages at once.
+HEALTH_FLAG_KEYS = frozenset({"ok", "connected", "error", "last_error", "stuck", "chatter", "active"})
+
+
+def health_flags(doc: Any, path: str = "") -> tuple[tuple[str, str], ...]:
+    """The ``HEALTH_FLAG_KEYS`` values anywhere in a health document, as sorted (path, value) pairs.
+
+    >>> health_flags({"sensors": {"ok": True, "frames_ok": 12}, "cameras": [{"ok": False}]})
+    (('cameras.0.ok', 'False'), ('sensors.ok', 'True'))
+    """
+    out: list[tuple[str, str]] = []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            where = f"{path}.{k}" if path else str(k)
+            if k in HEALTH_FLAG_KEYS:
+                out.append((where, repr(v) if not isinstance(v, str) else v))
+            out.extend(health_flags(v, where))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out.extend(health_flags(v, f"{path}.{i}"))
+    return tuple(sorted(out))
+
 
 class BoardApp:
     """Everything the board runs, wired together. Raises ``MapError`` if the map does not load."""
@@ -93,6 +117,10 @@ class BoardApp:
         # page and calibration (issue 7): raw switch listeners (a listener returning True keeps the
         # change from the game), the saved calibration, and the page's and walk's routes.
         self.switch_listeners: list[Callable[[SwitchChange], bool | None]] = []
+        #: Extra parts of :meth:`health`, by name (e.g. the calibration walk says when it holds the switches).
+        self.health_sources: dict[str, Callable[[], dict[str, Any]]] = {}
+        self._health_stop = threading.Event()
+        self._health_thread = threading.Thread(target=self._watch_health, name="health-watch", daemon=True)
         from kipukas_board.calibrate.session import attach
 
         self.calibration = attach(self)
@@ -117,9 +145,11 @@ class BoardApp:
         for worker in self.card_workers:
             worker.start()
         self._started = True
+        self._health_thread.start()
 
     def stop(self) -> None:
-        parts = (self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop, self.lighting.stop,
+        parts = (self._health_stop.set, self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop,
+                 self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
                  self.card_desk.catalog.close, self.journal.close)
         for part in parts:
@@ -194,7 +224,27 @@ class BoardApp:
         }
         if self.unmapped_channels:
             h["sensors"] = {**h["sensors"], "unmapped_channels": sorted(self.unmapped_channels)}
+        for name, source in self.health_sources.items():
+            h[name] = source()
         return h
+
+    def _watch_health(self) -> None:
+        """Push the state to the pages when a part's health flips (a sensor link drops, a camera fails).
+
+        State changes already carry the health; this covers the quiet moments in between, so a page
+        shows an unplugged sensor board within about a second. Counters that tick all the time
+        (frames, heartbeat age) do not count as a change.
+        """
+        last = None
+        while not self._health_stop.wait(HEALTH_POLL_S):
+            try:
+                flags = health_flags(self.health())
+            except Exception:
+                log.exception("reading the hardware's health failed")
+                continue
+            if last is not None and flags != last:
+                self._publish(self.loop.state, [])
+            last = flags
 
     def lights_json(self) -> dict[str, Any]:
         frame = self.lighting.frame()
