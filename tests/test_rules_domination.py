@@ -95,7 +95,7 @@ def test_capital_cannot_be_taken_while_its_owner_holds_a_base_camp(data_dir):
         assert t.territory(8)["contention"] is False
         assert t.stand("M8a")["owner"] == 1
         # nor can a correction hand the capital over while seat 2 holds T4 and T7
-        t.act("correction", {"target": "territory", "territory": 8, "owner": 1})
+        t.act("correction", {"target": "territory", "territory": 8, "owner": 1}, status=409)
         assert t.territory(8)["owner"] == 2
         assert any("cannot be taken" in p and "still holds another base camp" in p for p in t.problems())
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rules_table import Table
 
+from kipukas_board.game.dice import ScriptedDice
+
 
 def test_three_player_mass_contention_on_twelve_territories(data_dir):
     with Table(data_dir, map_name="kipuka-12") as t:
@@ -47,8 +49,8 @@ def test_three_player_mass_contention_on_twelve_territories(data_dir):
         t.act("resolve-contention", {"territory": 6, "winner": 3}, status=409)
 
         # the rest by corrections; capitals fall only once their owners hold no other base camp
-        t.act("correction", {"target": "territory", "territory": 1, "owner": 3})
-        assert t.owners()[1] == 1
+        r = t.act("correction", {"target": "territory", "territory": 1, "owner": 3}, status=409)
+        assert "still holds another base camp" in r["error"] and t.owners()[1] == 1
         for n in (2, 3, 4, 7, 8, 1):
             t.act("correction", {"target": "territory", "territory": n, "owner": 3})
             assert t.owners()[n] == 3
@@ -100,3 +102,22 @@ def test_player_limits_and_bad_bodies_are_refused(data_dir):
         assert r.status_code == 401
         r = t.client.post("/api/actions/undo", json={}, headers={"X-Admin-Pin": "0000"})
         assert r.status_code == 403
+
+
+def test_the_lake_does_not_count_towards_the_player_limit(data_dir):
+    """kipuka-12 has 12 territories, one of them a transit lake: 11 can be held, so 3 players at most
+    (4 players placing 3 territories each would need 12 territory stands and setup could never end)."""
+    with Table(data_dir, map_name="kipuka-12") as t:
+        ps = [{"seat": s, "name": f"P{s}", "color": "#123456"} for s in (1, 2, 3, 4)]
+        r = t.act("new-game", {"players": ps, "play_style": "mass_contention"}, status=400)
+        assert "11 territories that can be held" in r["error"] and "at most 3 players" in r["error"]
+        t.act("new-game", {"players": ps[:3], "play_style": "mass_contention"})
+
+
+def test_a_random_hill_is_never_the_lake(data_dir):
+    lake = 12
+    with Table(data_dir, map_name="kipuka-12", dice=ScriptedDice([lake, 19, 7, 5, 2])) as t:
+        assert t.board.loop.state.board.territories[lake].transit
+        r = t.new_game(2, play_style="king_of_the_hill", options={"territory": "random", "cycles": 2})
+        assert r["event"]["options"]["territory_rolls"] == [lake, 19, 7]
+        assert t.state()["style_options"]["territory"] == 7 and t.state()["phase"] == "setup"

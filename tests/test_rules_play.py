@@ -40,8 +40,8 @@ def test_storm_exposes_every_soul_outside_a_capital_or_base_camp(data_dir):
         assert s["souls_lost"] == {"1": 1}
         assert t.stand("M2a")["awaiting"] == "wasted"
         # initiative does not apply to storms: it carries over
-        t.act("initiative", {"seat": 1})
-        assert t.state()["initiative"] == 2
+        r = t.act("initiative", {"seat": 1}, status=409)  # refused, and said why
+        assert "carries over" in r["error"] and t.state()["initiative"] == 2
         t.lift("M2a")  # the wasted soul's token taken off: not a move, no question
         assert t.state()["hand"] == [] and t.questions() == []
         r = t.roll()
@@ -238,3 +238,55 @@ def test_a_base_camp_token_swapped_during_contention_or_gone_is_asked_about(data
         assert q["territory"] == 4 and q["options"] == ["lost", "keep"]
         t.answer(q["id"], "lost")
         assert (t.territory(4)["owner"], t.territory(4)["claim"]) == (None, None)
+
+
+def test_hopping_between_an_enemy_capitals_stands_does_not_dodge_imprisonment(data_dir):
+    with Table(data_dir) as t:
+        play(t)
+        t.roll(), t.roll()  # cycle 3: day
+        t.put("M1b")
+        t.move("M1b", "M2a", "M2b", "M3a", "M3b", "M4a", "M4b", "M8a")  # into seat 2's capital at cycle 3
+        t.roll("night")
+        t.move("M8a", "M8b")  # a step within the capital is no new arrival
+        r = t.roll("day")  # cycle 5
+        assert {"type": "imprisoned", "territory": 8, "stand": "M8b", "prisoner_of": 2, "owner": 1} in r["effects"]
+
+
+def test_the_2023_capital_falls_only_to_a_player_holding_everything_else(tmp_path):
+    """2023 rule book: "your opponent will not be able to take your capital until they take all other
+    territories on the board", a soul entering it puts it in contention, and nobody is imprisoned.
+    The web rules: not while its owner holds another base camp; souls pass through; loiterers are jailed."""
+    def raid(data_dir, edition):
+        with Table(data_dir) as t:
+            play(t, edition=edition)
+            t.roll(), t.roll(), t.roll("day")  # cycle 3 under both (web: fixed day; 2023: a physical day)
+            t.put("M1b")
+            t.move("M1b", "M2a", "M2b", "M3a", "M3b", "M4a", "M4b", "M8a")
+            contended = t.territory(8)["contention"]
+            t.roll("night"), t.roll("day")
+            prisoners = t.territory(8)["prisoners"]
+            r = t.act("correction", {"target": "territory", "territory": 8, "owner": 1}, status=409)
+            return contended, prisoners, r["error"], t.state()["rules"]
+
+    web = raid(tmp_path / "web", "web")
+    ed23 = raid(tmp_path / "2023", "2023")
+    assert web[:2] == (False, [1]) and "still holds another base camp" in web[2]
+    assert ed23[:2] == (True, []) and "must first hold every other territory" in ed23[2]
+    assert (web[3]["capital_rule"], ed23[3]["capital_rule"]) == ("other_base_camps", "all_territories")
+
+
+def test_a_refused_action_is_no_step_for_undo(data_dir):
+    with Table(data_dir) as t:
+        play(t)
+        t.act("timer", {"label": "effect", "cycles": 5, "seat": 1})
+        t.roll()  # cycle 2: the fixed night
+        t.roll()  # cycle 3: the fixed day
+        t.act("initiative", {"seat": 9}, status=400)  # refused before the journal
+        r = t.act("end-game", {"winner": 5}, status=409)  # journaled, refused by the rules
+        assert r["error"] == "seat 5 is not playing"
+        r = t.act("correction", {"target": "territory", "territory": 8, "owner": 1}, status=409)
+        assert "cannot be taken" in r["error"]
+        assert [u.action for u in t.board.loop.state.undo][-2:] == ["roll_diel", "roll_diel"]
+        r = t.act("undo")
+        assert r["effects"][0] == {"type": "undone", "action": "roll_diel", "seq": r["effects"][0]["seq"]}
+        assert t.state()["diel"]["cycle"] == 2

@@ -127,6 +127,11 @@ class BoardMap:
     def highest_territory(self) -> int:
         return max(self.territories)
 
+    @property
+    def holdable(self) -> list[int]:
+        """Territories a player can hold: those with a territory stand (not transit), in order."""
+        return sorted(n for n, t in self.territories.items() if not t.transit)
+
     def to_json(self) -> dict[str, Any]:
         """The map as the page and ``GET /api/state`` show it."""
         return {

@@ -10,7 +10,7 @@ from collections import deque
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.game.editions import SUPPLY
+from kipukas_board.game.editions import SUPPLY, edition
 from kipukas_board.game.playstyles import claims_winner, last_standing, style
 from kipukas_board.game.state import GameState, TerritoryState
 
@@ -62,9 +62,16 @@ def territory_stand_id(board: BoardMap, territory: int) -> str | None:
 
 
 # -- problems, questions, wins ----------------------------------------------------------------------
-def problem(state: GameState, effects: list[Effect], text: str) -> GameState:
-    effects.append({"type": "problem", "text": text})
+def problem(state: GameState, effects: list[Effect], text: str, quiet: bool = False) -> GameState:
+    """Show ``text`` on the page as something players should check. ``quiet``: the voice already says
+    it another way (an effect of its own), so it is not spoken twice."""
+    effects.append({"type": "problem", "text": text, **({"quiet": True} if quiet else {})})
     return state.with_problem(text)
+
+
+def refused(effects: list[Effect]) -> bool:
+    """Did the rules refuse the event? Its only effects are problems (the state changed only by them)."""
+    return bool(effects) and all(e.get("type") == "problem" for e in effects)
 
 
 def ask(state: GameState, effects: list[Effect], kind: str, text: str, options: list[Any],
@@ -90,7 +97,11 @@ def seat_name(state: GameState, seat: int | None) -> str:
 
 
 def win(state: GameState, effects: list[Effect], winner: int | None) -> GameState:
-    effects.append({"type": "won", "winner": winner, "play_style": state.play_style})
+    """End the game: ``won`` for a winner, ``draw`` when there is none (a tie, or ended without one)."""
+    if winner is None:
+        effects.append({"type": "draw", "play_style": state.play_style})
+    else:
+        effects.append({"type": "won", "winner": winner, "play_style": state.play_style})
     return state.evolve(phase="over", winner=winner)
 
 
@@ -123,13 +134,29 @@ def souls_on_board(state: GameState, seat: int) -> int:
                if st.occupied and st.owner == seat and board.stands[sid].kind == "movement")
 
 
-def capital_protected(state: GameState, owner: int | None) -> bool:
-    """A capital cannot be taken (nor contended) while its owner holds any other base camp."""
+def capital_protected(state: GameState, owner: int | None, territory: int | None = None,
+                      taker: int | None = None) -> bool:
+    """Whether ``owner``'s capital (in ``territory``) cannot be taken by ``taker`` now.
+
+    Web rules: not while its owner holds any other base camp. 2023 rule book: not until the taker
+    holds every other territory on the board (``taker`` None: any single player). Some play styles
+    never let a capital be taken.
+    """
     if owner is None:
         return False
     if not style(state.play_style).capitals_takeable:
         return True
+    if edition(state.edition).capital_rule == "all_territories":
+        holders = {t.owner for n, t in state.territories.items()
+                   if n != territory and not state.board.territories[n].transit}
+        return not (len(holders) == 1 and None not in holders and owner not in holders
+                    and (taker is None or holders == {taker}))
     return claims_of(state, owner)[1] > 0
+
+
+def capital_contended(state: GameState, owner: int | None, territory: int) -> bool:
+    """Whether enemy souls in ``owner``'s capital put it in contention (the edition decides)."""
+    return edition(state.edition).capital_contention or not capital_protected(state, owner, territory)
 
 
 def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None, claim: str | None,
@@ -143,9 +170,13 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
         claim = None
     if (t.owner, t.claim) == (owner, claim):
         return state
-    if t.claim == "capital" and owner != t.owner and capital_protected(state, t.owner):
-        why = ("capitals cannot be taken in this play style" if not style(state.play_style).capitals_takeable
-               else f"{seat_name(state, t.owner)} still holds another base camp")
+    if t.claim == "capital" and owner != t.owner and capital_protected(state, t.owner, n, owner):
+        if not style(state.play_style).capitals_takeable:
+            why = "capitals cannot be taken in this play style"
+        elif edition(state.edition).capital_rule == "all_territories":
+            why = f"{seat_name(state, owner)} must first hold every other territory on the board"
+        else:
+            why = f"{seat_name(state, t.owner)} still holds another base camp"
         return problem(state, effects, f"territory {n} is {seat_name(state, t.owner)}'s capital and cannot be "
                                        f"taken: {why}")
     if owner is not None:
@@ -191,7 +222,7 @@ def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameS
             if st.occupied and st.owner is not None and st.owner != t.owner and st.awaiting is None:
                 present.add(st.owner)
         resolved = resolved & present
-        if state.phase == "play" and not (t.claim == "capital" and capital_protected(state, t.owner)):
+        if state.phase == "play" and not (t.claim == "capital" and not capital_contended(state, t.owner, n)):
             enemies = sorted(present - resolved)
     else:
         resolved = frozenset()

@@ -37,6 +37,7 @@ from kipukas_board.game.common import (
     problem,
     refresh_all_contention,
     refresh_contention,
+    refused,
     set_claim,
     win,
 )
@@ -44,7 +45,7 @@ from kipukas_board.game.diel import on_roll_diel
 from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
 from kipukas_board.game.events import PLAYER_ACTIONS, Event
 from kipukas_board.game.movement import on_stand_play
-from kipukas_board.game.playstyles import best, body_count, max_players, style
+from kipukas_board.game.playstyles import best, body_count, style, too_many_players
 from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
 from kipukas_board.game.rolls import dice_outcome
 from kipukas_board.game.setup import announce, on_stand_setup
@@ -67,7 +68,7 @@ def apply(state: GameState, event: Event, dice: Any = None, seq: int | None = No
         if handler is None:
             return (state.evolve(seq=seq) if seq is not None else state), []
         new = handler(state, event, effects)
-        if kind in PLAYER_ACTIONS and new is not state:
+        if kind in PLAYER_ACTIONS and new is not state and not refused(effects):  # a refusal is no action
             entry = UndoEntry(action=kind, seq=seq, before=state.evolve(undo=()))
             return new.evolve(undo=(*state.undo, entry)[-UNDO_DEPTH:], seq=new.seq if seq is None else seq), effects
         if kind == "stand" and new.undo and not new.undo[-1].expired:
@@ -149,10 +150,9 @@ def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameS
     ps = style(event["play_style"])
     players = tuple(Player(seat=p["seat"], name=p["name"].strip(), color=p["color"].lower(),
                            affinity=p.get("affinity", "")) for p in event["players"])
-    limit = max_players(ps, len(board.territories))
-    if len(players) > limit:
-        return problem(state, effects, f"{ps.title} on {board.name!r} ({len(board.territories)} territories) "
-                                       f"allows at most {limit} players, not {len(players)}")
+    refused = too_many_players(ps, board, len(players))
+    if refused:
+        return problem(state, effects, refused)
     opts = dict(event.get("options", {}))
     missing = [k for k in ps.needs if k not in opts]
     if missing:
@@ -274,8 +274,6 @@ def _on_end_game(state: GameState, event: Event, effects: list[Effect]) -> GameS
         winner = best(body_count(state))
     else:
         winner = None
-    if winner is None:
-        effects.append({"type": "draw", "play_style": state.play_style})
     return win(state, effects, winner)
 
 

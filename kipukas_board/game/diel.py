@@ -70,6 +70,8 @@ def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
 
 def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
     board = state.board
+    if not edition(state.edition).capital_imprisons:
+        return state
     capitals = [n for n, t in state.territories.items() if t.claim == "capital"]
     for sid in [m for n in capitals for m in movement_stands(board, n)]:
         st = state.stands[sid]
@@ -115,8 +117,6 @@ def _decide(state: GameState, effects: list[Effect], cycle: int) -> GameState:
     elif ps.decided_by == "cycles":
         decided, winner = cycles_winner(state)
         if decided:
-            if winner is None:
-                effects.append({"type": "draw", "play_style": state.play_style})
             return win(state, effects, winner)
     return state
 

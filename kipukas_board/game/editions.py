@@ -57,6 +57,15 @@ class Edition:
     trap_detect: frozenset[int]
     downed: dict[int, DownedMove] = field(default_factory=dict)
     plays_first: str = "second_capital"  # both books: the player who placed the capital second
+    #: When a capital can be taken: "other_base_camps" (web: "capitals cannot be taken until all other
+    #: base camps are taken", i.e. while its owner holds no other base camp) or "all_territories" (2023:
+    #: "not ... until they take all other territories on the board": the taker holds every other one).
+    capital_rule: str = "other_base_camps"
+    #: Web: "with the exception of the capital" an enemy soul puts a held territory in contention, and
+    #: souls "move through capitals without entering contention". 2023: no exception.
+    capital_contention: bool = False
+    #: Web: a soul loitering "more than 1 day" in an enemy capital is taken prisoner. 2023: no such rule.
+    capital_imprisons: bool = True
     notes: str = ""
 
     def trap_detected(self, roll: int) -> bool:
@@ -97,7 +106,11 @@ EDITIONS: dict[str, Edition] = {
             4: DownedMove(2, note="2"),
             5: DownedMove(3, every=2, note="move three spaces, then wait for the next diel cycle"),
         },
-        notes="2023 rule book: opening day, night; traps detected on 1, 2, 7, 8",
+        capital_rule="all_territories",
+        capital_contention=True,
+        capital_imprisons=False,
+        notes="2023 rule book: opening day, night; traps detected on 1, 2, 7, 8; a capital falls only to a player "
+              "holding every other territory, is contended like any territory, and takes no prisoners",
     ),
 }
 

@@ -63,7 +63,7 @@ def on_stand_play(state: GameState, effects: list[Effect], sid: str, occupied: b
     if occupied and state.diel_phase in ("night", "storm"):
         effects.append({"type": "night_move", "stand": sid, "phase": state.diel_phase})
         state = problem(state, effects, f"a token was put on {sid} during the {state.diel_phase}: souls do not "
-                                        f"move at night or in a storm")
+                                        f"move at night or in a storm", quiet=True)
     if spec.kind == "movement":
         return _fill_movement(state, effects, sid) if occupied else _lift_movement(state, effects, sid)
     return _fill_territory(state, effects, sid) if occupied else _lift_territory(state, effects, sid)
@@ -80,9 +80,12 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     lift, hand = _take_from_hand(state, sid)
     owner: int | None = None
     downed = False
+    since = state.diel_cycle
     why = ""
     if lift is not None:
         owner, downed = lift.owner, lift.downed
+        if state.board.stands[lift.stand].territory == n:
+            since = lift.since  # a step within the territory is no new arrival (no dodging imprisonment)
         state = state.evolve(hand=hand)
         effects.append({"type": "moved", "from": lift.stand, "to": sid, "owner": owner})
         if owner is None:
@@ -103,7 +106,7 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
         state = problem(state, effects, f"{seat_name(state, owner)} already has all {SUPPLY['soul']} soul tokens "
                                         f"on the map; the token on {sid} cannot be theirs")
         owner, why = None, f"{seat_name(state, owner)} has no soul token left"
-    state = _set_stand(state, sid, StandState(occupied=True, owner=owner, downed=downed, since=state.diel_cycle))
+    state = _set_stand(state, sid, StandState(occupied=True, owner=owner, downed=downed, since=since))
     if owner is None:
         state = ask(state, effects, "stand_owner", f"Whose soul token is on {sid}? ({why})",
                     _options(state), stand=sid)
@@ -120,7 +123,7 @@ def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     was = state.contenders.get(n, ())
     contested = n if st.owner is not None and st.owner in was else None
     against = tuple(s for s in was if s != st.owner) if contested else ()
-    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed, contested, against))[-HAND_SIZE:])
+    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed, contested, against, st.since))[-HAND_SIZE:])
     return refresh_contention(state, effects, n)
 
 

@@ -63,7 +63,11 @@ def style(name: str) -> PlayStyle:
 
 
 def player_limit(territories: int) -> int:
-    """Mass Contention's player limit for a map of ``territories`` territories."""
+    """Mass Contention's player limit for a map of ``territories`` territories that can be held.
+
+    A transit territory (water) cannot be held, so it does not count: a 12-territory map with a lake
+    allows 3 players, as 4 players placing 3 territories each would need 12 territory stands.
+    """
     if territories <= 8:
         return 2
     if territories <= 11:
@@ -72,7 +76,20 @@ def player_limit(territories: int) -> int:
 
 
 def max_players(ps: PlayStyle, territories: int) -> int:
-    return player_limit(territories) if ps.max_players is None else ps.max_players
+    """How many players ``ps`` allows on a map with ``territories`` holdable territories: the style's
+    limit, and never more than can each place their setup claims."""
+    limit = player_limit(territories) if ps.max_players is None else ps.max_players
+    return min(limit, territories // ps.setup_claims)
+
+
+def too_many_players(ps: PlayStyle, board: Any, players: int) -> str | None:
+    """Why ``players`` players cannot play ``ps`` on ``board`` (None if they can)."""
+    holdable = len(board.holdable)
+    limit = max_players(ps, holdable)
+    if players <= limit:
+        return None
+    return (f"{ps.title} on {board.name!r} ({holdable} territories that can be held) allows at most {limit} "
+            f"players, not {players}")
 
 
 # -- scores -----------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from kipukas_board.game.common import (
     check_claims_win,
     problem,
     refresh_contention,
+    refused,
     set_claim,
     souls_on_board,
 )
@@ -122,8 +123,10 @@ def on_correction(state: GameState, event: dict[str, Any], effects: list[Effect]
         if state.board.stands[sid].kind == "territory":
             return problem(state, effects, f"correction: {sid} is a territory stand; correct territory "
                                            f"{state.board.stands[sid].territory} instead")
+        before = len(effects)
         state = _set_stand_owner(state, effects, sid, owner if "owner" in event else st.owner, event.get("downed"))
-        effects.append({"type": "corrected", "stand": sid})
+        if not refused(effects[before:]):
+            effects.append({"type": "corrected", "stand": sid})
         return state
     n = event["territory"]
     if n not in state.territories:
@@ -138,6 +141,9 @@ def on_correction(state: GameState, event: dict[str, Any], effects: list[Effect]
         claim = event["claim"]
     else:  # a new holder puts down their own base camp token; the same holder keeps the claim's kind
         claim = t.claim if new_owner == t.owner and t.claim else "base_camp"
+    before = len(effects)
     state = set_claim(state, effects, n, new_owner, claim)
+    if refused(effects[before:]):
+        return state
     effects.append({"type": "corrected", "territory": n})
     return check_claims_win(state, effects)

@@ -14,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
@@ -49,20 +50,21 @@ def diel_event(state: GameState, dice: Dice | None, phase: str | None = None) ->
 
 
 # -- dice for players -------------------------------------------------------------------------------
-def roll_random_territory(highest: int, dice: Dice) -> list[int]:
-    """D20 rolls, re-rolled until one is at most ``highest`` (the last roll is the territory)."""
+def roll_random_territory(highest: int, dice: Dice, allowed: Collection[int] | None = None) -> list[int]:
+    """D20 rolls, re-rolled until one is at most ``highest`` (the last roll is the territory); with
+    ``allowed``, also re-rolled until it names one of those (King of the Hill: a holdable territory)."""
     rolls = []
     for _ in range(MAX_REROLLS):
         r = dice.roll(20)
         rolls.append(r)
-        if r <= highest:
+        if r <= highest and (allowed is None or r in allowed):
             return rolls
     raise RuntimeError(f"no D20 roll at most {highest} in {MAX_REROLLS} tries; the dice are broken")
 
 
-def random_territory_outcome(rolls: list[int], highest: int) -> int | None:
+def random_territory_outcome(rolls: list[int], highest: int, allowed: Collection[int] | None = None) -> int | None:
     for r in rolls:
-        if r <= highest:
+        if r <= highest and (allowed is None or r in allowed):
             return r
     return None
 

@@ -64,6 +64,7 @@ class Lift:
     downed: bool = False
     contested: int | None = None  # the territory in contention it left (asked about if it never reappears)
     against: tuple[int, ...] = ()  # the other contenders there when it left
+    since: int = 0  # the diel cycle it arrived where it was lifted from
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,9 @@ class GameState:
             "winner": self.winner,
             "edition": self.edition,
             "rules": {"opening": list(ed.opening), "trap_detect": sorted(ed.trap_detect),
-                      "downed_movement": {str(k): v.to_json() for k, v in ed.downed.items()}},
+                      "downed_movement": {str(k): v.to_json() for k, v in ed.downed.items()},
+                      "capital_rule": ed.capital_rule, "capital_contention": ed.capital_contention,
+                      "capital_imprisons": ed.capital_imprisons},
             "play_style": self.play_style,
             "style_options": dict(self.style_options),
             "setup": {"placer": self.placer, "order": list(self.placement_order),

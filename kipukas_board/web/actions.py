@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
 
+from kipukas_board.game.common import refused
 from kipukas_board.game.editions import PHASES
 from kipukas_board.game.events import DICE_KINDS, EventError, check_event
-from kipukas_board.game.playstyles import STYLES, max_players
+from kipukas_board.game.playstyles import STYLES, too_many_players
 from kipukas_board.game.rolls import diel_event, placement_rolls, random_territory_outcome, roll_event
 from kipukas_board.game.rolls import roll_random_territory as _roll_territory
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
@@ -95,13 +96,19 @@ def register(app: Any, board: BoardApp) -> None:
     def _conflict(exc: Conflict) -> tuple[Response, int]:
         return error(409, str(exc))
 
-    def submit(event: dict[str, Any]) -> Response:
+    def submit(event: dict[str, Any]) -> Response | tuple[Response, int]:
+        """Journal ``event``; answer with what the rules made of it. When the rules refused it (its
+        only effects are problems, now shown on the page), the answer is a 409 naming them."""
         try:
             check_event(event)
             seq = board.loop.submit(event)
         except EventError as exc:
             raise BadRequest(str(exc)) from None
-        return jsonify({"ok": True, "seq": seq, "event": event, "effects": recorder.get(seq)})
+        effects = recorder.get(seq)
+        if refused(effects):
+            return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
+                            "event": event, "effects": effects}), 409
+        return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
 
     def state() -> Any:
         return board.loop.state
@@ -119,7 +126,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/new-game")
     @pin
-    def new_game() -> Response:
+    def new_game() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"players", "map", "edition", "play_style", "options", "diel_weights", "first_placer"})
         s = state()
@@ -141,17 +148,16 @@ def register(app: Any, board: BoardApp) -> None:
         ps = STYLES.get(event["play_style"])
         players = event["players"]
         if ps is not None and isinstance(players, list):
-            limit = max_players(ps, len(board_map.territories))
-            if len(players) > limit:
-                raise BadRequest(f"field 'players': {ps.title} on {board_map.name!r} "
-                                 f"({len(board_map.territories)} territories) allows at most {limit} players, "
-                                 f"got {len(players)}")
+            refused = too_many_players(ps, board_map, len(players))
+            if refused:
+                raise BadRequest(f"field 'players': {refused}")
             missing = [k for k in ps.needs if k not in event["options"]]
             if missing:
                 raise BadRequest(f"field 'options' needs {', '.join(missing)} for {ps.title}")
-            if event["options"].get("territory") == "random":
-                rolls = _roll_territory(board_map.highest_territory, board.loop.dice)
-                event["options"]["territory"] = random_territory_outcome(rolls, board_map.highest_territory)
+            if event["options"].get("territory") == "random":  # a hill players can hold: not the lake
+                top, allowed = board_map.highest_territory, board_map.holdable
+                rolls = _roll_territory(top, board.loop.dice, allowed)
+                event["options"]["territory"] = random_territory_outcome(rolls, top, allowed)
                 event["options"]["territory_rolls"] = rolls
         first = body.get("first_placer")
         if first is None and isinstance(players, list) and all(isinstance(p, dict) for p in players):
@@ -163,7 +169,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/roll-diel")
     @pin
-    def roll_diel() -> Response:
+    def roll_diel() -> Response | tuple[Response, int]:
         body = json_body(required=False)
         only(body, {"phase"})
         phase = body.get("phase")
@@ -174,7 +180,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/answer")
     @pin
-    def answer() -> Response:
+    def answer() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"question", "answer"})
         qid = body.get("question")
@@ -192,7 +198,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/undo")
     @pin
-    def undo() -> Response:
+    def undo() -> Response | tuple[Response, int]:
         json_body(required=False)
         s = state()
         if not s.undo or s.undo[-1].expired:
@@ -201,14 +207,14 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/correction")
     @pin
-    def correction() -> Response:
+    def correction() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"target", "stand", "territory", "owner", "claim", "downed"})
         return submit({"type": "correction", **body})
 
     @app.post("/api/actions/resolve-contention")
     @pin
-    def resolve() -> Response:
+    def resolve() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"territory", "winner"})
         n = _int(body, "territory", "a territory number")
@@ -223,7 +229,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/initiative")
     @pin
-    def initiative() -> Response:
+    def initiative() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"seat"})
         seat = _int(body, "seat", "the seat taking initiative")
@@ -234,7 +240,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/soul-lost")
     @pin
-    def soul_lost() -> Response:
+    def soul_lost() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"seat", "by", "count", "stand"})
         seat = _int(body, "seat", "the seat whose soul was lost")
@@ -246,7 +252,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/timer")
     @pin
-    def timer() -> Response:
+    def timer() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"label", "cycles", "seat"})
         return submit({"type": "timer_start", "label": body.get("label"), "cycles": body.get("cycles"),
@@ -254,7 +260,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/timer-cancel")
     @pin
-    def timer_cancel() -> Response:
+    def timer_cancel() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"timer"})
         tid = body.get("timer")
@@ -265,7 +271,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/roll-dice")
     @pin
-    def roll_dice() -> Response:
+    def roll_dice() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"kind", "seat", "stand"})
         kind = body.get("kind")
@@ -280,7 +286,7 @@ def register(app: Any, board: BoardApp) -> None:
 
     @app.post("/api/actions/end-game")
     @pin
-    def end_game() -> Response:
+    def end_game() -> Response | tuple[Response, int]:
         body = json_body(required=False)
         only(body, {"winner"})
         event: dict[str, Any] = {"type": "end_game"}
