@@ -28,10 +28,6 @@ from kipukas_board.show.phrases import PHRASES
 
 log = logging.getLogger(__name__)
 
-PLAY_STYLES = {"domination": "domination", "mass_contention": "mass contention",
-               "king_of_the_hill": "king of the hill", "coastal_war": "coastal war"}
-
-
 def spell_stand(stand_id: str) -> str:
     """``"M3a"`` → ``"M 3 A"``: espeak-ng reads grouped letters and digits one by one this way."""
     parts = re.findall(r"[A-Za-z]+|\d+", stand_id)
@@ -48,7 +44,10 @@ class _Namer:
             pl = self.state.player(seat)
             if pl is not None and pl.name.strip():
                 return pl.name
-        return self.p["seat"].format(seat=seat) if seat is not None else "Someone"
+        return self.p["seat"].format(seat=seat) if seat is not None else self.p["someone"]
+
+    def play_style(self, name: Any) -> str:
+        return self.p.get(f"style_{name}", str(name).replace("_", " "))
 
     def territory(self, number: Any) -> str:
         t = None
@@ -86,7 +85,10 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
                 out.append(p["diel_roll"].format(roll=effect["roll"]))
             phase = effect.get("phase")
             if phase in ("day", "night", "storm"):
-                out.append(p[phase].format(cycle=effect.get("cycle", "")))
+                key = phase
+                if state is not None and f"{phase}_{state.edition}" in p:  # what the phase allows differs
+                    key = f"{phase}_{state.edition}"
+                out.append(p[key].format(cycle=effect.get("cycle", "")))
             return out
         if kind == "storm":
             exposed = [n.stand(s) for s in effect.get("exposed", [])]
@@ -99,17 +101,35 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
         if kind == "claimed":
             owner = effect.get("owner")
             terr = n.territory(effect["territory"])
-            if owner is None:
-                return [p["claimed_unknown"].format(territory=terr, owner="")]
+            if owner is None:  # before a game a token marks a claim nobody owns; otherwise a claim ended
+                return [p["claimed_unknown" if effect.get("claim") else "released"].format(territory=terr)]
             key = "claimed_capital" if effect.get("claim") == "capital" else "claimed_base_camp"
             return [p[key].format(owner=n.player(owner), territory=terr)]
-        if kind in ("contention_started", "contention_ended"):
+        if kind == "released":
+            return [p["released"].format(territory=n.territory(effect["territory"]))]
+        if kind == "placement":
+            key = "placement_capital" if effect.get("claim") == "capital" else "placement_base_camp"
+            return [p[key].format(player=n.player(effect.get("placer")))]
+        if kind == "setup_complete":
+            return [p["setup_complete"].format(player=n.player(effect.get("first_player")))]
+        if kind in ("contention_started", "contention_ended", "contention_changed"):
             players = n.join(n.player(s) for s in effect.get("players", []))
             return [p[kind].format(territory=n.territory(effect["territory"]), players=players)]
+        if kind == "initiative":
+            return [p["initiative"].format(player=n.player(effect.get("seat")))]
         if kind == "imprisoned":
             return [p["imprisoned"].format(stand=n.stand(effect["stand"]), territory=n.territory(effect["territory"]),
                                            owner=n.player(effect.get("owner")),
                                            captor=n.player(effect.get("prisoner_of")))]
+        if kind == "liberated":
+            return [p["liberated"].format(territory=n.territory(effect["territory"]),
+                                          players=n.join(n.player(s) for s in effect.get("seats", [])))]
+        if kind == "soul_lost":
+            count = int(effect.get("count", 1))
+            return [p["soul_lost" if count == 1 else "souls_lost"].format(player=n.player(effect.get("seat")),
+                                                                           count=count)]
+        if kind == "eliminated":
+            return [p["eliminated"].format(player=n.player(effect.get("seat")))]
         if kind == "timer_due":
             timer = effect.get("timer", {})
             label = str(timer.get("label") or timer.get("id") or "")
@@ -117,18 +137,40 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
                 return [p["timer_due_player"].format(label=label, player=n.player(timer["seat"]))]
             return [p["timer_due"].format(label=label, player="")]
         if kind == "won":
-            style = str(effect.get("play_style", "domination"))
             return [p["won"].format(winner=n.player(effect.get("winner")),
-                                    play_style=PLAY_STYLES.get(style, style.replace("_", " ")))]
+                                    play_style=n.play_style(effect.get("play_style", "domination")))]
+        if kind == "draw":
+            return [p["draw"].format(play_style=n.play_style(effect.get("play_style", "domination")))]
+        if kind == "dice":
+            return _dice(effect, n, p)
+        if kind == "undone":
+            return [p["undone"].format(action=str(effect.get("action", "")).replace("_", " "))]
         if kind == "question":
             return [p["question"].format(text=str(effect.get("question", {}).get("text", "")))]
         if kind == "problem":
-            return [p["problem"].format(text=str(effect.get("text", "")))]
+            return [] if effect.get("quiet") else [p["problem"].format(text=str(effect.get("text", "")))]
         if kind == "night_move":
             return [p["night_move"].format(stand=n.stand(effect["stand"]))]
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         log.warning("cannot announce effect %r: %s", effect, exc)
     return []
+
+
+def _dice(effect: Mapping[str, Any], n: _Namer, p: Mapping[str, str]) -> list[str]:
+    """Dice the board rolled for players: say what they mean, not only the numbers."""
+    kind = effect.get("kind")
+    player = n.player(effect.get("seat")) if effect.get("seat") is not None else p["the_board"]
+    if kind == "random_territory" and effect.get("territory") is not None:
+        return [p["dice_territory"].format(territory=n.territory(effect["territory"]))]
+    if kind == "rogue_path" and effect.get("to"):
+        return [p["dice_rogue"].format(stand=n.stand(effect["to"]))]
+    if kind == "retreat":
+        key = "dice_retreat_escaped" if effect.get("escaped") else "dice_retreat_caught"
+        return [p[key].format(player=player, roll=sum(effect.get("escapee", [])))]
+    if kind == "trap":
+        return [p["dice_trap_detected" if effect.get("detected") else "dice_trap_hidden"]]
+    rolls = effect.get("rolls") or []
+    return [p["dice_roll"].format(player=player, rolls=n.join(str(r) for r in rolls))] if rolls else []
 
 
 class Announcer:

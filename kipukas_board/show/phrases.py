@@ -12,6 +12,7 @@ PHRASES: dict[str, str] = {
     "diel_roll": "The diel die shows {roll}.",
     "day": "Day {cycle}. Resolve contention, play a card, move souls and claim territory.",
     "night": "Night {cycle}. Draw, craft, sabotage or take the initiative. Souls may not move.",
+    "night_2023": "Night {cycle}. Discard, draw, craft, then sabotage or lay a trap. Souls may not move.",
     "storm": "Storm, cycle {cycle}! Every soul outside a capital or base camp loses one keal means. "
              "Initiative carries over.",
     # storm: {stands} {count}
@@ -22,16 +23,43 @@ PHRASES: dict[str, str] = {
     "claimed_base_camp": "{owner} claims {territory} with a base camp.",
     "claimed_capital": "{owner} places a capital on {territory}.",
     "claimed_unknown": "{territory} is claimed.",
+    # released (a claim taken back or lost): {territory}
+    "released": "{territory} is no longer held.",
+    # setup: {player} {claim}
+    "placement_capital": "{player}, place your capital.",
+    "placement_base_camp": "{player}, place a base camp.",
+    "setup_complete": "Setup is complete. {player} plays first and holds the initiative.",
     # contention: {territory} {players}
     "contention_started": "{territory} is in contention between {players}.",
     "contention_ended": "Contention over {territory} is resolved.",
+    "contention_changed": "{territory} is now contended between {players}.",
+    # initiative: {player}
+    "initiative": "{player} takes the initiative.",
     # imprisoned: {stand} {territory} {owner} {captor}
     "imprisoned": "{owner}'s soul on {stand} in {territory} is taken prisoner by {captor}.",
+    # liberated: {territory} {players}
+    "liberated": "The prisoners of {territory} are free: {players}.",
+    # souls: {player} {count}
+    "soul_lost": "{player} loses {count} soul.",
+    "souls_lost": "{player} loses {count} souls.",
+    "eliminated": "{player} has lost too many souls and is out of the game.",
     # timers: {label} {player}
     "timer_due": "Timer due: {label}.",
     "timer_due_player": "{player}, your timer is due: {label}.",
     # won: {winner} {play_style}
     "won": "{winner} wins by {play_style}! Well played.",
+    # draw: {play_style}
+    "draw": "The game of {play_style} ends without a winner.",
+    # dice for players: {player} {territory} {stand} {roll} {rolls}
+    "dice_territory": "The random territory is {territory}.",
+    "dice_rogue": "The rogue moves to {stand}.",
+    "dice_retreat_escaped": "{player} retreats: {roll} beats the D20.",
+    "dice_retreat_caught": "{player} fails to retreat: {roll} does not beat the D20.",
+    "dice_trap_detected": "The trap is detected.",
+    "dice_trap_hidden": "The trap stays hidden.",
+    "dice_roll": "{player} rolls {rolls}.",
+    # undo: {action}
+    "undone": "Undone: {action}.",
     # questions and problems: {text}
     "question": "The board has a question on the page: {text}",
     "problem": "Please check the board: {text}",
@@ -40,7 +68,17 @@ PHRASES: dict[str, str] = {
     # joining lists: "A, B and C"
     "and": "and",
     "seat": "Seat {seat}",
+    "someone": "Someone",
+    "the_board": "The board",
     "territory": "{name}, territory {number}",
     "territory_unnamed": "territory {number}",
     "stand": "stand {spelled}",
+    # play styles, as spoken
+    "style_domination": "domination",
+    "style_mass_contention": "mass contention",
+    "style_king_of_the_hill": "king of the hill",
+    "style_coastal_war": "coastal war",
+    "style_ends_justify_means": "the ends must justify the means",
+    "style_cost_too_great": "the cost is too great",
+    "style_highest_body_count": "highest body count",
 }

@@ -1,0 +1,85 @@
+"""What the board says, from real games: effects made by the rules core, driven through the
+simulated sensors and the actions API, heard through the board's voice port."""
+
+from __future__ import annotations
+
+import shutil
+import wave
+from pathlib import Path
+
+import pytest
+from rules_table import Table
+from test_rules_play import SETUP, play
+
+from kipukas_board.game.dice import ScriptedDice
+from kipukas_board.hardware.voice_espeak import EspeakVoice
+
+
+def heard(t: Table, since: int = 0) -> list[str]:
+    """What the board's (silent, recording) voice was asked to say. The announcer runs on the core
+    thread before the event's submit returns, so an answered action has been said already."""
+    return list(t.board.voice.spoken[since:])
+
+
+def test_a_storm_roll_names_the_exposed_stands_and_espeak_renders_it(data_dir, tmp_path: Path) -> None:
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed (Debian package espeak-ng; scripts/run-tests installs it)")
+    with Table(data_dir, dice=ScriptedDice([5])) as t:  # the diel die: face 5 is a storm
+        play(t, edition="2023")
+        t.put("M1a", "M8b")  # souls out next to each capital
+        t.roll()  # cycle 2: the fixed night
+        before = len(t.board.voice.spoken)
+        r = t.roll()  # cycle 3: the board rolls a storm
+        assert next(e for e in r["effects"] if e["type"] == "storm")["exposed"] == ["M1a", "M8b"]
+        said = heard(t, before)
+    assert "Exposed to the storm: stand M 1 A and stand M 8 B." in said
+    assert any(s.startswith("Storm, cycle 3!") for s in said)
+    voice = EspeakVoice()
+    try:
+        wav = voice.render_wav(" ".join(said), tmp_path / "storm.wav")
+    finally:
+        voice.close()
+    with wave.open(str(wav)) as w:
+        assert w.getnframes() / w.getframerate() > 2.0
+
+
+def test_setup_is_talked_through_and_a_lost_claim_is_not_a_claim(data_dir) -> None:
+    with Table(data_dir) as t:
+        t.new_game(2, first_placer=1)
+        assert heard(t)[-1] == "Player 1, place your capital."
+        t.put(*SETUP[:2])
+        assert heard(t)[-1] == "Player 1, place a base camp."
+        t.put(SETUP[2])
+        t.lift(SETUP[2])  # the latest placement taken back
+        said = heard(t)
+        name = t.board.loop.state.board.territories[2].name
+        assert f"{name}, territory 2 is no longer held." in said
+        assert not any(s.endswith("territory 2 is claimed.") for s in said)
+        t.put(*SETUP[2:])
+        assert "Setup is complete. Player 2 plays first and holds the initiative." in heard(t)
+
+
+def test_a_night_move_is_said_once_and_the_night_is_the_editions(data_dir) -> None:
+    with Table(data_dir) as t:
+        play(t, edition="2023")
+        t.roll()  # cycle 2: night
+        assert heard(t)[-1].startswith("Night 2. Discard, draw, craft")
+        before = len(t.board.voice.spoken)
+        t.put("M1a")
+        said = heard(t, before)
+        assert said == ["A soul moved at night on stand M 1 A. Souls may not move at night."], said
+
+
+def test_a_draw_is_not_announced_as_a_win_and_dice_say_what_they_mean(data_dir) -> None:
+    with Table(data_dir, dice=ScriptedDice([3])) as t:
+        play(t)
+        t.act("roll-dice", {"kind": "trap", "seat": 1})  # web rules: 1-4 detects
+        assert heard(t)[-1] == "The trap is detected."
+        t.act("initiative", {"seat": 1})
+        assert heard(t)[-1] == "Player 1 takes the initiative."
+        t.act("undo")
+        assert heard(t)[-1] == "Undone: take initiative."
+        t.act("end-game", {"winner": None})
+        said = heard(t)
+        assert said[-1] == "The game of domination ends without a winner."
+        assert not any("wins" in s for s in said)
