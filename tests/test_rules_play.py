@@ -198,20 +198,29 @@ def test_timers_fall_due_after_their_cycles(data_dir):
 
 
 def test_dice_for_players(data_dir):
-    dice = ScriptedDice([20, 9, 4,  6, 6, 11,  3, 3, 6,  6, 6, 2, 1, 3, 5,  2])
+    dice = ScriptedDice([20, 9, 4,  6, 6, 11,  3, 3, 6,  6, 2, 5, 1,  2])
     with Table(data_dir, dice=dice) as t:
         play(t)
         r = t.act("roll-dice", {"kind": "random_territory"})
         assert r["effects"][0]["rolls"] == [20, 9, 4] and r["effects"][0]["territory"] == 4
         assert t.act("roll-dice", {"kind": "retreat", "seat": 1})["effects"][0]["escaped"] is True  # 12 beats 11
         assert t.act("roll-dice", {"kind": "retreat", "seat": 2})["effects"][0]["escaped"] is False  # a tie fails
-        r = t.act("roll-dice", {"kind": "rogue_path", "stand": "M1b"})  # paths to M1a, M2a, M5a, T1
-        assert r["effects"][0]["rounds"] == [{"M1a": 6, "M2a": 6, "M5a": 2, "T1": 1}, {"M1a": 3, "M2a": 5}]
-        assert r["effects"][0]["to"] == "M2a"
+        # a rogue of Movement 2 on M1b: its land paths numbered 1 M1a, 2 M2a, 3 M5a, 4 T1; a 6 names no
+        # path and is rolled again, 2 goes to M2a; from M2a (1 M1b, 2 M2b, 3 T2) a 5 is re-rolled, 1 goes back
+        r = t.act("roll-dice", {"kind": "rogue_path", "stand": "M1b", "moves": 2})
+        fx = r["effects"][0]
+        assert fx["steps"] == [{"from": "M1b", "paths": ["M1a", "M2a", "M5a", "T1"], "rolls": [6, 2]},
+                               {"from": "M2a", "paths": ["M1b", "M2b", "T2"], "rolls": [5, 1]}]
+        assert fx["route"] == ["M1b", "M2a", "M1b"] and fx["to"] == "M1b"
         r = t.act("roll-dice", {"kind": "trap"})
         assert r["effects"][0]["detected"] is True  # 2 is found in both editions
         assert t.state()["last_roll"]["kind"] == "trap"
         t.act("roll-dice", {"kind": "rogue_path", "stand": "nowhere"}, status=400)
+        t.act("roll-dice", {"kind": "rogue_path", "stand": "M1b", "moves": 6}, status=400)
+        # a hand-made event whose numbering does not match the map is refused by the rules
+        t.board.loop.submit({"type": "dice_roll", "kind": "rogue_path", "seat": None, "stand": "M1b",
+                                 "moves": 1, "steps": [{"from": "M1b", "paths": ["M2a", "M1a"], "rolls": [1]}]})
+        assert "the paths from M1b are" in t.problems()[-1]
         t.act("roll-dice", {"kind": "d12"}, status=400)
 
 

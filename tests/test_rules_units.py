@@ -79,8 +79,9 @@ def test_events_are_checked_before_the_journal():
         check_event({"type": "new_game", "edition": "web", "play_style": "domination", "first_placer": 3,
                      "players": [{"seat": 1, "name": "A", "color": "#000000"},
                                  {"seat": 2, "name": "B", "color": "#ffffff"}]})
-    with pytest.raises(EventError, match="'rounds'"):
-        check_event({"type": "dice_roll", "kind": "rogue_path", "stand": "M1a", "rounds": [{"M1b": 7}]})
+    with pytest.raises(EventError, match="'steps'"):
+        check_event({"type": "dice_roll", "kind": "rogue_path", "stand": "M1a", "moves": 1,
+                     "steps": [{"from": "M1a", "paths": ["M1b"], "rolls": [7]}]})
     with pytest.raises(EventError, match="'escapee'"):
         check_event({"type": "dice_roll", "kind": "retreat", "escapee": [1], "challenger": [3]})
 

@@ -47,7 +47,7 @@ from kipukas_board.game.events import PLAYER_ACTIONS, Event
 from kipukas_board.game.movement import on_stand_play
 from kipukas_board.game.playstyles import best, body_count, style, too_many_players
 from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
-from kipukas_board.game.rolls import dice_outcome
+from kipukas_board.game.rolls import dice_outcome, rogue_path_outcome
 from kipukas_board.game.setup import announce, on_stand_setup
 from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, UndoEntry, initial_state
 
@@ -255,9 +255,10 @@ def _on_dice_roll(state: GameState, event: Event, effects: list[Effect]) -> Game
         sid = event["stand"]
         if sid not in state.stands:
             return problem(state, effects, f"rogue path: no stand {sid!r} on this map")
-        paths = {n for n, _ in state.board.edges(sid)}
-        if not set(event["rounds"][0]) <= paths:
-            return problem(state, effects, f"rogue path rolls name stands not joined to {sid}")
+        try:
+            rogue_path_outcome(state.board, sid, event["steps"])
+        except (ValueError, KeyError) as exc:
+            return problem(state, effects, f"rogue path: {exc}")
     outcome = dice_outcome(state, event)
     effects.append(outcome)
     return state.evolve(last_roll={k: v for k, v in outcome.items() if k != "type"})

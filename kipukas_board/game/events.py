@@ -272,12 +272,17 @@ def _check_dice_roll(e: Event) -> None:
             raise EventError("'dice_roll' retreat needs 'escapee' (2 D6) and 'challenger' (1 D20)")
     elif kind == "rogue_path":
         _field(e, "stand", str, "the rogue's stand id")
-        rounds = e.get("rounds")
-        if (not isinstance(rounds, list) or not rounds
-                or not all(isinstance(r, dict) and r and all(_is_int(v) and 1 <= v <= 6 for v in r.values())
-                           for r in rounds)):
-            raise EventError("'dice_roll' rogue_path needs 'rounds': a list of {neighbour stand: D6 roll}, "
-                             f"got {rounds!r}")
+        moves = _field(e, "moves", int, "the rogue's Movement Range")
+        steps = e.get("steps")
+        if (not isinstance(steps, list) or len(steps) > moves
+                or not all(isinstance(st, dict) and isinstance(st.get("from"), str)
+                           and isinstance(st.get("paths"), list) and st["paths"]
+                           and all(isinstance(x, str) for x in st["paths"])
+                           and isinstance(st.get("rolls"), list) and st["rolls"]
+                           and all(_is_int(r) and 1 <= r <= max(6, len(st["paths"])) for r in st["rolls"])
+                           for st in steps)):
+            raise EventError("'dice_roll' rogue_path needs 'steps': at most 'moves' of {\"from\": stand, "
+                             f"\"paths\": [stands numbered 1..k], \"rolls\": [die rolls]}}, got {steps!r:.200}")
 
 
 def _check_end_game(e: Event) -> None:

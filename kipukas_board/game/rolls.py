@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from kipukas_board.board.graph import neighbours
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.game.dice import Dice
-from kipukas_board.game.editions import PHASES, diel_phase_for_roll, edition
+from kipukas_board.game.editions import MAX_MOVE, PHASES, diel_phase_for_roll, edition
 from kipukas_board.game.state import GameState
 
 #: Re-rolls before giving up (a D20 for territory 1..8 needs about 2.5 rolls on average).
@@ -69,27 +70,58 @@ def random_territory_outcome(rolls: list[int], highest: int, allowed: Collection
     return None
 
 
-def roll_rogue_path(board: BoardMap, stand: str, dice: Dice) -> list[dict[str, int]]:
-    """A D6 per path leaving ``stand``; ties for the highest are rolled again among themselves."""
-    options = sorted({n for n, _ in board.edges(stand)})
-    if not options:
-        raise ValueError(f"stand {stand!r} has no paths for a rogue to take")
-    rounds = []
-    for _ in range(MAX_REROLLS):
-        rolled = {n: dice.roll(6) for n in options}
-        rounds.append(rolled)
-        top = max(rolled.values())
-        options = [n for n, r in rolled.items() if r == top]
-        if len(options) == 1:
-            return rounds
-    raise RuntimeError("rogue path rolls kept tying; the dice are broken")
+def rogue_paths(board: BoardMap, stand: str) -> list[str]:
+    """The land paths leaving ``stand``, in the order they are numbered 1, 2, 3... for the D6."""
+    return neighbours(board, stand)
 
 
-def rogue_path_outcome(rounds: list[dict[str, int]]) -> str | None:
-    last = rounds[-1]
-    top = max(last.values())
-    best = [n for n, r in last.items() if r == top]
-    return best[0] if len(best) == 1 else None
+def roll_rogue_path(board: BoardMap, stand: str, moves: int, dice: Dice) -> list[dict[str, Any]]:
+    """A rogue species' walk, as the web rules put it: "Assign the paths connected to its current
+    movement/territory stand, numbers 1-6. Roll a D6, then move the species along the appropriate path.
+    Repeat until it has moved its entire Movement Range."
+
+    Each step is ``{"from": stand, "paths": [numbered 1..k], "rolls": [...]}``; a roll above k names
+    no path and is rolled again (the last roll counts). A stand with more than 6 paths is rolled with a
+    die of that many faces. The walk stops early at a stand with no path.
+    """
+    if not 1 <= moves <= MAX_MOVE:
+        raise ValueError(f"a rogue's Movement Range is 1 to {MAX_MOVE}, got {moves}")
+    steps: list[dict[str, Any]] = []
+    here = stand
+    for _ in range(moves):
+        paths = rogue_paths(board, here)
+        if not paths:
+            break
+        faces = max(6, len(paths))
+        rolls = []
+        for _ in range(MAX_REROLLS):
+            rolls.append(dice.roll(faces))
+            if rolls[-1] <= len(paths):
+                break
+        else:
+            raise RuntimeError("rogue path rolls never named a path; the dice are broken")
+        steps.append({"from": here, "paths": paths, "rolls": rolls})
+        here = paths[rolls[-1] - 1]
+    return steps
+
+
+def rogue_path_outcome(board: BoardMap, stand: str, steps: list[dict[str, Any]]) -> list[str]:
+    """The stands a rogue walks through (``stand`` first), checked against the map: raises
+    ``ValueError`` naming the step whose paths or rolls do not fit."""
+    route = [stand]
+    for i, step in enumerate(steps):
+        here = route[-1]
+        if step["from"] != here:
+            raise ValueError(f"rogue path step {i + 1} starts at {step['from']!r}, not at {here!r}")
+        paths = rogue_paths(board, here)
+        if list(step["paths"]) != paths:
+            raise ValueError(f"rogue path step {i + 1}: the paths from {here} are {paths}, not {step['paths']}")
+        rolls = step["rolls"]
+        if rolls[-1] > len(paths) or any(r <= len(paths) for r in rolls[:-1]):
+            raise ValueError(f"rogue path step {i + 1}: rolls {rolls} do not end at the first one naming one of "
+                             f"{len(paths)} paths")
+        route.append(paths[rolls[-1] - 1])
+    return route
 
 
 def retreat_outcome(escapee: list[int], challenger: list[int]) -> bool:
@@ -98,7 +130,7 @@ def retreat_outcome(escapee: list[int], challenger: list[int]) -> bool:
 
 
 def roll_event(state: GameState, kind: str, dice: Dice, seat: int | None = None,
-               stand: str | None = None) -> dict[str, Any]:
+               stand: str | None = None, moves: int = 1) -> dict[str, Any]:
     """A ``dice_roll`` event with the raw rolls for ``kind`` (see ``DICE_KINDS`` in events)."""
     e: dict[str, Any] = {"type": "dice_roll", "kind": kind, "seat": seat}
     if kind == "random_territory":
@@ -107,7 +139,8 @@ def roll_event(state: GameState, kind: str, dice: Dice, seat: int | None = None,
         if stand is None or stand not in state.board.stands:
             raise ValueError(f"rogue_path needs the rogue's stand (one of the map's stands), got {stand!r}")
         e["stand"] = stand
-        e["rounds"] = roll_rogue_path(state.board, stand, dice)
+        e["moves"] = moves
+        e["steps"] = roll_rogue_path(state.board, stand, moves, dice)
     elif kind == "retreat":
         e["escapee"] = [dice.roll(6), dice.roll(6)]
         e["challenger"] = [dice.roll(20)]
@@ -128,9 +161,8 @@ def dice_outcome(state: GameState, e: dict[str, Any]) -> dict[str, Any]:
         out["rolls"] = list(e["rolls"])
         out["territory"] = random_territory_outcome(e["rolls"], state.board.highest_territory)
     elif kind == "rogue_path":
-        out["stand"] = e["stand"]
-        out["rounds"] = e["rounds"]
-        out["to"] = rogue_path_outcome(e["rounds"])
+        route = rogue_path_outcome(state.board, e["stand"], e["steps"])
+        out.update(stand=e["stand"], moves=e["moves"], steps=e["steps"], route=route, to=route[-1])
     elif kind == "retreat":
         out.update(escapee=list(e["escapee"]), challenger=list(e["challenger"]),
                    escaped=retreat_outcome(e["escapee"], e["challenger"]))

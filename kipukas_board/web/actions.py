@@ -23,7 +23,8 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
     POST /api/actions/timer              {"label": "personal effect", "cycles": 5, "seat": 1}
     POST /api/actions/timer-cancel       {"timer": "t4"}
     POST /api/actions/roll-dice          {"kind": "random_territory" | "rogue_path" | "retreat" | "trap"
-                                           | "d6" | "d20", "seat": 1?, "stand": "M3a" (rogue_path)}
+                                           | "d6" | "d20", "seat": 1?, "stand": "M3a" and "moves": 2
+                                           (rogue_path: its stand and Movement Range)}
     POST /api/actions/end-game           {"winner": 1?}
     GET  /api/journal/export             the journal as JSON lines: {"seq", "ts", "event"} per line
 """
@@ -39,10 +40,16 @@ from typing import TYPE_CHECKING, Any
 from flask import Response, jsonify
 
 from kipukas_board.game.common import refused
-from kipukas_board.game.editions import PHASES
+from kipukas_board.game.editions import MAX_MOVE, PHASES
 from kipukas_board.game.events import DICE_KINDS, EventError, check_event
 from kipukas_board.game.playstyles import STYLES, too_many_players
-from kipukas_board.game.rolls import diel_event, placement_rolls, random_territory_outcome, roll_event
+from kipukas_board.game.rolls import (
+    diel_event,
+    placement_rolls,
+    random_territory_outcome,
+    rogue_paths,
+    roll_event,
+)
 from kipukas_board.game.rolls import roll_random_territory as _roll_territory
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
@@ -273,16 +280,19 @@ def register(app: Any, board: BoardApp) -> None:
     @pin
     def roll_dice() -> Response | tuple[Response, int]:
         body = json_body()
-        only(body, {"kind", "seat", "stand"})
+        only(body, {"kind", "seat", "stand", "moves"})
         kind = body.get("kind")
         if kind not in DICE_KINDS:
             raise BadRequest(f"field 'kind' must be one of {', '.join(DICE_KINDS)}, got {kind!r}")
         seat = _int(body, "seat", "a seat number", optional=True, nullable=True)
         stand = body.get("stand")
-        if kind == "rogue_path" and (not isinstance(stand, str) or stand not in state().board.stands
-                                     or not state().board.edges(stand)):
-            raise BadRequest(f"field 'stand' must be the rogue's stand (a stand id with paths), got {stand!r}")
-        return submit(roll_event(state(), kind, board.loop.dice, seat=seat, stand=stand))
+        moves = _int(body, "moves", f"the rogue's Movement Range, 1 to {MAX_MOVE}", optional=True) or 1
+        if kind == "rogue_path":
+            if not isinstance(stand, str) or stand not in state().board.stands or not rogue_paths(state().board, stand):
+                raise BadRequest(f"field 'stand' must be the rogue's stand (a stand id with land paths), got {stand!r}")
+            if not 1 <= moves <= MAX_MOVE:
+                raise BadRequest(f"field 'moves' must be the rogue's Movement Range, 1 to {MAX_MOVE}, got {moves}")
+        return submit(roll_event(state(), kind, board.loop.dice, seat=seat, stand=stand, moves=moves))
 
     @app.post("/api/actions/end-game")
     @pin
