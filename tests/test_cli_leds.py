@@ -47,5 +47,9 @@ def test_leds_bench_prints_a_table_and_json() -> None:
     doc = json.loads(lines[-1])
     assert doc["leds"] == 300 and set(doc["scenes"]) >= {"contention", "storm (exposed)", "win show"}
     assert all(s["total_ms"]["p95"] > 0 for s in doc["scenes"].values())
+    # each scene shows what it is named for: the animated ones change from frame to frame
+    frames = {name: s["distinct_frames"] for name, s in doc["scenes"].items()}
+    assert frames["day (steady)"] == 1
+    assert all(frames[n] > 1 for n in ("contention", "storm (exposed)", "win show")), frames
     assert doc["live"]["fps"] > 0 and doc["live"]["update_ms"]["max"] > 0
     assert doc["spi_wire_ms"] > 300 * 24 * 1.25e-3  # 300 pixels of 24 bits at 1.25 us, plus the reset

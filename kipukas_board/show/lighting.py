@@ -10,7 +10,8 @@ What the players see (the colours the page shows too; gamma, brightness and the 
 applied after, by :class:`~kipukas_board.show.power.OutputStage`, on the way to the wire):
 
 * a held territory: its holder's colour on every pixel; a **capital** mixes every second pixel of
-  its segment (pixels 1, 3, ...) half-way to white, so it reads as a crown of sparkles;
+  its segment (pixels 1, 3, ...) half-way to white, so it reads as a crown of sparkles (a one-pixel
+  segment has no second pixel: its capital is :data:`SINGLE_PIXEL_CROWN` of the way to white);
 * an unclaimed territory: a dim ambient glow: neutral before play, **warm** by day, a slowly
   breathing **cool** blue at night, storm grey in a storm;
 * at **night** held territories drop to :data:`NIGHT_LEVEL` of their colour (the board sleeps);
@@ -63,6 +64,8 @@ UNCLAIMED_STORM: RGB = (14, 16, 24)
 NIGHT_BREATH_S = 6.0
 NIGHT_LEVEL = 0.5
 CLAIMED_UNKNOWN: RGB = (200, 170, 120)
+#: A capital lit by a single pixel is its holder's colour this far towards white (a base camp's is pure).
+SINGLE_PIXEL_CROWN = 0.4
 TOKEN_UNKNOWN: RGB = (255, 255, 255)
 CONTENTION_PERIOD = 1.2
 LIGHTNING_S = 1.2
@@ -203,6 +206,8 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
         if exposed and any(s in exposed and s not in stands_with_pixels for s in _stands_of(board, n)):
             c = scale(c, exposed_on)
         crown = blend(c, WHITE, 0.5) if capital else c
+        if capital and len(pixels) == 1:  # no second pixel to crown: the one pixel is paler than a base camp's
+            c = blend(c, WHITE, SINGLE_PIXEL_CROWN)
         for k, i in enumerate(pixels):
             if i < n_px:
                 frame[i] = crown if k % 2 else c
