@@ -190,6 +190,16 @@ def test_spi_adapter_sends_whole_frames_in_safe_chunks() -> None:
     assert fake.closed and b"".join(fake.transfers) == encode_frame([(0, 0, 0)] * 300, "GRB")
 
 
+def test_a_frame_longer_than_one_transfer_is_reported(caplog) -> None:
+    from kipukas_board.hardware.leds_spi import SpiLedStrip
+
+    fits = SpiLedStrip(count=445, bufsiz=4096, spi=FakeSpiDev())  # 445 * 9 + 90 = 4095 bytes: one transfer
+    assert fits.health()["transfers_per_frame"] == 1 and "spidev.bufsiz" not in caplog.text
+    long = SpiLedStrip(count=446, bufsiz=4096, spi=FakeSpiDev())
+    assert long.health()["transfers_per_frame"] == 2
+    assert "spidev.bufsiz=65536" in caplog.text and "446 pixels" in caplog.text
+
+
 def test_missing_pi_libraries_are_named() -> None:
     import importlib.util
 

@@ -17,7 +17,11 @@ latch after 50 us low, newer WS2812B-V5 parts want 280 us.
 ``spidev.bufsiz`` module parameter) per transfer, and the clock pauses between transfers. A pause
 is harmless only while MOSI is low, so frames are sent in chunks that are a multiple of 3 bytes:
 every 3-byte group holds 8 whole WS2812 bits and ends on a low SPI bit, so a pause only stretches a
-low time (by a few microseconds, far below the reset threshold).
+low time. How long the pause between two ``writebytes2`` calls lasts was never measured on a Pi; if
+it passes the strip's latch threshold (about 50 us on older parts) the strip shows a torn frame. One
+transfer per frame avoids the question: up to 445 pixels fit in the default 4096 bytes; a longer
+strip needs ``spidev.bufsiz=65536`` on the kernel command line (``/boot/firmware/cmdline.txt``), and
+the adapter warns at start and reports ``transfers_per_frame`` in its health until it has it.
 
 Example::
 
@@ -139,6 +143,13 @@ class SpiLedStrip(LedStrip):
         self._limit = int(bufsiz) if bufsiz else spidev_bufsiz()
         self.frames_shown = 0
         self.errors = 0
+        frame_bytes = len(encode_frame([(0, 0, 0)] * self.count, self.order, self.spi_hz))
+        self.transfers_per_frame = len(chunks(bytes(frame_bytes), self._limit))
+        if self.transfers_per_frame > 1:
+            log.warning("a frame of %d pixels is %d SPI bytes, more than spidev's %d-byte transfer: it goes in %d "
+                        "transfers, and a pause between them can tear the frame; add spidev.bufsiz=65536 to "
+                        "/boot/firmware/cmdline.txt and reboot", self.count, frame_bytes, self._limit,
+                        self.transfers_per_frame)
 
     def _open(self, bus: int, device: int) -> Any:
         try:
@@ -177,4 +188,5 @@ class SpiLedStrip(LedStrip):
 
     def health(self) -> dict[str, Any]:
         return {"adapter": "spi", "ok": self.errors == 0, "count": self.count, "device": self.path,
-                "spi_hz": self.spi_hz, "frames": self.frames_shown, "errors": self.errors}
+                "spi_hz": self.spi_hz, "frames": self.frames_shown, "errors": self.errors,
+                "transfers_per_frame": self.transfers_per_frame}
