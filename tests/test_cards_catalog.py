@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from kipukas_board.cards.catalog import MAX_CATALOG_BYTES, Catalog, CatalogError, UnknownCard
+from kipukas_board.cards.catalog import MAX_CATALOG_BYTES, Catalog, CatalogError, UnknownCard, check_records
 from kipukas_board.cards.payload import parse_payload
 
 
@@ -122,3 +122,41 @@ def test_the_real_catalog_imports(data_dir: Path) -> None:
     assert cat.import_source(str(path)) == 56
     assert cat.card("RrDC")["title"] == "Allele Sect Explorer"
     assert cat.card("frlU")["code"] == "frlU"
+
+
+def test_a_redirect_never_leads_down_to_plain_http() -> None:
+    """urllib follows redirects by itself; the catalog's opener refuses one that leaves https."""
+    import http.server
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from kipukas_board.cards.catalog import _HttpsOnlyRedirects, https_opener
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{self.server.server_port}/cards.json")
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(urllib.error.URLError, match="refused a redirect to http://"):
+            https_opener()(f"http://127.0.0.1:{server.server_port}/start", timeout=5)
+    finally:
+        server.shutdown()
+    req = urllib.request.Request("https://example.org/a.json")
+    ok = _HttpsOnlyRedirects().redirect_request(req, None, 302, "Found", {}, "https://cdn.example.org/b.json")
+    assert ok.full_url == "https://cdn.example.org/b.json"
+
+
+def test_duplicate_slugs_and_odd_files_are_refused(data_dir: Path, tmp_path: Path) -> None:
+    a, b = card("AB12"), card("CD34")
+    a["slug"], b["slug"] = "same", "SAME"
+    assert any("repeats record 0's slug" in p for p in check_records([a, b]))
+    with pytest.raises(CatalogError, match="not a regular file"):
+        Catalog.in_dir(data_dir).import_source(str(tmp_path))

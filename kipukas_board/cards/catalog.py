@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -85,6 +86,7 @@ def check_records(records: Any) -> list[str]:
         return ["the catalog holds no cards"]
     problems: list[str] = []
     seen: dict[str, int] = {}
+    seen_slugs: dict[str, int] = {}
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
             problems.append(f"record {i}: expected an object, got {type(rec).__name__}")
@@ -96,6 +98,14 @@ def check_records(records: Any) -> list[str]:
         for name, kind in FIELDS.items():
             if name in rec and not _kind_ok(rec[name], kind):
                 problems.append(f"{where}: field {name!r} must be {kind}, got {rec[name]!r:.40}")
+        slug = rec.get("slug")
+        if isinstance(slug, str):
+            key = slug.lower()
+            if key in seen_slugs:
+                problems.append(f"{where}: field 'slug' repeats record {seen_slugs[key]}'s slug {slug!r} "
+                                f"(slugs name cards in kipukas.cards URLs, case-insensitively)")
+            else:
+                seen_slugs[key] = i
         code = rec.get("code")
         if isinstance(code, str):
             if not CODE_RE.fullmatch(code):
@@ -133,13 +143,29 @@ def _check_keal(where: str, value: Any) -> list[str]:
     return out
 
 
+class _HttpsOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to another https:// URL (urllib would follow one down to plain http)."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        scheme = urllib.parse.urlparse(newurl).scheme
+        if scheme != "https":
+            raise urllib.error.URLError(f"refused a redirect to {scheme}:// ({newurl[:80]}): only https is fetched")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def https_opener() -> Any:
+    """``urlopen``-like function that never leaves https, even through a redirect."""
+    return urllib.request.build_opener(_HttpsOnlyRedirects).open
+
+
 def read_source(source: str, opener: Any = None) -> tuple[str, bytes]:
-    """The bytes of a catalog file or https URL (never plain http; size and time limited)."""
+    """The bytes of a catalog file or https URL (never plain http, not even by a redirect; size and
+    time limited)."""
     parsed = urllib.parse.urlparse(source)
     if parsed.scheme in ("http", "https", "ftp", "file"):
         if parsed.scheme != "https":
             raise CatalogError(source, [f"only https:// URLs are fetched, not {parsed.scheme}://"])
-        opener = opener or urllib.request.urlopen
+        opener = opener or https_opener()
         try:
             with opener(urllib.request.Request(source, headers={"Accept": "application/json"}),
                         timeout=URL_TIMEOUT_S) as resp:
@@ -149,9 +175,12 @@ def read_source(source: str, opener: Any = None) -> tuple[str, bytes]:
     else:
         path = Path(source)
         try:
+            if path.exists() and not path.is_file():
+                raise CatalogError(source, ["not a regular file (expected a JSON catalog file or an https:// URL)"])
             if path.stat().st_size > MAX_CATALOG_BYTES:
                 raise CatalogError(source, [f"file larger than {MAX_CATALOG_BYTES} bytes"])
-            data = path.read_bytes()
+            with path.open("rb") as fh:
+                data = fh.read(MAX_CATALOG_BYTES + 1)
         except OSError as exc:
             raise CatalogError(source, [f"cannot read: {exc.strerror or exc}"]) from exc
     if len(data) > MAX_CATALOG_BYTES:
