@@ -136,6 +136,8 @@ class BoardApp:
         self.loop.subscribe(self.lighting.update)
         self.loop.subscribe(self._publish)
         self.loop.subscribe(self._speak)
+        self.loop.subscribe(self.card_desk.follow)
+        self.card_desk.remember(state.cards)
         self.loop.start()
         self.lighting.start(state)
         self.sensors.start(self._on_switch)

@@ -66,3 +66,36 @@ def test_presentations_match_gaps_longer_than_the_grace(seen: list[bool]) -> Non
                 expected += 1
             last = i
     assert got == expected
+
+
+class _EveryOtherHeavyPass:
+    """A pipeline that reads the card only on every second heavy pass (once a second at best):
+    what a code only WeChat can read looks like from a live camera."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.calls = text, 0
+
+    def decode(self, frame):
+        from kipukas_board.vision.pipeline import DecodeResult
+
+        self.calls += 1
+        return DecodeResult(codes=[self.text] if self.calls % 2 == 1 else [])
+
+
+def test_a_card_only_heavy_passes_read_is_one_presentation_while_held(data_dir) -> None:
+    from kipukas_board.cards.catalog import Catalog
+    from kipukas_board.cards.desk import HEAVY_INTERVAL_S, CardDesk
+
+    now = [0.0]
+    submitted: list[dict] = []
+    desk = CardDesk(Catalog.in_dir(data_dir), submit=lambda e, wait=True: submitted.append(e),
+                    clock=lambda: now[0], pipeline_factory=lambda: _EveryOtherHeavyPass("kpks.us/RrDC#0001?DmFz33"))
+    for k in range(7):  # a read at 0, 2, 4, 6 s; a miss at 1, 3, 5 s: heavy passes once a second
+        now[0] = k * HEAVY_INTERVAL_S
+        desk.on_frame(1, object())
+    assert len(submitted) == 1, submitted
+    # a new game forgets which seat showed which serial; a restart remembers the journal's last cards
+    desk.remember([{"seat": 1, "serial": "DmFz33"}])
+    assert desk.present(2, "kpks.us/RrDC#0001?DmFz33")["flags"]
+    desk.follow(None, [{"type": "new_game"}])
+    assert desk.present(2, "kpks.us/RrDC#0001?DmFz33")["flags"] == []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kipukas_board.cards.catalog import Catalog, UnknownCard
@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 Submit = Callable[..., Any]
 
 
+#: On a live camera the slow strategies (ZBar at 0.75, WeChat) run at most this often per seat.
+HEAVY_INTERVAL_S = 1.0
+
+
 class CardDesk:
     """Payloads and frames in, ``card`` events out (through ``submit``, e.g. ``CoreLoop.submit``)."""
 
@@ -41,12 +45,24 @@ class CardDesk:
                  clock: Callable[[], float] = time.monotonic, pipeline_factory: Callable[[], Any] | None = None):
         self.catalog = catalog
         self.submit = submit
-        self.sessions = sessions or ScanSessions()
+        # A card only the heavy decoders read is seen once per HEAVY_INTERVAL_S at best; one missed
+        # heavy pass must not end its presentation, or a card held still would be "shown" again.
+        self.sessions = sessions or ScanSessions(gone_after_s=max(1.5, 2 * HEAVY_INTERVAL_S + 0.5))
         self.counter = PayloadCounter()
         self.clock = clock
         self._pipeline_factory = pipeline_factory
         self._pipelines: dict[int, Any] = {}
         self._lock = threading.Lock()
+
+    def follow(self, state: Any, effects: list[dict[str, Any]]) -> None:
+        """Core subscriber: a new game forgets which seat showed which serial (cards change hands
+        between games). ``BoardApp`` subscribes it and seeds the memory from the journal at start."""
+        if any(e.get("type") == "new_game" for e in effects):
+            self.sessions.forget_serials()
+
+    def remember(self, cards: Iterable[dict[str, Any]]) -> None:
+        """Seed the serial memory with the last card each seat showed (``state.cards``)."""
+        self.sessions.forget_serials({c["serial"]: c["seat"] for c in cards if c.get("serial")})
 
     # -- events ----------------------------------------------------------------------------------
     def event_for(self, pres: Presentation, source: str) -> dict[str, Any]:
@@ -86,7 +102,7 @@ class CardDesk:
                 if self._pipeline_factory is None:
                     from kipukas_board.vision.pipeline import Pipeline
 
-                    self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=1.0)
+                    self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S)
                 else:
                     self._pipelines[seat] = self._pipeline_factory()
             return self._pipelines[seat]

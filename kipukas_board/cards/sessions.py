@@ -83,6 +83,12 @@ class ScanSessions:
                 new.append(Presentation(seat, p, tuple(flags)))
         return new
 
+    def forget_serials(self, keep: dict[str, int] | None = None) -> None:
+        """Start the serial-to-seat memory afresh (a new game: cards may have changed hands), or from
+        ``keep`` (after a restart: the last card each seat showed, from the journal)."""
+        with self._lock:
+            self._serial_seat = dict(keep or {})
+
     def present(self, seat: int, payload: CardPayload, now: float) -> Presentation:
         """Present ``payload`` at ``seat`` now even if it is already in view (a simulated showing)."""
         with self._lock:
