@@ -86,6 +86,24 @@ def test_each_kind_of_mistake_is_named(mutate, expected: list[str]) -> None:
         assert fragment in text, f"{fragment!r} not in:\n{text}"
 
 
+def test_a_land_path_onto_water_is_a_mistake() -> None:
+    data = map_data("kipuka-12")
+    water = {t["number"] for t in data["territories"] if t["geography"] == "water"}
+    lake = next(s["id"] for s in data["stands"] if s["territory"] in water)
+    shore = next(s["id"] for s in data["stands"] if s["territory"] not in water and s["kind"] == "movement")
+    data["paths"].append({"a": shore, "b": lake})  # kind left out: land
+    text = "\n".join(problems_of(data))
+    assert f"field 'kind' is 'land', but {lake!r} is on water" in text and 'expected kind = "water"' in text
+
+
+def test_a_lone_stand_does_not_hide_a_map_in_pieces() -> None:
+    data = map_data()
+    data["stands"].append({"id": "LONE", "kind": "movement", "territory": 1, "x": 0, "y": 0})
+    data["paths"] = [p for p in data["paths"] if (p["a"], p["b"]) not in CUT_8]
+    text = "\n".join(problems_of(data))
+    assert "stand 'LONE': no path reaches it" in text and "the map is in pieces" in text
+
+
 def test_every_problem_is_reported_at_once() -> None:
     data = map_data()
     data["stands"].append(dict(data["stands"][1]))                      # duplicate M1a

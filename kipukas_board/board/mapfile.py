@@ -404,9 +404,15 @@ class _Checker:
             if not any(p.kind == "water" and sid in (p.a, p.b) for p in paths):
                 self.bad(where, f"dock {sid!r} has no water path to launch onto")
             out.add(sid)
-        # A water path leaves land only from a dock.
+        # A water path leaves land only from a dock; a stand on water is reached only over water.
         for p in paths:
             if p.kind != "water":
+                for end in (p.a, p.b):
+                    t = territories.get(stands[end].territory)
+                    if t is not None and t.geography == "water":
+                        self.bad(f"paths ({p.a!r} to {p.b!r})",
+                                 f"field 'kind' is {p.kind!r}, but {end!r} is on water (territory {t.number}); "
+                                 f"expected kind = \"water\" (souls cross water by boat or swimming)")
                 continue
             for end in (p.a, p.b):
                 t = territories.get(stands[end].territory)
@@ -440,15 +446,16 @@ class _Checker:
             if sid not in touched:
                 self.bad(f"stand {sid!r}", "no path reaches it (add a [[paths]] entry with a or b = "
                                            f"{sid!r})")
-        # The whole map must be one piece, over any kind of path.
-        if stands and not any("no path reaches" in p for p in self.problems):
-            adj: dict[str, set[str]] = {sid: set() for sid in stands}
+        # The whole map must be one piece, over any kind of path (stands no path reaches at all were
+        # reported above; the rest must still hang together).
+        if touched:
+            adj: dict[str, set[str]] = {sid: set() for sid in touched}
             for p in paths:
                 adj[p.a].add(p.b)
                 adj[p.b].add(p.a)
-            start = next(iter(stands))
+            start = next(sid for sid in stands if sid in touched)
             seen = _flood(start, adj)
-            cut = sorted(set(stands) - seen)
+            cut = sorted(touched - seen)
             if cut:
                 self.bad("paths", f"the map is in pieces: {', '.join(cut)} cannot be reached from "
                                   f"{start!r} by any path")
