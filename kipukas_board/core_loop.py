@@ -38,6 +38,16 @@ log = logging.getLogger(__name__)
 Subscriber = Callable[[GameState, list[dict[str, Any]]], None]
 
 
+class MapChanged(ValueError):
+    """The journal holds a game in progress on another map: starting would throw it away."""
+
+    def __init__(self, was: BoardMap, now: BoardMap, journal: Any) -> None:
+        super().__init__(
+            f"the journal {journal} holds a game in progress on map {was.name!r} ({was.source}), but this start "
+            f"loads {now.name!r} ({now.source}), whose stands or paths differ. To carry on, start with "
+            f"--map {was.source}; to start afresh, export the game (kipukas-board export) and move the journal aside")
+
+
 @dataclass
 class _Item:
     event: Event
@@ -73,8 +83,11 @@ class CoreLoop:
         if replayed:
             log.info("replayed %d journaled events", replayed)
         if state.board.to_json() != board.to_json() or replayed == 0:
+            if (replayed and state.started and state.phase != "over"
+                    and state.board.structure() != board.structure()):
+                raise MapChanged(state.board, board, self.journal.path)
             text = board.source_text or ""
-            event = map_event(board.name, text)
+            event = map_event(board.name, text, board.source or None)
             seq = self.journal.append(event)
             state = self._apply(state, event, seq)[0]
         return state

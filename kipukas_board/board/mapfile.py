@@ -127,6 +127,16 @@ class BoardMap:
     def highest_territory(self) -> int:
         return max(self.territories)
 
+    def structure(self) -> tuple[Any, ...]:
+        """What the rules see of the map: territories, stands, paths and docks, without the drawing
+        (positions, names, description). Two maps with the same structure play the same game."""
+        return (
+            tuple(sorted((t.number, t.geography, t.transit, t.coastline) for t in self.territories.values())),
+            tuple(sorted((st.id, st.kind, st.territory) for st in self.stands.values())),
+            tuple(sorted((*sorted((p.a, p.b)), p.kind) for p in self.paths)),
+            tuple(sorted(self.docks)),
+        )
+
     @property
     def holdable(self) -> list[int]:
         """Territories a player can hold: those with a territory stand (not transit), in order."""

@@ -97,9 +97,12 @@ def _undo(state: GameState, effects: list[Effect]) -> GameState:
 
 # -- handlers ---------------------------------------------------------------------------------------
 def _on_map(state: GameState, event: Event, effects: list[Effect]) -> GameState:
-    board = parse_map(event["toml"], source=event["name"])
-    effects.append({"type": "map", "name": board.name})
-    return initial_state(board)
+    """A map file loaded at start. Redrawn only (positions, names): the game goes on, on the new
+    drawing. Different stands or paths: a fresh board (the runtime refuses that mid-game)."""
+    board = parse_map(event["toml"], source=event.get("path") or event["name"])
+    same = board.structure() == state.board.structure()
+    effects.append({"type": "map", "name": board.name, "kept": same})
+    return state.evolve(board=board) if same else initial_state(board)
 
 
 def _on_stand(state: GameState, event: Event, effects: list[Effect]) -> GameState:

@@ -53,9 +53,10 @@ def stand_event(stand: str, occupied: bool, source: str = "sensor") -> Event:
     return {"type": "stand", "stand": stand, "occupied": occupied, "source": source}
 
 
-def map_event(name: str, toml_text: str) -> Event:
-    """The board was (re)started on a map; the map's text goes into the journal so replay is exact."""
-    return {"type": "map", "name": name, "toml": toml_text}
+def map_event(name: str, toml_text: str, path: str | None = None) -> Event:
+    """The board was (re)started on a map; the map's text goes into the journal so replay is exact
+    (``path``: where the file was, for messages that tell a player which ``--map`` to give)."""
+    return {"type": "map", "name": name, "toml": toml_text, **({"path": path} if path else {})}
 
 
 def _field(event: Event, name: str, kind: type | tuple[type, ...], what: str) -> Any:

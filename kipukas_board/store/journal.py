@@ -57,12 +57,15 @@ class Journal:
         self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: not a usable journal ({exc})") from exc
+        if mode.lower() not in ("wal", "memory"):  # some filesystems (network shares) refuse WAL quietly
+            raise JournalError(f"{self.path}: the filesystem refused SQLite's WAL mode (journal_mode is {mode!r}); "
+                               f"put the data directory on a local disk")
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         elif int(row[0]) != SCHEMA_VERSION:
