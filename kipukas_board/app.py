@@ -35,7 +35,7 @@ from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors import SimulatedStandSensors, SwitchChange
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
-from kipukas_board.show.layout import calibration_path, load_layout
+from kipukas_board.show.layout import LayoutError, calibration_path, default_layout, load_layout
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
 from kipukas_board.web import cards_api  # card scanning (issue 4)
@@ -88,11 +88,16 @@ class BoardApp:
         self.generated_pin: str | None = None
         if admin_pin:
             self.pins.set(admin_pin)
+            self.pins.managed = True  # set again on every start: the page must not change it (web/auth.py)
         elif not self.pins.is_set:
             self.generated_pin = self.pins.make_random()
 
         s = self.settings
-        self.layout = load_layout(calibration_path(s.calibration), board)  # LayoutError is a ValueError
+        try:  # the one calibration file, the one the walk-through writes (calibrate/files.py)
+            self.layout = load_layout(calibration_path(s.calibration, self.data_dir), board)
+        except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
+            log.error("LED layout not applied, using the default: %s", exc)
+            self.layout = default_layout(board)
         self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
         strip_opts = dict(s.leds.options)
         strip_opts["count"] = self.layout.count
@@ -183,6 +188,9 @@ class BoardApp:
         """Make the state agree with the switches as they are now (after a restart or a gap)."""
         state = self.loop.state
         for channel, closed in self.sensors.snapshot().items():
+            # Through the switch listeners, as a live change would go: an open sensor walk takes them.
+            if any(listener(SwitchChange(channel, closed)) for listener in self.switch_listeners):
+                continue
             sid = self.stand_for(channel)
             if sid is not None and state.stands[sid].occupied != closed:
                 self.loop.submit(stand_event(sid, closed, "resync"))

@@ -10,19 +10,18 @@ from typing import Any
 
 from kipukas_board.app import BoardApp
 from kipukas_board.settings import Settings
-from kipukas_board.web.server import create_app
+from kipukas_board.web.serving import make_server
 
 
 @contextmanager
 def live_board(
-    data_dir: Path, map_name: str = "kipuka-8", pin: str = "2468", **kw: Any
+    data_dir: Path, map_name: str = "kipuka-8", pin: str = "2468", threads: int = 32,
+    max_streams: int | None = None, **kw: Any
 ) -> Iterator[tuple[BoardApp, str]]:
-    """Yield ``(board, base_url)``; everything is stopped afterwards."""
-    from waitress import create_server
-
+    """Yield ``(board, base_url)``; everything is stopped afterwards (served as ``run`` serves it)."""
     settings = Settings(map=map_name)
     board = BoardApp(settings, data_dir, sim=True, admin_pin=pin, **kw)
-    server = create_server(create_app(board), host="127.0.0.1", port=0, threads=32)
+    server = make_server(board, "127.0.0.1", 0, threads=threads, max_streams=max_streams)
     board.start()
     t = threading.Thread(target=server.run, daemon=True)
     t.start()

@@ -18,8 +18,10 @@ STANDS = [f"S{i}" for i in range(12)]
 
 
 @given(st.permutations(range(40)), st.sets(st.sampled_from(STANDS), max_size=4),
-       st.sets(st.integers(40, 45), max_size=2))
-def test_sensor_walk_recovers_any_wiring(perm, dead, stuck_cells):
+       st.sets(st.integers(40, 45), max_size=2), st.dictionaries(st.sampled_from(STANDS), st.integers(0, 39)))
+def test_sensor_walk_recovers_any_wiring(perm, dead, stuck_cells, noise):
+    """Whatever the wiring, and whatever other channel blips while a token is down, every stand gets
+    its own channel and no healthy channel is called a duplicate."""
     wiring = {sid: f"c{perm[i]}" for i, sid in enumerate(STANDS)}
     stuck = {f"c{n}": True for n in stuck_cells}
     walk = SensorWalk(STANDS, closed_at_start=stuck)
@@ -30,6 +32,10 @@ def test_sensor_walk_recovers_any_wiring(perm, dead, stuck_cells):
             continue
         walk.on_change(wiring[sid], True)
         assert walk.step == "lift"
+        blip = f"c{perm[noise[sid]]}" if sid in noise else wiring[sid]
+        if blip != wiring[sid]:  # a hand brushes another stand's token (or a reed chatters)
+            walk.on_change(blip, True)
+            walk.on_change(blip, False)
         walk.on_change(wiring[sid], False)
     assert walk.done
     assert walk.channels == {wiring[s]: s for s in STANDS if s not in dead}
@@ -37,52 +43,138 @@ def test_sensor_walk_recovers_any_wiring(perm, dead, stuck_cells):
     assert walk.stuck == sorted(stuck) and walk.duplicate == []
 
 
-def test_sensor_walk_flags_duplicates_and_stuck_that_recover():
-    walk = SensorWalk(["A", "B"], closed_at_start={"x": True})
-    walk.on_change("a", True)
-    walk.on_change("a2", True)         # a second channel for the same stand
+def test_sensor_walk_flags_real_duplicates_and_stuck_that_recover():
+    walk = SensorWalk(["A", "B", "C"], closed_at_start={"x": True})
+    walk.on_change("a", True)          # A's channel
+    walk.on_change("a2", True)         # a second channel closes with A's token ...
+    walk.on_change("a", False)         # ... and is still closed when the token is lifted
+    walk.on_change("a2", False)
+    assert walk.current == "B" and walk.duplicate == []  # not yet: it could be B's token put down early
+    walk.on_change("a", True)          # A's channel answers for B: crossed wires ...
     walk.on_change("a", False)
-    walk.on_change("a", True)          # A's channel answers for B: crossed wires
-    assert walk.current == "B" and walk.step == "place"
-    assert walk.duplicate == ["a2", "a"]
+    walk.skip()                        # ... and nothing else does
+    assert walk.dead == ["B"] and walk.duplicate == ["a"]
+    walk.on_change("c", True)          # C has a channel of its own: a2 was A's second reed
+    assert walk.duplicate == ["a", "a2"]
     walk.on_change("x", False)         # the stuck one opens: no longer stuck
     assert walk.stuck == []
     walk.back()
-    assert walk.current == "A" and walk.channel_of("A") is None
+    assert walk.current == "C" and walk.channel_of("C") is None
+
+
+def test_sensor_walk_forgets_noise_and_an_early_token():
+    walk = SensorWalk(["A", "B", "C"])
+    walk.on_change("a", True)
+    walk.on_change("n", True)          # chatter while A's token is down
+    walk.on_change("n", False)
+    walk.on_change("a", False)
+    walk.on_change("b", True)
+    walk.on_change("a", True)          # a hand brushes A's token while B's is down
+    walk.on_change("a", False)
+    walk.on_change("c", True)          # C's token put down before B's is lifted ...
+    walk.on_change("b", False)
+    assert walk.current == "C" and walk.step == "place"
+    walk.on_change("c", False)         # ... so the player lifts it and puts it down again
+    walk.on_change("c", True)
+    walk.on_change("c", True)          # a repeat (a restart replays every switch) is no change
+    walk.on_change("c", False)
+    assert walk.done and walk.duplicate == [] and walk.channels == {"a": "A", "b": "B", "c": "C"}
+
+
+def test_two_reeds_under_one_stand_are_told_from_noise_by_when_they_open():
+    together = SensorWalk(["A", "B"])
+    together.on_change("a", True, at=0.0)
+    together.on_change("a2", True, at=0.02)
+    together.on_change("a2", False, at=3.0)   # lifted: both open at once, a2 first
+    together.on_change("a", False, at=3.01)
+    assert together.duplicate == ["a2"] and together.current == "B"
+    blip = SensorWalk(["A", "B"])
+    blip.on_change("a", True, at=0.0)
+    blip.on_change("a2", True, at=1.0)
+    blip.on_change("a2", False, at=1.05)      # came and went while the token sat still
+    blip.on_change("a", False, at=3.0)
+    assert blip.duplicate == [] and blip.current == "B"
 
 
 def test_sensor_walk_resumes_from_json():
     walk = SensorWalk(["A", "B", "C"])
-    for ch, closed in (("a", True), ("a", False), ("b", True)):
+    for ch, closed in (("a", True), ("a", False), ("b", True), ("z", True)):
         walk.on_change(ch, closed)
     again = SensorWalk.from_json(walk.to_json())
-    assert again.status() == walk.status()
+    assert again.status() == walk.status() and again.suspects == {"z": "B"}
     again.on_change("b", False)
     assert again.current == "C"
 
 
-def test_led_walk_shift_stays_on_strip():
+def test_led_walk_shift_carries_the_rest_and_stays_on_strip():
     walk = LedWalk({1: [0, 1, 2], 2: [3, 4, 5]}, count=8)
     walk.shift(-5)
     assert walk.segment == [0, 1, 2]
-    walk.shift(100)
+    walk.shift(100)  # territory 2 comes along, so there is room for 2 pixels only
+    assert walk.segment == [2, 3, 4] and walk.territories[2] == [5, 6, 7]
+    assert walk.frame()[2] == (255, 255, 255) and walk.frame()[0] != (255, 255, 255)
+    walk.confirm()
+    walk.shift(-3)  # never into a confirmed segment
+    assert walk.territories == {1: [2, 3, 4], 2: [5, 6, 7]}
+    walk.resize(+1)  # no room at the end of the strip
     assert walk.segment == [5, 6, 7]
-    assert walk.frame()[5] == (255, 255, 255) and walk.frame()[0] != (255, 255, 255)
+    walk.resize(-2)
+    assert walk.segment == [5]
+
+
+LED_STEPS = st.lists(st.tuples(st.sampled_from(["shift", "resize", "confirm", "back"]), st.integers(-5, 5)),
+                     max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(LED_STEPS)
+def test_any_led_walk_saves_a_layout_the_board_loads(tmp_path_factory, steps):
+    """Whatever the player does, the walk never makes an overlap, so its result always saves and loads."""
+    from kipukas_board.show.layout import default_layout, load_layout
+
+    board = load_map("kipuka-8")
+    lay = default_layout(board)
+    walk = LedWalk(lay.territories, lay.count, lay.stands)
+    for what, by in steps:
+        if what in ("shift", "resize"):
+            getattr(walk, what)(by)
+        else:
+            getattr(walk, what)()
+    while not walk.done:
+        walk.confirm()
+    cal = Calibration(board=board.name, led_territories=walk.territories,
+                      leds={"count": walk.count, "stands": walk.stands})  # as the session saves it
+    path = tmp_path_factory.mktemp("cal") / "default.toml"
+    files.save(path, cal, board)
+    loaded = load_layout(path, board)
+    assert loaded.territories == walk.territories and loaded.stands == walk.stands
+    assert loaded.count == lay.count
 
 
 def test_file_round_trip_and_validation(tmp_path):
+    from kipukas_board.show.layout import default_layout, load_layout
+
     board = load_map("kipuka-8")
+    lay = default_layout(board)
+    extra = {"count": 60, "order": "RGB", "gamma": 1.8, "brightness": 0.3, "power_budget_ma": 1200,
+             "fault_pixels": [39], "stands": {sid: px for sid, px in lay.stands.items()}}
     cal = Calibration(board=board.name, channels={"r1c2": "T1", 'we"ird': "M1a"}, dead=["M1b"],
-                      led_territories={1: [0, 1], 2: [2, 3]}, cameras={1: {"test_scan": True}})
+                      led_territories=lay.territories, cameras={1: {"test_scan": True}}, leds=extra)
     path = tmp_path / "calibration" / "default.toml"
     files.save(path, cal, board)
     back = files.load(path, board)
     assert back == cal
+    led = load_layout(path, board)  # the board reads the very same file
+    assert led.count == 60 and led.order == "RGB" and led.stands == lay.stands and led.faults() == [39]
     bad = cal.__class__(board=board.name, channels={"r1": "T99"})
     with pytest.raises(CalibrationError) as e:
         files.save(path, bad, board)
     assert "no stand 'T99'" in str(e.value)
     assert files.load(path, board) == cal  # the refused save left the good file alone
+    on_a_stand = Calibration(board=board.name, led_territories={**lay.territories, 8: [21, 22, 24]},
+                             leds={"stands": lay.stands})  # pixel 24 is T1's
+    with pytest.raises(CalibrationError, match="pixel 24 is given to both"):
+        files.save(path, on_a_stand, board)
     with pytest.raises(CalibrationError) as e:
         files.loads('board = "x"\n[sensors.channels]\na = "T1"\nb = "T1"\n[leds.territories]\n"1" = [0, -1]\n')
     assert len(e.value.problems) == 2 and "two channels" in e.value.problems[0]
@@ -149,39 +241,102 @@ def test_walk_on_a_running_board_with_anonymous_channels_resumes_and_is_applied(
     board.stop()
 
 
-def test_led_walk_on_a_board_shows_frames_and_saves_layout(data_dir):
+def _wait(cond, timeout: float = 3.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not cond() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return cond()
+
+
+def _hand_made_leds(data_dir) -> None:
+    """A calibration file with a hand-written [leds] section (as hardware/README suggests)."""
+    from kipukas_board.show.layout import default_layout
+
+    board = load_map("kipuka-8")
+    lay = default_layout(board)
+    terr = "\n".join(f'"{n}" = {px}' for n, px in lay.territories.items())
+    stands = "\n".join(f'"{sid}" = {px}' for sid, px in lay.stands.items())
+    path = data_dir / "calibration" / "default.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'board = "{board.name}"\nversion = 1\n\n[leds]\ncount = 60\norder = "RGB"\nbrightness = 0.3\n'
+                    f'power_budget_ma = 1200\n\n[leds.territories]\n{terr}\n\n[leds.stands]\n{stands}\n')
+
+
+def test_led_walk_on_a_board_shows_frames_saves_into_the_one_file_and_is_read_back(data_dir):
+    from kipukas_board.show.layout import load_layout
+
+    _hand_made_leds(data_dir)
+    path = data_dir / "calibration" / "default.toml"
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")
     board.start()
     try:
+        # The board reads its LED layout from the data directory's calibration file.
+        assert board.layout.order == "RGB" and board.layout.count == 60 and board.strip.count == 60
         board.calibration.leds_start()
-        board.calibration.leds_do("shift", 1)
-        seg = board.calibration.status()["leds"]["segment"]
-        assert seg == [1, 2, 3]
-        import time
-        deadline = time.monotonic() + 2
-        while board.lighting.frame()[3] != (255, 255, 255) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        board.calibration.leds_do("shift", 1)  # the strip starts a pixel later than thought ...
+        st = board.calibration.status()["leds"]
+        assert st["segment"] == [1, 2, 3] and st["territories"]["8"] == [22, 23, 24]  # ... so all moves along
+        assert st["stands"]["T1"] == [25]
+        assert _wait(lambda: board.lighting.frame()[3] == (255, 255, 255))
         # The test frame lights the shifted segment; on the wire it passes the output stage
         # (brightness, power cap), so compare with what that stage makes of it.
         frame = board.lighting.frame()
-        assert frame[3] == (255, 255, 255) and frame[0] != (255, 255, 255)
-        while board.strip.pixels() != board.lighting.stage.apply(frame) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert frame[0] != (255, 255, 255)
+        assert _wait(lambda: board.strip.pixels() == board.lighting.stage.apply(board.lighting.frame()))
         wire = board.strip.pixels()
-        assert wire == board.lighting.stage.apply(frame) and wire[3] > wire[0]
-        for _ in range(8):
+        assert wire[3] > wire[0]
+        board.calibration.leds_do("confirm")
+        board.calibration.leds_do("resize", 1)  # territory 2 has a pixel more: 3 and on move along
+        assert board.calibration.status()["leds"]["territories"]["3"] == [8, 9, 10]
+        for _ in range(7):
             board.calibration.leds_do("confirm")
-        with pytest.raises(CalibrationError, match="pixel 3 is in territories 1 and 2"):
-            board.calibration.leds_save()  # an overlap is refused, nothing written
-        assert not (data_dir / "calibration" / "default.toml").exists()
-        for _ in range(7):
-            board.calibration.leds_do("back")
-        for _ in range(7):
+        board.calibration.leds_save()  # no overlap to refuse
+        assert board.layout.territories[1] == [1, 2, 3] and board.layout.stands["T1"] == [26]
+        text = path.read_text()
+        assert 'order = "RGB"' in text and "brightness = 0.3" in text and "power_budget_ma = 1200" in text
+        led = load_layout(path, board.loop.state.board)
+        assert led.count == 60 and led.territories == board.layout.territories and led.stands["T1"] == [26]
+    finally:
+        board.stop()
+    again = BoardApp(Settings(), data_dir, sim=True)
+    try:
+        assert again.layout.territories[2] == [4, 5, 6, 7] and again.layout.stands["T1"] == [26]
+        assert again.layout.order == "RGB" and again.layout.brightness == 0.3
+    finally:
+        again.journal.close()
+
+
+def test_led_walk_says_why_a_shift_cannot_happen(data_dir):
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")  # default layout: no spare pixel
+    board.start()
+    try:
+        board.calibration.leds_start()
+        with pytest.raises(ValueError, match="end of the strip"):
             board.calibration.leds_do("shift", 1)
-            board.calibration.leds_do("confirm")
-        board.calibration.leds_save()
-        assert board.layout.territories[1] == [1, 2, 3]
-        assert files.load(data_dir / "calibration" / "default.toml").led_territories[1] == [1, 2, 3]
+        board.calibration.leds_do("resize", -1)
+        board.calibration.leds_do("shift", 1)
+        assert board.calibration.status()["leds"]["segment"] == [1, 2]
+    finally:
+        board.stop()
+
+
+def test_a_resumed_led_walk_lights_its_segment_again(data_dir):
+    _hand_made_leds(data_dir)
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")
+    board.start()
+    board.calibration.leds_start()
+    board.calibration.leds_do("confirm")
+    board.calibration.leds_do("shift", 2)  # territory 2 now at 5, 6, 7
+    board.stop()  # a power cut mid-walk
+    board = BoardApp(Settings(), data_dir, sim=True)
+    board.start()
+    try:
+        assert board.calibration.status()["leds"]["segment"] == [5, 6, 7]
+        lit = [(255, 255, 255) if i in (5, 6, 7) else None for i in range(60)]
+        assert _wait(lambda: [p if p == (255, 255, 255) else None for p in board.lighting.frame()] == lit)
+        assert board.health()["calibration"]["active"] == "leds"
     finally:
         board.stop()
 
@@ -204,8 +359,12 @@ def test_camera_steps_through_the_api(data_dir):
     pytest.importorskip("numpy")
     from web_helpers import PIN, FrameCamera
 
+    from kipukas_board.cards.catalog import Catalog
     from kipukas_board.web.server import create_app
 
+    Catalog.in_dir(data_dir).import_records([{"code": "RrDC", "slug": "allele", "title": "Allele Sect Explorer",
+                                              "type": "Species", "injury_tolerance": 3, "movement": 1,
+                                              "keal_means": []}])
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin=PIN)
     cam = FrameCamera(seat=2)
     board.cameras = [cam]
@@ -213,6 +372,8 @@ def test_camera_steps_through_the_api(data_dir):
     try:
         c = create_app(board).test_client()
         h = {"X-Admin-Pin": PIN}
+        card = {"payload": "kpks.us/RrDC#0001?DmFz33", "seat": 2}
+        assert c.post("/api/sim/cards", json=card).status_code == 200  # shown before the test scan
         assert c.get("/api/calibration/cameras/2/frame.png").status_code == 401
         r = c.get("/api/calibration/cameras/2/frame.png", headers=h)
         assert r.status_code == 200 and r.mimetype == "image/png" and r.data[:4] == b"\x89PNG"
@@ -225,10 +386,11 @@ def test_camera_steps_through_the_api(data_dir):
         c.post("/api/calibration/cameras/2/start", headers=h)
         r = c.post("/api/calibration/cameras/2/save", headers=h)
         assert r.status_code == 409 and "show a card" in r.json["error"]
-        # A card read at seat 2 (what card scanning, issue 4, puts in the state) passes the test scan.
-        board.loop._state = board.loop.state.evolve(cards=({"seat": 2, "code": "HMPU"},))
+        assert c.get("/api/calibration").json["cameras"]["2"]["testing"]
+        # The same card shown to seat 2's camera again is a new reading: it passes the test scan.
+        assert c.post("/api/sim/cards", json=card).status_code == 200
         st = c.get("/api/calibration").json["cameras"]["2"]
-        assert st["ok"] and st["card"]["code"] == "HMPU"
+        assert st["ok"] and st["card"]["code"] == "RrDC" and st["card"]["title"] == "Allele Sect Explorer"
         assert c.post("/api/calibration/cameras/2/save", headers=h).status_code == 200
         saved = files.load(data_dir / "calibration" / "default.toml")
         assert saved.cameras == {2: {"test_scan": True, "focus": 2.5}}
@@ -241,3 +403,31 @@ def test_camera_steps_through_the_api(data_dir):
     board.calibration.apply(board.calibration.saved)
     assert cam2.controls == [{"focus": 2.5}]
     board.journal.close()
+
+
+def test_an_open_sensor_walk_is_in_health_and_holds_the_switches_across_a_restart(data_dir):
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")
+    board.start()
+    assert board.health()["calibration"]["ok"] is True
+    board.calibration.sensors_start()
+    h = board.health()["calibration"]
+    assert h["ok"] is False and h["active"] == "sensors" and "not reaching the game" in h["note"]
+    board.sim_set_stand("T1", True)  # the walk takes it
+    board.sim_set_stand("T1", False)
+    board.stop()  # the walk is left open
+
+    board = BoardApp(Settings(), data_dir, sim=True)
+    board.sensors.set("T2", True)  # a token went down while the board was off
+    board.start()  # ... and the start-up resync goes to the walk, not the game
+    try:
+        assert board.health()["calibration"]["active"] == "sensors"
+        assert board.loop.state.stands["T2"].occupied is False
+        assert [e for _, e in board.journal.events() if e.get("source") == "resync"] == []
+        walk = board.calibration.status()["sensors"]
+        second = list(board.loop.state.board.stands)[1]
+        assert walk["channels"] == {"T1": "T1", "T2": second}  # to the walk it is a token on its stand
+        board.calibration.sensors_do("cancel")  # closing the walk hands the switches back
+        assert board.health()["calibration"]["ok"] is True
+        assert _wait(lambda: board.loop.state.stands["T2"].occupied)
+    finally:
+        board.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -164,3 +165,100 @@ def test_restart_brings_back_the_same_state_and_sim_switches(data_dir: Path) -> 
         assert board.loop.state.to_json() == before
         # The simulated switch under T1 is closed again, so lifting the token is a change.
         assert board.sim_set_stand("T1", False) is True
+
+
+def _events(chunks, n: int, max_chunks: int = 10) -> list[dict]:
+    """The next ``n`` state documents from an event-stream body (or fewer, after ``max_chunks``)."""
+    out: list[dict] = []
+    for _, chunk in zip(range(max_chunks), chunks, strict=False):
+        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+        out += [json.loads(line[6:]) for line in text.split("\n") if line.startswith("data: ")]
+        if len(out) >= n:
+            return out
+    return out
+
+
+def test_a_change_right_after_the_snapshot_still_reaches_the_new_stream(board: BoardApp) -> None:
+    """The stream registers its client before taking the snapshot it sends first."""
+    real = board.state_json
+    calls = [0]
+
+    def snapshot_then_a_change(state=None):
+        doc = real(state)
+        calls[0] += 1
+        if calls[0] == 1:  # the route's snapshot: a token lands just after it was taken
+            board.sim_set_stand("T1", True)
+        return doc
+
+    board.state_json = snapshot_then_a_change  # type: ignore[method-assign]
+    board.broadcaster.keepalive_s = 0.1  # a lost change shows as keepalives, not a hang
+    resp = create_app(board).test_client().get("/api/stream", buffered=False)
+    try:
+        got = _events(iter(resp.response), 2)
+        assert len(got) == 2, "the change made just after the snapshot never arrived"
+        first, second = got
+        assert not next(s for s in first["stands"] if s["id"] == "T1")["occupied"]
+        assert next(s for s in second["stands"] if s["id"] == "T1")["occupied"]
+    finally:
+        resp.close()
+    assert board.broadcaster.clients() == 0  # closing the body gives the place back
+
+
+def test_streams_are_capped_so_other_requests_still_get_a_thread(data_dir: Path) -> None:
+    import http.client
+
+    with live_board(data_dir, threads=4) as (board, url):  # 4 threads: 2 for streams, 2 for the rest
+        host, port = url.removeprefix("http://").split(":")
+        streams = []
+        for _ in range(2):
+            conn = http.client.HTTPConnection(host, int(port), timeout=10)
+            conn.request("GET", "/api/stream")
+            resp = conn.getresponse()
+            assert resp.status == 200
+            resp.readline()  # "retry: 1000": the stream is open and holds its thread
+            streams.append(conn)
+        assert board.broadcaster.clients() == 2
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{url}/api/stream", timeout=10)
+        assert refused.value.code == 503 and int(refused.value.headers["Retry-After"]) > 0
+        assert "limit 2" in json.loads(refused.value.read())["error"]
+        for path in ("/api/state", "/healthz", "/api/leds", "/"):  # all still answered
+            assert urllib.request.urlopen(f"{url}{path}", timeout=5).status == 200
+        streams.pop().close()  # a page goes away: its place is free again at its next keepalive or change
+        board.sim_set_stand("T1", True)
+        deadline = time.monotonic() + 5
+        while board.broadcaster.clients() > 1 and time.monotonic() < deadline:
+            board.sim_set_stand("T1", not board.loop.state.stands["T1"].occupied)
+            time.sleep(0.05)
+        assert board.broadcaster.clients() == 1
+        with urllib.request.urlopen(f"{url}/api/stream", timeout=10) as again:
+            assert again.status == 200
+        for conn in streams:
+            conn.close()
+
+
+def test_waitress_refuses_a_huge_body_before_receiving_it(data_dir: Path) -> None:
+    import socket
+
+    with live_board(data_dir) as (board, url):
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(b"POST /api/sim/stands/T1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 200000000\r\n\r\n" + b"x" * 1000)
+            # Without max_request_body_size waitress would wait for all 200 MB: this read would time out.
+            status = sock.recv(200).split(b"\r\n", 1)[0]
+        assert status.startswith(b"HTTP/1.1 413"), status
+        # The limit is Flask's: a body of exactly 64 KiB is still read (and refused only as bad JSON).
+        req = urllib.request.Request(f"{url}/api/sim/stands/T1", data=b" " * (64 * 1024),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=5)
+        assert e.value.code == 400
+
+
+def test_run_refuses_a_stream_cap_that_would_starve_the_page(tmp_path: Path, capsys) -> None:
+    from kipukas_board.cli import main
+
+    code = main(["run", "--sim", "--data-dir", str(tmp_path), "--port", "0", "--admin-pin", "2468",
+                 "--threads", "4", "--max-streams", "4"])
+    assert code == 2 and "max streams = 4: expected 1 to 3" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import urllib.request
 
 import pytest
 from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
@@ -71,25 +72,105 @@ def test_click_stand_colours_territory_via_sse(page, tmp_path):
                                timeout=3000)
 
 
+def _unlock(page, url: str, path: str = "/") -> None:
+    page.goto(url + path)
+    page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+    page.reload()
+    page.wait_for_selector("#link.up", timeout=5000)
+
+
+def _post(url: str, path: str, body: dict) -> dict:
+    """An action as another phone at the table sends it (real HTTP, with the PIN)."""
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _new_game_on_the_page(page, style: str = "domination", **options: str) -> None:
+    if not page.evaluate("document.getElementById('new-game').open"):
+        page.click("#new-game summary")
+    page.select_option("#play-style", style)
+    for name, value in options.items():
+        field = f'#new-game-form [name="{name}"]'
+        if name == "territory":
+            page.select_option(field, value)
+        else:
+            page.fill(field, value)
+    page.evaluate("document.getElementById('message').hidden = true")
+    page.click('#new-game-form button[type="submit"]')
+    page.wait_for_selector("#message.ok:not([hidden])", timeout=3000)
+
+
 def test_new_game_then_claim_takes_the_players_colour(page, tmp_path):
+    """New game from the page's form, then the first setup placement: the territory turns the placer's
+    colour on this page, by the event stream alone, within a second."""
+    with serve_board(tmp_path) as srv:
+        _unlock(page, srv.url)
+        _new_game_on_the_page(page)
+        page.wait_for_function("document.querySelector('#players').textContent.includes('Player 2')", timeout=2000)
+        s = srv.board.loop.state
+        assert s.phase == "setup" and [p.color for p in s.players] == ["#d7263d", "#1b98e0"]
+        placer = s.placer
+        assert placer in (1, 2)
+        srv.board.sim_set_stand("T1", True)  # the placer's capital goes down on territory 1
+        assert srv.board.loop.state.territories[1].owner == placer
+        _wait_fill(page, '[data-territory="1"]', {1: "rgb(215, 38, 61)", 2: "rgb(27, 152, 224)"}[placer], 1.0)
+
+
+def test_new_game_form_asks_for_what_each_play_style_needs(page, tmp_path):
+    with serve_board(tmp_path) as srv:
+        _unlock(page, srv.url)
+        page.click("#new-game summary")
+        shown = "() => [...document.querySelectorAll('#new-game-form [data-option]')].filter(l => !l.hidden)" \
+                ".map(l => l.dataset.option).sort().join(' ')"
+        assert page.evaluate(shown) == ""
+        page.select_option("#play-style", "coastal_war")
+        assert page.evaluate(shown) == "cycles"
+        page.select_option("#play-style", "cost_too_great")
+        assert page.evaluate(shown) == "soul_limit"
+        page.select_option("#play-style", "ends_justify_means")
+        assert page.evaluate(shown) == "cycles"
+        _new_game_on_the_page(page, "king_of_the_hill", territory="4", cycles="3")
+        s = srv.board.loop.state
+        assert s.play_style == "king_of_the_hill" and s.style_options == {"territory": 4, "cycles": 3}
+        _new_game_on_the_page(page, "king_of_the_hill", territory="random", cycles="2")
+        s = srv.board.loop.state
+        assert 1 <= s.style_options["territory"] <= 8 and s.style_options["cycles"] == 2
+
+
+def test_soul_wasted_button_records_the_loss(page, tmp_path):
+    with serve_board(tmp_path) as srv:
+        _unlock(page, srv.url)
+        ps = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
+        _post(srv.url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        srv.board.sim_set_stand("M1a", True)  # a soul of seat 1 next to its capital
+        page.wait_for_function("document.querySelector('#act-stand').textContent.includes('M1a')", timeout=3000)
+        page.select_option("#act-seat", "1")
+        page.select_option("#act-stand", "M1a")
+        page.select_option("#act-by", "2")
+        page.click('[data-action="soul-lost"]')
+        page.wait_for_selector("#message.ok", timeout=3000)
+        s = srv.board.loop.state
+        assert s.souls_lost == {1: 1} and s.souls_defeated == {2: 1}
+        assert s.stands["M1a"].awaiting == "wasted"
+
+
+def test_a_sensor_walk_left_open_shows_a_banner_on_the_board_page(page, tmp_path, monkeypatch):
+    monkeypatch.setattr("kipukas_board.app.HEALTH_POLL_S", 0.1)
     with serve_board(tmp_path) as srv:
         page.goto(srv.url + "/")
         page.wait_for_selector("#link.up", timeout=5000)
-        status = page.evaluate("""async (pin) => (await fetch('/api/actions/new-game', {method: 'POST',
-            headers: {'Content-Type': 'application/json', 'X-Admin-Pin': pin},
-            body: JSON.stringify({players: [{seat: 1, name: 'Ana', color: '#d7263d'},
-                                            {seat: 2, name: 'Ben', color: '#1b98e0'}]})})).status""", PIN)
-        if status == 404:
-            pytest.skip("POST /api/actions/new-game is not on this branch yet (the rules engine, issue 3); "
-                        "the claim colour via SSE is asserted in test_click_stand_colours_territory_via_sse")
-        assert status == 200
-        page.wait_for_function("document.querySelector('#players').textContent.includes('Ana')", timeout=2000)
-        page.click('[data-stand="T1"]')
-        owner = srv.board.loop.state.territories[1].owner
-        want = {1: "rgb(215, 38, 61)", 2: "rgb(27, 152, 224)"}.get(owner)
-        if want is None:
-            pytest.skip("the rules engine left T1's holder unknown after the click (owner is decided by issue 3)")
-        _wait_fill(page, '[data-territory="1"]', want)
+        assert page.is_hidden("#calibration-banner")
+        _post(srv.url, "/api/calibration/sensors/start", {})  # from another phone, say
+        page.wait_for_selector("#calibration-banner:not([hidden])", timeout=2000)
+        assert "not reaching the game" in page.text_content("#calibration-banner")
+        assert page.get_attribute("#calibration-banner a", "href") == "/calibrate"
+        _post(srv.url, "/api/calibration/sensors/cancel", {})
+        page.wait_for_selector("#calibration-banner", state="hidden", timeout=2000)
 
 
 def test_control_refused_without_pin_and_works_with_it(page, tmp_path):
@@ -217,46 +298,44 @@ def test_camera_preview_and_focus_in_chromium(page, tmp_path):
 
 
 def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path):
-    """Players, counts, questions, contention, timers, cards, initiative, winner: drawn from the state JSON.
+    """Players, counts, questions, contention, timers, cards, initiative, winner: all from real events
+    (actions, simulated switches and a simulated camera), drawn from the state the stream sends."""
+    from kipukas_board.cards.catalog import Catalog
 
-    The rules engine (issue 3) and card scanning (issue 4) fill these fields; here the state is set
-    directly so the page's side of the contract is checked on any branch.
-    """
-    from kipukas_board.game.state import Player, TerritoryState
-
+    Catalog.in_dir(tmp_path).import_records([{
+        "code": "HMPU", "slug": "ember-wyrm", "title": "Ember <i>Wyrm</i>", "type": "Species", "habitat": "volcanic",
+        "injury_tolerance": 3, "movement": 2, "keal_means": []}])
     with serve_board(tmp_path) as srv:
         page.goto(srv.url + "/")
         page.wait_for_selector("#link.up", timeout=5000)
-        b = srv.board
+        b, url = srv.board, srv.url
+        ps = [{"seat": 1, "name": "Ana <b>", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
+        _post(url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # capitals 1 / 8, base camps 2, 7 / 5, 4
+            b.sim_set_stand(sid, True)
+        assert b.loop.state.phase == "play"
+        _post(url, "/api/actions/roll-diel", {})  # the opening day
+        b.sim_set_stand("M6a", True)  # a token next to nobody's territory: the board asks whose it is
+        b.sim_set_stand("M2a", True)
+        _post(url, "/api/actions/correction", {"target": "stand", "stand": "M2a", "owner": 2})  # Ben's, in Ana's 2
+        _post(url, "/api/actions/timer", {"label": "Set-aside card", "cycles": 5, "seat": 1})
+        _post(url, "/api/sim/cards", {"payload": "kpks.us/HMPU#0004?BFxDCJ", "seat": 2})
         s = b.loop.state
-        terr = dict(s.territories)
-        terr[1] = TerritoryState(owner=1, claim="capital")
-        terr[2] = TerritoryState(owner=1, claim="base_camp", contention=True)
-        terr[5] = TerritoryState(owner=2, claim="capital")
-        s = s.evolve(players=(Player(1, "Ana <b>", "#d7263d"), Player(2, "Ben", "#1b98e0")), territories=terr,
-                     phase="play", diel_cycle=3, diel_phase="storm",
-                     questions=({"id": "q1", "text": "Whose soul moved to M2a?", "options": [1, 2]},),
-                     timers=({"label": "Set-aside card", "due_cycle": 8},),
-                     cards=({"seat": 2, "code": "HMPU", "name": "Ember <i>Wyrm</i>", "habitat": "volcanic"},),
-                     extra={})
-        b.loop._state = s
-        doc = b.state_json(s)
-        doc["initiative"] = 2
-        b.broadcaster.publish("state", json.dumps(doc), s.seq + 1)
-        page.wait_for_function("document.querySelector('#players').textContent.includes('Ana <b>')", timeout=3000)
+        assert s.questions and s.territories[2].contention and s.timers and s.cards
+        page.wait_for_function("document.querySelector('#cards').textContent.includes('Wyrm')", timeout=3000)
         assert page.locator("#players b").count() == 0  # the name is text, not markup
-        assert page.text_content('#players li[data-seat="1"] .count') == "2 territories"
-        assert page.text_content("#diel") == "storm · cycle 3"
-        assert page.text_content("#initiative") == "initiative: Ben"
-        assert "Whose soul moved to M2a?" in page.text_content("#questions")
-        assert page.locator("#questions button").count() == 2
+        assert page.text_content('#players li[data-seat="1"] .count') == "3 territories"
+        assert page.text_content("#diel") == f"{s.diel_phase} · cycle {s.diel_cycle}"
+        assert page.text_content("#initiative") == f"initiative: {['Ana <b>', 'Ben'][s.initiative - 1]}"
+        assert s.questions[-1]["text"] in page.text_content("#questions")
+        assert page.locator("#questions button").count() == len(s.questions[-1]["options"])
         assert "2 Fern Hollow" in page.text_content("#contention")
         assert page.locator("#contention button").count() == 2
         assert page.get_attribute('[data-territory="2"]', "class").endswith("contention")
-        assert "due in cycle 8" in page.text_content("#timers")
+        due = s.diel_cycle + 5
+        assert page.text_content("#timers") == f"Set-aside card (Ana <b>): due in cycle {due}, 5 cycles left"
         card = page.text_content('#cards .card[data-seat="2"]')
         assert "Ben: Ember <i>Wyrm</i>" in card and "volcanic" in card
-        doc["winner"] = 1
-        b.broadcaster.publish("state", json.dumps(doc), s.seq + 2)
+        _post(url, "/api/actions/end-game", {"winner": 1})
         page.wait_for_selector("#winner:not([hidden])", timeout=3000)
         assert page.text_content("#winner") == "Ana <b> wins"

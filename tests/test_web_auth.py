@@ -124,10 +124,72 @@ def test_log_endpoint(client):
     assert c.get("/api/log?limit=x").status_code == 400
 
 
-def test_pin_change_needs_the_current_pin_and_digits(client):
-    c, board = client
+def test_pin_change_needs_the_current_pin_and_digits(data_dir):
+    PinStore(data_dir).set(PIN)  # a PIN set on the page earlier, none given on the command line
+    board = BoardApp(Settings(), data_dir, sim=True)
+    c = create_app(board).test_client()
     assert c.post("/api/pin", json={"new_pin": "13579"}).status_code == 401
     r = c.post("/api/pin", json={"new_pin": "12ab"}, headers={"X-Admin-Pin": PIN})
     assert r.status_code == 400 and "4 to 12 digits" in r.json["error"]
     assert c.post("/api/pin", json={"new_pin": "13579"}, headers={"X-Admin-Pin": PIN}).status_code == 200
     assert board.pins.check("13579") and not board.pins.check(PIN)
+    assert "pin-new" in c.get("/").get_data(as_text=True)
+    board.journal.close()
+    # The change sticks across a restart (nothing sets the PIN again).
+    again = BoardApp(Settings(), data_dir, sim=True)
+    assert again.pins.check("13579") and not again.pins.managed
+    again.journal.close()
+
+
+def test_a_pin_from_the_service_config_is_not_changed_on_the_page(client, data_dir):
+    """--admin-pin / KIPUKAS_ADMIN_PIN set the PIN at every start: a page change would silently revert."""
+    c, board = client
+    r = c.post("/api/pin", json={"new_pin": "13579"}, headers={"X-Admin-Pin": PIN})
+    assert r.status_code == 409 and "KIPUKAS_ADMIN_PIN" in r.json["error"]
+    assert board.pins.check(PIN) and not board.pins.check("13579")
+    html = c.get("/").get_data(as_text=True)
+    assert 'id="pin-managed"' in html and "pin-new" not in html
+
+
+def test_parallel_wrong_pins_cannot_outrun_the_limit(data_dir, monkeypatch):
+    """Many wrong PINs sent at once: each is counted before its (slow) hash, and at most two hashes run."""
+    import threading
+
+    from kipukas_board.web import auth
+
+    store = PinStore(data_dir)
+    store.set(PIN)
+    running, most = [0], [0]
+    lock = threading.Lock()
+    real_hash = auth._hash
+
+    def counted_hash(pin, salt):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            return real_hash(pin, salt)  # the real scrypt, so the race is as wide as on a Pi
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(auth, "_hash", counted_hash)
+    start = threading.Barrier(16)
+    verdicts = []
+
+    def guess(i):
+        start.wait()
+        verdicts.append(store.verify(f"{1000 + i}", "10.0.0.9"))
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    statuses = sorted(v.status for v in verdicts)
+    free = store.limiter.free
+    assert statuses.count(403) == free + 1, statuses  # the free tries, and one that starts the wait
+    assert statuses.count(429) == 16 - free - 1
+    assert most[0] <= auth.MAX_CONCURRENT_CHECKS
+    assert store.verify(PIN, "10.0.0.9").status == 429  # locked out: even the right PIN waits
+    assert store.verify(PIN, "10.0.0.10").ok  # other addresses are not punished

@@ -9,11 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from waitress import create_server
-
 from kipukas_board.app import BoardApp
 from kipukas_board.settings import Settings
-from kipukas_board.web.server import create_app
+from kipukas_board.web.serving import make_server
 
 PIN = "2468"
 CHROMIUM = "/usr/bin/chromium"
@@ -34,7 +32,7 @@ def serve_board(data_dir: Path, cameras: list[Any] | None = None, **sensor_optio
     board = BoardApp(settings, data_dir, sim=True, admin_pin=PIN)
     if cameras is not None:
         board.cameras = cameras
-    server = create_server(create_app(board), host="127.0.0.1", port=0, threads=12, channel_timeout=60)
+    server = make_server(board, "127.0.0.1", 0, threads=12, channel_timeout=60)
     board.start()
     stopping = threading.Event()
 

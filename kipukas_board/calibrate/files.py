@@ -2,8 +2,12 @@
 
 It lives at ``<data dir>/calibration/<name>.toml`` (``[board] calibration = "<name>"`` in the
 settings, ``default`` unless set; a value with a ``/`` or ending in ``.toml`` is a path of its own).
-The file is written atomically (a temporary file in the same folder, fsynced, then renamed), so a
-power cut leaves either the old file or the new one, never half of one.
+It is the board's one calibration file: the walk-through writes it, and the board reads its channel
+map, cameras and LED layout (:func:`kipukas_board.show.layout.load_layout`) from it. The ``[leds]``
+section may hold more than the walk measures (``count``, ``order``, ``gamma``, ``brightness``, the
+power budget, ``[leds.stands]``...): a save keeps every key it did not change. The file is written
+atomically (a temporary file in the same folder, fsynced, then renamed), so a power cut leaves
+either the old file or the new one, never half of one.
 
 Example of a file::
 
@@ -16,8 +20,14 @@ Example of a file::
     stuck = ["r7c7"]                                # channels closed with no token on the board
     duplicate = ["r2c2"]                            # channels that answered for two stands
 
+    [leds]
+    order = "GRB"                                   # anything show/layout.py reads; kept as written
+
     [leds.territories]
     "1" = [0, 1, 2]
+
+    [leds.stands]
+    "T1" = [24]
 
 Example::
 
@@ -38,6 +48,10 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, parse_layout
+
+__all__ = ["Calibration", "CalibrationError", "atomic_write", "calibration_path", "check_against", "dumps",
+           "load", "loads", "save"]
 
 VERSION = 1
 
@@ -60,24 +74,33 @@ class Calibration:
     duplicate: list[str] = field(default_factory=list)
     led_territories: dict[int, list[int]] = field(default_factory=dict)
     cameras: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: The rest of ``[leds]`` as written (count, order, gamma, brightness, power budget, stands, ...).
+    leds: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"board": self.board, "version": VERSION,
                 "sensors": {"channels": dict(self.channels), "dead": list(self.dead),
                             "stuck": list(self.stuck), "duplicate": list(self.duplicate)},
-                "leds": {"territories": {str(n): list(px) for n, px in sorted(self.led_territories.items())}},
+                "leds": {**self.leds,
+                         "territories": {str(n): list(px) for n, px in sorted(self.led_territories.items())}},
                 "cameras": [{"seat": s, **c} for s, c in sorted(self.cameras.items())]}
 
+    def leds_table(self) -> dict[str, Any]:
+        """The whole ``[leds]`` table, as :func:`~kipukas_board.show.layout.parse_layout` reads it."""
+        return {**self.leds, "territories": {str(n): list(px) for n, px in self.led_territories.items()}}
 
-def calibration_path(name: str, data_dir: str | Path) -> Path:
-    """Where the calibration called ``name`` lives (see the module docs)."""
-    if "/" in name or name.endswith(".toml"):
-        return Path(name)
-    return Path(data_dir) / "calibration" / f"{name}.toml"
+    def layout(self, board: BoardMap | None = None) -> LedLayout:
+        """The LED layout this calibration gives (raises LayoutError if it does not fit ``board``)."""
+        return parse_layout(self.leds_table(), board)
 
 
 def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def _key(k: str) -> str:
+    """A TOML key: bare when it may be (``count``), quoted otherwise."""
+    return k if k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k) else _q(k)
 
 
 def _value(v: Any) -> str:
@@ -98,8 +121,13 @@ def dumps(cal: Calibration) -> str:
            f"board = {_q(cal.board)}", f"version = {VERSION}", "", "[sensors]", "dead = " + _value(cal.dead),
            "stuck = " + _value(cal.stuck), "duplicate = " + _value(cal.duplicate), "", "[sensors.channels]"]
     out += [f"{_q(ch)} = {_q(sid)}" for ch, sid in sorted(cal.channels.items())]
-    out += ["", "[leds.territories]"]
-    out += [f'"{n}" = {_value(px)}' for n, px in sorted(cal.led_territories.items())]
+    if cal.led_territories or cal.leds:  # no [leds] at all: the board keeps its default layout
+        scalars = {k: v for k, v in cal.leds.items() if not isinstance(v, dict)}
+        out += ["", "[leds]"] + [f"{_key(k)} = {_value(v)}" for k, v in scalars.items()]
+        out += ["", "[leds.territories]"]
+        out += [f'"{n}" = {_value(px)}' for n, px in sorted(cal.led_territories.items())]
+        for name, table in ((k, v) for k, v in cal.leds.items() if isinstance(v, dict)):
+            out += ["", f"[leds.{_key(name)}]"] + [f"{_q(str(k))} = {_value(v)}" for k, v in table.items()]
     for seat, cam in sorted(cal.cameras.items()):
         out += ["", "[[cameras]]", f"seat = {seat}"]
         out += [f"{k} = {_value(v)}" for k, v in sorted(cam.items()) if k != "seat"]
@@ -148,24 +176,18 @@ def loads(text: str, source: str = "<calibration>", board: BoardMap | None = Non
         if sid in seen:
             problems.append(f"[sensors.channels] stand {sid!r} has two channels ({seen[sid]!r} and {ch!r})")
         seen[sid] = ch
-    leds = data.get("leds", {}).get("territories", {}) if isinstance(data.get("leds", {}), dict) else None
+    leds = data.get("leds", {})
     if not isinstance(leds, dict):
-        problems.append("[leds.territories] must be a table of territory number → pixel list")
-        leds = {}
-    owner: dict[int, int] = {}
-    for key, px in leds.items():
-        if not key.isdigit():
-            problems.append(f"[leds.territories] key {key!r} must be a territory number")
-            continue
-        if not isinstance(px, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
-                                               for i in px):
-            problems.append(f"[leds.territories] {key} must be a list of pixel numbers (0, 1, ...), got {px!r}")
-            continue
-        for i in px:
-            if i in owner:
-                problems.append(f"[leds.territories] pixel {i} is in territories {owner[i]} and {key}")
-            owner[i] = int(key)
-        cal.led_territories[int(key)] = list(px)
+        problems.append("[leds] must be a table")
+    elif leds:
+        cal.leds = {k: v for k, v in leds.items() if k != "territories"}
+        try:
+            # The board reads this section with the same function: what passes here lights the same.
+            # It also refuses a pixel given to two things (two territories, a territory and a stand).
+            on = board if board is not None and board.name == name else None  # another map: said below
+            cal.led_territories = dict(parse_layout(leds, on, source).territories)
+        except LayoutError as exc:
+            problems += [f"[leds] {p}" for p in exc.problems]
     cams = data.get("cameras", [])
     if not isinstance(cams, list):
         problems.append("cameras must be an array of tables: [[cameras]]")
@@ -176,7 +198,7 @@ def loads(text: str, source: str = "<calibration>", board: BoardMap | None = Non
             problems.append(f"[[cameras]] #{i + 1}: seat must be a seat number (1, 2, ...), got {seat!r}")
             continue
         cal.cameras[seat] = {k: v for k, v in cam.items() if k != "seat"}
-    if board is not None and not problems:
+    if board is not None:
         problems += check_against(cal, board)
     if problems:
         raise CalibrationError(source, problems)
@@ -192,9 +214,6 @@ def check_against(cal: Calibration, board: BoardMap) -> list[str]:
     for ch, sid in sorted(cal.channels.items()):
         if sid not in board.stands:
             problems.append(f"[sensors.channels] {ch!r} = {sid!r}: the map has no stand {sid!r}")
-    for n in cal.led_territories:
-        if n not in board.territories:
-            problems.append(f"[leds.territories] the map has no territory {n}")
     return problems
 
 

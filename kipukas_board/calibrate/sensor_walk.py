@@ -6,12 +6,23 @@ watches the raw switch changes (channels, before any mapping):
 - the first channel that closes while a token is asked for on stand S is S's channel; the walk then
   asks for the token to be lifted and moves on when that channel opens again;
 - a channel already closed when the walk starts (the board should be bare) is **stuck**;
-- a channel that closes for S although it already belongs to an earlier stand, or a second channel
-  closing for the same stand, is a **duplicate** (crossed wires, two reeds under one stand);
+- a **duplicate** is a channel that really answers for a second stand: one that already belongs to
+  an earlier stand and is the only one to close for S (S is skipped: crossed wires), or a second
+  channel that closes with S's token and stays closed until that token is lifted (two reeds under
+  one stand) and is not the next stand's own channel, or that opens within :data:`TOGETHER_S` of
+  S's own channel when the token is lifted (given the changes' times);
+- any other channel closing out of turn is *watched* and forgotten once it proves to be noise: it
+  opens again while S's token is still down (a hand brushing another stand, a chattering reed), or
+  S finds a channel of its own;
 - a stand for which no channel answers is skipped by the player and recorded as **dead**.
 
-It is pure (no threads, no clock): :class:`~kipukas_board.calibrate.session.CalibrationSession`
-feeds it changes and saves :meth:`SensorWalk.to_json` after every step so an interrupted walk resumes.
+A change that repeats what the walk already knows (a closed channel reported closed) is no change:
+after a restart the board replays every switch's state through the walk, which must not count them
+twice.
+
+It is pure (no threads, no clock of its own: a change may carry its time):
+:class:`~kipukas_board.calibrate.session.CalibrationSession` feeds it changes and saves
+:meth:`SensorWalk.to_json` after every step so an interrupted walk resumes.
 
 Example::
 
@@ -29,6 +40,9 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Two channels that open within this many seconds of each other opened with the same token.
+TOGETHER_S = 0.3
+
 
 class SensorWalk:
     def __init__(self, stands: list[str], closed_at_start: dict[str, bool] | None = None) -> None:
@@ -42,9 +56,14 @@ class SensorWalk:
         self.dead: list[str] = []
         self.stuck: list[str] = sorted(ch for ch, closed in (closed_at_start or {}).items() if closed)
         self.duplicate: list[str] = []
+        #: Channels that closed out of turn: channel → the stand whose step it was. Each becomes a
+        #: duplicate or is forgotten as noise (see the module docs).
+        self.suspects: dict[str, str] = {}
         self.notes: list[str] = [f"channel {ch} was closed before any token was placed (stuck?)"
                                  for ch in self.stuck]
         self._closed: set[str] = set(self.stuck)
+        #: Watched channels of the current stand that opened as noise: channel → when (for TOGETHER_S).
+        self._opened: dict[str, float] = {}
 
     @property
     def done(self) -> bool:
@@ -68,8 +87,18 @@ class SensorWalk:
         if channel not in self.duplicate:
             self.duplicate.append(channel)
 
-    def on_change(self, channel: str, closed: bool) -> None:
-        """A raw switch change, straight from the sensor adapter."""
+    def known(self, channel: str, closed: bool) -> bool:
+        """Is that already the channel's state as the walk knows it (so no change at all)?"""
+        return closed == (channel in self._closed)
+
+    def on_change(self, channel: str, closed: bool, at: float | None = None) -> None:
+        """A raw switch change, straight from the sensor adapter (a repeat of the known state is ignored).
+
+        ``at`` is when it happened (seconds on any steady clock); without it, two channels opening
+        together cannot be told from noise, and a watched channel that opens first counts as noise.
+        """
+        if self.known(channel, closed):
+            return
         if closed:
             self._closed.add(channel)
         else:
@@ -81,21 +110,62 @@ class SensorWalk:
             return
         if self.done:
             return
+        if closed:
+            self._closing(channel)
+        else:
+            self._opening(channel, at)
+
+    def _closing(self, channel: str) -> None:
         stand = self.stands[self.index]
         mine = self.channel_of(stand)
-        if closed:
-            owner = self.channels.get(channel)
-            if owner is not None and owner != stand:
-                self._flag_duplicate(channel)
-                self._note(f"channel {channel} answered for {stand} but already belongs to {owner}")
-            elif mine is None:
-                self.channels[channel] = stand
-                self.step = "lift"
-            elif channel != mine:
-                self._flag_duplicate(channel)
-                self._note(f"stand {stand} closed two channels: {mine} and {channel}")
-        elif channel == mine and self.step == "lift":
+        owner = self.channels.get(channel)
+        if mine is None and owner is None:
+            self.channels[channel] = stand
+            self.step = "lift"
+            self._found(stand, channel)
+        elif owner != stand and channel not in self.suspects:
+            self.suspects[channel] = stand
+            why = f"already belongs to {owner}" if owner else f"{stand} already has channel {mine}"
+            self._note(f"channel {channel} closed during stand {stand}'s turn ({why}): watching it")
+
+    def _opening(self, channel: str, at: float | None) -> None:
+        stand = self.stands[self.index]
+        mine = self.channel_of(stand)
+        if channel == mine and self.step == "lift":
+            for ch, when in self._opened.items():  # opened with this token after all: two reeds
+                if at is not None and at - when <= TOGETHER_S:
+                    self._flag_duplicate(ch)
+                    self._note(f"stand {stand} closed two channels: {mine} and {ch} (both opened as it was lifted)")
             self._advance()
+            return
+        if self.suspects.get(channel) == stand and mine is not None and mine in self._closed:
+            # It opened again while this stand's token is still down: not this stand's doing.
+            del self.suspects[channel]
+            if at is not None:
+                self._opened[channel] = at
+            self._note(f"channel {channel} opened again while the token was on {stand}: ignored as noise")
+
+    def _found(self, stand: str, channel: str) -> None:
+        """``stand`` has its own ``channel`` now: settle the channels watched so far."""
+        for ch, during in list(self.suspects.items()):
+            # This stand's own channel, closed early (its token put down before the last was lifted),
+            # or a bump that came and went before this stand's token: noise either way.
+            if ch == channel or (during == stand and ch not in self._closed):
+                del self.suspects[ch]
+            elif during != stand:  # closed with an earlier stand's token, held until it was lifted
+                del self.suspects[ch]
+                self._flag_duplicate(ch)
+                self._note(f"stand {during} closed two channels: {self.channel_of(during)} and {ch}")
+
+    def _settle(self, stand: str) -> None:
+        """``stand`` was skipped with no channel of its own: an earlier stand's channel that closed for
+        it is a crossed wire; what else was watched keeps waiting for the next stand."""
+        for ch, during in list(self.suspects.items()):
+            owner = self.channels.get(ch)
+            if during == stand and owner is not None:
+                del self.suspects[ch]
+                self._flag_duplicate(ch)
+                self._note(f"channel {ch} answered for {stand} but already belongs to {owner}")
 
     def skip(self) -> None:
         """No channel answers for the current stand: record it as dead and ask for the next one."""
@@ -105,6 +175,7 @@ class SensorWalk:
         if self.channel_of(stand) is None:
             self.dead.append(stand)
             self._note(f"no channel answered for stand {stand}: marked dead")
+            self._settle(stand)
         self._advance()
 
     def back(self) -> None:
@@ -115,6 +186,8 @@ class SensorWalk:
             self.index -= 1
         stand = self.stands[self.index]
         self.channels = {ch: sid for ch, sid in self.channels.items() if sid != stand}
+        self.suspects = {ch: sid for ch, sid in self.suspects.items() if sid != stand}
+        self._opened = {}
         if stand in self.dead:
             self.dead.remove(stand)
         self.step = "place"
@@ -122,20 +195,27 @@ class SensorWalk:
     def _advance(self) -> None:
         self.index += 1
         self.step = "place"
+        self._opened = {}
+        if self.done:  # nothing after the last stand can claim what is still watched
+            for ch, during in list(self.suspects.items()):
+                del self.suspects[ch]
+                if ch in self._closed or self.channels.get(ch) is None:
+                    self._flag_duplicate(ch)
+                    self._note(f"stand {during} closed two channels: {self.channel_of(during)} and {ch}")
 
     def status(self) -> dict[str, Any]:
         """What the page shows: where the walk is and what it found so far."""
         return {"stand": self.current, "step": self.step if not self.done else "done",
                 "index": self.index, "total": len(self.stands), "done": self.done,
                 "channels": dict(self.channels), "dead": list(self.dead), "stuck": list(self.stuck),
-                "duplicate": list(self.duplicate), "notes": list(self.notes[-10:]),
-                "closed": sorted(self._closed)}
+                "duplicate": list(self.duplicate), "watching": sorted(self.suspects),
+                "notes": list(self.notes[-10:]), "closed": sorted(self._closed)}
 
     # -- resuming --------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {"stands": self.stands, "index": self.index, "step": self.step, "channels": self.channels,
                 "dead": self.dead, "stuck": self.stuck, "duplicate": self.duplicate, "notes": self.notes,
-                "closed": sorted(self._closed)}
+                "suspects": self.suspects, "closed": sorted(self._closed)}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SensorWalk:
@@ -146,4 +226,5 @@ class SensorWalk:
         walk.dead, walk.stuck = list(d["dead"]), list(d["stuck"])
         walk.duplicate, walk.notes = list(d["duplicate"]), list(d["notes"])
         walk._closed = set(d.get("closed", []))
+        walk.suspects = {str(k): str(v) for k, v in d.get("suspects", {}).items()}
         return walk

@@ -5,10 +5,12 @@ calibration (``calibration/<board>.toml`` in the data directory) and applies it 
 segments), hooks the session to the raw switch changes, and adds the page's and the walk's routes.
 
 While a sensor walk is open, switch changes go to the walk and *not* to the game (placing tokens
-stand by stand must not claim territories). Every step is written to
+stand by stand must not claim territories). That is easy to forget with the walk left open, so the
+session is a health source of the board (``health.calibration``: not ok while a walk is open, with
+a note the board page shows as a banner linking to ``/calibrate``). Every step is written to
 ``calibration-progress.json`` at once, so after a restart or a power cut the walk resumes on the
-stand where it stopped. Nothing reaches the calibration file until the player saves, and the file is
-checked against the map and written atomically.
+stand where it stopped (an LED walk lights its segment again). Nothing reaches the calibration file
+until the player saves, and the file is checked against the map and written atomically.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,17 +67,26 @@ class CalibrationSession:
         self.apply(self.saved)
 
     def apply(self, cal: Calibration) -> None:
-        """Make the running board use ``cal``: channel map, LED segments."""
+        """Make the running board use ``cal``: channel map, LED segments and stand pixels, cameras.
+
+        The board already read the LED layout from this same file at start (``load_layout``); this
+        puts a layout saved since into the running lights (the strip's length stays as it was).
+        """
         b = self.board
         if cal.channels:
             b.channel_map = dict(cal.channels)
             b.unmapped_channels.clear()
         if cal.led_territories:
-            fits = all(0 <= i < b.layout.count for px in cal.led_territories.values() for i in px)
-            if fits:
-                b.layout.territories.update({n: list(px) for n, px in cal.led_territories.items()})
+            lay = cal.layout(b.loop.state.board)
+            if lay.count <= b.layout.count:
+                b.layout.territories.clear()
+                b.layout.territories.update({n: list(px) for n, px in lay.territories.items()})
+                if lay.stands:
+                    b.layout.stands.clear()
+                    b.layout.stands.update({sid: list(px) for sid, px in lay.stands.items()})
             else:
-                self.problem = f"{self.path}: LED segments reach past the strip's {b.layout.count} pixels"
+                self.problem = (f"{self.path}: the LED layout needs {lay.count} pixels; the strip was started "
+                                f"with {b.layout.count} (restart the board to use it)")
         for cam in b.cameras:
             saved = cal.cameras.get(getattr(cam, "seat", 0), {})
             controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
@@ -98,7 +110,14 @@ class CalibrationSession:
             if d.get("leds"):
                 self.leds = LedWalk.from_json(d["leds"])
         except (ValueError, KeyError, TypeError) as exc:
+            self.sensors = self.leds = None
             log.error("%s is unreadable (%s); starting the walk-through afresh", self.progress_path, exc)
+        if self.leds is not None:
+            try:
+                self._show(self.leds.frame())  # the strip shows the segment the page asks about
+            except ValueError as exc:  # the strip's length changed since (another calibration file)
+                log.error("the LED walk in %s does not fit the strip (%s); start it again", self.progress_path, exc)
+                self.leds = None
 
     def _changed(self) -> None:
         """Save the progress and tell every open page (SSE event ``calibration``)."""
@@ -110,6 +129,22 @@ class CalibrationSession:
         else:
             files.atomic_write(self.progress_path, json.dumps(d))
         self.board.broadcaster.publish("calibration", json.dumps(self.status()))
+
+    def health(self) -> dict[str, Any]:
+        """``health.calibration`` for the pages: is a walk holding the switches or the lights?
+
+        Not ok while a walk is open (a sensor walk keeps every token move from the game, an LED walk
+        keeps the game off the strip) or when the saved file could not be applied. Read without the
+        session's lock: it is called from the core thread while the lock may wait on the core.
+        """
+        walks = [name for name, walk in (("sensors", self.sensors), ("leds", self.leds)) if walk is not None]
+        notes = []
+        if self.sensors is not None:
+            notes.append("token moves are not reaching the game while the sensor walk is open")
+        if self.leds is not None:
+            notes.append("the LEDs show the LED walk, not the game")
+        return {"ok": not walks and self.problem is None, "active": "+".join(walks) or None,
+                "note": "; ".join(notes) or None, "error": self.problem, "page": "/calibrate"}
 
     def status(self) -> dict[str, Any]:
         with self._lock:
@@ -130,12 +165,14 @@ class CalibrationSession:
         with self._lock:
             if self.sensors is None:
                 return False
-            self.sensors.on_change(change.channel, change.closed)
-            self._changed()
+            if not self.sensors.known(change.channel, change.closed):  # the start-up resync repeats many
+                self.sensors.on_change(change.channel, change.closed, time.monotonic())
+                self._changed()
             return True
 
     def sensors_start(self) -> dict[str, Any]:
         with self._lock:
+            self._writable()
             stands = list(self.board.loop.state.board.stands)
             self.sensors = SensorWalk(stands, closed_at_start=self.board.sensors.snapshot())
             self._changed()
@@ -190,8 +227,9 @@ class CalibrationSession:
 
     def leds_start(self) -> dict[str, Any]:
         with self._lock:
+            self._writable()
             lay = self.board.layout
-            self.leds = LedWalk(lay.territories, lay.count)
+            self.leds = LedWalk(lay.territories, lay.count, lay.stands)
             self._show(self.leds.frame())
             self._changed()
             return self.status()
@@ -199,8 +237,9 @@ class CalibrationSession:
     def leds_do(self, what: str, by: int = 0) -> dict[str, Any]:
         with self._lock:
             walk = self._need(self.leds, "LED")
-            if what == "shift":
-                walk.shift(by)
+            if what in ("shift", "resize"):
+                if by and not (walk.shift(by) if what == "shift" else walk.resize(by)):
+                    raise ValueError(f"cannot {what} by {by}: {walk.blocked(by, what == 'resize')}")
             elif what == "confirm":
                 walk.confirm()
             elif what == "back":
@@ -211,7 +250,7 @@ class CalibrationSession:
                 self._changed()
                 return self.status()
             else:
-                raise ValueError(f"unknown LED step {what!r}; expected shift, confirm, back or cancel")
+                raise ValueError(f"unknown LED step {what!r}; expected shift, resize, confirm, back or cancel")
             self._show(walk.frame())
             self._changed()
             return self.status()
@@ -223,6 +262,9 @@ class CalibrationSession:
                 raise ValueError(f"the LED walk is at territory {walk.current}; confirm every territory first")
             cal = self._base()
             cal.led_territories = {n: list(px) for n, px in walk.territories.items()}
+            if walk.stands:  # measured along (they move with the segments before them); without them
+                cal.leds["stands"] = {sid: list(px) for sid, px in walk.stands.items()}  # stands go dark
+            cal.leds.setdefault("count", walk.count)  # the strip it was walked on, even if the end is unused
             self._save(cal)
             self.leds = None
             self._end_show()
@@ -234,9 +276,20 @@ class CalibrationSession:
         seats = {getattr(c, "seat", i + 1) for i, c in enumerate(self.board.cameras)}
         return sorted(seats | set(self.cameras))
 
-    def _cards_of(self, seat: int) -> list[str]:
-        return [json.dumps(c, sort_keys=True) for c in self.board.loop.state.cards
-                if isinstance(c, dict) and c.get("seat") == seat]
+    def _last_card(self, seat: int) -> dict[str, Any] | None:
+        return next((c for c in reversed(self.board.loop.state.cards)
+                     if isinstance(c, dict) and c.get("seat") == seat), None)
+
+    @staticmethod
+    def _showing(card: dict[str, Any] | None) -> Any:
+        """What tells one showing of a card from the next: the card event's journal number.
+
+        The same card shown again is an equal entry but a new event; an entry without ``seq``
+        (a rules engine that does not number them) falls back to its content.
+        """
+        if card is None:
+            return None
+        return card["seq"] if "seq" in card else json.dumps(card, sort_keys=True)
 
     def _camera_status(self, seat: int) -> dict[str, Any]:
         check = self.cameras.get(seat)
@@ -245,15 +298,16 @@ class CalibrationSession:
         if self.saved and seat in self.saved.cameras:
             out["saved"] = self.saved.cameras[seat]
         if check:
-            new = [c for c in self._cards_of(seat) if c not in check["before"]]
-            out.update(testing=not new, ok=bool(new), card=json.loads(new[-1]) if new else None,
+            card = self._last_card(seat)
+            new = card is not None and self._showing(card) != check["before"]
+            out.update(testing=not new, ok=new, card=card if new else None,
                        controls=check.get("controls"), applied=check.get("applied"))
         return out
 
     def camera_start(self, seat: int) -> dict[str, Any]:
         with self._lock:
             check = self.cameras.setdefault(seat, {})
-            check["before"] = self._cards_of(seat)  # focus/exposure set earlier are kept
+            check["before"] = self._showing(self._last_card(seat))  # focus/exposure set earlier are kept
             self._changed()
             return self.status()
 
@@ -301,7 +355,7 @@ class CalibrationSession:
         with self._lock:
             cam = self._camera(seat)
             applied = self._apply_controls(cam, {"focus": focus, "exposure_us": exposure_us})
-            check = self.cameras.setdefault(seat, {"before": self._cards_of(seat)})
+            check = self.cameras.setdefault(seat, {"before": self._showing(self._last_card(seat))})
             check["controls"] = {"focus": focus, "exposure_us": exposure_us}
             check["applied"] = applied
             self._changed()
@@ -328,8 +382,16 @@ class CalibrationSession:
             c = self.saved
             return Calibration(board=name, channels=dict(c.channels), dead=list(c.dead), stuck=list(c.stuck),
                                duplicate=list(c.duplicate), led_territories=dict(c.led_territories),
-                               cameras=dict(c.cameras))
+                               cameras=dict(c.cameras), leds=json.loads(json.dumps(c.leds)))
+        self._writable()
         return Calibration(board=name)
+
+    def _writable(self) -> None:
+        """Refuse to start over a file that exists but did not load: saving would drop what it holds
+        (hand-set ``[leds]`` keys, other walks' results) without a word."""
+        if self.saved is None and self.path.exists():
+            raise ValueError(f"{self.path} exists but was not applied ({self.problem}); fix it and restart "
+                             f"the board, or move it away to start a new calibration")
 
     def _save(self, cal: Calibration) -> None:
         files.save(self.path, cal, self.board.loop.state.board)
@@ -344,5 +406,6 @@ def attach(board: BoardApp) -> CalibrationSession:
 
     session = CalibrationSession(board)
     board.switch_listeners.append(session.on_switch)
+    board.health_sources["calibration"] = session.health
     board.route_plugins += [pages.register, calibration_api.register]
     return session

@@ -1,7 +1,11 @@
 """``kipukas-board run``: start the board and serve its page with waitress.
 
     kipukas-board run --sim [--host H] [--port P] [--data-dir DIR] [--map NAME_OR_PATH]
-                      [--admin-pin PIN] [--settings FILE]
+                      [--admin-pin PIN] [--settings FILE] [--threads N] [--max-streams M]
+
+Each open page holds a waitress thread for its event stream; at most ``--max-streams`` (default
+``--threads`` - 8) are open at once, so the rest of the API always has threads left
+(``kipukas_board/web/serving.py``).
 
 A map or settings file with mistakes is reported in full and the command exits with code 2 before
 anything is served.
@@ -37,6 +41,8 @@ def register(sub: Any) -> None:
     p.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
     p.add_argument("--threads", type=int, default=48,
                    help="waitress worker threads; each open page holds one for its event stream")
+    p.add_argument("--max-streams", type=int,
+                   help="open pages (event streams) allowed at once; more get 503 (default: threads - 8)")
     p.set_defaults(func=run)
 
 
@@ -81,22 +87,24 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a bad PIN or adapter option
         print(f"kipukas-board: {exc}", file=sys.stderr)
         return 2
-    return serve(board, args.threads)
+    return serve(board, args.threads, args.max_streams)
 
 
-def serve(board: Any, threads: int) -> int:
-    from waitress import create_server
-
+def serve(board: Any, threads: int, max_streams: int | None = None) -> int:
     from kipukas_board.service import BoardService, register_sim_faults
-    from kipukas_board.web.server import create_app
+    from kipukas_board.web.serving import make_server
 
     host, port = board.settings.host, board.settings.port
     if board.sim:
         board.route_plugins.append(register_sim_faults)
-    app = create_app(board)
     try:
-        server = create_server(app, host=host, port=port, threads=threads, channel_timeout=3600,
-                               ident="kipukas-board")
+        # Bodies over 64 KiB refused on arrival; event streams capped below the threads (web/serving.py).
+        server = make_server(board, host, port, threads=threads, max_streams=max_streams, channel_timeout=3600,
+                             ident="kipukas-board")
+    except ValueError as exc:  # --threads / --max-streams that would starve the page
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        board.stop()
+        return 2
     except OSError as exc:
         print(f"kipukas-board: cannot listen on {host}:{port}: {exc.strerror or exc} "
               f"(is another board running? try --port)", file=sys.stderr)

@@ -76,6 +76,7 @@ def apply_card(state: GameState, event: Event, dice: Any = None) -> tuple[GameSt
         "known": card is not None,
         "error": event.get("error"),
         "flags": list(event.get("flags") or []),
+        "seq": state.seq + 1,  # this showing: the card event's journal number when applied in journal order
     }
     cards = tuple(sorted((*(c for c in state.cards if c.get("seat") != event["seat"]), entry),
                          key=lambda c: c["seat"]))

@@ -1,9 +1,11 @@
 """Which LED pixels light which territory and stand.
 
-The calibration walk-through measures the real layout and writes it to the ``[leds]`` section of
-``calibration/<board>.toml``, which :func:`load_layout` reads; without one, :func:`default_layout`
-gives every territory a segment of ``per_territory`` pixels (in territory order) followed by one
-pixel per stand, which is also what the simulated strip uses.
+The board's calibration file (``<data dir>/calibration/<name>.toml``, see :func:`calibration_path`)
+is the one place the layout lives: the board reads its ``[leds]`` section with :func:`load_layout`,
+and the calibration walk-through (``kipukas_board/calibrate``) writes the segments it measured back
+into the same section, keeping every other key. Without the file or the section,
+:func:`default_layout` gives every territory a segment of ``per_territory`` pixels (in territory
+order) followed by one pixel per stand, which is also what the simulated strip uses.
 
 A calibration's ``[leds]`` section (every key optional except the segments)::
 
@@ -43,8 +45,6 @@ from typing import Any
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.hardware.leds_spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
-
-CALIBRATION_DIR = Path(__file__).resolve().parents[2] / "calibration"
 
 
 class LayoutError(ValueError):
@@ -104,11 +104,25 @@ def default_layout(board: BoardMap, per_territory: int = 3) -> LedLayout:
     return LedLayout(territories, stands)
 
 
-def calibration_path(name: str) -> Path:
-    """``calibration = NAME`` in the settings → ``calibration/NAME.toml``; a path is taken as it is."""
-    if os.sep in name or name.endswith(".toml"):
+def calibration_path(name: str, data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """``[board] calibration = NAME`` → ``<data dir>/calibration/NAME.toml``, the file the walk-through
+    writes and the board reads; a name with a ``/`` (or ending in ``.toml``) is a path of its own.
+
+    ``data_dir`` defaults to the board's default data directory (``kipukas-board run`` without
+    ``--data-dir``).
+
+    >>> str(calibration_path("default", "/var/lib/kipukas-board"))
+    '/var/lib/kipukas-board/calibration/default.toml'
+    >>> str(calibration_path("/etc/kipukas-board/table.toml", "/var/lib/kipukas-board"))
+    '/etc/kipukas-board/table.toml'
+    """
+    if "/" in name or os.sep in name or name.endswith(".toml"):
         return Path(name)
-    return CALIBRATION_DIR / f"{name}.toml"
+    if data_dir is None:
+        from kipukas_board.settings import default_data_dir
+
+        data_dir = default_data_dir()
+    return Path(data_dir) / "calibration" / f"{name}.toml"
 
 
 def _pixels(value: Any, where: str, problems: list[str]) -> list[int]:
@@ -138,8 +152,9 @@ def _number(leds: dict[str, Any], key: str, default: float, lo: float, hi: float
     return float(v)
 
 
-def parse_layout(leds: Any, board: BoardMap, source: str = "<calibration>") -> LedLayout:
-    """Check a ``[leds]`` table against ``board``; raises :class:`LayoutError` listing every problem."""
+def parse_layout(leds: Any, board: BoardMap | None, source: str = "<calibration>") -> LedLayout:
+    """Check a ``[leds]`` table (against ``board``, unless None); raises :class:`LayoutError` listing
+    every problem. No pixel may light two things: two territories, or a territory and a stand."""
     problems: list[str] = []
     if not isinstance(leds, dict):
         raise LayoutError(source, [f"expected a table, got {type(leds).__name__}"])
@@ -178,14 +193,17 @@ def parse_layout(leds: Any, board: BoardMap, source: str = "<calibration>") -> L
         problems.append("[leds.territories] is missing: expected territory number -> pixels")
         terr = {}
     for key, value in terr.items():
-        if not str(key).isdigit() or int(key) not in board.territories:
+        if not str(key).isdigit():
+            problems.append(f"territories.{key}: expected a territory number")
+            continue
+        if board is not None and int(key) not in board.territories:
             problems.append(f"territories.{key}: map {board.name!r} has no territory {key!r} "
                             f"(it has {', '.join(str(n) for n in sorted(board.territories))})")
             continue
         px = _pixels(value, f"territories.{key}", problems)
         claim(px, f"territory {key}")
         lay.territories[int(key)] = px
-    missing = sorted(set(board.territories) - set(lay.territories))
+    missing = sorted(set(board.territories) - set(lay.territories)) if board is not None else []
     if terr and missing:
         problems.append(f"territories {', '.join(map(str, missing))} have no pixels")
     stands = leds.get("stands", {})
@@ -193,7 +211,7 @@ def parse_layout(leds: Any, board: BoardMap, source: str = "<calibration>") -> L
         problems.append("[leds.stands] must be a table: stand id -> pixels")
         stands = {}
     for sid, value in stands.items():
-        if sid not in board.stands:
+        if board is not None and sid not in board.stands:
             problems.append(f"stands.{sid}: map {board.name!r} has no stand {sid!r}")
             continue
         px = _pixels(value, f"stands.{sid}", problems)

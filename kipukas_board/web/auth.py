@@ -3,6 +3,14 @@
 Only a salted scrypt hash is stored (``admin-pin.json`` in the data directory). The PIN comes from
 ``--admin-pin`` or ``KIPUKAS_ADMIN_PIN``; on a first run with neither, a random 6-digit PIN is made
 and printed once on the console.
+
+A PIN given by ``--admin-pin`` or ``KIPUKAS_ADMIN_PIN`` is *managed*: it is set again on every start,
+so the page refuses to change it (a change would silently revert at the next restart); the PIN is then
+changed where it is configured (the service's environment). Without one, the page's change sticks.
+
+Each check costs a scrypt hash (16 MiB of memory, tens of milliseconds on a Pi), so at most
+:data:`MAX_CONCURRENT_CHECKS` run at once, and a client's attempt is counted *before* its hash is
+computed: parallel guesses cannot slip past the wrong-PIN limit while earlier ones are still hashing.
 """
 
 from __future__ import annotations
@@ -20,6 +28,10 @@ from pathlib import Path
 from typing import Any
 
 _N, _R, _P = 2**14, 8, 1
+#: scrypt checks allowed at once (each takes 128·r·n bytes = 16 MiB); the rest wait their turn.
+MAX_CONCURRENT_CHECKS = 2
+#: How long a check waits for its turn before the request is answered 503 (busy).
+CHECK_WAIT_S = 10.0
 
 
 def _hash(pin: str, salt: bytes) -> bytes:
@@ -35,6 +47,10 @@ class PinStore:
         self._hash: bytes | None = None
         #: Slows down guessing (see :class:`WrongPinLimiter`); :meth:`verify` consults it.
         self.limiter = WrongPinLimiter()
+        #: True when the PIN comes from --admin-pin / KIPUKAS_ADMIN_PIN (set on every start): the page
+        #: may not change it.
+        self.managed = False
+        self._checks = threading.BoundedSemaphore(MAX_CONCURRENT_CHECKS)
         if self.path.exists():
             d = json.loads(self.path.read_text())
             self._salt = bytes.fromhex(d["salt"])
@@ -63,9 +79,15 @@ class PinStore:
         return pin
 
     def check(self, pin: str | None) -> bool:
+        """Is ``pin`` the PIN? Raises :class:`PinBusy` if no check slot frees up in time."""
         if not pin or self._hash is None or self._salt is None:
             return False
-        return hmac.compare_digest(_hash(pin, self._salt), self._hash)
+        if not self._checks.acquire(timeout=CHECK_WAIT_S):
+            raise PinBusy("the board is busy checking other PINs; try again in a few seconds")
+        try:
+            return hmac.compare_digest(_hash(pin, self._salt), self._hash)
+        finally:
+            self._checks.release()
 
     def verify(self, pin: str | None, client: str) -> PinVerdict:
         """Check ``pin`` sent by ``client`` (its address), counting wrong ones against the client.
@@ -74,15 +96,30 @@ class PinStore:
         guessing during the wait gains nothing.
         """
         wait = self.limiter.retry_after(client)
+        if wait > 0 or not pin:
+            return self._refusal(wait)
+        wait = self.limiter.reserve(client)  # counted as wrong until the hash says otherwise
         if wait > 0:
-            return PinVerdict(False, 429, f"too many wrong PINs; try again in {wait:.0f} s", wait)
-        if not pin:
-            return PinVerdict(False, 401, "this action needs the admin PIN in the X-Admin-Pin header")
-        if not self.check(pin):
-            self.limiter.failed(client)
+            return self._refusal(wait)
+        try:
+            right = self.check(pin)
+        except PinBusy as exc:
+            self.limiter.cancel(client)
+            return PinVerdict(False, 503, str(exc), 5.0)
+        if not right:
             return PinVerdict(False, 403, "wrong admin PIN", self.limiter.retry_after(client))
         self.limiter.succeeded(client)
         return PinVerdict(True)
+
+    @staticmethod
+    def _refusal(wait: float) -> PinVerdict:
+        if wait > 0:
+            return PinVerdict(False, 429, f"too many wrong PINs; try again in {wait:.0f} s", wait)
+        return PinVerdict(False, 401, "this action needs the admin PIN in the X-Admin-Pin header")
+
+
+class PinBusy(RuntimeError):
+    """Every scrypt check slot stayed taken for :data:`CHECK_WAIT_S`."""
 
 
 # -- wrong-PIN rate limiting -----------------------------------------------------------------------
@@ -127,14 +164,43 @@ class WrongPinLimiter:
 
     def failed(self, client: str) -> None:
         with self._lock:
-            if len(self._wrong) >= self.max_clients and client not in self._wrong:
-                # Forget the oldest records rather than grow without bound.
-                for key in list(self._wrong)[: self.max_clients // 2]:
-                    del self._wrong[key]
-            count, _ = self._wrong.get(client, (0, 0.0))
-            count += 1
-            wait = 0.0 if count <= self.free else min(self.max_s, self.base_s * 2 ** (count - self.free - 1))
-            self._wrong[client] = (count, self._clock() + wait)
+            self._count_wrong(client)
+
+    def reserve(self, client: str) -> float:
+        """Check and count one attempt in a single step: 0.0 and the attempt counted as wrong (until
+        :meth:`succeeded`), or the seconds to wait and nothing counted.
+
+        Checking (:meth:`retry_after`) and counting (:meth:`failed`) apart would let many requests
+        sent at once all pass the check before the first is counted.
+        """
+        with self._lock:
+            _, until = self._wrong.get(client, (0, 0.0))
+            wait = until - self._clock()
+            if wait > 0:
+                return wait
+            self._count_wrong(client)
+            return 0.0
+
+    def cancel(self, client: str) -> None:
+        """Take back one :meth:`reserve` whose PIN was never checked (the board was busy)."""
+        with self._lock:
+            count, until = self._wrong.get(client, (0, 0.0))
+            if count <= 1:
+                self._wrong.pop(client, None)
+            else:
+                self._wrong[client] = (count - 1, self._clock() + self._wait(count - 1))
+
+    def _wait(self, count: int) -> float:
+        return 0.0 if count <= self.free else min(self.max_s, self.base_s * 2 ** (count - self.free - 1))
+
+    def _count_wrong(self, client: str) -> None:
+        if len(self._wrong) >= self.max_clients and client not in self._wrong:
+            # Forget the oldest records rather than grow without bound.
+            for key in list(self._wrong)[: self.max_clients // 2]:
+                del self._wrong[key]
+        count, _ = self._wrong.get(client, (0, 0.0))
+        count += 1
+        self._wrong[client] = (count, self._clock() + self._wait(count))
 
     def succeeded(self, client: str) -> None:
         with self._lock:

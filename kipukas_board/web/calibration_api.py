@@ -8,7 +8,8 @@ Reading where the walk is needs nothing; every step changes the board's calibrat
     POST /api/calibration/sensors/skip|back|cancel no channel answers / walk a stand again / give up
     POST /api/calibration/sensors/save             write channel → stand to calibration/<board>.toml
     POST /api/calibration/leds/start
-    POST /api/calibration/leds/shift  {"by": -1}   move the lit segment along the strip
+    POST /api/calibration/leds/shift  {"by": -1}   move the lit segment (and the unconfirmed rest after it)
+    POST /api/calibration/leds/resize {"by": 1}    grow/shrink the lit segment at its far end (the rest moves)
     POST /api/calibration/leds/confirm|back|cancel|save
     POST /api/calibration/cameras/<seat>/start     wait for a card shown to that seat's camera
     POST /api/calibration/cameras/<seat>/save
@@ -65,13 +66,14 @@ def register(app: Flask, board: BoardApp) -> None:
             return run(session.leds_start)
         if step == "save":
             return run(session.leds_save)
-        if step == "shift":
+        if step in ("shift", "resize"):
             by = json_body().get("by")
             if not isinstance(by, int) or isinstance(by, bool) or not -64 <= by <= 64:
                 raise BadRequest(f'expected {{"by": N}} with N a whole number from -64 to 64, got by = {by!r}')
-            return run(session.leds_do, "shift", by)
+            return run(session.leds_do, step, by)
         if step not in ("confirm", "back", "cancel"):
-            return error(404, f"unknown LED step {step!r}; expected start, shift, confirm, back, cancel or save")
+            return error(404, f"unknown LED step {step!r}; expected start, shift, resize, confirm, back, cancel "
+                              f"or save")
         return run(session.leds_do, step)
 
     @app.get("/api/calibration/cameras/<int:seat>/frame.png")

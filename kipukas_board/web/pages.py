@@ -7,7 +7,8 @@
 - ``POST /api/pin/check``: lets the page tell a player at once whether the PIN they typed is right
   (rate-limited like every other PIN use);
 - ``POST /api/pin`` ``{"new_pin": "135790"}``: replace the PIN (needs the current one), e.g. the
-  random one printed at the first start.
+  random one printed at the first start; refused (409) when ``--admin-pin`` / ``KIPUKAS_ADMIN_PIN``
+  sets the PIN, since that setting would put the old one back at the next start.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
+from kipukas_board.game.playstyles import STYLES
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.svg import board_svg
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
 
 LOG_LIMIT = 200
+PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for the service: "
+               "/etc/kipukas-board/environment, or sudo scripts/install-pi --admin-pin NNNN); change it "
+               "there and restart the board, or the old PIN would come back at the next start")
 
 
 def describe(event: dict[str, Any]) -> str:
@@ -60,7 +65,9 @@ def register(app: Flask, board: BoardApp) -> None:
 
     @app.context_processor
     def _template_values() -> dict[str, Any]:
-        return {"csrf_token": guard.token, "pin_set": board.pins.is_set}
+        # play_styles: the new-game form offers every style the rules know, with the options each needs.
+        return {"csrf_token": guard.token, "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
+                "play_styles": list(STYLES.values())}
 
     @app.get("/calibrate")
     def calibrate_page() -> str:
@@ -91,6 +98,8 @@ def register(app: Flask, board: BoardApp) -> None:
         new = json_body().get("new_pin")
         if not isinstance(new, str):
             raise BadRequest(f'expected {{"new_pin": "<4 to 12 digits>"}}, got new_pin = {new!r}')
+        if board.pins.managed:
+            return error(409, PIN_MANAGED)
         try:
             board.pins.set(new)
         except ValueError as exc:

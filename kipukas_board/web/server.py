@@ -1,8 +1,9 @@
 """The Flask application: the table's page and the JSON API of DESIGN.md §3.
 
-Served by waitress (:func:`serve`), never by Flask's development server. Reads are open to anyone on
-the table's network; changes need the admin PIN (``X-Admin-Pin``), except the simulation endpoints,
-which stand in for a hand on a token, which needs no PIN either.
+Served by waitress (:func:`~kipukas_board.web.serving.make_server`), never by Flask's development
+server. Reads are open to anyone on the table's network; changes need the admin PIN
+(``X-Admin-Pin``), except the simulation endpoints, which stand in for a hand on a token, which
+needs no PIN either.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
+from kipukas_board.web.sse import StreamsFull
 from kipukas_board.web.svg import board_svg
 
 if TYPE_CHECKING:
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
+#: Seconds a page refused an event stream (too many open) is told to wait before trying again.
+STREAM_RETRY_AFTER_S = 10
 
 
 def error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
@@ -95,9 +99,20 @@ def create_app(board: BoardApp) -> Flask:
                         "layout": board.lighting.layout.to_json()})
 
     @app.get("/api/stream")
-    def stream() -> Response:
-        first = board.broadcaster.message("state", json.dumps(board.state_json()), board.loop.state.seq)
-        resp = Response(board.broadcaster.stream(first), mimetype="text/event-stream")
+    def stream() -> Response | tuple[Response, int]:
+        try:
+            sub = board.broadcaster.open()  # register first, so no change slips past the snapshot
+        except StreamsFull as exc:
+            resp, status = error(503, f"{exc}; close a page or try again shortly")
+            resp.headers["Retry-After"] = str(STREAM_RETRY_AFTER_S)
+            return resp, status
+        try:
+            state = board.loop.state
+            first = board.broadcaster.message("state", json.dumps(board.state_json(state)), state.seq)
+        except BaseException:
+            sub.close()
+            raise
+        resp = Response(sub.body(first), mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"
         return resp

@@ -66,12 +66,18 @@
       return li;
     }), "none");
 
-    fill("timers", (s.timers || []).map((t) => el("li", {
-      text: `${t.label || t.name || t.kind || "timer"}: ${t.due_cycle != null ? "due in cycle " + t.due_cycle
-        : t.remaining != null ? t.remaining + " cycles left" : JSON.stringify(t)}` })), "none");
+    // Timers count diel cycles: {"label", "seat", "started", "cycles", "due"} (game/core.py).
+    const cycle = (s.diel && s.diel.cycle) || 0;
+    fill("timers", (s.timers || []).map((t) => {
+      const left = t.due - cycle;
+      const who = t.seat != null ? ` (${(player(s, t.seat) || {}).name || "seat " + t.seat})` : "";
+      const when = left > 0 ? `due in cycle ${t.due}, ${left} ${left === 1 ? "cycle" : "cycles"} left` : "due now";
+      return el("li", { class: left > 0 ? "" : "bad", dataset: { timer: String(t.id) }, text: `${t.label}${who}: ${when}` });
+    }), "none");
 
     renderCards(s);
     renderHealth(s.health || {});
+    renderCalibration((s.health || {}).calibration);
     fill("problems", (s.problems || []).map((p) => el("li", { class: "error", text: p })), "none");
     refreshSelectors(s);
     scheduleLog();
@@ -108,11 +114,29 @@
     const rows = [healthRow("core", h.core), healthRow("sensor link", h.sensors), healthRow("LEDs", h.leds),
       healthRow("voice", h.voice)];
     for (const c of h.cameras || []) rows.push(healthRow(`camera seat ${c.seat}`, c));
+    if (h.calibration) rows.push(healthRow("calibration", h.calibration));
     if (h.sensors && h.sensors.unmapped_channels) {
       rows.push(el("li", { class: "bad", text: `unmapped sensor channels: ${h.sensors.unmapped_channels.join(", ")} (run the calibration)` }));
     }
     rows.push(el("li", { class: "detail", text: `${h.stream_clients || 0} pages open` }));
     document.getElementById("health").replaceChildren(...rows);
+  }
+
+  // A calibration walk left open keeps token moves from the game (or the game off the LEDs): say so
+  // where nobody can miss it, with the way back to the walk.
+  function renderCalibration(c) {
+    const banner = document.getElementById("calibration-banner");
+    const why = c && c.ok === false ? [c.active ? `Calibration open (${c.active}): ${c.note}.` : "",
+      c.error ? `The saved calibration was not applied: ${c.error}` : ""].filter(Boolean).join(" ") : "";
+    banner.hidden = !why;
+    banner.querySelector(".text").textContent = why;
+    banner.dataset.active = (c && c.active) || "";
+  }
+
+  function keepOptions(select, options) {
+    const keep = select.value;
+    select.replaceChildren(select.options[0], ...options);
+    if ([...select.options].some((o) => o.value === keep)) select.value = keep;
   }
 
   function refreshSelectors(s) {
@@ -123,6 +147,14 @@
     const terr = document.getElementById("act-territory");
     if (terr.options.length !== s.territories.length) {
       terr.replaceChildren(...s.territories.map((t) => el("option", { value: String(t.number), text: `${t.number} ${tname(s, t.number)}` })));
+    }
+    // Soul wasted: which soul token (a movement stand holding one), and who defeated it.
+    keepOptions(document.getElementById("act-stand"), s.stands.filter((st) => st.occupied && st.kind === "movement")
+      .map((st) => el("option", { value: st.id, text: st.owner != null ? `${st.id} (${(player(s, st.owner) || {}).name || "seat " + st.owner})` : st.id })));
+    keepOptions(document.getElementById("act-by"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
+    const hill = document.querySelector('#new-game-form [name="territory"]');
+    if (hill.options.length !== s.territories.length + 1) {
+      keepOptions(hill, s.territories.map((t) => el("option", { value: String(t.number), text: `${t.number} ${tname(s, t.number)}` })));
     }
   }
 
@@ -153,7 +185,13 @@
       if (phys) body = { phase: phys };
     } else if (a === "initiative") body = { seat };
     else if (a === "resolve-contention") body = { territory, winner: seat };
-    else if (a === "soul-lost") body = { seat, territory };
+    else if (a === "soul-lost") {
+      body = { seat };  // the soul-lost action takes seat, by, count and stand (web/actions.py)
+      const stand = document.getElementById("act-stand").value;
+      const by = Number(document.getElementById("act-by").value);
+      if (stand) body.stand = stand;
+      if (by) body.by = by;
+    }
     else if (a === "end-game" && !confirm("End this game?")) return;
     act(`/api/actions/${a}`, body, `${b.textContent}: done`);
   }));
@@ -178,13 +216,29 @@
   }
   addPlayerRow(); addPlayerRow();
   document.getElementById("add-player").addEventListener("click", addPlayerRow);
+  // Play styles that need options (King of the Hill: territory and cycles; Coastal War and The Ends
+  // Must Justify the Means: cycles; The Cost Is Too Great: soul_limit) show just those fields.
+  const styleSelect = document.getElementById("play-style");
+  const styleNeeds = () => (styleSelect.selectedOptions[0].dataset.needs || "").split(" ").filter(Boolean);
+  function showStyleOptions() {
+    const needs = styleNeeds();
+    document.querySelectorAll("#new-game-form [data-option]").forEach((l) => { l.hidden = !needs.includes(l.dataset.option); });
+    document.getElementById("play-style-summary").textContent = styleSelect.selectedOptions[0].title;
+  }
+  styleSelect.addEventListener("change", showStyleOptions);
+  showStyleOptions();
   document.getElementById("new-game-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const f = ev.target;
     const players = [...document.querySelectorAll(".player-row")].map((r, i) => ({
       seat: i + 1, name: r.querySelector('[name="name"]').value.trim(), color: r.querySelector('[name="color"]').value }));
-    act("/api/actions/new-game", { players, map: state.map.name, edition: f.edition.value, play_style: f.play_style.value },
-      "new game started");
+    const options = {};
+    for (const key of styleNeeds()) {
+      const v = f.elements[key].value;
+      options[key] = key === "territory" && v === "random" ? "random" : Number(v);
+    }
+    act("/api/actions/new-game", { players, map: state.map.name, edition: f.edition.value,
+      play_style: f.play_style.value, options }, "new game started");
   });
 
   if (sim) {

@@ -128,7 +128,7 @@
   document.getElementById("leds-start").addEventListener("click", () => act("/api/calibration/leds/start", undefined, "LED walk started"));
   document.getElementById("leds-save").addEventListener("click", () => act("/api/calibration/leds/save", undefined, "LED layout saved"));
   document.querySelectorAll("[data-leds]").forEach((b) => b.addEventListener("click", () => {
-    const body = b.dataset.leds === "shift" ? { by: Number(b.dataset.by) } : undefined;
+    const body = b.dataset.by ? { by: Number(b.dataset.by) } : undefined;
     act(`/api/calibration/leds/${b.dataset.leds}`, body, b.textContent);
   }));
 

@@ -94,7 +94,8 @@ const KB = (function () {
         perr.textContent = why; perr.hidden = false;
       }
     });
-    document.getElementById("pin-change-ok").addEventListener("click", async () => {
+    const changeOk = document.getElementById("pin-change-ok");  // absent when the service config sets the PIN
+    if (changeOk) changeOk.addEventListener("click", async () => {
       const np = document.getElementById("pin-new").value;
       try {
         await api("/api/pin", { new_pin: np });
@@ -105,16 +106,25 @@ const KB = (function () {
     updateLock(true);
   }
 
-  // Open the event stream; handlers maps event names to functions of the parsed JSON.
+  // Open the event stream; handlers maps event names to functions of the parsed JSON. EventSource
+  // retries a dropped stream by itself, but gives up on a refusal (503 when too many pages are open),
+  // so then the page tries again after the board's Retry-After (10 s).
   function stream(handlers) {
     const link = document.getElementById("link");
-    const es = new EventSource("/api/stream");
-    es.addEventListener("open", () => { link.textContent = "live"; link.className = "pill up"; });
-    es.addEventListener("error", () => { link.textContent = "reconnecting…"; link.className = "pill down"; });
-    for (const [name, fn] of Object.entries(handlers)) {
-      es.addEventListener(name, (ev) => fn(JSON.parse(ev.data)));
-    }
-    return es;
+    const open = () => {
+      const es = new EventSource("/api/stream");
+      es.addEventListener("open", () => { link.textContent = "live"; link.className = "pill up"; });
+      es.addEventListener("error", () => {
+        link.className = "pill down";
+        if (es.readyState !== EventSource.CLOSED) { link.textContent = "reconnecting…"; return; }
+        link.textContent = "board busy: retrying…";
+        setTimeout(open, 10000);
+      });
+      for (const [name, fn] of Object.entries(handlers)) {
+        es.addEventListener(name, (ev) => fn(JSON.parse(ev.data)));
+      }
+    };
+    open();
   }
 
   // Paint the board SVG from a state: territories in the colour their LEDs show, stands with tokens.
