@@ -19,7 +19,7 @@ def test_leds_test_walks_every_segment(tmp_path: Path) -> None:
     settings = tmp_path / "settings.toml"
     settings.write_text('[board]\nmap = "kipuka-8"\n')
     done = run("leds", "test", "--sim", "--seconds", "0", "--settings", str(settings), "--color", "0,255,0",
-               "--json")
+               "--data-dir", str(tmp_path / "data"), "--json")
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout.strip().splitlines()[-1])
     lay = default_layout(load_map("kipuka-8"))

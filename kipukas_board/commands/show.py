@@ -31,6 +31,8 @@ def register(sub: Any) -> None:
     t.add_argument("--sim", action="store_true", help="use the simulated strip")
     t.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
     t.add_argument("--map", help="map name or path (default: the settings' map)")
+    t.add_argument("--data-dir", type=Path, help="the board's data directory, whose calibration file holds "
+                                                 "the LED layout (default: as for 'kipukas-board run')")
     t.add_argument("--seconds", type=float, default=0.7, help="how long each segment stays lit")
     t.add_argument("--color", default="255,255,255", help="R,G,B to light with (default white)")
     t.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -94,7 +96,7 @@ def leds_test(args: argparse.Namespace) -> int:
         settings = _load_settings(args.settings)
         color = parse_rgb(args.color)
         board = load_map(args.map or settings.map)
-        layout = load_layout(calibration_path(settings.calibration), board)
+        layout = load_layout(calibration_path(settings.calibration, args.data_dir), board)
         opts = {} if args.sim else dict(settings.leds.options)
         opts["count"] = layout.count
         opts.setdefault("order", layout.order)
