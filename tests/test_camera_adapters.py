@@ -107,3 +107,39 @@ def test_opencv_sets_v4l2_exposure_in_100_us_units() -> None:
     assert cap.props == [(cv2.CAP_PROP_AUTOFOCUS, 1), (cv2.CAP_PROP_AUTO_EXPOSURE, 3)]
     with pytest.raises(ValueError, match="not in dioptres"):
         cam.set_controls(focus=3.0, exposure_us=None)
+
+
+def test_opencv_lets_go_of_an_unplugged_camera_and_reopens_it(monkeypatch) -> None:
+    """A capture that stops giving frames is released and the read raises, so the camera worker
+    retries; the next read opens the device afresh (a camera plugged back in works again)."""
+    from kipukas_board.hardware.cameras_opencv import OpenCVCamera
+
+    class Capture(RecordingCapture):
+        def __init__(self, frames: list) -> None:
+            super().__init__()
+            self.frames, self.released = frames, False
+
+        def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+            return True
+
+        def read(self):
+            return (True, self.frames.pop(0)) if self.frames else (False, None)
+
+        def release(self) -> None:
+            self.released = True
+
+    opened: list[Capture] = []
+
+    def video_capture(device):
+        opened.append(Capture(["frame"] if len(opened) != 1 else []))
+        return opened[-1]
+
+    monkeypatch.setattr(cv2, "VideoCapture", video_capture)
+    cam = OpenCVCamera(seat=1, device=0)
+    assert cam.read() == "frame"
+    with pytest.raises(OSError, match="gave no frame"):
+        cam.read()  # the first capture ran dry: unplugged
+    assert opened[0].released and cam.health()["ok"] is False
+    with pytest.raises(OSError):
+        cam.read()  # reopened, but still nothing
+    assert cam.read() == "frame" and len(opened) == 3 and cam.health()["ok"] is True

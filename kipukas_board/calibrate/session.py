@@ -336,7 +336,10 @@ class CalibrationSession:
         """The camera's current view as a PNG, for the live preview. Raises LookupError without one."""
         cam = self._camera(seat)
         with self._frame_lock:
-            frame = cam.read()
+            try:
+                frame = cam.read()
+            except OSError as exc:  # unplugged, or busy: the page says so
+                raise LookupError(f"seat {seat}'s camera: {exc}") from exc
         if frame is None:
             why = " (a simulated camera: cards arrive by POST /api/sim/cards)" if self.board.sim else ""
             raise LookupError(f"seat {seat}'s camera gives no frames right now{why}")

@@ -61,9 +61,12 @@ class OpenCVCamera(Camera):
             if self._cap is None:
                 self._cap = self._open()
             ok, frame = self._cap.read()
+            if not ok:  # unplugged, or the device went away: let go, so the next read reopens it
+                self._cap.release()
+                self._cap = None
         if not ok:
-            self.error = f"camera {self.device!r} for seat {self.seat} gave no frame"
-            return None
+            self.error = f"camera {self.device!r} for seat {self.seat} gave no frame (unplugged?)"
+            raise OSError(self.error)
         self.error = None
         self.frames += 1
         return frame
