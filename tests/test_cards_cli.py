@@ -52,7 +52,19 @@ def test_scan_names_unreadable_files(tmp_path: Path, capsys) -> None:
     assert main(["scan", str(bad), "--json"]) == 2
     out = capsys.readouterr()
     assert "notes.txt: not an image" in out.err
-    assert json.loads(out.out.strip().splitlines()[-1])["images"]["notes.txt"]["codes"] == []
+    bad_doc = json.loads(out.out.strip().splitlines()[-1])["images"]["notes.txt"]
+    assert bad_doc["codes"] == [] and isinstance(bad_doc["ms"], float) and "error" in bad_doc
+
+
+def test_scan_keeps_two_files_of_one_name_apart(captures: Path, tmp_path: Path, capsys) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "one.png").write_bytes((captures / "none.png").read_bytes())
+    a, b = str(captures / "one.png"), str(other / "one.png")
+    assert main(["scan", a, b, str(captures / "two.png"), "--json"]) == 0
+    images = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["images"]
+    assert list(images) == [a, b, "two.png"]
+    assert images[a]["codes"] == [P] and images[b]["codes"] == []
 
 
 def test_bench_qr_json_counts(captures: Path, capsys) -> None:
