@@ -5,7 +5,7 @@ section (``calibration/settings.example.toml`` has the commented version)::
 
     [board]
     map = "kipuka-8"          # a name from calibration/maps/ or a path to a .toml map file
-    calibration = "default"   # calibration/<name>.toml, written by the walk-through
+    calibration = "default"   # <data dir>/calibration/<name>.toml, written by the walk-through
 
     [web]
     host = "127.0.0.1"        # a LAN bind ("0.0.0.0") is an explicit choice
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.hardware.registry import ADAPTERS, SIMULATED
+from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
 
 DEFAULT_MAP = "kipuka-8"
 
@@ -93,17 +93,44 @@ def default_data_dir() -> Path:
     return Path(base) / "kipukas-board"
 
 
-def _choice(section: Any, port: str, where: str, problems: list[str]) -> AdapterChoice:
+def _choice(section: Any, port: str, where: str, problems: list[str], extra: tuple[str, ...] = ()) -> AdapterChoice:
+    """One port's section: a known adapter, and only options that adapter takes (a misspelt option
+    would otherwise be ignored without a word). ``extra``: keys the board itself reads."""
     if not isinstance(section, dict):
         problems.append(f"[{where}] must be a table, got {type(section).__name__}")
         return AdapterChoice(SIMULATED[port])
     opts = dict(section)
     name = opts.pop("adapter", SIMULATED[port])
-    if name not in ADAPTERS[port]:
+    if not isinstance(name, str) or name not in ADAPTERS[port]:
         problems.append(
             f"[{where}] adapter = {name!r} is not known; expected one of {', '.join(sorted(ADAPTERS[port]))}"
         )
-    return AdapterChoice(str(name), opts)
+        return AdapterChoice(SIMULATED[port])
+    allowed = adapter_options(port, name)
+    if allowed is not None:
+        for key in sorted(set(opts) - set(allowed) - set(extra)):
+            problems.append(f"[{where}] {key} = {opts[key]!r}: the {name!r} {port} adapter has no option {key!r}; "
+                            f"expected one of {', '.join(['adapter', *extra, *allowed])}")
+    return AdapterChoice(name, opts)
+
+
+def _table(data: dict[str, Any], name: str, keys: tuple[str, ...], problems: list[str]) -> dict[str, Any]:
+    section = data.get(name, {})
+    if not isinstance(section, dict):
+        problems.append(f"[{name}] must be a table, got {section!r:.40}")
+        return {}
+    for key in section:
+        if key not in keys:
+            problems.append(f"[{name}] unknown key {key!r}; expected one of {', '.join(keys)}")
+    return section
+
+
+def _text(section: dict[str, Any], where: str, key: str, default: str, problems: list[str]) -> str:
+    value = section.get(key, default)
+    if not isinstance(value, str) or not value:
+        problems.append(f"[{where}] {key} = {value!r} must be a non-empty string")
+        return default
+    return value
 
 
 def load_settings(path: str | os.PathLike[str] | None) -> Settings:
@@ -122,13 +149,13 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         if key not in known:
             problems.append(f"unknown section [{key}]; expected one of {', '.join(sorted(known))}")
     s = Settings()
-    board = data.get("board", {})
-    s.map = str(board.get("map", s.map))
-    s.calibration = str(board.get("calibration", s.calibration))
-    web = data.get("web", {})
-    s.host = str(web.get("host", s.host))
+    board = _table(data, "board", ("map", "calibration"), problems)
+    s.map = _text(board, "board", "map", s.map, problems)
+    s.calibration = _text(board, "board", "calibration", s.calibration, problems)
+    web = _table(data, "web", ("host", "port"), problems)
+    s.host = _text(web, "web", "host", s.host, problems)
     port = web.get("port", s.port)
-    if not isinstance(port, int) or not 0 < port < 65536:
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
         problems.append(f"[web] port = {port!r} must be a whole number from 1 to 65535")
     else:
         s.port = port
@@ -139,11 +166,17 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     if not isinstance(cams, list):
         problems.append("cameras must be an array of tables: [[cameras]]")
         cams = []
+    seats: dict[int, int] = {}
     for i, cam in enumerate(cams):
         choice = _choice(cam, "cameras", f"cameras[{i}]", problems)
         seat = choice.options.get("seat")
-        if not isinstance(seat, int) or seat < 1:
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 1:
             problems.append(f"[cameras[{i}]] seat = {seat!r} must be a seat number (1, 2, ...)")
+        elif seat in seats:
+            problems.append(f"[cameras[{i}]] seat = {seat} is served by cameras[{seats[seat]}] already; "
+                            f"one camera per seat")
+        else:
+            seats[seat] = i
         s.cameras.append(choice)
     if problems:
         raise SettingsError(path, problems)

@@ -58,6 +58,26 @@ def adapter_names(port: str) -> list[str]:
     return sorted(ADAPTERS[port])
 
 
+#: Constructor parameters that are not settings: the board passes them (``count``, from the LED
+#: layout) or tests do (a fake ``spi`` bus, a ``clock``).
+NOT_SETTINGS = frozenset({"self", "count", "spi", "clock"})
+
+
+def adapter_options(port: str, name: str) -> list[str] | None:
+    """The option names the settings file may give adapter ``name`` of ``port`` (its constructor's
+    named parameters), or None when its module cannot be imported here to find out."""
+    import inspect
+
+    module_name, _, class_name = ADAPTERS[port][name].partition(":")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except ImportError:
+        return None
+    params = inspect.signature(cls.__init__).parameters.values()
+    return sorted(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name not in NOT_SETTINGS)
+
+
 def build(port: str, name: str, **options: Any) -> Any:
     """Create the adapter ``name`` for ``port`` with ``options`` from the settings file."""
     if port not in ADAPTERS:

@@ -1,0 +1,108 @@
+"""The settings file: every documented option loads; mistakes are reported, all at once, by name."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kipukas_board.settings import SettingsError, load_settings
+
+GOOD = """
+[board]
+map = "kipuka-12"
+calibration = "table"
+
+[web]
+host = "0.0.0.0"
+port = 8081
+
+[sensors]
+adapter = "serial"
+vid = "2E8A"
+debounce_ms = 20
+
+[leds]
+adapter = "spi"
+bus = 0
+device = 0
+order = "GRB"
+
+[voice]
+adapter = "espeak"
+voice = "en-gb"
+speed = 150
+volume = 60
+muted = false
+device = "plughw:1,0"
+
+[[cameras]]
+adapter = "picamera2"
+seat = 1
+camera_num = 0
+
+[[cameras]]
+adapter = "opencv"
+seat = 2
+device = "/dev/v4l/by-id/usb-cam-video-index0"
+
+[[cameras]]
+adapter = "files"
+seat = 3
+path = "captures/"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "settings.toml"
+    p.write_text(text)
+    return p
+
+
+def test_the_documented_options_load(tmp_path: Path) -> None:
+    s = load_settings(write(tmp_path, GOOD))
+    assert (s.map, s.calibration, s.host, s.port) == ("kipuka-12", "table", "0.0.0.0", 8081)
+    assert s.sensors.adapter == "serial" and s.sensors.options == {"vid": "2E8A", "debounce_ms": 20}
+    assert [c.options["seat"] for c in s.cameras] == [1, 2, 3]
+    gpio = load_settings(write(tmp_path, '[sensors]\nadapter = "gpio"\npins = { T1 = 17 }\npin_factory = "auto"\n'))
+    assert gpio.sensors.options["pins"] == {"T1": 17}
+
+
+def test_every_mistake_is_named(tmp_path: Path) -> None:
+    text = """
+board = "x"
+[web]
+port = true
+prot = 80
+[leds]
+adapter = "spi"
+brightnes = 0.3
+[voice]
+adapter = ["espeak"]
+[[cameras]]
+adapter = "files"
+seat = 1
+paht = "captures/"
+[[cameras]]
+adapter = "sim"
+seat = 1
+"""
+    with pytest.raises(SettingsError) as err:
+        load_settings(write(tmp_path, text))
+    problems = "\n".join(err.value.problems)
+    for fragment in ("[board] must be a table", "[web] port = True", "[web] unknown key 'prot'",
+                     "[leds] brightnes = 0.3: the 'spi' leds adapter has no option 'brightnes'",
+                     "[voice] adapter = ['espeak'] is not known",
+                     "[cameras[0]] paht = 'captures/'", "expected one of adapter, loop, path, seat",
+                     "[cameras[1]] seat = 1 is served by cameras[0] already"):
+        assert fragment in problems, f"{fragment!r} not in:\n{problems}"
+
+
+def test_run_reports_a_bad_settings_file_and_exits_2(tmp_path: Path) -> None:
+    path = write(tmp_path, '[leds]\nadapter = "spi"\nbrightnes = 0.3\n')
+    done = subprocess.run([sys.executable, "-m", "kipukas_board", "run", "--settings", str(path),
+                           "--data-dir", str(tmp_path / "data"), "--port", "0"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "brightnes" in done.stderr and "Traceback" not in done.stderr
