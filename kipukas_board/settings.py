@@ -68,6 +68,12 @@ class Settings:
     voice: AdapterChoice = field(default_factory=lambda: AdapterChoice("silent"))
     cameras: list[AdapterChoice] = field(default_factory=list)
 
+    def all_simulated(self) -> bool:
+        """Is every port on its simulated adapter (the defaults, or the Pi's first settings file)?"""
+        return (self.sensors.adapter == SIMULATED["sensors"] and self.leds.adapter == SIMULATED["leds"]
+                and self.voice.adapter == SIMULATED["voice"]
+                and all(c.adapter == SIMULATED["cameras"] for c in self.cameras))
+
     def simulated(self) -> Settings:
         """These settings with every port on its simulated adapter (``--sim``)."""
         cams = [AdapterChoice(SIMULATED["cameras"], {"seat": c.options.get("seat", i + 1)})

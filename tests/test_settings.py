@@ -106,3 +106,38 @@ def test_run_reports_a_bad_settings_file_and_exits_2(tmp_path: Path) -> None:
                            "--data-dir", str(tmp_path / "data"), "--port", "0"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "brightnes" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_without_a_real_adapter_run_says_it_simulates_and_the_page_can_drive_it(tmp_path: Path) -> None:
+    """The Pi's first settings file simulates every part (bring-up switches them one by one): the
+    board must say so, and its simulated switches must be usable, not a board nothing can drive."""
+    import json
+    import os
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = write(tmp_path, '[sensors]\nadapter = "sim"\n')
+    proc = subprocess.Popen([sys.executable, "-m", "kipukas_board", "run", "--settings", str(path), "--port",
+                             str(port), "--data-dir", str(tmp_path / "data"), "--admin-pin", "2468"],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sim/stands/T1", method="POST",
+                                             data=b'{"occupied": true}', headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(req, timeout=2) as r:
+                    assert json.loads(r.read())["occupied"] is True
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the board did not come up")
+    finally:
+        proc.terminate()
+        err = proc.communicate(timeout=10)[1]
+    assert "every adapter is simulated" in err and "simulation" in err

@@ -79,8 +79,13 @@ def run(args: argparse.Namespace) -> int:
 
     from kipukas_board.app import BoardApp  # after argument checks: keeps --help fast
 
+    sim = args.sim or settings.all_simulated()
+    if sim and not args.sim:  # no real adapter chosen: say so, and let the page's clicks stand in for them
+        where = spath if spath is not None else "no settings file"
+        print(f"kipukas-board: every adapter is simulated ({where}): running in simulation; choose real "
+              f"adapters in the settings file (calibration/settings.example.toml)", file=sys.stderr)
     try:
-        board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin)
+        board = BoardApp(settings, data_dir, sim=sim, admin_pin=pin)
     except MapError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
