@@ -7,4 +7,6 @@ SCAN_US = 1000  # one full matrix scan every millisecond
 SNAPSHOT_MS = 1000  # full snapshot this often (and whenever the host asks)
 HEARTBEAT_MS = 100  # heartbeat this often
 WATCHDOG_MS = 2000  # reset the Pico if the loop stalls this long (0 = no watchdog)
+LED_PIN = "LED"  # the on-board LED, blinking while the firmware scans ("LED" on Pico and Pico W; None = off)
+BLINK_MS = 500  # the LED is on this long, then off this long
 SAFE_PIN = 22  # tie to GND at reset to get the REPL instead of scanning (None = no safe pin)

@@ -3,7 +3,7 @@
 # Firmware does timing, the host does meaning: this loop scans the matrix every ``scan_us``,
 # reports each debounced change at once in its own frame, sends a full snapshot every
 # ``snapshot_ms`` and when asked, and a heartbeat every ``heartbeat_ms``. Every frame carries a
-# sequence number and a CRC-16 (see PROTOCOL.md).
+# sequence number and a CRC-16 (see PROTOCOL.md). ``led`` (a Pin, or None) blinks while it scans.
 #
 # ``port`` is anything with read() -> bytes (never blocks; b"" when nothing came) and
 # write(bytes): USB CDC on the Pico (main.py), a pseudo-terminal under CPython.
@@ -12,6 +12,7 @@
 #   fw.run()
 import kb_proto as P
 from kb_debounce import Debouncer
+from kb_led import Heartbeat
 from kb_time import sleep_us, ticks_add, ticks_diff, ticks_ms, ticks_us
 
 VERSION = "kipukas-sensors 1.0.0"
@@ -26,7 +27,7 @@ LIMITS = {  # parameter: (lowest, highest) accepted by the SET command
 
 class SensorFirmware:
     def __init__(self, matrix, port, debounce_ms=20, scan_us=1000, snapshot_ms=1000, heartbeat_ms=100,
-                 version=VERSION):
+                 version=VERSION, led=None, blink_ms=500):
         self.matrix = matrix
         self.port = port
         self.debounce_ms = debounce_ms
@@ -42,6 +43,7 @@ class SensorFirmware:
         self.bad_frames = 0
         self.uptime_ms = 0
         self.started = False
+        self.beat = Heartbeat(led, blink_ms)
 
     # -- sending ------------------------------------------------------------------------------
     def send(self, ftype, payload=b""):
@@ -68,24 +70,34 @@ class SensorFirmware:
 
     # -- commands -----------------------------------------------------------------------------
     def handle(self, block):
+        # PROTOCOL.md section 3: a block failing checks 1-3 (COBS, length, CRC) is noise: dropped,
+        # counted, never answered. One failing check 4 (unknown type, wrong payload size) is intact
+        # but not understood: dropped and counted too, and answered with ERROR 2 or 1.
         frame = P.decode_block(block)
         if frame is None:
             self.bad_frames += 1
             return
         ftype, _seq, payload = frame
+        name = "0x" + hex(0x100 | ftype)[-2:]
+        size = P.COMMAND_SIZE.get(ftype)
+        if size is None:
+            self.bad_frames += 1
+            self.send_error(P.E_UNKNOWN_COMMAND, "unknown command " + name)
+            return
+        if len(payload) != size:
+            self.bad_frames += 1
+            self.send_error(P.E_BAD_FRAME, "command {} needs {} payload bytes, got {}".format(  # noqa: UP032
+                name, size, len(payload)))
+            return
         if ftype == P.C_IDENTIFY:
             self.send_identity()
         elif ftype == P.C_SNAPSHOT:
             self.send_snapshot(P.R_REQUESTED)
-        elif ftype == P.C_SET:
-            self.set_params(payload)
         else:
-            self.send_error(P.E_UNKNOWN_COMMAND, "unknown command 0x" + hex(0x100 | ftype)[-2:])
+            self.set_params(payload)
 
     def set_params(self, payload):
-        if len(payload) != 8:
-            self.send_error(P.E_BAD_PARAMETER, "SET needs 8 bytes, got " + str(len(payload)))
-            return
+        # ``payload`` is 8 bytes (handle() checked). All fields are checked before any is applied.
         names = ("debounce_ms", "scan_us", "snapshot_ms", "heartbeat_ms")
         values = [P.u16(payload, 2 * i) for i in range(4)]
         # (index loops: MicroPython's zip() has no strict=, and ruff asks for it)
@@ -99,6 +111,14 @@ class SensorFirmware:
             if values[i] != P.KEEP:
                 setattr(self, names[i], values[i])
         self.deb.debounce_ms = self.debounce_ms
+        # A new period counts from now: a shorter one must not wait for the old one to run out.
+        now = ticks_ms()
+        if values[1] != P.KEEP:
+            self.next_scan = ticks_add(ticks_us(), self.scan_us)
+        if values[2] != P.KEEP:
+            self.next_snapshot = ticks_add(now, self.snapshot_ms)
+        if values[3] != P.KEEP:
+            self.next_heartbeat = ticks_add(now, self.heartbeat_ms)
         self.send_identity()
 
     # -- the loop -----------------------------------------------------------------------------
@@ -126,6 +146,7 @@ class SensorFirmware:
             self.uptime_ms += ticks_diff(now, self.last_ms)
             self.last_ms = now
             self.matrix.scan(self.raw)
+            self.beat.tick(now)
             for ch, state in self.deb.update(self.raw, now):
                 self.send(P.T_CHANGE, bytes((ch, state)))
             if ticks_diff(now, self.next_snapshot) >= 0:

@@ -30,8 +30,11 @@ R_BOOT = 2
 # SET: a field holding KEEP leaves that parameter as it is
 KEEP = 0xFFFF
 
+# host commands the board knows, and the payload size each must have (PROTOCOL.md section 4)
+COMMAND_SIZE = {C_IDENTIFY: 0, C_SNAPSHOT: 0, C_SET: 8}
+
 # error codes
-E_BAD_FRAME = 1
+E_BAD_FRAME = 1  # an intact frame whose payload has the wrong size for its type
 E_UNKNOWN_COMMAND = 2
 E_BAD_PARAMETER = 3
 

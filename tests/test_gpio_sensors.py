@@ -150,3 +150,36 @@ def test_a_pin_that_cannot_be_opened_says_what_to_check() -> None:
         assert second._devices == {}  # GPIO4 was released again
     finally:
         busy.stop()
+
+
+def test_a_consumer_that_raises_does_not_stop_the_thread(factory: MockFactory) -> None:
+    """The serial adapter's rule, here too: the consumer's exception is logged, the next change still comes."""
+    got: list[SwitchChange] = []
+
+    def picky(change: SwitchChange) -> None:
+        got.append(change)
+        if len(got) == 1:
+            raise RuntimeError("the core said no")
+
+    s = GpioStandSensors(pin_factory=factory, pins={"T1": 17, "T2": 27}, debounce_ms=5)
+    s.start(picky)
+    try:
+        factory.pin(17).drive_low()
+        assert s.wait_idle(2.0)
+        factory.pin(27).drive_low()
+        assert s.wait_idle(2.0)
+        assert got == [SwitchChange("T1", True), SwitchChange("T2", True)]
+        assert s.alive()
+    finally:
+        s.stop()
+
+
+def test_alive_while_the_thread_runs(factory: MockFactory) -> None:
+    s = GpioStandSensors(pin_factory=factory, pins=[17])
+    assert s.alive() is False  # not started: nothing senses yet
+    s.start(lambda change: None)
+    try:
+        assert s.alive() is True
+    finally:
+        s.stop()
+    assert s.alive() is False

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import need_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "install-pi"
@@ -138,10 +138,10 @@ def test_fake_root_refuses_the_real_apt_get(fake: dict[str, str]) -> None:
     assert "refusing to run the real apt-get" in proc.stderr
 
 
-@pytest.mark.skipif(shutil.which("systemctl") is None or shutil.which("useradd") is None,
-                    reason="needs systemctl and useradd (Debian packages systemd and passwd)")
 @pytest.mark.skipif(os.geteuid() != 0, reason="useradd --prefix needs root, even on a fake root")
 def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, str]) -> None:
+    need_tool("systemctl", "systemd")  # a skip locally, a failure under KIPUKAS_REQUIRE_TOOLS=1 (CI)
+    need_tool("useradd", "passwd")
     root = Path(fake["KIPUKAS_ROOT"])
     before = tree(root)
 

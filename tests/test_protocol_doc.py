@@ -84,3 +84,97 @@ def test_snapshot_example_bitmap_means_channels_0_21_63() -> None:
     (msg,) = sp.FrameDecoder().feed(hexbytes(ex["wire"]))
     assert isinstance(msg, sp.Snapshot) and msg.reason == "requested"
     assert [i for i, c in enumerate(msg.closed) if c] == [0, 21, 63]
+
+
+# -- section 3 check 4 and section 4: what the board does with each kind of host frame -------------
+
+def host_frame_rules() -> list[tuple[str, str, str]]:
+    """The rows of PROTOCOL.md's table "What the board does with a host frame": (frame, board, counted)."""
+    text = DOC.read_text()
+    start = text.index("What the board does with a host frame")
+    rows = re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", text[start:].split("\n## ")[0], re.M)
+    return [r for r in rows if not r[0].startswith("the frame") and not set(r[0]) <= {"-"}]
+
+
+def damaged(wire: bytes) -> bytes:
+    """The same frame with its CRC broken (fails check 3)."""
+    body = bytearray(sp.cobs_decode(wire[1:-1]))
+    body[-1] ^= 0x01
+    return b"\x00" + sp.cobs_encode(bytes(body)) + b"\x00"
+
+
+#: For each kind of frame the table names (by a phrase of its first cell), frames of that kind.
+FRAMES_OF_KIND = {
+    "fails check 1, 2 or 3": [damaged(sp.encode(sp.CMD_IDENTIFY, 1)), b"\x00\x05\x01\x00"],
+    "its type is not": [sp.encode(0x99, 2), sp.encode(0x02, 3, b"\x01\x01")],
+    "payload of the wrong size": [sp.encode(sp.CMD_IDENTIFY, 4, b"\x01"), sp.encode(sp.CMD_SNAPSHOT, 5, b"\x00"),
+                                  sp.encode(sp.CMD_SET, 6, b"\x00" * 7), sp.encode(sp.CMD_SET, 7, b"\xff" * 9)],
+    "value out of range": [sp.set_command(8, scan_us=10), sp.set_command(9, heartbeat_ms=5)],
+}
+
+
+def test_the_document_names_every_error_code_the_implementations_know() -> None:
+    text = DOC.read_text()
+    codes = dict(re.findall(r"(\d) (bad frame|unknown command|bad parameter)", text.split("| 0x7F | ERROR")[1]))
+    assert {int(k): v for k, v in codes.items()} == sp.ERROR_CODES
+    kb = firmware_modules()["kb_proto"]
+    assert (kb.E_BAD_FRAME, kb.E_UNKNOWN_COMMAND, kb.E_BAD_PARAMETER) == (1, 2, 3)
+
+
+@pytest.mark.parametrize("rule", host_frame_rules(), ids=lambda r: r[0][:40])
+def test_the_firmware_treats_host_frames_as_the_table_says(rule: tuple[str, str, str]) -> None:
+    kind, board_does, counted = rule
+    frames = next(f for phrase, f in FRAMES_OF_KIND.items() if phrase in kind)
+    m = re.search(r"answers (nothing|ERROR code (\d))", board_does)
+    assert m, board_does
+    want_code = int(m.group(2)) if m.group(2) else None
+    want_count = counted.startswith("yes")
+    mods = firmware_modules()
+    mods["machine"].attach(None)
+
+    class Port:
+        def __init__(self) -> None:
+            self.decoder = sp.FrameDecoder()
+            self.msgs: list = []
+
+        def read(self) -> bytes:
+            return b""
+
+        def write(self, data: bytes) -> None:
+            self.msgs += self.decoder.feed(data)
+
+    for wire in frames:
+        port = Port()
+        fw = mods["kb_firmware"].SensorFirmware(mods["kb_matrix"].Matrix([2, 3], [10, 11], settle_us=0), port)
+        fw.begin()
+        port.msgs.clear()
+        params = (fw.debounce_ms, fw.scan_us, fw.snapshot_ms, fw.heartbeat_ms)
+        for block in mods["kb_proto"].BlockReader().feed(wire):
+            fw.handle(block)
+        if want_code is None:
+            assert port.msgs == [], (wire.hex(" "), port.msgs)
+        else:
+            assert [(type(x).__name__, x.code) for x in port.msgs] == [("BoardError", want_code)], wire.hex(" ")
+        assert fw.bad_frames == (1 if want_count else 0), wire.hex(" ")
+        assert (fw.debounce_ms, fw.scan_us, fw.snapshot_ms, fw.heartbeat_ms) == params  # nothing changed
+
+
+def test_the_table_covers_every_kind_of_host_frame() -> None:
+    kinds = [r[0] for r in host_frame_rules()]
+    assert len(kinds) == len(FRAMES_OF_KIND)
+    for phrase in FRAMES_OF_KIND:
+        assert sum(phrase in k for k in kinds) == 1, phrase
+
+
+def test_the_hosts_timings_are_the_documents() -> None:
+    """Sections 3 and 5 give numbers; the serial adapter must use the same ones."""
+    from kipukas_board.hardware import serial_sensors as ss
+
+    text = " ".join(DOC.read_text().split())
+    host = ss.SerialStandSensors(device="doc")
+    assert int(re.search(r"no new byte for (\d+) ms", text).group(1)) == round(host.PARTIAL_TIMEOUT_S * 1000)
+    assert int(re.search(r"as soon as (\d+) ms have passed since the last one", text).group(1)) == round(
+        host.EVIDENCE_GAP_S * 1000)
+    assert int(re.search(r"within a short time \((\d+) ms\)", text).group(1)) == round(host.resync_timeout_s * 1000)
+    assert int(re.search(r"for (\d+) heartbeat periods", text).group(1)) == ss.STALE_HEARTBEATS
+    assert re.search(r"(\d+) s before the first", text).group(1) == f"{ss.STALE_UNKNOWN_S:g}"

@@ -12,6 +12,7 @@ import pytest
 
 from kipukas_board.app import BoardApp
 from kipukas_board.game.events import stand_event
+from kipukas_board.hardware import sensor_protocol as sp
 from kipukas_board.hardware import serial_sensors
 from kipukas_board.hardware.firmware_sim import Faults, FirmwareThread, PtyLink
 from kipukas_board.hardware.registry import build
@@ -270,3 +271,145 @@ def test_board_plugged_in_after_start_corrects_a_stale_journal(rig, tmp_path: Pa
         assert {s for s, st in app.loop.state.stands.items() if st.occupied} == {stands[2]}
     finally:
         app.stop()
+
+
+def test_alive_while_the_reader_thread_runs_even_with_no_board(tmp_path: Path) -> None:
+    s = SerialStandSensors(device=str(tmp_path / "ttyACM9"), reconnect_s=0.01, startup_wait_s=0)
+    assert s.alive() is False  # not started: nothing reads the switches yet
+    s.start(lambda change: None)
+    try:
+        time.sleep(0.05)
+        # unplugged is a health matter (the thread keeps reopening), not a dead thread
+        assert s.alive() is True and s.health()["connected"] is False
+    finally:
+        s.stop()
+    assert s.alive() is False
+
+
+def test_a_port_that_opens_but_refuses_writes_is_retried_and_health_says_so(rig, monkeypatch) -> None:
+    """Opening succeeds, greeting the board (IDENTIFY) fails: that goes the reconnect way, never
+    kills the reader thread, and health says not connected, and why."""
+    import serial
+
+    fw, link = rig
+    refuse = {"writes": 10**6, "refused": 0}
+
+    class Refusing(serial.Serial):
+        def write(self, data: Any) -> int | None:
+            if refuse["writes"] > 0:
+                refuse["writes"] -= 1
+                refuse["refused"] += 1
+                raise serial.SerialTimeoutException("Write timeout")
+            return super().write(data)
+
+    monkeypatch.setattr(serial, "Serial", Refusing)
+    fw.matrix.set(4, True)
+    sensors = SerialStandSensors(device=link.path, reconnect_s=0.01, startup_wait_s=0)
+    got: list[SwitchChange] = []
+    sensors.start(got.append)
+    try:
+        assert wait_for(lambda: refuse["refused"] >= 3)
+        h = sensors.health()
+        assert sensors.alive() and h["connected"] is False and h["synced"] is False
+        assert "writing to it failed" in h["last_error"] and "Write timeout" in h["last_error"]
+        refuse["writes"] = 0  # the board reads again
+        assert wait_for(lambda: sensors.health()["synced"], 5.0)
+        assert sensors.snapshot()["r0c4"] is True and sensors.health()["last_error"] is None
+        assert got == [SwitchChange(f"r{r}c{c}", (r, c) == (0, 4)) for r in range(ROWS) for c in range(COLS)]
+    finally:
+        sensors.stop()
+
+
+# -- the resync logic against a fake clock (no threads, no timing) -------------------------------
+
+class WirePort:
+    """The host's serial port: records what the host writes."""
+
+    def __init__(self) -> None:
+        self.written = b""
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def commands(self) -> list[int]:
+        """The types of the frames written so far, in order."""
+        out = []
+        for block in self.written.split(b"\x00"):
+            body = sp.cobs_decode(block) if block else None
+            if body:
+                out.append(body[0])
+        return out
+
+
+def identity(seq: int, rows: int = 2, cols: int = 2, heartbeat_ms: int = 100) -> bytes:
+    payload = bytes((sp.PROTO_VERSION, rows, cols)) + b"".join(
+        v.to_bytes(2, "big") for v in (20, 1000, 1000, heartbeat_ms)) + b"test"
+    return sp.encode(sp.IDENTITY, seq, payload)
+
+
+def snapshot(seq: int, closed: int = 0, count: int = 4) -> bytes:
+    return sp.encode(sp.SNAPSHOT, seq, bytes((1, count, closed)))
+
+
+def connected_host(now: list[float]) -> tuple[SerialStandSensors, WirePort]:
+    host = SerialStandSensors(device="wire", startup_wait_s=0, clock=lambda: now[0])
+    port = WirePort()
+    host._ser = port
+    host._on_bytes(identity(0) + snapshot(1), now[0])
+    host._flush()
+    assert host.health()["synced"]
+    return host, port
+
+
+BAD_BLOCK = b"\x00\x05\x01\x02\x00"  # not valid COBS: the code byte points past the block's end
+
+
+def test_a_second_loss_soon_after_a_request_is_asked_again_within_the_gap_not_the_timeout() -> None:
+    """The damaged frame after a request may have been the answer itself: the host asks again as soon
+    as EVIDENCE_GAP_S allows, instead of waiting out resync_timeout_s (50 ms) for an answer that
+    will never come."""
+    now = [10.0]
+    host, port = connected_host(now)
+
+    def asks() -> int:
+        return port.commands().count(sp.CMD_SNAPSHOT)
+
+    host._on_bytes(BAD_BLOCK, now[0])
+    assert asks() == 1
+    now[0] += 0.001
+    host._on_bytes(BAD_BLOCK, now[0])  # 1 ms later: the answer, damaged
+    host._housekeeping(now[0])
+    assert asks() == 1  # not yet: at most one request per EVIDENCE_GAP_S
+    now[0] = 10.0 + host.EVIDENCE_GAP_S
+    host._housekeeping(now[0])
+    assert asks() == 2
+    assert host.resync_timeout_s / 10 > host.EVIDENCE_GAP_S
+
+
+def test_a_snapshot_after_the_last_loss_ends_the_resync_without_another_request() -> None:
+    now = [10.0]
+    host, port = connected_host(now)
+    host._on_bytes(BAD_BLOCK, now[0])
+    now[0] += 0.001
+    host._on_bytes(BAD_BLOCK + snapshot(2, closed=0b10), now[0])  # a loss, then the answer after it
+    host._flush()
+    now[0] += 0.01
+    host._housekeeping(now[0])
+    assert port.commands().count(sp.CMD_SNAPSHOT) == 1
+    assert host.health()["synced"] and host.snapshot()["r0c1"] is True
+
+
+def test_the_link_is_stale_after_three_of_the_boards_own_heartbeat_periods() -> None:
+    now = [10.0]
+    host, _ = connected_host(now)  # the board said heartbeat_ms = 100
+    assert host.health()["stale_after_s"] == 0.3
+    now[0] += 0.29
+    assert host.health()["stale"] is False
+    now[0] += 0.02
+    assert host.health()["stale"] is True
+    host._on_bytes(identity(2, heartbeat_ms=1000), now[0])  # a slow heartbeat, set by SET
+    now[0] += 2.9
+    h = host.health()
+    assert h["stale_after_s"] == 3.0 and h["stale"] is False  # a fixed 1 s would call it stale
+    fixed = SerialStandSensors(device="wire", stale_s=0.05)
+    assert fixed.stale_after_s() == 0.05  # the setting still wins

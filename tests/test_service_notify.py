@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from kipukas_board.app import BoardApp
 from kipukas_board.sdnotify import Notifier, socket_address, watchdog_interval
 from kipukas_board.service import BoardService, Watchdog, dead_parts
-from kipukas_board.settings import Settings
+from kipukas_board.settings import AdapterChoice, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -142,12 +142,45 @@ def test_board_liveness_covers_core_lighting_and_adapters_with_alive(data_dir: P
     board.start()
     try:
         assert board.liveness() == {"core": True, "lighting": True}  # simulated adapters have no threads
-        board.sensors.alive = lambda: False  # type: ignore[attr-defined]  # a sensor thread that died
         board.voice.alive = lambda: 1 / 0  # type: ignore[attr-defined]  # an alive() that raises
-        assert board.liveness() == {"core": True, "lighting": True, "sensors": False, "voice": False}
-        del board.sensors.alive, board.voice.alive  # type: ignore[attr-defined]
+        assert board.liveness() == {"core": True, "lighting": True, "voice": False}
+        del board.voice.alive  # type: ignore[attr-defined]
         board.lighting.stop()
         assert board.liveness() == {"core": True, "lighting": False}
+    finally:
+        board.stop()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the death is the point
+def test_watchdog_stops_pinging_when_a_real_sensor_thread_dies(
+        data_dir: Path, notify_socket: tuple[str, socket.socket]) -> None:
+    """The GPIO adapter on gpiozero's mock pins: its own thread counts in liveness, and once that thread
+    dies (here: a bug in its debounce loop) nothing reads the switches and the watchdog must stop."""
+    from gpiozero.pins.mock import MockFactory
+
+    factory = MockFactory()
+    settings = Settings(sensors=AdapterChoice("gpio", {"pins": {"T1": 17}, "pin_factory": factory,
+                                                        "debounce_ms": 5}))
+    board = BoardApp(settings, data_dir, admin_pin="2468")
+    path, sock = notify_socket
+    dog = Watchdog(board.liveness, Notifier(environ={"NOTIFY_SOCKET": path}), interval=1.0)
+    board.start()
+    try:
+        assert board.liveness()["sensors"] is True
+        assert dog.tick() is True
+
+        def broken(now: float | None = None) -> list[tuple[str, bool]]:
+            raise ZeroDivisionError("a bug in the debounce loop")
+
+        board.sensors.channels.released = broken  # type: ignore[attr-defined]
+        factory.pin(17).drive_low()  # wakes the thread, which meets the bug once the debounce time is up
+        end = time.monotonic() + 5
+        while board.sensors.alive() and time.monotonic() < end:  # type: ignore[attr-defined]
+            time.sleep(0.01)
+        assert board.liveness()["sensors"] is False
+        assert dog.tick() is False and dog.tick() is False
+        assert drain(sock, 0.5) == ["WATCHDOG=1", "STATUS=not alive: sensors"]
+        assert dog.pings == 1
     finally:
         board.stop()
 

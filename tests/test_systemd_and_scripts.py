@@ -4,10 +4,15 @@
 copy whose ExecStart points at this checkout's own ``kipukas-board`` (the one the venv installed);
 everything else in the unit is checked as shipped. Warnings (an unknown key, a typo in a section)
 do not change verify's exit code, so the test also requires it to print nothing.
+
+A missing systemd-analyze or shellcheck skips these tests on a developer's machine, but fails them
+under ``KIPUKAS_REQUIRE_TOOLS=1``, which scripts/run-tests (what CI runs) sets once it has
+installed the test packages: CI cannot go green without these checks having run.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -15,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import need_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 UNITS = sorted((ROOT / "systemd").glob("*.service"))
@@ -22,10 +28,7 @@ INSTALLED_EXEC = "/opt/kipukas-board/venv/bin/kipukas-board"
 
 
 def need(tool: str, package: str) -> str:
-    path = shutil.which(tool)
-    if path is None:
-        pytest.skip(f"{tool} is not installed (Debian package {package}; scripts/run-tests installs it as root)")
-    return path
+    return need_tool(tool, package)
 
 
 def unit_settings(path: Path) -> dict[tuple[str, str], list[str]]:
@@ -47,7 +50,10 @@ def unit_settings(path: Path) -> dict[tuple[str, str], list[str]]:
 def local_copy(unit: Path, tmp_path: Path) -> Path:
     exe = Path(sys.executable).with_name("kipukas-board")
     if not exe.exists():
-        pytest.skip(f"{exe} is missing: install the project (scripts/run-tests does)")
+        message = f"{exe} is missing: install the project (scripts/run-tests does)"
+        if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
     text = unit.read_text()
     assert INSTALLED_EXEC in text, f"{unit.name}: ExecStart should run {INSTALLED_EXEC}"
     copy = tmp_path / unit.name
@@ -105,6 +111,9 @@ def test_unit_keeps_the_promises_of_issue_8() -> None:
     assert one[("Service", "WorkingDirectory")] == "/var/lib/kipukas-board"  # writable: lgpio's pipes
     assert set(one[("Service", "SupplementaryGroups")].split()) == {"gpio", "spi", "video", "dialout", "audio"}
     assert ("Service", "PrivateDevices") not in s, "PrivateDevices hides GPIO, SPI, serial and cameras"
+    # systemd < 252 (Bullseye): ProtectClock implies DeviceAllow=char-rtc, an allow-list hiding the rest
+    assert ("Service", "ProtectClock") not in s, "ProtectClock hides GPIO, SPI, serial and cameras before systemd 252"
+    assert ("Service", "DeviceAllow") not in s, "any DeviceAllow= makes the device policy an allow-list"
     assert one[("Service", "ExecStart")].split()[:2] == [INSTALLED_EXEC, "run"]
     assert "--sim" not in one[("Service", "ExecStart")]
     assert one[("Install", "WantedBy")] == "multi-user.target"
@@ -165,3 +174,57 @@ def test_the_settings_the_installer_writes_load_and_serve_the_table() -> None:
     s = load_settings(ROOT / "systemd" / "settings.pi.toml")  # raises SettingsError naming any mistake
     assert s.host == "0.0.0.0" and s.port == 8080  # the phones at the table must reach the page
     assert [c.options["seat"] for c in s.cameras] == [1, 2]
+
+
+# -- KIPUKAS_REQUIRE_TOOLS: in CI a missing tool fails, never skips ----------------------------------
+
+def test_a_missing_tool_skips_locally_but_fails_when_required(monkeypatch) -> None:
+    monkeypatch.delenv("KIPUKAS_REQUIRE_TOOLS", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no-such-tool-kb is not installed"):
+        need_tool("no-such-tool-kb", "nothing")
+    monkeypatch.setenv("KIPUKAS_REQUIRE_TOOLS", "1")
+    with pytest.raises(pytest.fail.Exception, match="KIPUKAS_REQUIRE_TOOLS=1"):
+        need_tool("no-such-tool-kb", "nothing")
+    assert need_tool("bash", "bash").endswith("bash")
+
+
+def run_install_apt(tmp_path: Path, packages: str, fake_bin: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """scripts/_setup.sh's install_apt on a package list, with a PATH of stand-ins: only ``fake_bin``
+    and the real grep and dirname (so no sudo, no apt-get, no dpkg-query unless faked)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    for tool in ("grep", "dirname"):
+        real = shutil.which(tool)
+        assert real, tool
+        (bin_dir / tool).symlink_to(real)
+    for name, body in fake_bin.items():
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    (tmp_path / "list.txt").write_text(packages)
+    script = (f'source "{ROOT}/scripts/_setup.sh"\n'  # as scripts/run-tests calls it
+              f'if install_apt "{tmp_path}/list.txt"; then echo REQUIRED; else echo OPTIONAL; fi')
+    bash = shutil.which("bash")
+    assert bash
+    return subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={"PATH": str(bin_dir), "HOME": str(tmp_path)})
+
+
+def test_install_apt_says_whether_the_test_packages_are_there(tmp_path: Path) -> None:
+    """run-tests requires the tools exactly when install_apt returns 0: every package installed."""
+    installed = {"dpkg-query": "echo 'install ok installed'"}
+    proc = run_install_apt(tmp_path / "all", "systemd  # comment\n\nshellcheck\n", installed)
+    assert proc.returncode == 0 and proc.stdout.strip() == "REQUIRED", proc.stdout + proc.stderr
+    # missing, not root and no sudo: named, and 1, so that the tools stay optional for this run
+    proc = run_install_apt(tmp_path / "none", "shellcheck\n", {"dpkg-query": "exit 1", "id": "echo 1000"})
+    assert proc.stdout.strip() == "OPTIONAL" and "missing Debian packages (shellcheck)" in proc.stderr
+    # as root, a failing apt-get stops the caller even inside `if install_apt ...; then`
+    failing = {"dpkg-query": "exit 1", "id": "echo 0", "apt-get": "exit 100"}
+    proc = run_install_apt(tmp_path / "root", "shellcheck\n", failing)
+    assert proc.returncode == 1 and "installing Debian packages: shellcheck" in proc.stdout
+    assert "OPTIONAL" not in proc.stdout and "REQUIRED" not in proc.stdout
+
+
+def test_run_tests_requires_the_tools_once_the_packages_are_installed() -> None:
+    text = (ROOT / "scripts" / "run-tests").read_text()
+    guarded = re.search(r'if install_apt [^\n]*; then\n(?:\s*#[^\n]*\n)*\s*export KIPUKAS_REQUIRE_TOOLS=', text)
+    assert guarded, "scripts/run-tests must set KIPUKAS_REQUIRE_TOOLS=1 when install_apt succeeds"

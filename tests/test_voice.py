@@ -18,7 +18,7 @@ from kipukas_board.game.state import Player, initial_state
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.voice import SilentVoice
 from kipukas_board.hardware.voice_espeak import EspeakVoice
-from kipukas_board.settings import Settings
+from kipukas_board.settings import AdapterChoice, Settings
 from kipukas_board.show.announcements import Announcer, phrases_for, spell_stand
 
 STORM = {"type": "storm", "cycle": 4, "exposed": ["M3a", "M4b"], "wasted": ["M6a"]}
@@ -197,3 +197,21 @@ def test_cli_say_writes_a_wav(tmp_path: Path) -> None:
     assert "wrote" in done.stdout
     with wave.open(str(out)) as w:
         assert w.getnframes() > 0
+
+
+def test_the_voice_thread_counts_in_the_boards_liveness(tmp_path: Path) -> None:
+    """A failing phrase leaves the speaking thread alive (it is counted in health); close() ends it."""
+    script, _log = fake_espeak(tmp_path, sleep=0.0, fail=True)
+    settings = Settings(voice=AdapterChoice("espeak", {"command": str(script)}))
+    board = BoardApp(settings, tmp_path / "data", admin_pin="2468")
+    board.start()
+    try:
+        assert board.liveness()["voice"] is True
+        board.voice.say("Storm!")
+        assert board.voice.wait_idle(10)
+        assert board.voice.health()["errors"] == 1
+        assert board.liveness()["voice"] is True
+        board.voice.close()
+        assert board.liveness()["voice"] is False
+    finally:
+        board.stop()

@@ -1,6 +1,7 @@
 """A CPython stand-in for MicroPython's ``machine`` module, so the firmware's own files run in tests.
 
-Only what the firmware uses: ``Pin`` (IN/OUT, PULL_UP, ``value()``), ``WDT`` (no-op) and, because
+Only what the firmware uses: ``Pin`` (IN/OUT, PULL_UP, ``value()``, GPIO numbers and the name
+``"LED"``), ``WDT`` (no-op) and, because
 CPython's ``time`` lacks them, MicroPython's ``ticks_ms/ticks_us/ticks_diff/ticks_add/sleep_us`` with
 the same wrap-around (``TICKS_PERIOD``). The ticks use ``time.monotonic()`` so a test that runs the
 firmware and the host in one process measures both ends with one clock.
@@ -29,6 +30,9 @@ _T0 = time.monotonic()
 
 _board = None
 _driven = {}
+#: Pin names (besides GPIO numbers) this MicroPython knows: "LED" on a Pico since 1.20 and on every
+#: Pico W build. A test empties it to play an older plain-Pico MicroPython.
+NAMED_PINS = {"LED"}
 
 
 def attach(board):
@@ -46,6 +50,8 @@ class Pin:
     PULL_DOWN = 2
 
     def __init__(self, id, mode=IN, pull=None, *, value=None):
+        if isinstance(id, str) and id not in NAMED_PINS:
+            raise ValueError("invalid pin")  # what MicroPython says for a name it does not know
         self.id = id
         self.init(mode, pull, value=value)
 
@@ -76,6 +82,11 @@ class Pin:
 
     def __call__(self, v=None):
         return self.value(v)
+
+
+def driven(pin_id):
+    """CPython only: the level output pin ``pin_id`` drives now (None if it is not an output)."""
+    return _driven.get(pin_id)
 
 
 class WDT:

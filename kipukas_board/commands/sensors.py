@@ -7,7 +7,9 @@
 ``--json``: one JSON object per line, the last one the final health). ``soak`` runs the real firmware
 under CPython against the real host path with injected faults and prints a table, then (with
 ``--json``) one JSON object as its last line: ``changes_made``, ``changes_delivered``, ``phantom``,
-``final_mismatches``, ``resyncs``, ``latency_ms`` {``p50``, ``p99``} and details.
+``final_mismatches``, ``resyncs``, ``latency_ms`` {``p50``, ``p99``} and details. It exits 0 only if
+there was no phantom change, no final mismatch and the latency p99 was within debounce + 10 ms
+(issue 5's must-show; a reason for each failure goes to stderr), 1 otherwise.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def monitor(args: argparse.Namespace) -> int:
 
 def soak(args: argparse.Namespace) -> int:
     from kipukas_board.hardware.firmware_sim import Faults
-    from kipukas_board.hardware.sensor_soak import SoakConfig, format_table, run_soak
+    from kipukas_board.hardware.sensor_soak import SoakConfig, failures, format_table, run_soak
 
     kinds = tuple(k for k in args.faults.split(",") if k.strip() and k.strip() != "none")
     unknown = set(kinds) - {"disconnect", "garbage", "bitflip", "drop"}
@@ -153,7 +155,9 @@ def soak(args: argparse.Namespace) -> int:
         print(f"kipukas-board: {exc}", file=sys.stderr)
         return 2
     print(format_table(result))
+    failed = failures(result)
     if args.json:
-        print(json.dumps(result))
-    ok = result["phantom"] == 0 and result["final_mismatches"] == 0
-    return 0 if ok else 1
+        print(json.dumps({**result, "passed": not failed, "failures": failed}))
+    for reason in failed:
+        print(f"kipukas-board sensors soak: FAIL: {reason}", file=sys.stderr)
+    return 1 if failed else 0

@@ -33,7 +33,7 @@ SHIM_DIR = FIRMWARE_DIR / "machine_shim"
 
 
 def firmware_modules() -> dict[str, ModuleType]:
-    """Import the firmware's own files (kb_proto, kb_debounce, kb_matrix, kb_firmware) and the shim."""
+    """Import the firmware's own files (kb_proto, kb_debounce, kb_led, kb_matrix, kb_firmware) and the shim."""
     if not (FIRMWARE_DIR / "kb_firmware.py").exists():
         raise FileNotFoundError(f"the firmware sources are not at {FIRMWARE_DIR} (this needs a source checkout)")
     # appended, not prepended: firmware/config.py and main.py must never shadow another "config"
@@ -43,7 +43,7 @@ def firmware_modules() -> dict[str, ModuleType]:
     import importlib
 
     return {name: importlib.import_module(name)
-            for name in ("machine", "kb_time", "kb_proto", "kb_debounce", "kb_matrix", "kb_firmware")}
+            for name in ("machine", "kb_time", "kb_proto", "kb_debounce", "kb_led", "kb_matrix", "kb_firmware")}
 
 
 class SimMatrix:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.hardware.channel_health import ChannelHealth
-from kipukas_board.hardware.sensors import Emit, StandSensors, SwitchChange
+from kipukas_board.hardware.sensors import Emit, StandSensors, SwitchChange, emit_guarded
 
 MODEL_FILE = Path("/proc/device-tree/model")
 
@@ -176,6 +176,15 @@ class GpioStandSensors(StandSensors):
         with self._cond:
             return dict(self._view)
 
+    def alive(self) -> bool:
+        """True while the debounce thread runs (the service's watchdog asks).
+
+        False before :meth:`start` and after :meth:`stop`: no thread, no sensing. If the thread has
+        died, nothing reports the switches any more and only a restart of the service helps.
+        """
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no channel is waiting out its debounce time (tests); False on timeout."""
         end = time.monotonic() + timeout
@@ -227,8 +236,7 @@ class GpioStandSensors(StandSensors):
                 self._emitting = bool(out)
             emit = self._emit
             for change in out:
-                if emit is not None:
-                    emit(change)
+                emit_guarded(emit, change)  # a consumer that raises must not end this thread
             if out:
                 with self._cond:
                     self._emitting = False

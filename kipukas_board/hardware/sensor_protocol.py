@@ -326,6 +326,16 @@ def _split_keep(data: bytes) -> list[tuple[bool, bytes]]:
     return [(i < len(parts) - 1, p) for i, p in enumerate(parts)]
 
 
+def channel_name(channel: int, cols: int) -> str:
+    """The host's name for a matrix channel: ``r<row>c<col>``, rows and columns counted from 0
+    (PROTOCOL.md section 4; ``sensors monitor`` prints it and hardware/ labels the wiring with it).
+
+    >>> channel_name(21, 8), channel_name(0, 8)
+    ('r2c5', 'r0c0')
+    """
+    return f"r{channel // cols}c{channel % cols}"
+
+
 def set_command(seq: int, debounce_ms: int | None = None, scan_us: int | None = None,
                 snapshot_ms: int | None = None, heartbeat_ms: int | None = None) -> bytes:
     """The wire bytes of a SET command; None keeps a parameter as it is."""

@@ -23,6 +23,7 @@ Example, in simulation::
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -39,6 +40,25 @@ class SwitchChange:
 
 
 Emit = Callable[[SwitchChange], None]
+
+log = logging.getLogger(__name__)
+
+
+def emit_guarded(emit: Callable[..., object] | None, *args: object) -> bool:
+    """Call ``emit(*args)`` for an adapter's reader thread; True if it returned normally.
+
+    An exception there is the consumer's fault, not the switches': it is logged and swallowed so
+    that one bad consumer cannot end the thread that reads the switches (after which the watchdog
+    would restart the whole board). Every adapter with a thread of its own delivers through this.
+    """
+    if emit is None:
+        return False
+    try:
+        emit(*args)
+    except Exception:
+        log.exception("the consumer refused %r", args[0] if args else None)
+        return False
+    return True
 
 
 class StandSensors(ABC):

@@ -39,11 +39,15 @@ from typing import Any
 
 from kipukas_board.hardware import sensor_protocol as sp
 from kipukas_board.hardware.channel_health import ChannelHealth
-from kipukas_board.hardware.sensors import Emit, StandSensors, SwitchChange
+from kipukas_board.hardware.sensors import Emit, StandSensors, SwitchChange, emit_guarded
 
 log = logging.getLogger(__name__)
 
 PICO_VID = 0x2E8A
+#: PROTOCOL.md section 5: the link is stale after this many heartbeat periods without a frame.
+STALE_HEARTBEATS = 3
+#: Stale after this long while the board's heartbeat period is not known yet (no IDENTITY so far).
+STALE_UNKNOWN_S = 1.0
 
 
 class SensorLinkError(RuntimeError):
@@ -108,7 +112,7 @@ class SerialStandSensors(StandSensors):
                  serial_number: str | None = None, baudrate: int = 115200,
                  debounce_ms: int | None = None, scan_us: int | None = None, snapshot_ms: int | None = None,
                  heartbeat_ms: int | None = None, reconnect_s: float = 0.5, resync_timeout_s: float = 0.05,
-                 stale_s: float = 1.0, startup_wait_s: float = 2.0, chatter_changes: int = 8,
+                 stale_s: float | None = None, startup_wait_s: float = 2.0, chatter_changes: int = 8,
                  chatter_window_s: float = 10.0, chatter_quiet_s: float = 5.0, stuck_s: float | None = 7200.0,
                  clock: Callable[[], float] = time.monotonic, **unknown: Any) -> None:
         if unknown:
@@ -122,6 +126,7 @@ class SerialStandSensors(StandSensors):
                        "heartbeat_ms": heartbeat_ms}
         self.reconnect_s = reconnect_s
         self.resync_timeout_s = resync_timeout_s
+        #: None: stale after STALE_HEARTBEATS of the board's own heartbeat periods (its IDENTITY says).
         self.stale_s = stale_s
         self.startup_wait_s = startup_wait_s
         self._clock = clock
@@ -140,6 +145,7 @@ class SerialStandSensors(StandSensors):
         self._expected_seq: int | None = None
         self._resync_since: float | None = None
         self._last_request = 0.0
+        self._ask_at = 0.0  # while resyncing: when to send the next snapshot request
         self._last_byte = 0.0
         self._resync_reason = ""
         self._cmd_seq = 0
@@ -184,6 +190,26 @@ class SerialStandSensors(StandSensors):
         with self._lock:
             return dict(self._view)
 
+    def alive(self) -> bool:
+        """True while the reader thread runs (the service's watchdog asks).
+
+        An unplugged board does not make this False: the thread keeps reopening the port, and
+        :meth:`health` says what is wrong. False before :meth:`start`, after :meth:`stop`, and if the
+        thread has died, when nothing reads the switches any more and only a restart helps.
+        """
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def stale_after_s(self) -> float:
+        """Seconds without a frame after which the link counts as stale: ``stale_s`` if set, else
+        STALE_HEARTBEATS heartbeat periods as the board's IDENTITY gives them (PROTOCOL.md §5)."""
+        if self.stale_s is not None:
+            return self.stale_s
+        ident = self._identity
+        if ident is None or ident.heartbeat_ms <= 0:
+            return STALE_UNKNOWN_S
+        return STALE_HEARTBEATS * ident.heartbeat_ms / 1000
+
     def wait_synced(self, timeout: float) -> bool:
         """True once the first snapshot has been applied (False after ``timeout`` seconds)."""
         return self._synced_once.wait(timeout)
@@ -199,7 +225,8 @@ class SerialStandSensors(StandSensors):
             ident = self._identity
             connected = self._ser is not None
             synced = connected and self._resync_since is None and ident is not None
-            stale = connected and now - self._last_frame > self.stale_s
+            stale_after = self.stale_after_s()
+            stale = connected and now - self._last_frame > stale_after
             channels = self.channels.report(now)
             return {
                 "adapter": "serial",
@@ -208,6 +235,7 @@ class SerialStandSensors(StandSensors):
                 "port": self._path or self.device,
                 "synced": synced,
                 "stale": stale,
+                "stale_after_s": round(stale_after, 3),
                 "device": None if ident is None else {
                     "firmware": ident.version, "protocol": ident.proto, "rows": ident.rows, "cols": ident.cols,
                     "debounce_ms": ident.debounce_ms, "scan_us": ident.scan_us,
@@ -223,11 +251,17 @@ class SerialStandSensors(StandSensors):
 
     # -- the reader thread ----------------------------------------------------------------------
     def _run(self) -> None:
+        # Every failure, opening and greeting the board included, ends in the except below: the
+        # port is closed (health says not connected, and why) and reopened; the thread never dies
+        # of a link problem.
+        opened_at = 0.0
         while not self._stopping.is_set():
-            if self._ser is None and not self._open():
-                self._stopping.wait(self.reconnect_s)
-                continue
             try:
+                if self._ser is None:
+                    if not self._open():
+                        self._stopping.wait(self.reconnect_s)
+                        continue
+                    opened_at = self._clock()
                 data = self._read(self._ser)
                 now = self._clock()
                 if data:
@@ -240,10 +274,15 @@ class SerialStandSensors(StandSensors):
             except Exception as exc:  # serial.SerialException, OSError: unplugged or gone
                 if self._stopping.is_set():
                     break
-                self.last_error = f"link to {self._path} lost: {exc}"
+                was_open = self._ser is not None
+                self.last_error = (f"link to {self._path} lost: {exc}" if was_open
+                                   else f"looking for the sensor board's port failed: {exc}")
                 log.warning("%s; reconnecting", self.last_error)
                 self._close()
                 self._flush()
+                if not was_open or self._clock() - opened_at < self.reconnect_s:
+                    # failed to open, or lost as soon as it opened: wait rather than spin
+                    self._stopping.wait(self.reconnect_s)
 
     def _read(self, ser: Any) -> bytes:
         """Wait for bytes, but no longer than the next thing to do (a partial block to expire, a
@@ -253,7 +292,7 @@ class SerialStandSensors(StandSensors):
         if self._decoder.pending():
             wait = min(wait, max(0.0, self._last_byte + self.PARTIAL_TIMEOUT_S - now))
         if self._resync_since is not None:
-            wait = min(wait, max(0.0, self._last_request + self.resync_timeout_s - now))
+            wait = min(wait, max(0.0, self._ask_at - now))
         try:
             fd = ser.fileno()
         except Exception:  # not a POSIX port: let pyserial wait
@@ -269,13 +308,8 @@ class SerialStandSensors(StandSensors):
             out, self._outbox = self._outbox, []
         emit = self._emit
         for change, how in out:
-            try:
-                if emit is not None:
-                    emit(change)
-                if self.observer is not None:
-                    self.observer(change, how)
-            except Exception:  # the consumer's fault, not the link's: keep reading
-                log.exception("the consumer refused %r", change)
+            if emit_guarded(emit, change):  # the consumer's fault, not the link's: keep reading
+                emit_guarded(self.observer, change, how)
 
     def _open(self) -> bool:
         import serial
@@ -297,14 +331,24 @@ class SerialStandSensors(StandSensors):
             self._decoder.reset()
             self._expected_seq = None
             self._last_frame = self._clock()
+            try:
+                self._send(sp.CMD_IDENTIFY)
+                if any(v is not None for v in self.params.values()):
+                    self._send_raw(sp.set_command(self._next_seq(), **self.params))
+                self._send(sp.CMD_SNAPSHOT)
+            except Exception as exc:  # SerialTimeoutException, OSError: opened, but it takes nothing
+                self._ser = None
+                with contextlib.suppress(Exception):
+                    ser.close()
+                self._note_error(f"{path} opened but writing to it failed ({exc}): is the sensor board "
+                                 f"running the kipukas firmware? Unplug it and plug it back in; "
+                                 f"the adapter keeps trying")
+                return False
             if self._connected_once:
                 self.counters["reconnects"] += 1
             self._connected_once = True
             self.last_error = None
-            self._send(sp.CMD_IDENTIFY)
-            if any(v is not None for v in self.params.values()):
-                self._send_raw(sp.set_command(self._next_seq(), **self.params))
-            self._start_resync("connect", self._last_frame, force=True)
+            self._start_resync("connect", self._last_frame, force=True, send=False)  # sent above
         log.info("sensor board on %s", path)
         return True
 
@@ -373,7 +417,7 @@ class SerialStandSensors(StandSensors):
         elif isinstance(msg, sp.Change):
             name = self._name(msg.channel)
             if name is None:
-                self._start_resync("change before identity", now)
+                self._start_resync("change before identity", now, evidence=True)
                 return
             self._deliver(name, msg.closed, now, "live")
         elif isinstance(msg, sp.Snapshot):
@@ -390,17 +434,17 @@ class SerialStandSensors(StandSensors):
         ident = self._identity
         if ident is None or channel >= ident.rows * ident.cols:
             return None
-        return f"r{channel // ident.cols}c{channel % ident.cols}"
+        return sp.channel_name(channel, ident.cols)
 
     def _on_snapshot(self, msg: sp.Snapshot, now: float) -> None:
         ident = self._identity
         if ident is None or len(msg.closed) != ident.rows * ident.cols:
             self._send(sp.CMD_IDENTIFY)
-            self._start_resync("snapshot before identity", now)
+            self._start_resync("snapshot before identity", now, evidence=True)
             return
         first = not self._synced_once.is_set()
         for i, closed in enumerate(msg.closed):
-            name = f"r{i // ident.cols}c{i % ident.cols}"
+            name = sp.channel_name(i, ident.cols)
             if first and name not in self._view:
                 self._board[name] = closed
                 self._view[name] = closed
@@ -439,15 +483,30 @@ class SerialStandSensors(StandSensors):
     #: Evidence of loss re-asks at most this often (the lost frame may have been the snapshot itself).
     EVIDENCE_GAP_S = 0.002
 
-    def _start_resync(self, reason: str, now: float, force: bool = False, evidence: bool = False) -> None:
+    def _start_resync(self, reason: str, now: float, force: bool = False, evidence: bool = False,
+                      send: bool = True) -> None:
+        """Ask the board for a snapshot; the view is made to match it when it comes.
+
+        Any snapshot that arrives after the evidence of a loss covers that loss, because the board
+        sends in order. So a request is needed only when none is on its way: a new loss while one
+        is (``evidence``) may have been the answer itself, and is answered with a new request as
+        soon as ``EVIDENCE_GAP_S`` has passed since the last one. The gap bounds how many requests
+        a burst of noise can cause; deferring rather than dropping the request keeps a lost
+        answer from costing the whole ``resync_timeout_s``.
+        """
         if self._resync_since is not None and not force:
-            waited = now - self._last_request
-            if waited < (self.EVIDENCE_GAP_S if evidence else self.resync_timeout_s):
+            due = self._last_request + (self.EVIDENCE_GAP_S if evidence else self.resync_timeout_s)
+            if now < due:
+                self._ask_at = min(self._ask_at, due)
+                self._resync_reason = reason
                 return
         if self._resync_since is None:
             self._resync_since = now
         self._last_request = now
+        self._ask_at = now + self.resync_timeout_s
         self._resync_reason = reason
+        if not send:
+            return
         try:
             self._send(sp.CMD_SNAPSHOT)
         except Exception as exc:  # the reader loop notices the dead port
@@ -455,16 +514,19 @@ class SerialStandSensors(StandSensors):
 
     def _housekeeping(self, now: float) -> None:
         with self._lock:
-            if self._resync_since is not None and now - self._last_request >= self.resync_timeout_s:
-                self._start_resync(self._resync_reason + " (again)", now, force=True)
+            if self._resync_since is not None and now >= self._ask_at:
+                reason = self._resync_reason
+                self._start_resync(reason if reason.endswith("(again)") else reason + " (again)", now,
+                                   force=True)
             for name, closed in self.channels.released(now):
                 if self._view.get(name) != closed:
                     self._view[name] = closed
                     self._emit_change(name, closed, "released")
             silent = now - self._last_frame
-            if silent > 3 * self.stale_s:
+            stale_after = self.stale_after_s()
+            if silent > 3 * stale_after:
                 self.last_error = f"no frame from {self._path} for {silent:.1f} s: reopening the port"
                 raise OSError(self.last_error)
-            if silent > self.stale_s and now - self._last_probe > self.stale_s:
+            if silent > stale_after and now - self._last_probe > stale_after:
                 self._last_probe = now
                 self._send(sp.CMD_IDENTIFY)

@@ -130,6 +130,15 @@ class EspeakVoice(Voice):
             self._cond.notify_all()
         self._thread.join(PHRASE_TIMEOUT_S + 1)
 
+    def alive(self) -> bool:
+        """True while the speaking thread runs (the service's watchdog asks).
+
+        It starts with the adapter and ends with :meth:`close`. A phrase that fails is counted in
+        :meth:`health` and does not end it; if the thread dies anyway, every later phrase would sit
+        in the queue unspoken, and only a restart of the service brings the voice back.
+        """
+        return self._thread.is_alive()
+
     def health(self) -> dict[str, Any]:
         with self._cond:
             queued = len(self._queue)
