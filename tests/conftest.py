@@ -37,6 +37,15 @@ def need_tool(tool: str, package: str) -> str:
     return path
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_real_state(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Commands run without ``--data-dir`` or ``--settings`` (and their subprocesses) use a throwaway
+    state directory and no settings file, never the developer's own board or a Pi's service files."""
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))
+    for name in ("STATE_DIRECTORY", "KIPUKAS_SETTINGS", "KIPUKAS_ADMIN_PIN"):
+        os.environ.pop(name, None)
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     d = tmp_path / "data"
