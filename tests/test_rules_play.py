@@ -62,12 +62,17 @@ def test_movement_at_night_is_flagged(data_dir):
         assert "during the night" in t.problems()[-1]
 
 
+def into_the_enemy_capital(t: Table) -> None:
+    """Web rules: seat 1's soul steps out of T1 and walks into seat 2's capital T8 on day 3."""
+    play(t)
+    t.roll(), t.roll()  # cycle 3: the fixed day
+    t.put("M1b")
+    t.move("M1b", "M2a", "M2b", "M3a", "M3b", "M4a", "M4b", "M8a")
+
+
 def test_a_soul_loitering_in_an_enemy_capital_is_imprisoned(data_dir):
     with Table(data_dir) as t:
-        play(t)
-        t.roll(), t.roll()  # cycle 3: day
-        t.put("M1b")
-        t.move("M1b", "M2a", "M2b", "M3a", "M3b", "M4a", "M4b", "M8a")  # into seat 2's capital at cycle 3
+        into_the_enemy_capital(t)
         assert t.territory(8)["contention"] is False  # pass-through
         r = t.roll("night")  # cycle 4: one cycle there, not yet more than one
         assert not [e for e in r["effects"] if e["type"] == "imprisoned"]
@@ -251,10 +256,7 @@ def test_a_base_camp_token_swapped_during_contention_or_gone_is_asked_about(data
 
 def test_hopping_between_an_enemy_capitals_stands_does_not_dodge_imprisonment(data_dir):
     with Table(data_dir) as t:
-        play(t)
-        t.roll(), t.roll()  # cycle 3: day
-        t.put("M1b")
-        t.move("M1b", "M2a", "M2b", "M3a", "M3b", "M4a", "M4b", "M8a")  # into seat 2's capital at cycle 3
+        into_the_enemy_capital(t)
         t.roll("night")
         t.move("M8a", "M8b")  # a step within the capital is no new arrival
         r = t.roll("day")  # cycle 5
@@ -268,7 +270,7 @@ def test_the_2023_capital_falls_only_to_a_player_holding_everything_else(tmp_pat
     def raid(data_dir, edition):
         with Table(data_dir) as t:
             play(t, edition=edition)
-            t.roll(), t.roll(), t.roll("day")  # cycle 3 under both (web: fixed day; 2023: a physical day)
+            t.roll(), t.roll(), t.roll("day")  # cycle 4: a physical day under both editions
             t.put("M1b")
             t.move("M1b", "M2a", "M2b", "M3a", "M3b", "M4a", "M4b", "M8a")
             contended = t.territory(8)["contention"]
