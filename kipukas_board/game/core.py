@@ -47,7 +47,7 @@ from kipukas_board.game.events import PLAYER_ACTIONS, Event
 from kipukas_board.game.movement import on_stand_play
 from kipukas_board.game.playstyles import best, body_count, style, too_many_players
 from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
-from kipukas_board.game.rolls import dice_outcome, rogue_path_outcome
+from kipukas_board.game.rolls import dice_outcome
 from kipukas_board.game.setup import announce, on_stand_setup
 from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, UndoEntry, initial_state
 
@@ -153,9 +153,9 @@ def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameS
     ps = style(event["play_style"])
     players = tuple(Player(seat=p["seat"], name=p["name"].strip(), color=p["color"].lower(),
                            affinity=p.get("affinity", "")) for p in event["players"])
-    refused = too_many_players(ps, board, len(players))
-    if refused:
-        return problem(state, effects, refused)
+    too_many = too_many_players(ps, board, len(players))
+    if too_many:
+        return problem(state, effects, too_many)
     opts = dict(event.get("options", {}))
     missing = [k for k in ps.needs if k not in opts]
     if missing:
@@ -258,11 +258,10 @@ def _on_dice_roll(state: GameState, event: Event, effects: list[Effect]) -> Game
         sid = event["stand"]
         if sid not in state.stands:
             return problem(state, effects, f"rogue path: no stand {sid!r} on this map")
-        try:
-            rogue_path_outcome(state.board, sid, event["steps"])
-        except (ValueError, KeyError) as exc:
-            return problem(state, effects, f"rogue path: {exc}")
-    outcome = dice_outcome(state, event)
+    try:
+        outcome = dice_outcome(state, event)
+    except (ValueError, KeyError) as exc:  # a rogue walk whose numbering does not fit the map
+        return problem(state, effects, f"{event['kind'].replace('_', ' ')}: {exc}")
     effects.append(outcome)
     return state.evolve(last_roll={k: v for k, v in outcome.items() if k != "type"})
 
