@@ -125,6 +125,8 @@ class BoardApp:
         #: Extra parts of :meth:`health`, by name (e.g. the calibration walk says when it holds the switches).
         self.health_sources: dict[str, Callable[[], dict[str, Any]]] = {}
         self._health_stop = threading.Event()
+        self._publish_lock = threading.RLock()
+        self._published_seq = -1
         self._health_thread = threading.Thread(target=self._watch_health, name="health-watch", daemon=True)
         from kipukas_board.calibrate.session import attach
 
@@ -155,7 +157,7 @@ class BoardApp:
         self._health_thread.start()
 
     def stop(self) -> None:
-        parts = (self._health_stop.set, self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop,
+        parts = (self._stop_health_watch, self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop,
                  self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
                  self.card_desk.catalog.close, self.journal.close)
@@ -238,6 +240,11 @@ class BoardApp:
             h[name] = source()
         return h
 
+    def _stop_health_watch(self) -> None:
+        self._health_stop.set()
+        if self._health_thread.is_alive():
+            self._health_thread.join(2 * HEALTH_POLL_S)
+
     def _watch_health(self) -> None:
         """Push the state to the pages when a part's health flips (a sensor link drops, a camera fails).
 
@@ -253,7 +260,9 @@ class BoardApp:
                 log.exception("reading the hardware's health failed")
                 continue
             if last is not None and flags != last:
-                self._publish(self.loop.state, [])
+                with self._publish_lock:  # read the state inside the lock: the newest, never a stale one
+                    state = self.loop.state
+                    self._publish(state, [])
             last = flags
 
     def lights_json(self) -> dict[str, Any]:
@@ -272,7 +281,13 @@ class BoardApp:
         return doc
 
     def _publish(self, state: GameState, effects: list[dict[str, Any]]) -> None:
-        self.broadcaster.publish("state", json.dumps(self.state_json(state)), state.seq)
+        """Send ``state`` to the pages. The core thread and the health watcher both publish, so one
+        lock keeps them in order and an older state never follows a newer one."""
+        with self._publish_lock:
+            if state.seq < self._published_seq:
+                return  # the core published a newer state while this one waited
+            self._published_seq = state.seq
+            self.broadcaster.publish("state", json.dumps(self.state_json(state)), state.seq)
 
     def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
         self.announcer.announce(state, effects)

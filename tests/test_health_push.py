@@ -36,3 +36,22 @@ def test_a_sensor_link_going_down_is_pushed_to_the_pages(data_dir, monkeypatch) 
         assert got and got[0]["health"]["sensors"]["connected"] is False
     finally:
         board.stop()
+
+
+def test_an_older_state_never_follows_a_newer_one(data_dir) -> None:
+    """The core thread and the health watcher both publish; the pages must never step back."""
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    try:
+        sub = board.broadcaster.open()
+        old = board.loop.state
+        new = old.evolve(seq=old.seq + 1)
+        board._publish(new, [])
+        board._publish(old, [])  # e.g. the watcher read the state just before the core moved on
+        board._publish(new, [])
+        sent = []
+        while not sub.queue.empty():
+            sent.append(sub.queue.get_nowait())
+        ids = [int(line[4:]) for msg in sent for line in msg.decode().splitlines() if line.startswith("id: ")]
+        assert ids == [new.seq, new.seq]
+    finally:
+        board.stop()

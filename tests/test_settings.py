@@ -108,13 +108,14 @@ def test_run_reports_a_bad_settings_file_and_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2 and "brightnes" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_without_a_real_adapter_run_says_it_simulates_and_the_page_can_drive_it(tmp_path: Path) -> None:
-    """The Pi's first settings file simulates every part (bring-up switches them one by one): the
-    board must say so, and its simulated switches must be usable, not a board nothing can drive."""
-    import json
+def test_without_a_real_adapter_run_says_so_and_keeps_the_sim_endpoints_off(tmp_path: Path) -> None:
+    """The Pi's first settings file simulates every part (bring-up switches them one by one) and
+    listens on the table's network: the board says it senses nothing, and the simulation endpoints,
+    which need no PIN, stay off unless --sim asks for them."""
     import os
     import socket
     import time
+    import urllib.error
     import urllib.request
 
     with socket.socket() as sock:
@@ -123,21 +124,27 @@ def test_without_a_real_adapter_run_says_it_simulates_and_the_page_can_drive_it(
     path = write(tmp_path, '[sensors]\nadapter = "sim"\n')
     proc = subprocess.Popen([sys.executable, "-m", "kipukas_board", "run", "--settings", str(path), "--port",
                              str(port), "--data-dir", str(tmp_path / "data"), "--admin-pin", "2468"],
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
-                req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sim/stands/T1", method="POST",
-                                             data=b'{"occupied": true}', headers={"Content-Type": "application/json"})
-                with urllib.request.urlopen(req, timeout=2) as r:
-                    assert json.loads(r.read())["occupied"] is True
-                break
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                    break
             except OSError:
                 time.sleep(0.1)
         else:
             raise AssertionError("the board did not come up")
+        for route, body in (("sim/stands/T1", b'{"occupied": true}'), ("sim/faults", b'{"part": "core"}')):
+            req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{route}", method="POST", data=body,
+                                         headers={"Content-Type": "application/json"})
+            try:
+                urllib.request.urlopen(req, timeout=2)
+                raise AssertionError(f"/api/{route} answered without --sim")
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 404, (route, exc.code)
     finally:
         proc.terminate()
-        err = proc.communicate(timeout=10)[1]
-    assert "every adapter is simulated" in err and "simulation" in err
+        out, err = proc.communicate(timeout=10)
+    assert "every adapter is simulated" in err and "every adapter simulated" in out

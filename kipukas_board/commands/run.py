@@ -79,13 +79,15 @@ def run(args: argparse.Namespace) -> int:
 
     from kipukas_board.app import BoardApp  # after argument checks: keeps --help fast
 
-    sim = args.sim or settings.all_simulated()
-    if sim and not args.sim:  # no real adapter chosen: say so, and let the page's clicks stand in for them
+    if not args.sim and settings.all_simulated():
+        # Say so plainly; but without --sim the simulation endpoints (no PIN, by design) stay off: a
+        # Pi's first settings file is all simulated and listens on the table's network.
         where = spath if spath is not None else "no settings file"
-        print(f"kipukas-board: every adapter is simulated ({where}): running in simulation; choose real "
-              f"adapters in the settings file (calibration/settings.example.toml)", file=sys.stderr)
+        print(f"kipukas-board: every adapter is simulated ({where}): nothing senses, lights or speaks until "
+              f"real adapters are chosen in the settings (hardware/bring-up.md); run with --sim to drive "
+              f"the simulation from the page", file=sys.stderr)
     try:
-        board = BoardApp(settings, data_dir, sim=sim, admin_pin=pin)
+        board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin)
     except MapError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
@@ -117,7 +119,8 @@ def serve(board: Any, threads: int, max_streams: int | None = None) -> int:
         return 1
     board.start()
     service = BoardService(board)  # READY=1 and watchdog pings when run by systemd
-    mode = "simulation" if board.sim else "hardware"
+    mode = "simulation" if board.sim else ("hardware, every adapter simulated" if board.settings.all_simulated()
+                                           else "hardware")
     print(f"Kipukas board ({mode}, map {board.loop.state.board.name!r}) at http://{host}:{port}/ "
           f"- journal in {board.data_dir}", flush=True)
     if board.generated_pin:
