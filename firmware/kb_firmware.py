@@ -72,7 +72,8 @@ class SensorFirmware:
     def handle(self, block):
         # PROTOCOL.md section 3: a block failing checks 1-3 (COBS, length, CRC) is noise: dropped,
         # counted, never answered. One failing check 4 (unknown type, wrong payload size) is intact
-        # but not understood: dropped and counted too, and answered with ERROR 2 or 1.
+        # but not understood: dropped and counted too, and answered with ERROR 2 or 1, unless its
+        # type is one the board sends (the line echoed our own frame: answering would loop).
         frame = P.decode_block(block)
         if frame is None:
             self.bad_frames += 1
@@ -82,7 +83,8 @@ class SensorFirmware:
         size = P.COMMAND_SIZE.get(ftype)
         if size is None:
             self.bad_frames += 1
-            self.send_error(P.E_UNKNOWN_COMMAND, "unknown command " + name)
+            if ftype not in P.BOARD_TYPES:  # a board type is our own frame echoed back: never answer it
+                self.send_error(P.E_UNKNOWN_COMMAND, "unknown command " + name)
             return
         if len(payload) != size:
             self.bad_frames += 1

@@ -17,6 +17,7 @@ T_CHANGE = 0x02
 T_SNAPSHOT = 0x03
 T_HEARTBEAT = 0x04
 T_ERROR = 0x7F
+BOARD_TYPES = (T_IDENTITY, T_CHANGE, T_SNAPSHOT, T_HEARTBEAT, T_ERROR)
 # host -> board
 C_IDENTIFY = 0x81
 C_SNAPSHOT = 0x82
@@ -125,24 +126,31 @@ def decode_block(block):
 
 
 class BlockReader:
-    # Splits an incoming byte stream at 0x00 and yields COBS blocks; drops over-long blocks.
+    # Splits an incoming byte stream at 0x00 and yields COBS blocks. A block longer than any frame
+    # can stuff to (PROTOCOL.md section 3) is dropped whole: counted once, and everything up to the
+    # next 0x00 skipped, so no tail of it is ever taken for a frame.
 
-    def __init__(self, limit=2 * (MAX_PAYLOAD + 8)):
+    def __init__(self, limit=MAX_PAYLOAD + 8):
         self.buf = bytearray()
         self.limit = limit
         self.overflows = 0
+        self.skipping = False
 
     def feed(self, data):
         blocks = []
         for b in data:
             if b == 0:
-                if self.buf:
+                if self.buf and not self.skipping:
                     blocks.append(bytes(self.buf))
-                    self.buf = bytearray()
+                self.buf = bytearray()
+                self.skipping = False
+            elif self.skipping:
+                continue
             elif len(self.buf) < self.limit:
                 self.buf.append(b)
             else:
                 self.overflows += 1
+                self.skipping = True
                 self.buf = bytearray()
         return blocks
 

@@ -106,7 +106,9 @@ def damaged(wire: bytes) -> bytes:
 #: For each kind of frame the table names (by a phrase of its first cell), frames of that kind.
 FRAMES_OF_KIND = {
     "fails check 1, 2 or 3": [damaged(sp.encode(sp.CMD_IDENTIFY, 1)), b"\x00\x05\x01\x00"],
-    "its type is not": [sp.encode(0x99, 2), sp.encode(0x02, 3, b"\x01\x01")],
+    "its own frame echoed back": [sp.encode(sp.CHANGE, 3, b"\x01\x01"), sp.encode(sp.HEARTBEAT, 3, b"\x00" * 6),
+                                  sp.encode(sp.ERROR, 3, b"\x02x")],
+    "neither a host command": [sp.encode(0x99, 2), sp.encode(0x05, 2)],
     "payload of the wrong size": [sp.encode(sp.CMD_IDENTIFY, 4, b"\x01"), sp.encode(sp.CMD_SNAPSHOT, 5, b"\x00"),
                                   sp.encode(sp.CMD_SET, 6, b"\x00" * 7), sp.encode(sp.CMD_SET, 7, b"\xff" * 9)],
     "value out of range": [sp.set_command(8, scan_us=10), sp.set_command(9, heartbeat_ms=5)],

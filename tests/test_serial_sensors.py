@@ -413,3 +413,23 @@ def test_the_link_is_stale_after_three_of_the_boards_own_heartbeat_periods() -> 
     assert h["stale_after_s"] == 3.0 and h["stale"] is False  # a fixed 1 s would call it stale
     fixed = SerialStandSensors(device="wire", stale_s=0.05)
     assert fixed.stale_after_s() == 0.05  # the setting still wins
+
+
+def test_an_echoing_port_is_named_and_never_flooded_with_requests() -> None:
+    """A Pico at the MicroPython prompt echoes what the host writes: the echoed commands are intact
+    frames of the host's own direction, not lost ones, so they must not set off snapshot requests."""
+    from kipukas_board.hardware import sensor_protocol as sp
+    from kipukas_board.hardware.serial_sensors import SerialStandSensors
+
+    host = SerialStandSensors(device="/dev/echoing")
+    sent: list[bytes] = []
+    host._send_raw = sent.append  # type: ignore[method-assign]
+    now = 100.0
+    host._last_frame = host._last_probe = now  # just connected: the link is not stale in these 50 ms
+    for k in range(50):
+        now += 0.001
+        host._on_bytes(sp.encode(sp.CMD_SNAPSHOT, k) + sp.encode(sp.CMD_IDENTIFY, k), now)
+        host._housekeeping(now)
+    assert sent == [] and host._resync_since is None
+    assert "echoes the host's commands" in (host.last_error or "")
+    assert host._decoder.stats.bad["echo"] == 100 and host.counters["frames_dropped"] == 0

@@ -158,8 +158,8 @@ Message = Identity | Change | Snapshot | Heartbeat | BoardError
 
 
 class FrameError(ValueError):
-    """A block that is not a valid frame; ``kind`` is 'cobs', 'length', 'crc', 'payload', 'overflow'
-    or 'timeout'."""
+    """A block that is not a valid frame; ``kind`` is 'cobs', 'length', 'crc', 'payload', 'overflow',
+    'timeout', or 'echo' (an intact frame of the receiver's own direction: the line echoes)."""
 
     def __init__(self, kind: str, detail: str) -> None:
         super().__init__(f"{kind}: {detail}")
@@ -205,6 +205,8 @@ def parse_payload(ftype: int, seq: int, p: bytes) -> Message:
     if ftype == ERROR:
         need(len(p) >= 1, "an error code")
         return BoardError(seq, p[0], p[1:].decode("ascii", "replace"))
+    if ftype in (CMD_IDENTIFY, CMD_SNAPSHOT, CMD_SET):  # the host's own command came back: a port that echoes
+        raise FrameError("echo", f"the host's own command 0x{ftype:02x} came back")
     raise FrameError("payload", f"unknown frame type 0x{ftype:02x}")
 
 
@@ -212,7 +214,7 @@ def parse_payload(ftype: int, seq: int, p: bytes) -> Message:
 class DecoderStats:
     frames_ok: int = 0
     bad: dict[str, int] = field(default_factory=lambda: {"cobs": 0, "length": 0, "crc": 0, "payload": 0,
-                                                          "overflow": 0, "timeout": 0})
+                                                          "overflow": 0, "timeout": 0, "echo": 0})
 
     @property
     def frames_bad(self) -> int:

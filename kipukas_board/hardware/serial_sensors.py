@@ -386,6 +386,10 @@ class SerialStandSensors(StandSensors):
                 self._on_bad(err, now)
 
     def _on_bad(self, item: sp.FrameError, now: float) -> None:
+        if item.kind == "echo":  # nothing was lost: the line hands our own commands back
+            self._note_error("the sensor board's port echoes the host's commands back: is the Pico at the "
+                             "MicroPython prompt (safe-mode pin grounded, or main.py stopped)?")
+            return
         self.counters["frames_dropped"] += 1
         if item.kind == "crc":
             self.counters["crc_errors"] += 1
