@@ -136,10 +136,13 @@ def test_opencv_lets_go_of_an_unplugged_camera_and_reopens_it(monkeypatch) -> No
 
     monkeypatch.setattr(cv2, "VideoCapture", video_capture)
     cam = OpenCVCamera(seat=1, device=0)
+    cam.set_controls(focus=None, exposure_us=8000)  # before the first open: kept for it
     assert cam.read() == "frame"
+    assert (cv2.CAP_PROP_EXPOSURE, 80) in opened[0].props
     with pytest.raises(OSError, match="gave no frame"):
         cam.read()  # the first capture ran dry: unplugged
     assert opened[0].released and cam.health()["ok"] is False
     with pytest.raises(OSError):
         cam.read()  # reopened, but still nothing
     assert cam.read() == "frame" and len(opened) == 3 and cam.health()["ok"] is True
+    assert (cv2.CAP_PROP_EXPOSURE, 80) in opened[2].props, "the reopened camera keeps its calibrated exposure"

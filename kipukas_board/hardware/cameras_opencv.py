@@ -40,6 +40,7 @@ class OpenCVCamera(Camera):
         self._cap: Any = None
         self._lock = threading.Lock()
         self._closed = False
+        self._controls: tuple[float | None, int | None] | None = None
         self.frames = 0
         self.error: str | None = None
 
@@ -52,6 +53,8 @@ class OpenCVCamera(Camera):
         cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
         cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
         cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # the newest frame, not a queue of stale ones
+        if self._controls is not None:  # reopened after an unplug: the calibrated exposure again
+            self._apply_controls(cap, *self._controls)
         return cap
 
     def read(self) -> Any | None:
@@ -81,18 +84,21 @@ class OpenCVCamera(Camera):
         if focus is not None:
             raise ValueError(f"camera {self.device!r} for seat {self.seat}: a USB camera's focus is not in "
                              f"dioptres; leave focus on auto (null)")
-        cv2 = self._cv2
         with self._lock:
             if self._closed:
                 return
-            if self._cap is None:
-                self._cap = self._open()
-            self._cap.set(cv2.CAP_PROP_AUTOFOCUS, 1)
-            if exposure_us is None:
-                self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_AUTO_EXPOSURE)
-            else:
-                self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_MANUAL_EXPOSURE)
-                self._cap.set(cv2.CAP_PROP_EXPOSURE, max(1, round(exposure_us / 100)))
+            self._controls = (focus, exposure_us)  # kept: the device gets them whenever it (re)opens
+            if self._cap is not None:
+                self._apply_controls(self._cap, focus, exposure_us)
+
+    def _apply_controls(self, cap: Any, focus: float | None, exposure_us: int | None) -> None:
+        cv2 = self._cv2
+        cap.set(cv2.CAP_PROP_AUTOFOCUS, 1)
+        if exposure_us is None:
+            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_AUTO_EXPOSURE)
+        else:
+            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_MANUAL_EXPOSURE)
+            cap.set(cv2.CAP_PROP_EXPOSURE, max(1, round(exposure_us / 100)))
 
     def close(self) -> None:
         with self._lock:
