@@ -113,6 +113,11 @@ def _choice(section: Any, port: str, where: str, problems: list[str], extra: tup
         )
         return AdapterChoice(SIMULATED[port])
     allowed = adapter_options(port, name)
+    if name == SIMULATED[port]:
+        # Falling back to simulation during bring-up leaves the real adapter's options in place:
+        # the simulated adapter takes (and ignores) any option some adapter of this port has.
+        others = [adapter_options(port, n) for n in ADAPTERS[port]]
+        allowed = None if any(o is None for o in others) else sorted({k for o in others for k in o or ()})
     if allowed is not None:
         for key in sorted(set(opts) - set(allowed) - set(extra)):
             problems.append(f"[{where}] {key} = {opts[key]!r}: the {name!r} {port} adapter has no option {key!r}; "

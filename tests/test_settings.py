@@ -70,6 +70,14 @@ def test_the_documented_options_load(tmp_path: Path) -> None:
     assert gpio.sensors.options["pins"] == {"T1": 17}
 
 
+def test_back_to_simulation_with_the_real_options_left_in_place(tmp_path: Path) -> None:
+    s = load_settings(write(tmp_path, '[leds]\nadapter = "sim"\nbus = 0\n[[cameras]]\nadapter = "sim"\n'
+                                      'seat = 1\ncamera_num = 0\n'))
+    assert s.leds.options == {"bus": 0} and s.all_simulated()
+    with pytest.raises(SettingsError, match="no option 'bsu'"):
+        load_settings(write(tmp_path, '[leds]\nadapter = "sim"\nbsu = 0\n'))
+
+
 def test_every_mistake_is_named(tmp_path: Path) -> None:
     text = """
 board = "x"
