@@ -238,8 +238,8 @@ def failures(result: dict[str, Any]) -> list[str]:
         out.append(f"{result['phantom']} phantom change(s): events no settled switch change explains")
     if result["final_mismatches"]:
         out.append(f"{result['final_mismatches']} stand(s) wrong in the core once the faults stopped")
-    if result["changes_made"] == 0:
-        out.append("no switch change was made (soak too short or --rate too low): latency not measured")
+    if result["latency_ms"]["p99"] is None:
+        out.append("no switch change reached the core (soak too short or --rate too low): latency not measured")
     elif not result["p99_within_budget"]:
         out.append(f"latency p99 {result['latency_ms']['p99']} ms is over debounce + 10 = "
                    f"{result['latency_budget_ms']} ms ({result['over_budget']} change(s) over it)")
