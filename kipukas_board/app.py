@@ -35,7 +35,7 @@ from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors import SimulatedStandSensors, SwitchChange
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
-from kipukas_board.show.layout import LayoutError, calibration_path, default_layout, load_layout
+from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, default_layout, load_layout
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
 from kipukas_board.web import cards_api  # card scanning (issue 4)
@@ -94,14 +94,14 @@ class BoardApp:
 
         s = self.settings
         try:  # the one calibration file, the one the walk-through writes (calibrate/files.py)
-            self.layout = load_layout(calibration_path(s.calibration, self.data_dir), board)
+            layout = load_layout(calibration_path(s.calibration, self.data_dir), board)
         except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
             log.error("LED layout not applied, using the default: %s", exc)
-            self.layout = default_layout(board)
+            layout = default_layout(board)
         self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
         strip_opts = dict(s.leds.options)
-        strip_opts["count"] = self.layout.count
-        strip_opts.setdefault("order", self.layout.order)
+        strip_opts["count"] = layout.count
+        strip_opts.setdefault("order", layout.order)
         self.strip = build("leds", s.leds.adapter, **strip_opts)
         self.voice = build("voice", s.voice.adapter, **s.voice.options)
         self.cameras = [build("cameras", c.adapter, **c.options) for c in s.cameras]
@@ -109,7 +109,7 @@ class BoardApp:
         # per camera that gives frames is started by start() and stopped by stop().
         self.card_desk = CardDesk(Catalog.in_dir(self.data_dir), submit=self.loop.submit)
         self.card_workers: list[CameraWorker] = []
-        self.lighting = Lighting(self.strip, self.layout, healthy=self._hardware_ok)
+        self.lighting = Lighting(self.strip, layout, healthy=self._hardware_ok)
         self.announcer = Announcer(self.voice)
         self.broadcaster = Broadcaster()
         #: channel → stand id; None means the channel *is* the stand id (simulation, GPIO by name).
@@ -131,6 +131,12 @@ class BoardApp:
         from kipukas_board.calibrate.session import attach
 
         self.calibration = attach(self)
+
+    @property
+    def layout(self) -> LedLayout:
+        """The LED layout in use: the lighting's own, which a calibration save swaps whole
+        (:meth:`Lighting.set_layout`), so the board and its lights never hold two different ones."""
+        return self.lighting.layout
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:

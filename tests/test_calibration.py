@@ -12,6 +12,7 @@ from kipukas_board.calibrate import files
 from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.sensor_walk import SensorWalk
+from kipukas_board.hardware.sensors import SwitchChange
 from kipukas_board.settings import Settings
 
 STANDS = [f"S{i}" for i in range(12)]
@@ -76,8 +77,8 @@ def test_sensor_walk_forgets_noise_and_an_early_token():
     assert walk.current == "C" and walk.step == "place"
     walk.on_change("c", False)         # ... so the player lifts it and puts it down again
     walk.on_change("c", True)
-    walk.on_change("c", True)          # a repeat (a restart replays every switch) is no change
-    walk.on_change("c", False)
+    assert walk.on_change("c", True) is False  # a repeat (a restart replays every switch) is no change
+    assert walk.on_change("c", False) is True
     assert walk.done and walk.duplicate == [] and walk.channels == {"a": "A", "b": "B", "c": "C"}
 
 
@@ -129,26 +130,32 @@ LED_STEPS = st.lists(st.tuples(st.sampled_from(["shift", "resize", "confirm", "b
 @settings(max_examples=60, deadline=None)
 @given(LED_STEPS)
 def test_any_led_walk_saves_a_layout_the_board_loads(tmp_path_factory, steps):
-    """Whatever the player does, the walk never makes an overlap, so its result always saves and loads."""
-    from kipukas_board.show.layout import default_layout, load_layout
+    """Whatever the player does, the walk never makes an overlap, so its result always saves (through
+    the session, as the page does), lights the running board at once and loads on the next start."""
+    from kipukas_board.show.layout import load_layout
 
-    board = load_map("kipuka-8")
-    lay = default_layout(board)
-    walk = LedWalk(lay.territories, lay.count, lay.stands)
-    for what, by in steps:
-        if what in ("shift", "resize"):
-            getattr(walk, what)(by)
-        else:
-            getattr(walk, what)()
-    while not walk.done:
-        walk.confirm()
-    cal = Calibration(board=board.name, led_territories=walk.territories,
-                      leds={"count": walk.count, "stands": walk.stands})  # as the session saves it
-    path = tmp_path_factory.mktemp("cal") / "default.toml"
-    files.save(path, cal, board)
-    loaded = load_layout(path, board)
-    assert loaded.territories == walk.territories and loaded.stands == walk.stands
-    assert loaded.count == lay.count
+    board = BoardApp(Settings(), tmp_path_factory.mktemp("data"), sim=True)
+    try:
+        strip = board.strip.count
+        session = board.calibration
+        session.leds_start()
+        walk = session.leds
+        for what, by in steps:
+            try:
+                session.leds_do(what, by)
+            except ValueError as exc:  # no room for that move: refused with the reason, nothing moved
+                assert "cannot" in str(exc)
+        while not walk.done:
+            session.leds_do("confirm")
+        session.leds_save()
+        loaded = load_layout(session.path, board.loop.state.board)
+        assert loaded.territories == walk.territories and loaded.stands == walk.stands
+        assert loaded.count == strip
+        live = board.layout
+        assert live is board.lighting.layout and live.territories == walk.territories and live.stands == walk.stands
+        assert live.count == strip and live.faults() == [strip - 1]
+    finally:
+        board.journal.close()
 
 
 def test_file_round_trip_and_validation(tmp_path):
@@ -308,6 +315,50 @@ def test_led_walk_on_a_board_shows_frames_saves_into_the_one_file_and_is_read_ba
         again.journal.close()
 
 
+def test_a_segment_shrunk_in_the_walk_keeps_the_lights_working(data_dir):
+    """Shrinking a segment leaves the strip's last pixel unused; the layout must still span the whole
+    strip, or every frame after the save is refused as too short (until a restart)."""
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")  # default layout: no spare pixel
+    board.start()
+    try:
+        strip = board.strip.count
+        old = board.layout
+        before = {n: list(px) for n, px in old.territories.items()}
+        session = board.calibration
+        session.leds_start()
+        session.leds_do("resize", -1)  # territory 1 loses a pixel; everything after it moves back one
+        while not session.status()["leds"]["done"]:
+            session.leds_do("confirm")
+        session.leds_save()
+        assert board.layout.territories[1] == [0, 1] and board.layout.territories[2] == [2, 3, 4]
+        assert board.layout.count == board.strip.count == strip
+        assert board.layout is board.lighting.layout and board.layout is not old
+        assert old.territories == before  # swapped whole, never edited under the lighting thread
+        board.sim_set_stand("T1", True)  # a new state, so a new frame for the strip
+        assert _wait(lambda: board.strip.pixels() == board.lighting.stage.apply(board.lighting.frame()))
+        assert board.lighting.health()["errors"] == 0
+        session.leds_start()  # the next walk still walks the whole strip
+        assert session.status()["leds"]["count"] == strip
+    finally:
+        board.stop()
+
+
+def test_a_layout_applied_while_running_spans_the_whole_strip(data_dir):
+    """A calibration whose [leds] has no count and whose pixels end before the strip does (written by
+    hand, say) still gives the running lights a layout as long as the strip."""
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")
+    try:
+        lay = board.layout
+        last = max(lay.stands, key=lambda sid: lay.stands[sid])
+        stands = {sid: px for sid, px in lay.stands.items() if sid != last}  # the strip's last pixel is unused
+        board.calibration.apply(Calibration(board=board.loop.state.board.name, led_territories=lay.territories,
+                                            leds={"stands": stands}))
+        assert board.calibration.problem is None and last not in board.layout.stands
+        assert board.layout.count == board.strip.count
+    finally:
+        board.journal.close()
+
+
 def test_led_walk_says_why_a_shift_cannot_happen(data_dir):
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")  # default layout: no spare pixel
     board.start()
@@ -405,7 +456,7 @@ def test_camera_steps_through_the_api(data_dir):
     board.journal.close()
 
 
-def test_an_open_sensor_walk_is_in_health_and_holds_the_switches_across_a_restart(data_dir):
+def test_an_open_sensor_walk_is_in_health_and_holds_the_switches_across_a_restart(data_dir, monkeypatch):
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")
     board.start()
     assert board.health()["calibration"]["ok"] is True
@@ -426,8 +477,77 @@ def test_an_open_sensor_walk_is_in_health_and_holds_the_switches_across_a_restar
         walk = board.calibration.status()["sensors"]
         second = list(board.loop.state.board.stands)[1]
         assert walk["channels"] == {"T1": "T1", "T2": second}  # to the walk it is a token on its stand
+        resyncs = []
+        real_reconcile = board._reconcile
+        monkeypatch.setattr(board, "_reconcile", lambda: (resyncs.append(1), real_reconcile())[1])
         board.calibration.sensors_do("cancel")  # closing the walk hands the switches back
         assert board.health()["calibration"]["ok"] is True
-        assert _wait(lambda: board.loop.state.stands["T2"].occupied)
+        assert resyncs == [1]  # through the board's own resync, which waits for the core: no polling
+        assert board.loop.state.stands["T2"].occupied
     finally:
         board.stop()
+
+
+def test_the_sensor_walk_times_changes_by_when_the_adapter_saw_them(data_dir):
+    """An adapter hands over the changes of one read one after another, each after the walk wrote (and
+    fsynced) the previous one's progress: the walk must go by when each change was seen
+    (``SwitchChange.at``), not by when it arrives."""
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")
+    session = board.calibration
+
+    def walk_t1(x2_opens_at: float) -> list[str]:
+        session.sensors_start()
+        for channel, closed, at in (("x1", True, 0.0), ("x2", True, 0.02), ("x2", False, x2_opens_at),
+                                    ("x1", False, 3.01)):
+            session.on_switch(SwitchChange(channel, closed, at=at))
+        assert session.status()["sensors"]["stand"] != "T1"
+        return session.status()["sensors"]["duplicate"]
+
+    try:
+        assert walk_t1(3.0) == ["x2"]  # both opened as the token was lifted: two reeds under T1
+        assert walk_t1(1.0) == []  # x2 came and went two seconds earlier: noise, however close the calls
+    finally:
+        board.journal.close()
+
+
+def test_a_switch_change_is_stamped_when_made_and_compares_without_it():
+    import time
+
+    before = time.monotonic()
+    change = SwitchChange("r0c1", True)
+    assert before <= change.at <= time.monotonic()
+    assert change == SwitchChange("r0c1", True, at=change.at + 5)
+    assert repr(change) == "SwitchChange(channel='r0c1', closed=True)"
+
+
+class _UnreadableCamera:
+    """A camera that is there (seat 2) but fails every read, as an unplugged USB camera does."""
+
+    seat = 2
+
+    def read(self) -> None:
+        raise OSError(19, "No such device")
+
+    def health(self) -> dict:
+        return {"adapter": "test-unreadable", "ok": False, "seat": self.seat}
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_camera_that_cannot_be_read_answers_503_with_the_reason(data_dir):
+    from web_helpers import PIN
+
+    from kipukas_board.web.server import create_app
+
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin=PIN)
+    board.cameras = [_UnreadableCamera()]
+    try:
+        c = create_app(board).test_client()
+        h = {"X-Admin-Pin": PIN}
+        r = c.get("/api/calibration/cameras/2/frame.png", headers=h)
+        assert r.status_code == 503 and "No such device" in r.json["error"] and r.headers["Retry-After"] == "1"
+        r = c.get("/api/calibration/cameras/3/frame.png", headers=h)  # no camera at all: that is a 404
+        assert r.status_code == 404 and "seats with cameras: 2" in r.json["error"]
+    finally:
+        board.journal.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -320,6 +321,26 @@ def test_white_board_on_300_leds_stays_under_the_cap() -> None:
         assert lighting.health()["power_scale"] < 0.2
     finally:
         lighting.stop()
+
+
+def test_set_layout_swaps_the_whole_layout_and_its_output_stage(board) -> None:
+    """A calibration save hands the lights a new layout object (the old one is never edited under the
+    lighting thread); the frame follows it at once, and a layout that does not fill the strip is refused."""
+    lay = default_layout(board)
+    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: 0.0)
+    lighting.update(game(board))
+    assert px(lighting.frame(), lay, 2) == [BLUE] * 3
+    shrunk = replace(lay, territories={**lay.territories, 2: lay.territories[2][:2]}, brightness=0.2,
+                     length=lay.count)  # territory 2 lost a pixel; the strip is as long as ever
+    lighting.set_layout(shrunk)
+    assert lighting.layout is shrunk and lighting.stage.brightness == 0.2
+    frame = lighting.frame()
+    assert len(frame) == lay.count and px(frame, shrunk, 2) == [BLUE] * 2 and frame[lay.territories[2][2]] == L.OFF
+    assert lay.territories[2] == [3, 4, 5]  # the old layout was not touched
+    short = replace(shrunk, stands={}, length=0)  # counts only up to its last territory pixel
+    with pytest.raises(ValueError, match=f"the strip has {lay.count}"):
+        lighting.set_layout(short)
+    assert lighting.layout is shrunk
 
 
 def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:

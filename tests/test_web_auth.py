@@ -159,6 +159,9 @@ def test_parallel_wrong_pins_cannot_outrun_the_limit(data_dir, monkeypatch):
 
     store = PinStore(data_dir)
     store.set(PIN)
+    # A clock that stands still: the lockout cannot run out while the hashes run (however slow the
+    # machine), so the right PIN below is refused because of the lockout, not by luck of timing.
+    store.limiter = WrongPinLimiter(clock=lambda: 0.0)
     running, most = [0], [0]
     lock = threading.Lock()
     real_hash = auth._hash
@@ -193,3 +196,106 @@ def test_parallel_wrong_pins_cannot_outrun_the_limit(data_dir, monkeypatch):
     assert most[0] <= auth.MAX_CONCURRENT_CHECKS
     assert store.verify(PIN, "10.0.0.9").status == 429  # locked out: even the right PIN waits
     assert store.verify(PIN, "10.0.0.10").ok  # other addresses are not punished
+
+
+def test_right_pins_in_flight_together_all_pass_while_guesses_are_still_limited(data_dir, monkeypatch):
+    """The calibration page sends the PIN with every preview frame (each seat, several times a second):
+    many right-PIN requests at once. Once the PIN verified, they pass without a hash and without being
+    counted as wrong; guesses sent at the same time still go the slow, counted way."""
+    import threading
+
+    from kipukas_board.web import auth
+
+    PinStore(data_dir).set(PIN)  # set earlier (say on the page): this process has not seen it yet
+    store = PinStore(data_dir)
+    store.limiter = WrongPinLimiter(clock=lambda: 0.0)  # lockouts never run out during the test
+    assert store.verify(PIN, "10.0.0.5").ok  # the page's PIN check: hashed once, then remembered
+    gate, hashed = threading.Event(), []
+    real_hash = auth._hash
+
+    def gated_hash(pin, salt):
+        hashed.append(pin)
+        gate.wait(30)  # no hash ends before every right-PIN request has its answer
+        return real_hash(pin, salt)
+
+    monkeypatch.setattr(auth, "_hash", gated_hash)
+    start = threading.Barrier(24)
+    right, wrong = [], []
+
+    def send(pin, client, out):
+        start.wait()
+        out.append(store.verify(pin, client))
+
+    threads = [threading.Thread(target=send, args=(PIN, "10.0.0.5", right)) for _ in range(8)]
+    threads += [threading.Thread(target=send, args=(f"{1000 + i}", "10.0.0.66", wrong)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads[:8]:
+        t.join(10)  # they never wait for a hash (a right PIN counted as wrong would wait for the gate)
+    answered = sorted(v.status for v in right)
+    gate.set()
+    for t in threads:
+        t.join(60)
+    assert answered == [200] * 8 and PIN not in hashed
+    statuses = sorted(v.status for v in wrong)
+    free = store.limiter.free
+    assert statuses.count(403) == free + 1 and statuses.count(429) == 16 - free - 1, statuses
+    assert store.verify(PIN, "10.0.0.66").status == 429  # locked out: the remembered PIN opens no door
+
+
+def test_only_the_current_right_pin_is_remembered(data_dir, monkeypatch):
+    from kipukas_board.web import auth
+
+    store = PinStore(data_dir)
+    store.set(PIN)
+    hashed = []
+    real_hash = auth._hash
+    monkeypatch.setattr(auth, "_hash", lambda pin, salt: (hashed.append(pin), real_hash(pin, salt))[1])
+    assert store.verify("1111", "phone").status == 403
+    assert store.verify("1111", "phone").status == 403
+    assert hashed == ["1111", "1111"]  # a wrong PIN is hashed every time: never remembered
+    assert store.verify(PIN, "phone").ok and hashed == ["1111", "1111"]  # the right one needs no hash
+    store.set("13579")
+    assert store.verify(PIN, "phone").status == 403  # the old PIN is forgotten with the change
+    assert store.verify("13579", "phone").ok
+
+
+def test_a_busy_check_taken_back_leaves_an_expired_lockout_expired(data_dir, monkeypatch):
+    """A PIN the board was too busy to check (503) is taken back exactly: a lockout that had already
+    run out must not start again."""
+    from kipukas_board.web import auth
+
+    now = [0.0]
+    store = PinStore(data_dir)
+    store.set(PIN)
+    store.limiter = WrongPinLimiter(free=1, base_s=10, clock=lambda: now[0])
+    assert store.verify("1111", "phone").status == 403
+    assert store.verify("1111", "phone").retry_after == 10.0
+    now[0] = 100.0  # that lockout ran out long ago
+    monkeypatch.setattr(auth, "CHECK_WAIT_S", 0)
+    for _ in range(auth.MAX_CONCURRENT_CHECKS):  # every check slot is taken
+        store._checks.acquire()
+    try:
+        assert store.verify("2222", "phone").status == 503
+    finally:
+        for _ in range(auth.MAX_CONCURRENT_CHECKS):
+            store._checks.release()
+    assert store.limiter.retry_after("phone") == 0.0
+    store.limiter.failed("phone")  # two wrong PINs still on record, so a third waits 2 · base_s
+    assert store.limiter.retry_after("phone") == 20.0
+
+
+def test_cancel_takes_back_only_its_own_attempt():
+    lim = WrongPinLimiter(free=2, base_s=10, clock=lambda: 0.0)
+    wait, first = lim.reserve("b")
+    assert wait == 0.0 and first == (0, 0.0)
+    lim.reserve("b")  # a second attempt in flight: it will be counted
+    lim.cancel("b", first)  # the first was never checked
+    lim.failed("b")  # two wrong: still free
+    assert lim.retry_after("b") == 0.0
+    lim.failed("b")  # three: waits
+    assert lim.retry_after("b") == 10.0
+    _, before = lim.reserve("c")
+    lim.succeeded("c")  # a right PIN cleared the record meanwhile: it stays clear
+    lim.cancel("c", before)
+    assert lim.retry_after("c") == 0.0

@@ -29,7 +29,8 @@ Example::
     >>> walk = SensorWalk(["T1", "M1a"], closed_at_start={"r9c9": True})
     >>> walk.current
     'T1'
-    >>> walk.on_change("r0c3", True); walk.on_change("r0c3", False)
+    >>> walk.on_change("r0c3", True), walk.on_change("r0c3", True), walk.on_change("r0c3", False)
+    (True, False, True)
     >>> walk.current
     'M1a'
     >>> walk.skip(); walk.done, walk.channels, walk.dead, walk.stuck
@@ -91,14 +92,15 @@ class SensorWalk:
         """Is that already the channel's state as the walk knows it (so no change at all)?"""
         return closed == (channel in self._closed)
 
-    def on_change(self, channel: str, closed: bool, at: float | None = None) -> None:
-        """A raw switch change, straight from the sensor adapter (a repeat of the known state is ignored).
+    def on_change(self, channel: str, closed: bool, at: float | None = None) -> bool:
+        """A raw switch change, straight from the sensor adapter; False when it only repeated the
+        state the walk knew (ignored), so the caller saves and announces only real changes.
 
         ``at`` is when it happened (seconds on any steady clock); without it, two channels opening
         together cannot be told from noise, and a watched channel that opens first counts as noise.
         """
         if self.known(channel, closed):
-            return
+            return False
         if closed:
             self._closed.add(channel)
         else:
@@ -107,13 +109,14 @@ class SensorWalk:
             if not closed:
                 self.stuck.remove(channel)
                 self._note(f"channel {channel} opened again: no longer counted as stuck")
-            return
+            return True
         if self.done:
-            return
+            return True
         if closed:
             self._closing(channel)
         else:
             self._opening(channel, at)
+        return True
 
     def _closing(self, channel: str) -> None:
         stand = self.stands[self.index]

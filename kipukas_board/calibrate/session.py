@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,6 @@ from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
 from kipukas_board.calibrate.sensor_walk import SensorWalk
-from kipukas_board.game.events import stand_event
 from kipukas_board.hardware.sensors import SwitchChange
 
 if TYPE_CHECKING:
@@ -36,6 +35,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROGRESS = "calibration-progress.json"
+
+
+class CameraUnavailable(RuntimeError):
+    """A seat's camera exists but could not be read (unplugged, busy): the preview answers 503."""
 
 
 class CalibrationSession:
@@ -70,7 +73,12 @@ class CalibrationSession:
         """Make the running board use ``cal``: channel map, LED segments and stand pixels, cameras.
 
         The board already read the LED layout from this same file at start (``load_layout``); this
-        puts a layout saved since into the running lights (the strip's length stays as it was).
+        puts a layout saved since into the running lights. The strip's length cannot change while the
+        board runs, so the new layout keeps it as its ``length`` even when its segments end earlier
+        (a segment shrunk in the walk): a layout counting fewer pixels than the strip would make
+        every frame too short for it. The layout is swapped whole under the lighting's lock
+        (:meth:`~kipukas_board.show.lighting.Lighting.set_layout`): the lighting thread renders the
+        old one until then and never sees one being edited.
         """
         b = self.board
         if cal.channels:
@@ -78,15 +86,12 @@ class CalibrationSession:
             b.unmapped_channels.clear()
         if cal.led_territories:
             lay = cal.layout(b.loop.state.board)
-            if lay.count <= b.layout.count:
-                b.layout.territories.clear()
-                b.layout.territories.update({n: list(px) for n, px in lay.territories.items()})
-                if lay.stands:
-                    b.layout.stands.clear()
-                    b.layout.stands.update({sid: list(px) for sid, px in lay.stands.items()})
+            strip = b.strip.count
+            if lay.count <= strip:
+                b.lighting.set_layout(replace(lay, length=strip, source=str(self.path)))
             else:
                 self.problem = (f"{self.path}: the LED layout needs {lay.count} pixels; the strip was started "
-                                f"with {b.layout.count} (restart the board to use it)")
+                                f"with {strip} (restart the board to use it)")
         for cam in b.cameras:
             saved = cal.cameras.get(getattr(cam, "seat", 0), {})
             controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
@@ -161,12 +166,18 @@ class CalibrationSession:
 
     # -- sensors ---------------------------------------------------------------------------------
     def on_switch(self, change: SwitchChange) -> bool:
-        """Listener for raw switch changes; True (consumed) while a sensor walk is open."""
+        """Listener for raw switch changes; True (consumed) while a sensor walk is open.
+
+        The walk is given the time the adapter saw the change (``change.at``), not the time it gets
+        here: an adapter delivers the changes of one read one after another, each after the previous
+        one's progress was written (and fsynced), which would push two reeds that opened together
+        more than ``TOGETHER_S`` apart.
+        """
         with self._lock:
             if self.sensors is None:
                 return False
-            if not self.sensors.known(change.channel, change.closed):  # the start-up resync repeats many
-                self.sensors.on_change(change.channel, change.closed, time.monotonic())
+            # The start-up resync repeats many known states: only a real change is saved and sent.
+            if self.sensors.on_change(change.channel, change.closed, change.at):
                 self._changed()
             return True
 
@@ -187,7 +198,7 @@ class CalibrationSession:
                 walk.back()
             elif what == "cancel":
                 self.sensors = None
-                self._reconcile()
+                self.board._reconcile()  # the switches go back to the game
             else:
                 raise ValueError(f"unknown sensor step {what!r}; expected skip, back or cancel")
             self._changed()
@@ -204,18 +215,9 @@ class CalibrationSession:
             cal.stuck, cal.duplicate = list(walk.stuck), list(walk.duplicate)
             self._save(cal)
             self.sensors = None
-            self._reconcile()
+            self.board._reconcile()  # the game follows the switches again, under the new channel map
             self._changed()
             return self.status()
-
-    def _reconcile(self) -> None:
-        """After the walk: make the game agree with the switches under the (new) channel map."""
-        b = self.board
-        state = b.loop.state
-        for channel, closed in b.sensors.snapshot().items():
-            sid = b.stand_for(channel)
-            if sid is not None and state.stands[sid].occupied != closed:
-                b.loop.submit(stand_event(sid, closed, "resync"), wait=False)
 
     # -- LEDs ------------------------------------------------------------------------------------
     def _show(self, frame: list[tuple[int, int, int]]) -> None:
@@ -333,13 +335,18 @@ class CalibrationSession:
         return cam
 
     def camera_frame(self, seat: int) -> bytes:
-        """The camera's current view as a PNG, for the live preview. Raises LookupError without one."""
+        """The camera's current view as a PNG, for the live preview.
+
+        Raises LookupError when no camera serves the seat (or it gives no frames at all), and
+        :class:`CameraUnavailable` when the seat's camera failed to read (unplugged, busy): the page
+        must say the camera is there but failing, not that there is none.
+        """
         cam = self._camera(seat)
         with self._frame_lock:
             try:
                 frame = cam.read()
-            except OSError as exc:  # unplugged, or busy: the page says so
-                raise LookupError(f"seat {seat}'s camera: {exc}") from exc
+            except OSError as exc:
+                raise CameraUnavailable(f"seat {seat}'s camera cannot be read right now: {exc}") from exc
         if frame is None:
             why = " (a simulated camera: cards arrive by POST /api/sim/cards)" if self.board.sim else ""
             raise LookupError(f"seat {seat}'s camera gives no frames right now{why}")

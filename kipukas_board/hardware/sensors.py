@@ -25,18 +25,28 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
 @dataclass(frozen=True)
 class SwitchChange:
-    """One settled change of one switch: ``closed`` is True when a magnet is over it."""
+    """One settled change of one switch: ``closed`` is True when a magnet is over it.
+
+    ``at`` is when the adapter saw it (``time.monotonic()`` when the change is made, which adapters
+    do as they read the switches). Adapters hand over the changes of one read one at a time, each
+    after the consumer finished with the previous one, so the time a consumer takes one is late by
+    whatever the consumer did before; the calibration walk tells two reeds that opened together
+    from noise by these times. It takes no part in equality or the repr: two changes of the same
+    switch to the same state are the same change.
+    """
 
     channel: str
     closed: bool
+    at: float = field(default_factory=time.monotonic, compare=False, repr=False)
 
 
 Emit = Callable[[SwitchChange], None]

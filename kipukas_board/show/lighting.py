@@ -346,6 +346,26 @@ class Lighting:
             self._dirty = True
             self._cond.notify()
 
+    def set_layout(self, layout: LedLayout) -> None:
+        """Light by ``layout`` from now on (the calibration walk saved new segments).
+
+        The layout is swapped whole, under the lock the lighting thread reads it under, so a frame is
+        never rendered from a layout half-way through a change (the old layout's dicts are left as
+        they were). Its output stage (gamma, brightness, power budget) is rebuilt from it too. Raises
+        ValueError, changing nothing, when ``layout.count`` is not the strip's length: every frame
+        must fill the strip exactly, and the strip's length is fixed while the board runs.
+        """
+        if layout.count != self.strip.count:
+            raise ValueError(f"the LED layout has {layout.count} pixels, the strip has {self.strip.count}")
+        stage = layout.output_stage()
+        now = self._clock()
+        with self._cond:
+            self.layout, self.stage = layout, stage
+            if self._state is not None:
+                self._frame = render(self._state, layout, now, self._scene)
+            self._dirty = True
+            self._cond.notify()
+
     def end_test_frame(self) -> None:
         """Go back to showing the game."""
         with self._cond:
@@ -444,12 +464,13 @@ class Lighting:
                             continue  # woken early, or a quiet second passed: look at health again
                 now = self._clock()
                 state, scene, test = self._state, self._scene, self._test_frame
+                layout, stage = self.layout, self.stage  # one layout per frame (set_layout swaps both)
                 self._dirty = False
             if state is None and test is None:
                 continue
             t0 = time.perf_counter()
-            frame = list(test) if test is not None else render(state, self.layout, now, scene)
-            wire = self.stage.apply(frame)
+            frame = list(test) if test is not None else render(state, layout, now, scene)
+            wire = stage.apply(frame)
             with self._cond:
                 self._stats.render_ms = (time.perf_counter() - t0) * 1000
                 self._frame = frame

@@ -11,6 +11,13 @@ changed where it is configured (the service's environment). Without one, the pag
 Each check costs a scrypt hash (16 MiB of memory, tens of milliseconds on a Pi), so at most
 :data:`MAX_CONCURRENT_CHECKS` run at once, and a client's attempt is counted *before* its hash is
 computed: parallel guesses cannot slip past the wrong-PIN limit while earlier ones are still hashing.
+
+A PIN that verified is remembered (as an HMAC under a key made at start, never in the clear or on
+disk) and later requests carrying it pass at once, without a hash and without being counted: the
+calibration page sends the PIN with every preview frame, several times a second per seat, and those
+requests, in flight together, would otherwise count as wrong until hashed and lock the page out with
+the right PIN. Only the right PIN is ever remembered, so guesses still take the slow, counted path;
+a locked-out client is refused before the memory is consulted; and a new PIN replaces the memory.
 """
 
 from __future__ import annotations
@@ -51,6 +58,11 @@ class PinStore:
         #: may not change it.
         self.managed = False
         self._checks = threading.BoundedSemaphore(MAX_CONCURRENT_CHECKS)
+        #: Guards the stored hash and the remembered PIN together, so a check that started before a
+        #: change of PIN cannot remember the old one after it.
+        self._lock = threading.Lock()
+        self._memo_key = secrets.token_bytes(32)
+        self._memo: bytes | None = None  # HMAC of the PIN that last verified (see the module docs)
         if self.path.exists():
             d = json.loads(self.path.read_text())
             self._salt = bytes.fromhex(d["salt"])
@@ -64,14 +76,18 @@ class PinStore:
         """Store ``pin`` (4 to 12 digits), replacing any earlier one; written atomically."""
         if not (pin.isdigit() and 4 <= len(pin) <= 12):
             raise ValueError("the admin PIN must be 4 to 12 digits")
-        if self.check(pin):
+        matched = self._check(pin)
+        if matched is not None:  # already the PIN: nothing to write, but it is known right now
+            self._remember(pin, matched)
             return
         salt = secrets.token_bytes(16)
         digest = _hash(pin, salt)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"salt": salt.hex(), "scrypt": digest.hex(), "n": _N}))
         os.replace(tmp, self.path)
-        self._salt, self._hash = salt, digest
+        with self._lock:  # the old PIN is forgotten with its hash: it must not pass from memory
+            self._salt, self._hash = salt, digest
+            self._memo = self._tag(pin)
 
     def make_random(self) -> str:
         pin = f"{secrets.randbelow(10**6):06d}"
@@ -80,34 +96,59 @@ class PinStore:
 
     def check(self, pin: str | None) -> bool:
         """Is ``pin`` the PIN? Raises :class:`PinBusy` if no check slot frees up in time."""
-        if not pin or self._hash is None or self._salt is None:
-            return False
+        return self._check(pin) is not None
+
+    def _check(self, pin: str | None) -> bytes | None:
+        """The stored hash ``pin`` matched (None: it did not), by scrypt; raises :class:`PinBusy`."""
+        with self._lock:
+            salt, digest = self._salt, self._hash
+        if not pin or digest is None or salt is None:
+            return None
         if not self._checks.acquire(timeout=CHECK_WAIT_S):
             raise PinBusy("the board is busy checking other PINs; try again in a few seconds")
         try:
-            return hmac.compare_digest(_hash(pin, self._salt), self._hash)
+            return digest if hmac.compare_digest(_hash(pin, salt), digest) else None
         finally:
             self._checks.release()
+
+    def _tag(self, pin: str) -> bytes:
+        return hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
+
+    def _remember(self, pin: str, digest: bytes | None) -> None:
+        """Remember ``pin``, which matched ``digest``, unless the PIN was changed meanwhile."""
+        with self._lock:
+            if digest is not None and digest is self._hash:  # the very hash it matched, not a newer one
+                self._memo = self._tag(pin)
+
+    def _remembered(self, pin: str) -> bool:
+        with self._lock:
+            memo = self._memo
+        return memo is not None and hmac.compare_digest(self._tag(pin), memo)
 
     def verify(self, pin: str | None, client: str) -> PinVerdict:
         """Check ``pin`` sent by ``client`` (its address), counting wrong ones against the client.
 
-        A client locked out by too many wrong PINs gets 429 *without* its PIN being checked, so
-        guessing during the wait gains nothing.
+        A client locked out by too many wrong PINs gets 429 *without* its PIN being checked (not even
+        against the remembered one), so guessing during the wait gains nothing. The remembered PIN
+        passes without a hash or a count; any other goes the counted, hashed way.
         """
         wait = self.limiter.retry_after(client)
         if wait > 0 or not pin:
             return self._refusal(wait)
-        wait = self.limiter.reserve(client)  # counted as wrong until the hash says otherwise
+        if self._remembered(pin):
+            self.limiter.succeeded(client)
+            return PinVerdict(True)
+        wait, before = self.limiter.reserve(client)  # counted as wrong until the hash says otherwise
         if wait > 0:
             return self._refusal(wait)
         try:
-            right = self.check(pin)
+            matched = self._check(pin)
         except PinBusy as exc:
-            self.limiter.cancel(client)
+            self.limiter.cancel(client, before)
             return PinVerdict(False, 503, str(exc), 5.0)
-        if not right:
+        if matched is None:
             return PinVerdict(False, 403, "wrong admin PIN", self.limiter.retry_after(client))
+        self._remember(pin, matched)
         self.limiter.succeeded(client)
         return PinVerdict(True)
 
@@ -166,29 +207,42 @@ class WrongPinLimiter:
         with self._lock:
             self._count_wrong(client)
 
-    def reserve(self, client: str) -> float:
-        """Check and count one attempt in a single step: 0.0 and the attempt counted as wrong (until
-        :meth:`succeeded`), or the seconds to wait and nothing counted.
+    def reserve(self, client: str) -> tuple[float, tuple[int, float]]:
+        """Check and count one attempt in a single step. Returns ``(wait, before)``: ``wait`` is 0.0
+        with the attempt counted as wrong (until :meth:`succeeded`), or the seconds to wait with
+        nothing counted; ``before`` is the client's (wrong count, locked until) as it was, which
+        :meth:`cancel` puts back.
 
         Checking (:meth:`retry_after`) and counting (:meth:`failed`) apart would let many requests
         sent at once all pass the check before the first is counted.
         """
         with self._lock:
-            _, until = self._wrong.get(client, (0, 0.0))
-            wait = until - self._clock()
+            before = self._wrong.get(client, (0, 0.0))
+            wait = before[1] - self._clock()
             if wait > 0:
-                return wait
+                return wait, before
             self._count_wrong(client)
-            return 0.0
+            return 0.0, before
 
-    def cancel(self, client: str) -> None:
-        """Take back one :meth:`reserve` whose PIN was never checked (the board was busy)."""
+    def cancel(self, client: str, before: tuple[int, float]) -> None:
+        """Take back one :meth:`reserve` whose PIN was never checked (the board was busy).
+
+        The record goes back to exactly ``before`` (what :meth:`reserve` returned): working out a
+        new lockout from the count would start a fresh wait where the last one had long expired. If
+        other attempts were counted meanwhile, only this one is taken off the count and their
+        lockout stands; if a right PIN cleared the record meanwhile, it stays clear.
+        """
         with self._lock:
             count, until = self._wrong.get(client, (0, 0.0))
-            if count <= 1:
-                self._wrong.pop(client, None)
+            if count == 0:
+                return
+            if count == before[0] + 1:  # nothing else counted since this reserve
+                if before[0] == 0:
+                    self._wrong.pop(client, None)
+                else:
+                    self._wrong[client] = before
             else:
-                self._wrong[client] = (count - 1, self._clock() + self._wait(count - 1))
+                self._wrong[client] = (count - 1, until)
 
     def _wait(self, count: int) -> float:
         return 0.0 if count <= self.free else min(self.max_s, self.base_s * 2 ** (count - self.free - 1))

@@ -17,6 +17,8 @@ Reading where the walk is needs nothing; every step changes the board's calibrat
     GET  /api/calibration/cameras/<seat>/frame.png the live preview (PIN too: it shows players' cards)
 
 A step that does not fit (saving an unfinished walk, an unknown step) answers 409 with the reason.
+The preview answers 404 for a seat without a camera and 503 (with the reason) when the seat's camera
+is there but cannot be read right now (unplugged, busy), so the page can say which it is.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, Response, jsonify
 
 from kipukas_board.calibrate.files import CalibrationError
+from kipukas_board.calibrate.session import CameraUnavailable
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
 if TYPE_CHECKING:
@@ -81,6 +84,10 @@ def register(app: Flask, board: BoardApp) -> None:
     def calibration_frame(seat: int) -> Any:
         try:
             png = session.camera_frame(seat)
+        except CameraUnavailable as exc:
+            resp, status = error(503, str(exc))
+            resp.headers["Retry-After"] = "1"
+            return resp, status
         except LookupError as exc:
             return error(404, str(exc.args[0]))
         except ValueError as exc:

@@ -2,7 +2,10 @@
 
 Each client gets its own queue; :meth:`Broadcaster.publish` (called on the core thread) only puts a
 ready-made message on each queue, so a slow phone never slows the core. A client whose queue fills
-up (it stopped reading) is dropped and reconnects by itself, as EventSource does.
+up (it stopped reading) is dropped and reconnects by itself, as EventSource does: nothing more is
+queued for it and its body ends at its next step. It still counts against the cap until its body is
+closed, though, because until then it still holds its thread (likely stuck writing to the client
+that stopped reading, until waitress gives up on that connection).
 
 Every open stream holds one of waitress's worker threads for as long as it is open, so the number of
 streams is capped (``max_clients``): past it :meth:`Broadcaster.open` raises :class:`StreamsFull` and
@@ -106,12 +109,14 @@ class Broadcaster:
         with self._lock:
             clients = list(self._clients)
         for sub in clients:
+            if sub.ended.is_set():
+                continue  # dropped already: counted (it holds its thread) until its body closes
             try:
                 sub.queue.put_nowait(msg)
             except queue.Full:
-                # It stopped reading: drop it (its body ends, freeing its thread); EventSource reconnects.
+                # It stopped reading: drop it (its body ends at its next step); EventSource reconnects.
+                # Its place is given back by Subscription.close(), once its thread is free again.
                 self.dropped += 1
-                self._remove(sub)
                 sub.end()
 
     def clients(self) -> int:
