@@ -86,7 +86,9 @@
           img.hidden = false;
           if (old.startsWith("blob:")) URL.revokeObjectURL(old);
         } catch (e) {
-          clearInterval(previews.get(seat)); previews.delete(seat); KB.message(e.message, "error");
+          KB.message(e.message, "error");
+          if (e.status === 503) return;  // unplugged or busy for now: keep trying, the camera may come back
+          clearInterval(previews.get(seat)); previews.delete(seat);
         }
       };
       previews.set(seat, setInterval(tick, 700)); tick();
