@@ -81,14 +81,18 @@ def scan(args: argparse.Namespace) -> int:
     frames: list[tuple[str, Any]] = []
     names = [Path(p).name for p in args.paths]
     for p, name in zip(args.paths, names, strict=True):
+        # keyed by file name (the contract); two files of one name in different folders keep their paths
+        key = name if names.count(name) == 1 else p
         t0 = time.perf_counter()
         img = cv2.imread(p, cv2.IMREAD_COLOR)
         if img is None:
             _err(f"{p}: not an image file OpenCV can read (expected JPEG, PNG, ...)")
             status = 2
-            img = (time.perf_counter() - t0) * 1000  # the time spent finding that out
-        # keyed by file name (the contract); two files of one name in different folders keep their paths
-        frames.append((name if names.count(name) == 1 else p, img))
+            out[key] = {"codes": [], "ms": round((time.perf_counter() - t0) * 1000, 2),
+                        "error": "not a readable image"}
+        else:
+            out[key] = {}  # filled below, in the order the paths were given
+            frames.append((key, img))
     if args.camera is not None:
         from kipukas_board.hardware.cameras_opencv import OpenCVCamera
 
@@ -105,9 +109,6 @@ def scan(args: argparse.Namespace) -> int:
         else:
             frames.append((f"camera {args.camera}", frame))
     for name, img in frames:
-        if isinstance(img, float):
-            out[name] = {"codes": [], "ms": round(img, 2), "error": "not a readable image"}
-            continue
         result = Pipeline().decode(img)
         out[name] = {"codes": result.codes, "ms": round(result.ms, 2)}
         if result.refused:
