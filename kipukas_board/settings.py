@@ -99,9 +99,9 @@ def default_data_dir() -> Path:
     return Path(base) / "kipukas-board"
 
 
-def _choice(section: Any, port: str, where: str, problems: list[str], extra: tuple[str, ...] = ()) -> AdapterChoice:
+def _choice(section: Any, port: str, where: str, problems: list[str]) -> AdapterChoice:
     """One port's section: a known adapter, and only options that adapter takes (a misspelt option
-    would otherwise be ignored without a word). ``extra``: keys the board itself reads."""
+    would otherwise be ignored without a word)."""
     if not isinstance(section, dict):
         problems.append(f"[{where}] must be a table, got {type(section).__name__}")
         return AdapterChoice(SIMULATED[port])
@@ -112,16 +112,17 @@ def _choice(section: Any, port: str, where: str, problems: list[str], extra: tup
             f"[{where}] adapter = {name!r} is not known; expected one of {', '.join(sorted(ADAPTERS[port]))}"
         )
         return AdapterChoice(SIMULATED[port])
-    allowed = adapter_options(port, name)
     if name == SIMULATED[port]:
         # Falling back to simulation during bring-up leaves the real adapter's options in place:
         # the simulated adapter takes (and ignores) any option some adapter of this port has.
-        others = [adapter_options(port, n) for n in ADAPTERS[port]]
-        allowed = None if any(o is None for o in others) else sorted({k for o in others for k in o or ()})
+        each = [adapter_options(port, n) for n in ADAPTERS[port]]
+        allowed = None if any(o is None for o in each) else sorted({k for o in each for k in o or ()})
+    else:
+        allowed = adapter_options(port, name)
     if allowed is not None:
-        for key in sorted(set(opts) - set(allowed) - set(extra)):
+        for key in sorted(set(opts) - set(allowed)):
             problems.append(f"[{where}] {key} = {opts[key]!r}: the {name!r} {port} adapter has no option {key!r}; "
-                            f"expected one of {', '.join(['adapter', *extra, *allowed])}")
+                            f"expected one of {', '.join(['adapter', *allowed])}")
     return AdapterChoice(name, opts)
 
 
