@@ -3,11 +3,10 @@ simulated sensors and the actions API, heard through the board's voice port."""
 
 from __future__ import annotations
 
-import shutil
 import wave
 from pathlib import Path
 
-import pytest
+from conftest import need_tool
 from rules_table import Table
 from test_rules_play import SETUP, play
 
@@ -22,8 +21,7 @@ def heard(t: Table, since: int = 0) -> list[str]:
 
 
 def test_a_storm_roll_names_the_exposed_stands_and_espeak_renders_it(data_dir, tmp_path: Path) -> None:
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (Debian package espeak-ng; scripts/run-tests installs it)")
+    need_tool("espeak-ng", "espeak-ng")
     with Table(data_dir, dice=ScriptedDice([5])) as t:  # the diel die: face 5 is a storm
         play(t, edition="2023")
         t.put("M1a", "M8b")  # souls out next to each capital
