@@ -2,7 +2,7 @@
 #
 # Runs on MicroPython (RP2040) and, unchanged, on CPython under the tests. PROTOCOL.md is the
 # specification; this file is one implementation of it (the host has its own, in
-# kipukas_board/hardware/sensor_protocol.py, and the tests check the two agree).
+# kipukas_board/hardware/sensors/protocol.py, and the tests check the two agree).
 #
 # A frame before stuffing:  type(1) seq(2, big-endian) len(1) payload(len) crc(2, big-endian)
 # The CRC covers type..payload. On the wire: 0x00, COBS(frame), 0x00.

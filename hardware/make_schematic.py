@@ -41,7 +41,7 @@ PICO_PIN_NUMBER = {"GP0": 1, "GP1": 2, "GP2": 4, "GP3": 5, "GP4": 6, "GP5": 7, "
 
 def channel(r: int, c: int) -> str:
     """The sensor channel of matrix position (row r, column c), both from 0, exactly as the host
-    names it (kipukas_board.hardware.sensor_protocol.channel_name): ``r3c5``."""
+    names it (kipukas_board.hardware.sensors.protocol.channel_name): ``r3c5``."""
     return f"r{r}c{c}"
 
 

@@ -24,21 +24,24 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
-from kipukas_board.cards.desk import CameraWorker, CardDesk
 from kipukas_board.core_loop import CoreLoop
 from kipukas_board.game.dice import Dice, SystemDice
 from kipukas_board.game.events import stand_event
 from kipukas_board.game.state import GameState
-from kipukas_board.hardware.cameras import SimulatedCamera
+from kipukas_board.game.view import state_json
+from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
-from kipukas_board.hardware.sensors import SimulatedStandSensors, SwitchChange
+from kipukas_board.hardware.sensors.port import SwitchChange
+from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, default_layout, load_layout
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
-from kipukas_board.web import cards_api  # card scanning (issue 4)
+from kipukas_board.vision.desk import CameraWorker, CardDesk
+from kipukas_board.web import calibration_api, cards_api, pages
 from kipukas_board.web.actions import register as register_actions
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
@@ -105,8 +108,8 @@ class BoardApp:
         self.strip = build("leds", s.leds.adapter, **strip_opts)
         self.voice = build("voice", s.voice.adapter, **s.voice.options)
         self.cameras = [build("cameras", c.adapter, **c.options) for c in s.cameras]
-        # card scanning (issue 4): the desk turns decoded frames into card events; one worker thread
-        # per camera that gives frames is started by start() and stopped by stop().
+        # The desk turns decoded frames into card events; one worker thread per camera that gives
+        # frames is started by start() and stopped by stop().
         self.card_desk = CardDesk(Catalog.in_dir(self.data_dir), submit=self.loop.submit)
         self.card_workers: list[CameraWorker] = []
         self.lighting = Lighting(self.strip, layout, healthy=self._hardware_ok)
@@ -116,11 +119,12 @@ class BoardApp:
         self.channel_map: dict[str, str] | None = None
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
-        self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register]  # rules (3), cards (4)
+        self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register, pages.register,
+                                                 calibration_api.register]
         self._started = False
         self._lock = threading.Lock()
-        # page and calibration (issue 7): raw switch listeners (a listener returning True keeps the
-        # change from the game), the saved calibration, and the page's and walk's routes.
+        # Raw switch listeners: a listener returning True keeps the change from the game (the
+        # calibration walk does, while it holds the switches).
         self.switch_listeners: list[Callable[[SwitchChange], bool | None]] = []
         #: Extra parts of :meth:`health`, by name (e.g. the calibration walk says when it holds the switches).
         self.health_sources: dict[str, Callable[[], dict[str, Any]]] = {}
@@ -128,8 +132,6 @@ class BoardApp:
         self._publish_lock = threading.RLock()
         self._published_seq = -1
         self._health_thread = threading.Thread(target=self._watch_health, name="health-watch", daemon=True)
-        from kipukas_board.calibrate.session import attach
-
         self.calibration = attach(self)
 
     @property
@@ -280,7 +282,7 @@ class BoardApp:
         }
 
     def state_json(self, state: GameState | None = None) -> dict[str, Any]:
-        doc = (state or self.loop.state).to_json()
+        doc = state_json(state or self.loop.state)
         doc["health"] = self.health()
         doc["lights"] = self.lights_json()
         doc["sim"] = self.sim

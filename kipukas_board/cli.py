@@ -18,17 +18,11 @@ from kipukas_board import __version__
 COMMAND_MODULES = [
     "kipukas_board.commands.run",
     "kipukas_board.commands.maps",
-    # rules (issue 3)
     "kipukas_board.commands.replay",
-    # card scanning (issue 4)
     "kipukas_board.commands.cards",
-    # stand sensing (issue 5)
     "kipukas_board.commands.sensors",
-    # lighting and voice (issue 6)
     "kipukas_board.commands.show",
-    # page and calibration (issue 7)
     "kipukas_board.commands.web_bench",
-    # Pi service (issue 8)
     "kipukas_board.commands.service",
 ]
 

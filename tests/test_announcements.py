@@ -11,7 +11,7 @@ from rules_table import Table
 from test_rules_play import SETUP, play
 
 from kipukas_board.game.dice import ScriptedDice
-from kipukas_board.hardware.voice_espeak import EspeakVoice
+from kipukas_board.hardware.voice.espeak import EspeakVoice
 
 
 def heard(t: Table, since: int = 0) -> list[str]:

@@ -12,7 +12,7 @@ from kipukas_board.calibrate import files
 from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.sensor_walk import SensorWalk
-from kipukas_board.hardware.sensors import SwitchChange
+from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.settings import Settings
 
 STANDS = [f"S{i}" for i in range(12)]
@@ -395,7 +395,7 @@ def test_a_resumed_led_walk_lights_its_segment_again(data_dir):
 @settings(max_examples=20)
 @given(st.integers(0, 2**16))
 def test_matrix_wiring_is_repeatable_and_one_to_one(seed):
-    from kipukas_board.hardware.sensors import SimulatedStandSensors
+    from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
 
     stands = list(load_map("kipuka-12").stands)
     a, b = SimulatedStandSensors(channels="matrix", seed=seed), SimulatedStandSensors(channels="matrix", seed=seed)

@@ -56,7 +56,7 @@ def picamera2(monkeypatch: pytest.MonkeyPatch) -> type[FakePicamera2]:
 
 
 def test_picamera2_asks_for_bgr_frames_and_maps_focus_and_exposure(picamera2) -> None:
-    from kipukas_board.hardware.cameras_picamera2 import Picamera2Camera
+    from kipukas_board.hardware.cameras.pi_camera import Picamera2Camera
 
     cam = Picamera2Camera(seat=3, camera_num=1, width=1280, height=720)
     fake = cam._cam
@@ -73,7 +73,7 @@ def test_picamera2_asks_for_bgr_frames_and_maps_focus_and_exposure(picamera2) ->
 
 
 def test_picamera2_without_a_focus_motor_refuses_a_manual_focus(picamera2, monkeypatch) -> None:
-    from kipukas_board.hardware.cameras_picamera2 import Picamera2Camera
+    from kipukas_board.hardware.cameras.pi_camera import Picamera2Camera
 
     monkeypatch.setattr(FakePicamera2, "af", False)
     cam = Picamera2Camera(seat=2)
@@ -96,7 +96,7 @@ class RecordingCapture:
 
 
 def test_opencv_sets_v4l2_exposure_in_100_us_units() -> None:
-    from kipukas_board.hardware.cameras_opencv import OpenCVCamera
+    from kipukas_board.hardware.cameras.opencv import OpenCVCamera
 
     cam = OpenCVCamera(seat=1, device=0)
     cam._cap = cap = RecordingCapture()
@@ -112,7 +112,7 @@ def test_opencv_sets_v4l2_exposure_in_100_us_units() -> None:
 def test_opencv_lets_go_of_an_unplugged_camera_and_reopens_it(monkeypatch) -> None:
     """A capture that stops giving frames is released and the read raises, so the camera worker
     retries; the next read opens the device afresh (a camera plugged back in works again)."""
-    from kipukas_board.hardware.cameras_opencv import OpenCVCamera
+    from kipukas_board.hardware.cameras.opencv import OpenCVCamera
 
     class Capture(RecordingCapture):
         def __init__(self, frames: list) -> None:

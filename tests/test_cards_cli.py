@@ -14,9 +14,9 @@ import pytest
 from _qrgen import camouflage, place, qr_tile
 
 from kipukas_board.cards.catalog import Catalog
-from kipukas_board.cards.desk import CameraWorker, CardDesk
 from kipukas_board.cli import main
 from kipukas_board.hardware.registry import build
+from kipukas_board.vision.desk import CameraWorker, CardDesk
 
 P = "kpks.us/RrDC#0001?DmFz33"
 Q = "https://www.kpks.us/frlU"

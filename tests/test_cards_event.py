@@ -9,6 +9,7 @@ from kipukas_board.game.cards import card_event
 from kipukas_board.game.core import apply
 from kipukas_board.game.events import EventError, check_event
 from kipukas_board.game.state import initial_state
+from kipukas_board.game.view import state_json
 
 
 def test_last_card_per_seat_is_recorded() -> None:
@@ -22,7 +23,7 @@ def test_last_card_per_seat_is_recorded() -> None:
     s3, _ = apply(s2, check_event(e3), seq=9)
     assert [(c["seat"], c["code"], c["known"]) for c in s3.cards] == [(1, "frlU", False), (2, "HMPU", True)]
     assert "seat 1: unknown card frlU" in s3.problems
-    assert s3.to_json()["cards"][1]["title"] == "H" and s3.seq == 9
+    assert state_json(s3)["cards"][1]["title"] == "H" and s3.seq == 9
     assert state.cards == ()  # pure: the old state is untouched
 
 

@@ -84,7 +84,7 @@ class _EveryOtherHeavyPass:
 
 def test_a_card_only_heavy_passes_read_is_one_presentation_while_held(data_dir) -> None:
     from kipukas_board.cards.catalog import Catalog
-    from kipukas_board.cards.desk import HEAVY_INTERVAL_S, CardDesk
+    from kipukas_board.vision.desk import HEAVY_INTERVAL_S, CardDesk
 
     now = [0.0]
     submitted: list[dict] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kipukas_board.hardware.channel_health import ChannelHealth
+from kipukas_board.hardware.sensors.channel_health import ChannelHealth
 
 
 def test_chatter_holds_changes_and_releases_the_last_state() -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from kipukas_board.hardware import gpio_sensors
-from kipukas_board.hardware.gpio_sensors import GpioStandSensors, is_pi5, make_pin_factory
 from kipukas_board.hardware.registry import build
-from kipukas_board.hardware.sensors import SwitchChange
+from kipukas_board.hardware.sensors import gpio as gpio_sensors
+from kipukas_board.hardware.sensors.gpio import GpioStandSensors, is_pi5, make_pin_factory
+from kipukas_board.hardware.sensors.port import SwitchChange
 
 
 @pytest.fixture

@@ -101,7 +101,7 @@ def test_channel_names_in_the_docs_are_the_ones_the_host_prints(
     """``sensors monitor`` names the reed at firmware channel n by sensor_protocol.channel_name; the
     firmware numbers the reed on the i-th row pin and j-th column pin n = i * cols + j. The netlist,
     the schematic and wiring.md must give every reed that same name (SW1 is r0c0, not r1c1)."""
-    from kipukas_board.hardware.sensor_protocol import channel_name
+    from kipukas_board.hardware.sensors.protocol import channel_name
 
     parts, nets = netlist
     cols = schematic.COLS

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kipukas_board.app import BoardApp
+from kipukas_board.game.view import state_json
 from kipukas_board.settings import Settings
 from kipukas_board.web.server import create_app, require_pin
 from kipukas_board.web.sse import Broadcaster, StreamsFull
@@ -160,10 +161,10 @@ def test_restart_brings_back_the_same_state_and_sim_switches(data_dir: Path) -> 
     with live_board(data_dir) as (board, url):
         for sid in ("T1", "M1a"):
             board.sim_set_stand(sid, True)
-        before = board.loop.state.to_json()
+        before = state_json(board.loop.state)
     time.sleep(0.05)
     with live_board(data_dir) as (board, url):
-        assert board.loop.state.to_json() == before
+        assert state_json(board.loop.state) == before
         # The simulated switch under T1 is closed again, so lifting the token is a change.
         assert board.sim_set_stand("T1", False) is True
 

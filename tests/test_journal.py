@@ -14,6 +14,7 @@ from kipukas_board.core_loop import CoreLoop
 from kipukas_board.game.core import apply
 from kipukas_board.game.events import EventError, check_event, stand_event
 from kipukas_board.game.state import initial_state
+from kipukas_board.game.view import state_json
 from kipukas_board.store.journal import Journal, JournalError
 
 BOARD = load_map("kipuka-8")
@@ -82,9 +83,9 @@ def test_loop_journals_before_it_publishes_and_replay_matches(tmp_path: Path) ->
     loop.stop()
     # Each publication happened after its event was on disk.
     assert all(journaled >= seq for seq, journaled in seen)
-    live = loop.state.to_json()
+    live = state_json(loop.state)
     journal.close()
-    rebuilt = CoreLoop(Journal.in_dir(tmp_path), BOARD).state.to_json()
+    rebuilt = state_json(CoreLoop(Journal.in_dir(tmp_path), BOARD).state)
     assert rebuilt == live
 
 
@@ -121,4 +122,4 @@ def test_replaying_any_sequence_gives_the_same_state(moves: list[tuple[str, bool
     for n, t in state.territories.items():
         sq = BOARD.territory_stand(n)
         assert (t.claim is not None) == (sq is not None and state.stands[sq.id].occupied)
-    assert CoreLoop(j, BOARD).state.to_json() == state.to_json()
+    assert state_json(CoreLoop(j, BOARD).state) == state_json(state)

@@ -14,7 +14,7 @@ from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.commands.show import bench_layout
 from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, initial_state
-from kipukas_board.hardware.leds import SimulatedLedStrip
+from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
 from kipukas_board.settings import Settings
 from kipukas_board.show import lighting as L
 from kipukas_board.show.colors import blend, scale
@@ -364,7 +364,7 @@ def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:
 
 
 def test_reads_the_rules_cores_contenders_and_storm_fields(board) -> None:
-    """Issue 3 adds GameState.contenders and GameState.storm_exposed; the renderer reads them first."""
+    """GameState.contenders and GameState.storm_exposed are the rules core's word; the renderer reads them first."""
     lay = default_layout(board)
     terr = dict(game(board).territories)
     terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)

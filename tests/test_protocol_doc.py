@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kipukas_board.hardware import sensor_protocol as sp
-from kipukas_board.hardware.firmware_sim import firmware_modules
+from kipukas_board.bench.firmware_sim import firmware_modules
+from kipukas_board.hardware.sensors import protocol as sp
 
 DOC = Path(__file__).resolve().parents[1] / "firmware" / "PROTOCOL.md"
 
@@ -170,7 +170,7 @@ def test_the_table_covers_every_kind_of_host_frame() -> None:
 
 def test_the_hosts_timings_are_the_documents() -> None:
     """Sections 3 and 5 give numbers; the serial adapter must use the same ones."""
-    from kipukas_board.hardware import serial_sensors as ss
+    from kipukas_board.hardware.sensors import serial_link as ss
 
     text = " ".join(DOC.read_text().split())
     host = ss.SerialStandSensors(device="doc")

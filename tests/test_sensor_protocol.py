@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kipukas_board.hardware import sensor_protocol as sp
-from kipukas_board.hardware.firmware_sim import firmware_modules
+from kipukas_board.bench.firmware_sim import firmware_modules
+from kipukas_board.hardware.sensors import protocol as sp
 
 P = firmware_modules()["kb_proto"]
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from kipukas_board.bench.firmware_sim import FirmwareThread, PtyLink
+from kipukas_board.bench.sensor_soak import SoakConfig, run_soak
 from kipukas_board.cli import main
-from kipukas_board.hardware.firmware_sim import FirmwareThread, PtyLink
-from kipukas_board.hardware.sensor_soak import SoakConfig, run_soak
 
 
 def test_soak_with_every_fault_has_no_phantoms_and_ends_in_sync(capsys) -> None:
@@ -86,8 +86,8 @@ def test_monitor_uses_the_settings_file(tmp_path: Path, capsys, monkeypatch) -> 
 
 
 def test_the_soak_verdict_counts_phantoms_mismatches_and_latency() -> None:
-    """Issue 5's must-show is all three; the exit status must fail on any of them."""
-    from kipukas_board.hardware.sensor_soak import failures
+    """The soak promises all three; the exit status must fail on any of them."""
+    from kipukas_board.bench.sensor_soak import failures
 
     good = {"phantom": 0, "final_mismatches": 0, "p99_within_budget": True, "latency_ms": {"p50": 21.0, "p99": 27.0},
             "latency_budget_ms": 30, "over_budget": 0}
@@ -99,7 +99,7 @@ def test_the_soak_verdict_counts_phantoms_mismatches_and_latency() -> None:
 
 
 def test_soak_exit_status_is_1_when_the_verdict_fails(monkeypatch, capsys) -> None:
-    from kipukas_board.hardware import sensor_soak
+    from kipukas_board.bench import sensor_soak
 
     def fake_soak(cfg):
         return {"changes_made": 10, "changes_delivered": 10, "phantom": 0, "final_mismatches": 0, "resyncs": 3,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kipukas_board.hardware.firmware_sim import SimMatrix, firmware_modules
-from kipukas_board.hardware.sensors import SwitchChange
-from kipukas_board.hardware.serial_sensors import SerialStandSensors
+from kipukas_board.bench.firmware_sim import SimMatrix, firmware_modules
+from kipukas_board.hardware.sensors.port import SwitchChange
+from kipukas_board.hardware.sensors.serial_link import SerialStandSensors
 
 FW = firmware_modules()
 ROWS, COLS = 3, 3

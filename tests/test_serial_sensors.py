@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from kipukas_board.app import BoardApp
+from kipukas_board.bench.firmware_sim import Faults, FirmwareThread, PtyLink
 from kipukas_board.game.events import stand_event
-from kipukas_board.hardware import sensor_protocol as sp
-from kipukas_board.hardware import serial_sensors
-from kipukas_board.hardware.firmware_sim import Faults, FirmwareThread, PtyLink
 from kipukas_board.hardware.registry import build
-from kipukas_board.hardware.sensors import SwitchChange
-from kipukas_board.hardware.serial_sensors import SensorLinkError, SerialStandSensors, find_port
+from kipukas_board.hardware.sensors import protocol as sp
+from kipukas_board.hardware.sensors import serial_link
+from kipukas_board.hardware.sensors.port import SwitchChange
+from kipukas_board.hardware.sensors.serial_link import SensorLinkError, SerialStandSensors, find_port
 from kipukas_board.settings import AdapterChoice, Settings
 
 ROWS, COLS = 6, 6
@@ -203,7 +203,7 @@ def test_permission_error_names_the_group(tmp_path: Path) -> None:
         link = tmp_path / "tty"
         link.symlink_to(path)
         os.chmod(path, 0)
-        msg = serial_sensors.explain_open_error(str(link), PermissionError(13, "Permission denied"))
+        msg = serial_link.explain_open_error(str(link), PermissionError(13, "Permission denied"))
         assert "no permission" in msg and "usermod -aG" in msg
     finally:
         os.close(master)
@@ -213,8 +213,8 @@ def test_permission_error_names_the_group(tmp_path: Path) -> None:
 def test_permission_message_when_access_is_refused(tmp_path: Path, monkeypatch) -> None:
     dev = tmp_path / "ttyACM0"
     dev.write_text("")
-    monkeypatch.setattr(serial_sensors.os, "access", lambda p, mode: False)
-    msg = serial_sensors.explain_open_error(str(dev), PermissionError(13, "Permission denied"))
+    monkeypatch.setattr(serial_link.os, "access", lambda p, mode: False)
+    msg = serial_link.explain_open_error(str(dev), PermissionError(13, "Permission denied"))
     assert f"no permission to open {dev}" in msg and "sudo usermod -aG" in msg
 
 
@@ -418,8 +418,8 @@ def test_the_link_is_stale_after_three_of_the_boards_own_heartbeat_periods() -> 
 def test_an_echoing_port_is_named_and_never_flooded_with_requests() -> None:
     """A Pico at the MicroPython prompt echoes what the host writes: the echoed commands are intact
     frames of the host's own direction, not lost ones, so they must not set off snapshot requests."""
-    from kipukas_board.hardware import sensor_protocol as sp
-    from kipukas_board.hardware.serial_sensors import SerialStandSensors
+    from kipukas_board.hardware.sensors import protocol as sp
+    from kipukas_board.hardware.sensors.serial_link import SerialStandSensors
 
     host = SerialStandSensors(device="/dev/echoing")
     sent: list[bytes] = []

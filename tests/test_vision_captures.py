@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from conftest import shared_path
 
-from kipukas_board.vision.bench import run_bench
+from kipukas_board.bench.qr import run_bench
 
 
 def test_pipeline_reads_the_real_captures() -> None:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kipukas_board.hardware.leds_spi import SPI_HZ, chunks, encode_frame
+from kipukas_board.hardware.leds.spi import SPI_HZ, chunks, encode_frame
 
 # WS2812B datasheet timings, in nanoseconds.
 T0H, T1H, TOL_H = 400, 800, 150
@@ -172,7 +172,7 @@ class FakeSpiDev:
 
 
 def test_spi_adapter_sends_whole_frames_in_safe_chunks() -> None:
-    from kipukas_board.hardware.leds_spi import SpiLedStrip
+    from kipukas_board.hardware.leds.spi import SpiLedStrip
 
     fake = FakeSpiDev()
     strip = SpiLedStrip(count=300, order="GRB", bufsiz=4096, spi=fake)
@@ -191,7 +191,7 @@ def test_spi_adapter_sends_whole_frames_in_safe_chunks() -> None:
 
 
 def test_a_frame_longer_than_one_transfer_is_reported(caplog) -> None:
-    from kipukas_board.hardware.leds_spi import SpiLedStrip
+    from kipukas_board.hardware.leds.spi import SpiLedStrip
 
     fits = SpiLedStrip(count=445, bufsiz=4096, spi=FakeSpiDev())  # 445 * 9 + 90 = 4095 bytes: one transfer
     assert fits.health()["transfers_per_frame"] == 1 and "spidev.bufsiz" not in caplog.text
@@ -235,7 +235,7 @@ def test_ws281x_adapter_drives_pixelstrip(monkeypatch: pytest.MonkeyPatch) -> No
 
     ws = types.SimpleNamespace(WS2811_STRIP_GRB=0x00081000, WS2811_STRIP_RGB=0x00100800)
     monkeypatch.setitem(sys.modules, "rpi_ws281x", types.SimpleNamespace(PixelStrip=PixelStrip, ws=ws))
-    from kipukas_board.hardware.leds_ws281x import Ws281xLedStrip
+    from kipukas_board.hardware.leds.ws281x import Ws281xLedStrip
 
     strip = Ws281xLedStrip(count=2, pin=18, order="grb")
     assert made["args"] == (2, 18, 800_000, 10, False, 255, 0, 0x00081000)

@@ -2,7 +2,7 @@
 
 :func:`attach` is called once by :class:`~kipukas_board.app.BoardApp`: it loads the saved
 calibration (``calibration/<board>.toml`` in the data directory) and applies it (channel map, LED
-segments), hooks the session to the raw switch changes, and adds the page's and the walk's routes.
+segments), and hooks the session to the raw switch changes (the routes are :mod:`kipukas_board.web.calibration_api`'s).
 
 While a sensor walk is open, switch changes go to the walk and *not* to the game (placing tokens
 stand by stand must not claim territories). That is easy to forget with the walk left open, so the
@@ -27,7 +27,7 @@ from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
 from kipukas_board.calibrate.sensor_walk import SensorWalk
-from kipukas_board.hardware.sensors import SwitchChange
+from kipukas_board.hardware.sensors.port import SwitchChange
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -411,11 +411,11 @@ class CalibrationSession:
 
 
 def attach(board: BoardApp) -> CalibrationSession:
-    """Give ``board`` its calibration: load and apply the saved file, listen to raw switches, add routes."""
-    from kipukas_board.web import calibration_api, pages
+    """Give ``board`` its calibration: load and apply the saved file and listen to raw switches.
 
+    The page's and the walk's routes are the web layer's (:mod:`kipukas_board.web.calibration_api`);
+    the board lists them with its other route plugins."""
     session = CalibrationSession(board)
     board.switch_listeners.append(session.on_switch)
     board.health_sources["calibration"] = session.health
-    board.route_plugins += [pages.register, calibration_api.register]
     return session

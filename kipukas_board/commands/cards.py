@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kipukas_board.bench.qr import VARIANTS
 from kipukas_board.settings import default_data_dir
-from kipukas_board.vision.bench import VARIANTS
 
 
 def register(sub: Any) -> None:
@@ -94,7 +94,7 @@ def scan(args: argparse.Namespace) -> int:
             out[key] = {}  # filled below, in the order the paths were given
             frames.append((key, img))
     if args.camera is not None:
-        from kipukas_board.hardware.cameras_opencv import OpenCVCamera
+        from kipukas_board.hardware.cameras.opencv import OpenCVCamera
 
         cam = OpenCVCamera(seat=0, device=args.camera)
         try:
@@ -124,7 +124,7 @@ def scan(args: argparse.Namespace) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from kipukas_board.vision.bench import BenchError, format_table, run_bench, run_live
+    from kipukas_board.bench.qr import BenchError, format_table, run_bench, run_live
 
     try:
         report = run_bench(args.dir, args.truth, strategies=args.strategies, variant=args.variant,

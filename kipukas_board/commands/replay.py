@@ -24,6 +24,7 @@ from kipukas_board.board.mapfile import MapError, load_map
 from kipukas_board.game.core import apply
 from kipukas_board.game.events import EventError, check_event
 from kipukas_board.game.state import GameState, initial_state
+from kipukas_board.game.view import state_json
 
 
 class ReplayError(ValueError):
@@ -100,7 +101,7 @@ def replay(args: argparse.Namespace) -> int:
     except (ReplayError, UnicodeDecodeError) as exc:
         print(f"kipukas-board replay: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(state.to_json(), indent=2))
+    print(json.dumps(state_json(state), indent=2))
     return 0
 
 

@@ -9,7 +9,7 @@ under CPython against the real host path with injected faults and prints a table
 ``--json``) one JSON object as its last line: ``changes_made``, ``changes_delivered``, ``phantom``,
 ``final_mismatches``, ``resyncs``, ``latency_ms`` {``p50``, ``p99``} and details. It exits 0 only if
 there was no phantom change, no final mismatch and the latency p99 was within debounce + 10 ms
-(issue 5's must-show; a reason for each failure goes to stderr), 1 otherwise.
+(a reason for each failure goes to stderr), 1 otherwise.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.hardware.registry import AdapterError, build
-from kipukas_board.hardware.sensors import SwitchChange
+from kipukas_board.hardware.sensors.port import SwitchChange
 
 
 def _positive(text: str) -> float:
@@ -142,8 +142,8 @@ def monitor(args: argparse.Namespace) -> int:
 
 
 def soak(args: argparse.Namespace) -> int:
-    from kipukas_board.hardware.firmware_sim import Faults
-    from kipukas_board.hardware.sensor_soak import SoakConfig, failures, format_table, run_soak
+    from kipukas_board.bench.firmware_sim import Faults
+    from kipukas_board.bench.sensor_soak import SoakConfig, failures, format_table, run_soak
 
     kinds = tuple(k for k in args.faults.split(",") if k.strip() and k.strip() != "none")
     unknown = set(kinds) - {"disconnect", "garbage", "bitflip", "drop"}
@@ -158,7 +158,7 @@ def soak(args: argparse.Namespace) -> int:
     cfg = SoakConfig(seconds=args.seconds, rows=args.rows, cols=args.cols, debounce_ms=args.debounce_ms,
                      changes_per_s=args.rate, map=args.map, faults=faults, seed=args.seed)
     # the adapter logs every unplug; the soak makes hundreds on purpose
-    logging.getLogger("kipukas_board.hardware.serial_sensors").setLevel(logging.ERROR)
+    logging.getLogger("kipukas_board.hardware.sensors.serial_link").setLevel(logging.ERROR)
     try:
         result = run_soak(cfg)
     except ValueError as exc:

@@ -130,7 +130,7 @@ def leds_test(args: argparse.Namespace) -> int:
 
 
 def spi_bytes(args: argparse.Namespace) -> int:
-    from kipukas_board.hardware.leds_spi import RESET_US, SPI_HZ, encode_frame, reset_bytes_for
+    from kipukas_board.hardware.leds.spi import RESET_US, SPI_HZ, encode_frame, reset_bytes_for
     from kipukas_board.show.colors import parse_rgb
 
     try:
@@ -201,7 +201,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from kipukas_board.hardware.leds_spi import encode_frame
+    from kipukas_board.hardware.leds.spi import encode_frame
     from kipukas_board.show.lighting import render
 
     if args.leds < 13 or args.frames < 1:
@@ -239,7 +239,7 @@ def bench(args: argparse.Namespace) -> int:
     for name, r in rows:
         print(f"{name:20} {r['render_ms']:8.3f} {r['output_ms']:8.3f} {r['encode_ms']:8.3f} "
               f"{r['total_ms']['p50']:10.3f} {r['total_ms']['p95']:10.3f} {r['max_fps_p95']:8.1f}")
-    from kipukas_board.hardware.leds_spi import SPI_HZ
+    from kipukas_board.hardware.leds.spi import SPI_HZ
 
     wire_ms = round(len(encode_frame([(0, 0, 0)] * layout.count, layout.order)) * 8 / SPI_HZ * 1e3, 2)
     print(f"on the wire: {wire_ms} ms per frame over SPI at {SPI_HZ} Hz (reset gap included)")
@@ -259,7 +259,7 @@ def bench(args: argparse.Namespace) -> int:
 def live_run(board: Any, layout: Any, seconds: float) -> dict[str, Any]:
     """Run :class:`Lighting` on a simulated strip with contention (animating) while a fake core calls
     ``update`` 20 times a second; measure frames sent and the time ``update`` takes."""
-    from kipukas_board.hardware.leds import SimulatedLedStrip
+    from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
     from kipukas_board.show.lighting import FPS, Lighting
 
     state, _ = bench_scenes(board)["contention"]
@@ -283,7 +283,7 @@ def live_run(board: Any, layout: Any, seconds: float) -> dict[str, Any]:
 
 
 def say(args: argparse.Namespace) -> int:
-    from kipukas_board.hardware.voice_espeak import EspeakVoice
+    from kipukas_board.hardware.voice.espeak import EspeakVoice
     from kipukas_board.settings import SettingsError
 
     try:

@@ -1,6 +1,6 @@
 """The ``card`` event: a player showed a card to their seat's camera (or the simulation posted one).
 
-The runtime (:mod:`kipukas_board.cards.desk`) parses the payload, looks the card up in the catalog
+The runtime (:mod:`kipukas_board.vision.desk`) parses the payload, looks the card up in the catalog
 and writes what it found *into the event* before it is journaled, so the pure core needs no
 database and replay gives the same state even after the catalog changes.
 

@@ -5,7 +5,8 @@ Pure: no I/O, no clock, no randomness (rolls arrive inside events, see :mod:`kip
 always rebuilds the same state, on the Pi after a power cut or in a test.
 
 *Effects* are semantic plain dicts for the outside world (``{"type": "diel", ...}``,
-``{"type": "storm", ...}``, ``{"type": "claimed", ...}``; the contract is in the brief for issue 6),
+``{"type": "storm", ...}``, ``{"type": "claimed", ...}``; :mod:`kipukas_board.show` turns them into
+words and light),
 never phrase text; the lights are drawn from the state itself.
 
 The rules live in modules named for what they hold: :mod:`~kipukas_board.game.setup`,
@@ -301,7 +302,7 @@ _HANDLERS = {
     "timer_cancel": _on_timer_cancel,
     "dice_roll": _on_dice_roll,
     "end_game": _on_end_game,
-    "card": _on_card,  # card scanning (issue 4)
+    "card": _on_card,
 }
 
 __all__ = ["apply", "check_claims_win", "refresh_all_contention"]

@@ -1,4 +1,4 @@
-"""The game state the core folds events into, and its JSON form for ``GET /api/state``.
+"""The game state the core folds events into (its JSON form is :mod:`kipukas_board.game.view`).
 
 The state is treated as immutable: :func:`kipukas_board.game.core.apply` returns a new state that
 shares every record it did not change (records are frozen dataclasses, containers are copied
@@ -150,56 +150,6 @@ class GameState:
 
     def with_problem(self, text: str) -> GameState:
         return self.evolve(problems=(*self.problems, text)[-MAX_PROBLEMS:])
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``GET /api/state`` document (DESIGN.md §3); ``health`` is added by the runtime."""
-        from kipukas_board.game.editions import EDITIONS
-        from kipukas_board.game.playstyles import scores
-
-        b = self.board
-        ed = EDITIONS[self.edition]
-        return {
-            "seq": self.seq,
-            "map": b.to_json(),
-            "players": [{"seat": p.seat, "name": p.name, "color": p.color, "affinity": p.affinity,
-                         "eliminated": p.seat in self.eliminated}
-                        for p in self.players],
-            "territories": [
-                {"number": n, "owner": t.owner, "claim": t.claim, "contention": t.contention,
-                 "contenders": list(self.contenders.get(n, ())), "prisoners": list(t.prisoners)}
-                for n, t in sorted(self.territories.items())
-            ],
-            "stands": [
-                {"id": sid, "kind": b.stands[sid].kind, "territory": b.stands[sid].territory,
-                 "occupied": st.occupied, "owner": st.owner, "downed": st.downed, "awaiting": st.awaiting}
-                for sid, st in self.stands.items()
-            ],
-            "diel": {"cycle": self.diel_cycle, "phase": self.diel_phase, "weights": dict(self.diel_weights)},
-            "phase": self.phase,
-            "winner": self.winner,
-            "edition": self.edition,
-            "rules": {"opening": list(ed.opening), "trap_detect": sorted(ed.trap_detect),
-                      "downed_movement": {str(k): v.to_json() for k, v in ed.downed.items()},
-                      "capital_rule": ed.capital_rule, "capital_contention": ed.capital_contention,
-                      "capital_imprisons": ed.capital_imprisons},
-            "play_style": self.play_style,
-            "style_options": dict(self.style_options),
-            "setup": {"placer": self.placer, "order": list(self.placement_order),
-                      "placements": self.placements},
-            "first_player": self.first_player,
-            "initiative": self.initiative,
-            "storm_exposed": list(self.storm_exposed),
-            "hand": [{"stand": h.stand, "owner": h.owner} for h in self.hand],
-            "scores": scores(self) if self.players else {},
-            "souls_lost": {str(k): v for k, v in sorted(self.souls_lost.items())},
-            "souls_defeated": {str(k): v for k, v in sorted(self.souls_defeated.items())},
-            "last_roll": self.last_roll,
-            "questions": list(self.questions),
-            "cards": list(self.cards),
-            "timers": list(self.timers),
-            "problems": list(self.problems),
-            "can_undo": bool(self.undo) and not self.undo[-1].expired,
-        }
 
 
 _FIELDS = frozenset(f.name for f in fields(GameState))

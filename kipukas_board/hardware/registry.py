@@ -20,28 +20,24 @@ from typing import Any
 
 ADAPTERS: dict[str, dict[str, str]] = {
     "sensors": {
-        "sim": "kipukas_board.hardware.sensors:SimulatedStandSensors",
-        # stand sensing (issue 5)
-        "serial": "kipukas_board.hardware.serial_sensors:SerialStandSensors",
-        "gpio": "kipukas_board.hardware.gpio_sensors:GpioStandSensors",
+        "sim": "kipukas_board.hardware.sensors.simulated:SimulatedStandSensors",
+        "serial": "kipukas_board.hardware.sensors.serial_link:SerialStandSensors",
+        "gpio": "kipukas_board.hardware.sensors.gpio:GpioStandSensors",
     },
     "leds": {
-        "sim": "kipukas_board.hardware.leds:SimulatedLedStrip",
-        # lighting (issue 6)
-        "spi": "kipukas_board.hardware.leds_spi:SpiLedStrip",
-        "ws281x": "kipukas_board.hardware.leds_ws281x:Ws281xLedStrip",
+        "sim": "kipukas_board.hardware.leds.simulated:SimulatedLedStrip",
+        "spi": "kipukas_board.hardware.leds.spi:SpiLedStrip",
+        "ws281x": "kipukas_board.hardware.leds.ws281x:Ws281xLedStrip",
     },
     "cameras": {
-        "sim": "kipukas_board.hardware.cameras:SimulatedCamera",
-        # card scanning (issue 4)
-        "files": "kipukas_board.hardware.cameras_files:FileCamera",
-        "opencv": "kipukas_board.hardware.cameras_opencv:OpenCVCamera",
-        "picamera2": "kipukas_board.hardware.cameras_picamera2:Picamera2Camera",
+        "sim": "kipukas_board.hardware.cameras.simulated:SimulatedCamera",
+        "files": "kipukas_board.hardware.cameras.files:FileCamera",
+        "opencv": "kipukas_board.hardware.cameras.opencv:OpenCVCamera",
+        "picamera2": "kipukas_board.hardware.cameras.pi_camera:Picamera2Camera",
     },
     "voice": {
-        "silent": "kipukas_board.hardware.voice:SilentVoice",
-        # voice (issue 6)
-        "espeak": "kipukas_board.hardware.voice_espeak:EspeakVoice",
+        "silent": "kipukas_board.hardware.voice.simulated:SilentVoice",
+        "espeak": "kipukas_board.hardware.voice.espeak:EspeakVoice",
     },
 }
 

@@ -7,7 +7,7 @@ them on the voice port.
 
 Example::
 
-    >>> from kipukas_board.hardware.voice import SilentVoice
+    >>> from kipukas_board.hardware.voice.simulated import SilentVoice
     >>> voice = SilentVoice()
     >>> Announcer(voice).announce(state, [{"type": "storm", "cycle": 4, "exposed": ["M3a"],
     ...                                    "wasted": []}])              # doctest: +SKIP
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kipukas_board.game.state import GameState
-from kipukas_board.hardware.voice import Voice
+from kipukas_board.hardware.voice.port import Voice
 from kipukas_board.show.phrases import PHRASES
 
 log = logging.getLogger(__name__)

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.hardware.leds_spi import COLOR_ORDERS
+from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
 
 

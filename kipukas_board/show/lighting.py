@@ -48,7 +48,7 @@ from typing import Any
 
 from kipukas_board.board.graph import LAND, reachable
 from kipukas_board.game.state import GameState
-from kipukas_board.hardware.leds import LedStrip
+from kipukas_board.hardware.leds.port import LedStrip
 from kipukas_board.show.colors import OFF, RGB, WHITE, blend, hex_to_rgb, rgb_to_hex, scale
 from kipukas_board.show.layout import LedLayout
 

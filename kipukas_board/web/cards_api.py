@@ -1,8 +1,8 @@
 """Card routes: the simulated camera (``POST /api/sim/cards``) and what the cameras see (``GET /api/cards``).
 
 ``register(app, board)`` is a BoardApp route plugin; the board owns the
-:class:`~kipukas_board.cards.desk.CardDesk` (catalog in the data directory) and the
-:class:`~kipukas_board.cards.desk.CameraWorker` threads (started and stopped with the board).
+:class:`~kipukas_board.vision.desk.CardDesk` (catalog in the data directory) and the
+:class:`~kipukas_board.vision.desk.CameraWorker` threads (started and stopped with the board).
 
 In simulation, ``POST /api/sim/cards`` with ``{"payload": "kpks.us/RrDC#0001?DmFz33", "seat": 1}``
 acts as seat 1's camera reading that card: the payload is validated (a refusal is a 422 naming

@@ -1,7 +1,7 @@
 """WS2812 pixels through rpi-ws281x (PWM/PCM + DMA): Pi 4 and older only.
 
 rpi-ws281x does not run on a Pi 5 (its RP1 chip has no compatible PWM/DMA path); use the ``spi``
-adapter there (:mod:`kipukas_board.hardware.leds_spi`). This one needs root (``/dev/mem``) for PWM on
+adapter there (:mod:`kipukas_board.hardware.leds.spi`). This one needs root (``/dev/mem``) for PWM on
 GPIO18, or the ``spi`` group for its own SPI mode on GPIO10.
 
 Settings::
@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kipukas_board.hardware.leds import RGB, LedStrip
-from kipukas_board.hardware.leds_spi import check_order
+from kipukas_board.hardware.leds.port import RGB, LedStrip
+from kipukas_board.hardware.leds.spi import check_order
 
 
 class Ws281xLedStrip(LedStrip):

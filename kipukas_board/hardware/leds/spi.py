@@ -25,7 +25,7 @@ the adapter warns at start and reports ``transfers_per_frame`` in its health unt
 
 Example::
 
-    >>> from kipukas_board.hardware.leds_spi import encode_frame
+    >>> from kipukas_board.hardware.leds.spi import encode_frame
     >>> encode_frame([(255, 0, 0)], order="GRB", reset_bytes=0).hex()   # G=0, R=255, B=0
     '924924db6db6924924'
 """
@@ -38,7 +38,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kipukas_board.hardware.leds import RGB, LedStrip
+from kipukas_board.hardware.leds.port import RGB, LedStrip
 
 log = logging.getLogger(__name__)
 

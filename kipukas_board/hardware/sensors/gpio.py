@@ -39,8 +39,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.hardware.channel_health import ChannelHealth
-from kipukas_board.hardware.sensors import Emit, StandSensors, SwitchChange, emit_guarded
+from kipukas_board.hardware.sensors.channel_health import ChannelHealth
+from kipukas_board.hardware.sensors.port import Emit, StandSensors, SwitchChange, emit_guarded
 
 MODEL_FILE = Path("/proc/device-tree/model")
 

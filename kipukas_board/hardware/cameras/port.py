@@ -25,16 +25,3 @@ class Camera(ABC):
 
     def health(self) -> dict[str, Any]:
         return {"adapter": type(self).__name__, "ok": True, "seat": self.seat}
-
-
-class SimulatedCamera(Camera):
-    """A camera with no frames; cards reach the board as payloads through the simulation API."""
-
-    def __init__(self, seat: int = 1, **_options: Any) -> None:
-        self.seat = seat
-
-    def read(self) -> None:
-        return None
-
-    def health(self) -> dict[str, Any]:
-        return {"adapter": "sim", "ok": True, "seat": self.seat}

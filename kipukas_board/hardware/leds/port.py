@@ -7,7 +7,7 @@ only the wire's colour order (``order="GRB"``, from the calibration) is the adap
 
 Example::
 
-    >>> from kipukas_board.hardware.leds import SimulatedLedStrip
+    >>> from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
     >>> strip = SimulatedLedStrip(count=3)
     >>> strip.show([(255, 0, 0), (0, 0, 0), (0, 0, 255)])
     >>> strip.pixels()
@@ -16,7 +16,6 @@ Example::
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -42,30 +41,3 @@ class LedStrip(ABC):
     def _check(self, pixels: Sequence[RGB]) -> None:
         if len(pixels) != self.count:
             raise ValueError(f"frame has {len(pixels)} pixels, the strip has {self.count}")
-
-
-class SimulatedLedStrip(LedStrip):
-    """Keeps the last frame so the page (``GET /api/leds``) and tests can see it."""
-
-    def __init__(self, count: int = 0, **_options: Any) -> None:
-        self.count = count
-        self._lock = threading.Lock()
-        self._pixels: list[RGB] = [(0, 0, 0)] * count
-        self.frames_shown = 0
-
-    def show(self, pixels: Sequence[RGB]) -> None:
-        self._check(pixels)
-        with self._lock:
-            self._pixels = [tuple(p) for p in pixels]  # type: ignore[misc]
-            self.frames_shown += 1
-
-    def pixels(self) -> list[RGB]:
-        with self._lock:
-            return list(self._pixels)
-
-    def close(self) -> None:
-        with self._lock:
-            self._pixels = [(0, 0, 0)] * self.count
-
-    def health(self) -> dict[str, Any]:
-        return {"adapter": "sim", "ok": True, "count": self.count, "frames": self.frames_shown}

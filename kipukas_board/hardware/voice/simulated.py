@@ -1,10 +1,8 @@
-"""The voice port: spoken announcements through the board's speaker.
-
-``say`` never blocks the caller: adapters queue phrases and speak them one after another.
+"""The silent voice: speaks nothing and remembers every phrase, for tests and the page.
 
 Example::
 
-    >>> from kipukas_board.hardware.voice import SilentVoice
+    >>> from kipukas_board.hardware.voice.simulated import SilentVoice
     >>> voice = SilentVoice()
     >>> voice.say("Storm!")
     >>> voice.spoken
@@ -14,22 +12,9 @@ Example::
 from __future__ import annotations
 
 import threading
-from abc import ABC, abstractmethod
 from typing import Any
 
-
-class Voice(ABC):
-    """Port for the speaker."""
-
-    @abstractmethod
-    def say(self, text: str) -> None:
-        """Queue ``text`` to be spoken; returns at once."""
-
-    def close(self) -> None:
-        """Stop speaking and release the device."""
-
-    def health(self) -> dict[str, Any]:
-        return {"adapter": type(self).__name__, "ok": True}
+from kipukas_board.hardware.voice.port import Voice
 
 
 class SilentVoice(Voice):

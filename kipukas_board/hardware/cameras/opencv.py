@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from kipukas_board.hardware.cameras import Camera
+from kipukas_board.hardware.cameras.port import Camera
 
 #: V4L2's exposure_auto menu as OpenCV passes it: 1 manual, 3 aperture priority (auto).
 V4L2_MANUAL_EXPOSURE, V4L2_AUTO_EXPOSURE = 1, 3

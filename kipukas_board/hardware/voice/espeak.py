@@ -32,7 +32,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.hardware.voice import Voice
+from kipukas_board.hardware.voice.port import Voice
 
 log = logging.getLogger(__name__)
 

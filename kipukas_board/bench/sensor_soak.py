@@ -1,9 +1,9 @@
 """The stand-sensing soak: real firmware ↔ a faulty pseudo-terminal ↔ serial adapter ↔ BoardApp core.
 
 ``kipukas-board sensors soak --seconds S --json`` runs this. The firmware's own files run on a thread
-(:mod:`kipukas_board.hardware.firmware_sim`) and scan a simulated matrix on which magnets arrive and
+(:mod:`kipukas_board.bench.firmware_sim`) and scan a simulated matrix on which magnets arrive and
 leave with contact bounce, and weak magnets flicker for less than the debounce time. Between the
-firmware and the host a :class:`~kipukas_board.hardware.firmware_sim.PtyLink` injects garbage bytes,
+firmware and the host a :class:`~kipukas_board.bench.firmware_sim.PtyLink` injects garbage bytes,
 bit flips, dropped bytes and unplugs on a schedule. The host side is the production path: the serial
 adapter built from settings inside a :class:`~kipukas_board.app.BoardApp`, whose core journals
 every stand event to SQLite.
@@ -19,7 +19,7 @@ Judged against what the simulation actually did:
   fall inside one outage; the final state is still right).
 
 The soak passes (:func:`failures` is empty, exit status 0) only with no phantom change, no final
-mismatch and a latency p99 within debounce + 10 ms: all three are issue 5's must-show. The latency
+mismatch and a latency p99 within debounce + 10 ms: the three promises of stand sensing. The latency
 is real time on this machine, so a busy one can miss it; the table says by how much and by which
 path (live frames or resyncs).
 """
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.hardware.firmware_sim import Faults, FirmwareThread, PtyLink
-from kipukas_board.hardware.sensor_protocol import channel_name
+from kipukas_board.bench.firmware_sim import Faults, FirmwareThread, PtyLink
+from kipukas_board.hardware.sensors.protocol import channel_name
 
 
 @dataclass

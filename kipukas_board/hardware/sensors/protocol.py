@@ -10,7 +10,7 @@ CRC, a payload of the wrong size for its type) is dropped and counted, never hal
 
 Example::
 
-    >>> from kipukas_board.hardware.sensor_protocol import FrameDecoder, encode, Change
+    >>> from kipukas_board.hardware.sensors.protocol import FrameDecoder, encode, Change
     >>> wire = encode(0x02, 7, bytes([5, 1]))
     >>> wire.hex(" ")
     '00 02 02 07 07 02 05 01 55 c9 00'

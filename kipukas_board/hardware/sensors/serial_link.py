@@ -37,9 +37,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kipukas_board.hardware import sensor_protocol as sp
-from kipukas_board.hardware.channel_health import ChannelHealth
-from kipukas_board.hardware.sensors import Emit, StandSensors, SwitchChange, emit_guarded
+from kipukas_board.hardware.sensors import protocol as sp
+from kipukas_board.hardware.sensors.channel_health import ChannelHealth
+from kipukas_board.hardware.sensors.port import Emit, StandSensors, SwitchChange, emit_guarded
 
 log = logging.getLogger(__name__)
 

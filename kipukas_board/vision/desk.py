@@ -28,6 +28,7 @@ from kipukas_board.cards.catalog import Catalog, UnknownCard
 from kipukas_board.cards.payload import CardPayload, PayloadCounter, parse_payload
 from kipukas_board.cards.sessions import Presentation, ScanSessions
 from kipukas_board.game.cards import card_event
+from kipukas_board.vision.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +101,6 @@ class CardDesk:
         with self._lock:
             if seat not in self._pipelines:
                 if self._pipeline_factory is None:
-                    from kipukas_board.vision.pipeline import Pipeline
-
                     self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S)
                 else:
                     self._pipelines[seat] = self._pipeline_factory()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from kipukas_board.hardware.cameras import Camera
+from kipukas_board.hardware.cameras.port import Camera
 
 #: libcamera's AfModeEnum values (picamera2 takes the plain numbers).
 AF_MANUAL, AF_CONTINUOUS = 0, 2

@@ -1,0 +1,9 @@
+"""Tools that test or measure the board rather than run it.
+
+- :mod:`.firmware_sim`: the sensor board's real firmware under CPython behind a pseudo-terminal;
+- :mod:`.sensor_soak`: the stand-sensing soak (firmware ↔ faulty link ↔ serial adapter ↔ core);
+- :mod:`.qr`: the QR decoders and the pipeline measured on labelled captures.
+
+They sit above the board they measure (the soak runs a whole :class:`~kipukas_board.app.BoardApp`),
+and nothing the board runs imports them.
+"""

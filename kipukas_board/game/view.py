@@ -1,0 +1,71 @@
+"""The game state as the JSON document of ``GET /api/state`` (DESIGN.md §3).
+
+Apart from :mod:`.state` because the document carries what other rules modules compute from the
+state (the play style's standing, the edition's tables), while those modules read the state: keeping
+the view here lets every one of them import :mod:`.state` and none import each other in a circle.
+
+Example::
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> from kipukas_board.game.state import initial_state
+    >>> from kipukas_board.game.view import state_json
+    >>> doc = state_json(initial_state(load_map("kipuka-8")))
+    >>> doc["phase"], doc["territories"][0]["claim"]
+    ('setup', None)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kipukas_board.game.editions import EDITIONS
+from kipukas_board.game.playstyles import scores
+from kipukas_board.game.state import GameState
+
+
+def state_json(state: GameState) -> dict[str, Any]:
+    """The ``GET /api/state`` document; ``health`` is added by the runtime."""
+    b = state.board
+    ed = EDITIONS[state.edition]
+    return {
+        "seq": state.seq,
+        "map": b.to_json(),
+        "players": [{"seat": p.seat, "name": p.name, "color": p.color, "affinity": p.affinity,
+                     "eliminated": p.seat in state.eliminated}
+                    for p in state.players],
+        "territories": [
+            {"number": n, "owner": t.owner, "claim": t.claim, "contention": t.contention,
+             "contenders": list(state.contenders.get(n, ())), "prisoners": list(t.prisoners)}
+            for n, t in sorted(state.territories.items())
+        ],
+        "stands": [
+            {"id": sid, "kind": b.stands[sid].kind, "territory": b.stands[sid].territory,
+             "occupied": st.occupied, "owner": st.owner, "downed": st.downed, "awaiting": st.awaiting}
+            for sid, st in state.stands.items()
+        ],
+        "diel": {"cycle": state.diel_cycle, "phase": state.diel_phase, "weights": dict(state.diel_weights)},
+        "phase": state.phase,
+        "winner": state.winner,
+        "edition": state.edition,
+        "rules": {"opening": list(ed.opening), "trap_detect": sorted(ed.trap_detect),
+                  "downed_movement": {str(k): v.to_json() for k, v in ed.downed.items()},
+                  "capital_rule": ed.capital_rule, "capital_contention": ed.capital_contention,
+                  "capital_imprisons": ed.capital_imprisons},
+        "play_style": state.play_style,
+        "style_options": dict(state.style_options),
+        "setup": {"placer": state.placer, "order": list(state.placement_order),
+                  "placements": state.placements},
+        "first_player": state.first_player,
+        "initiative": state.initiative,
+        "storm_exposed": list(state.storm_exposed),
+        "hand": [{"stand": h.stand, "owner": h.owner} for h in state.hand],
+        "scores": scores(state) if state.players else {},
+        "souls_lost": {str(k): v for k, v in sorted(state.souls_lost.items())},
+        "souls_defeated": {str(k): v for k, v in sorted(state.souls_defeated.items())},
+        "last_roll": state.last_roll,
+        "questions": list(state.questions),
+        "cards": list(state.cards),
+        "timers": list(state.timers),
+        "problems": list(state.problems),
+        "can_undo": bool(state.undo) and not state.undo[-1].expired,
+    }
