@@ -19,18 +19,20 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kipukas_board import modes
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
+from kipukas_board.cards.mode_catalog import ModeCards
 from kipukas_board.core_loop import CoreLoop
 from kipukas_board.game.dice import Dice, SystemDice
 from kipukas_board.game.events import stand_event
 from kipukas_board.game.state import GameState
-from kipukas_board.game.view import state_json
 from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors.port import SwitchChange
@@ -75,6 +77,12 @@ def health_flags(doc: Any, path: str = "") -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out))
 
 
+def _mode_routes(app: Any, board: BoardApp) -> None:
+    """Each game mode's own actions and page."""
+    for mode in board.modes.values():
+        mode.register_routes(app, board)
+
+
 class BoardApp:
     """Everything the board runs, wired together. Raises ``MapError`` if the map does not load."""
 
@@ -86,7 +94,7 @@ class BoardApp:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         board = load_map(self.settings.map)
         self.journal = Journal.in_dir(self.data_dir)
-        self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice())
+        self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
         self.pins = PinStore(self.data_dir)
         self.generated_pin: str | None = None
         if admin_pin:
@@ -110,17 +118,24 @@ class BoardApp:
         self.cameras = [build("cameras", c.adapter, **c.options) for c in s.cameras]
         # The desk turns decoded frames into card events; one worker thread per camera that gives
         # frames is started by start() and stopped by stop().
-        self.card_desk = CardDesk(Catalog.in_dir(self.data_dir), submit=self.loop.submit)
+        #: The games the board runs (kipukas_board.modes), and the cards of the modes' TOML card files.
+        self.modes = modes.MODES
+        self.mode_cards = ModeCards.in_dir(self.data_dir)
+        self.card_desk = CardDesk(Catalog.in_dir(self.data_dir), submit=self.loop.submit,
+                                  mode_cards=self.mode_cards, mode_prefixes=modes.payload_prefixes())
         self.card_workers: list[CameraWorker] = []
-        self.lighting = Lighting(self.strip, layout, healthy=self._hardware_ok)
-        self.announcer = Announcer(self.voice)
+        self.lighting = Lighting(self.strip, layout, healthy=self._hardware_ok, renderer=modes.render,
+                                 animator=modes.animating)
+        self.announcer = Announcer(self.voice, say_for=modes.phrases_for)
+        #: The latest sentences spoken, as captions for the page (``captions`` in ``/api/state``).
+        self.captions: deque[dict[str, Any]] = deque(maxlen=8)
         self.broadcaster = Broadcaster()
         #: channel → stand id; None means the channel *is* the stand id (simulation, GPIO by name).
         self.channel_map: dict[str, str] | None = None
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
         self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register, pages.register,
-                                                 calibration_api.register]
+                                                 calibration_api.register, _mode_routes]
         self._started = False
         self._lock = threading.Lock()
         # Raw switch listeners: a listener returning True keeps the change from the game (the
@@ -149,8 +164,8 @@ class BoardApp:
                 if st.occupied:
                     self.sensors.set(sid, True)
         self.loop.subscribe(self.lighting.update)
+        self.loop.subscribe(self._speak)  # before publishing, so the page gets the captions with the state
         self.loop.subscribe(self._publish)
-        self.loop.subscribe(self._speak)
         self.loop.subscribe(self.card_desk.follow)
         self.card_desk.remember(state.cards)
         self.loop.start()
@@ -168,7 +183,7 @@ class BoardApp:
         parts = (self._stop_health_watch, self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop,
                  self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
-                 self.card_desk.catalog.close, self.journal.close)
+                 self.card_desk.catalog.close, self.mode_cards.close, self.journal.close)
         for part in parts:
             try:
                 part()
@@ -282,7 +297,8 @@ class BoardApp:
         }
 
     def state_json(self, state: GameState | None = None) -> dict[str, Any]:
-        doc = state_json(state or self.loop.state)
+        doc = modes.state_json(state or self.loop.state)
+        doc["captions"] = list(self.captions)
         doc["health"] = self.health()
         doc["lights"] = self.lights_json()
         doc["sim"] = self.sim
@@ -298,7 +314,8 @@ class BoardApp:
             self.broadcaster.publish("state", json.dumps(self.state_json(state)), state.seq)
 
     def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
-        self.announcer.announce(state, effects)
+        for text in self.announcer.announce(state, effects):
+            self.captions.append({"seq": state.seq, "text": text})
 
     def _hardware_ok(self) -> bool:
         """For the lighting's fault indicator: every port but the LEDs themselves reports ok."""

@@ -2,8 +2,9 @@
 
 Adapters (sensor threads, cameras, the page) call :meth:`CoreLoop.submit` from any thread. The core
 thread takes events one at a time, appends each to the journal *before* anything else (durable
-first), folds it into the state with the pure :func:`~kipukas_board.game.core.apply`, then tells the
-subscribers (lighting, voice, the page's event stream). A caller that waits on ``submit`` is
+first), folds it into the state with the pure rules (the ``rules`` it is built with: the game modes'
+:func:`kipukas_board.modes.apply` in the board, Kipukas's :func:`~kipukas_board.game.core.apply` by
+default), then tells the subscribers (lighting, voice, the page's event stream). A caller that waits on ``submit`` is
 answered only after its event is on disk, so an acknowledged request survives ``kill -9``.
 
 Example::
@@ -36,6 +37,8 @@ from kipukas_board.store.journal import Journal
 log = logging.getLogger(__name__)
 
 Subscriber = Callable[[GameState, list[dict[str, Any]]], None]
+#: ``rules(state, event, seq=n) -> (state, effects)``: pure, as :func:`kipukas_board.modes.apply`.
+Rules = Callable[..., tuple[GameState, list[dict[str, Any]]]]
 
 
 class MapChanged(ValueError):
@@ -61,8 +64,9 @@ class CoreLoop:
     HEARTBEAT_S = 5.0
 
     def __init__(self, journal: Journal, board: BoardMap, dice: Any = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, rules: Rules | None = None) -> None:
         self.journal = journal
+        self._rules: Rules = rules or core.apply
         self.dice = dice
         self._clock = clock
         self._queue: queue.Queue[_Item | None] = queue.Queue()
@@ -94,7 +98,7 @@ class CoreLoop:
 
     def _apply(self, state: GameState, event: Event, seq: int) -> tuple[GameState, list[dict[str, Any]]]:
         try:
-            return core.apply(state, event, self.dice, seq=seq)
+            return self._rules(state, event, seq=seq)
         except MapError as exc:
             log.error("journaled map %s no longer loads: %s", event.get("name"), exc)
             return state.evolve(seq=seq, problems=(*state.problems, str(exc))), []

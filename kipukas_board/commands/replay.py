@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import MapError, load_map
-from kipukas_board.game.core import apply
 from kipukas_board.game.events import EventError, check_event
 from kipukas_board.game.state import GameState, initial_state
-from kipukas_board.game.view import state_json
+from kipukas_board.modes import apply, state_json
 
 
 class ReplayError(ValueError):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kipukas_board.game.state import GameState
@@ -181,15 +181,19 @@ class Announcer:
         >>> loop.subscribe(Announcer(voice).announce)   # doctest: +SKIP
     """
 
-    def __init__(self, voice: Voice, phrases: Mapping[str, str] = PHRASES) -> None:
+    def __init__(self, voice: Voice, phrases: Mapping[str, str] = PHRASES,
+                 say_for: Callable[[Mapping[str, Any], GameState | None], list[str]] | None = None) -> None:
         self.voice = voice
         self.phrases = phrases
+        #: effect, state -> sentences: the game mode's (kipukas_board.modes.phrases_for); Kipukas's by default.
+        self.say_for = say_for
 
     def announce(self, state: GameState | None, effects: Iterable[Mapping[str, Any]]) -> list[str]:
         """Queue the sentences for ``effects``; returns them (for the log and tests)."""
         said: list[str] = []
         for e in effects:
-            for text in phrases_for(e, state, self.phrases):
+            texts = self.say_for(e, state) if self.say_for else phrases_for(e, state, self.phrases)
+            for text in texts:
                 self.voice.say(text)
                 said.append(text)
         return said

@@ -287,7 +287,12 @@ class Lighting:
     """
 
     def __init__(self, strip: LedStrip, layout: LedLayout, healthy: HealthCheck | None = None,
-                 clock: Callable[[], float] = time.monotonic, fps: float = FPS) -> None:
+                 clock: Callable[[], float] = time.monotonic, fps: float = FPS,
+                 renderer: Callable[..., list[RGB]] | None = None,
+                 animator: Callable[[GameState, Scene, float], bool] | None = None) -> None:
+        # renderer/animator: the game mode's (kipukas_board.modes.render); Kipukas's by default.
+        self._render = renderer or render
+        self._animating = animator or animating
         self.strip = strip
         self.layout = layout
         self.stage = layout.output_stage()
@@ -330,7 +335,7 @@ class Lighting:
             if state.winner is None and scene.won_at is not None:
                 scene = replace(scene, won_at=None)
             self._state, self._scene = state, scene
-            self._frame = render(state, self.layout, now, scene)
+            self._frame = self._render(state, self.layout, now, scene)
             self._dirty = True
             self._cond.notify()
 
@@ -362,7 +367,7 @@ class Lighting:
         with self._cond:
             self.layout, self.stage = layout, stage
             if self._state is not None:
-                self._frame = render(self._state, layout, now, self._scene)
+                self._frame = self._render(self._state, layout, now, self._scene)
             self._dirty = True
             self._cond.notify()
 
@@ -454,7 +459,7 @@ class Lighting:
                     return
                 if not self._dirty:
                     now = self._clock()
-                    anim = self._state is not None and animating(self._state, self._scene, now)
+                    anim = self._state is not None and self._animating(self._state, self._scene, now)
                     wait = (next_at - now) if anim else 1.0
                     if wait > 0:
                         self._cond.wait(wait)
@@ -469,7 +474,7 @@ class Lighting:
             if state is None and test is None:
                 continue
             t0 = time.perf_counter()
-            frame = list(test) if test is not None else render(state, layout, now, scene)
+            frame = list(test) if test is not None else self._render(state, layout, now, scene)
             wire = stage.apply(frame)
             with self._cond:
                 self._stats.render_ms = (time.perf_counter() - t0) * 1000

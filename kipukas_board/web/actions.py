@@ -135,7 +135,13 @@ def register(app: Any, board: BoardApp) -> None:
     @pin
     def new_game() -> Response | tuple[Response, int]:
         body = json_body()
-        only(body, {"players", "map", "edition", "play_style", "options", "diel_weights", "first_placer"})
+        game = body.get("game", "kipukas")
+        mode = board.modes.get(game) if isinstance(game, str) else None
+        if mode is None:
+            raise BadRequest(f"field 'game' must be one of {', '.join(sorted(board.modes))}, got {game!r}")
+        if mode.name != "kipukas":  # another game mode builds its own event (its decks, its table)
+            return submit(mode.new_game_event(body, board))
+        only(body, {"game", "players", "map", "edition", "play_style", "options", "diel_weights", "first_placer"})
         s = state()
         board_map = s.board
         want = body.get("map")

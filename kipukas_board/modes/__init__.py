@@ -1,0 +1,121 @@
+"""Game modes: the seam between the board (journal, core loop, lights, voice, page) and a game's rules.
+
+The board runs one game at a time; ``POST /api/actions/new-game`` ``{"game": NAME}`` picks it
+(``kipukas`` by default) and ``/api/state`` says which (``"game"``) with the mode's own fields under
+its key. Everything outside a mode calls these functions, never a game's rules directly:
+
+* :func:`apply` folds an event into the table state (the core loop and replay);
+* :func:`state_json` is the ``/api/state`` document;
+* :func:`render` / :func:`animating` draw the LEDs, :func:`phrases_for` says (and captions) effects;
+* :func:`mode_for_card_file` finds the mode a TOML card file belongs to, :func:`mode_for_payload` the
+  mode a scanned payload names.
+
+To add a game, write a :class:`~kipukas_board.modes.base.GameMode` subclass in a package of its own
+and add it to :data:`MODES` (README "Game modes").
+
+Example::
+
+    >>> from kipukas_board.modes import MODES
+    >>> sorted(MODES)
+    ['creature-combat', 'kipukas']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kipukas_board.game import view
+from kipukas_board.game.events import EventError, register_event_type
+from kipukas_board.game.state import GameState
+from kipukas_board.modes.base import Effect, Event, GameMode
+from kipukas_board.modes.creature_combat import CreatureCombatMode
+from kipukas_board.modes.kipukas import KipukasMode
+
+DEFAULT = "kipukas"
+#: Every game the board can run, by name.
+MODES: dict[str, GameMode] = {m.name: m for m in (KipukasMode(), CreatureCombatMode())}
+#: Events about the table itself, not a game: always the default mode's (it owns the map and stands).
+TABLE_EVENTS = frozenset({"map"})
+
+
+def mode_named(name: str) -> GameMode:
+    """The mode called ``name``; ``KeyError`` naming the modes there are."""
+    try:
+        return MODES[name]
+    except KeyError:
+        raise KeyError(f"no game {name!r}; the board runs {', '.join(sorted(MODES))}") from None
+
+
+def active(state: GameState) -> GameMode:
+    """The mode ``state`` is playing."""
+    return MODES.get(state.extra.get("game", DEFAULT), MODES[DEFAULT])
+
+
+def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
+    """Fold one checked event into ``state`` with the rules of the game it belongs to."""
+    kind = event["type"]
+    if kind == "new_game":
+        mode = MODES.get(event.get("game", DEFAULT), MODES[DEFAULT])
+    elif kind in TABLE_EVENTS:
+        mode = MODES[DEFAULT]
+    else:
+        mode = active(state)
+    return mode.apply(state, event, seq)
+
+
+def state_json(state: GameState) -> dict[str, Any]:
+    """``/api/state``: the table and Kipukas fields, ``game``, and the game's own fields under its key."""
+    doc = view.state_json(state)
+    mode = active(state)
+    doc["game"] = mode.name
+    doc["games"] = [{"name": m.name, "title": m.title, "page": m.page} for m in MODES.values()]
+    own = mode.to_json(state)
+    if own is not None:
+        doc[mode.key] = own
+    return doc
+
+
+def render(state: GameState, layout: Any, t: float = 0.0, scene: Any = None) -> list[Any]:
+    return active(state).render(state, layout, t, scene)
+
+
+def animating(state: GameState, scene: Any, t: float) -> bool:
+    return active(state).animating(state, scene, t)
+
+
+def phrases_for(effect: Mapping[str, Any], state: GameState | None = None) -> list[str]:
+    mode = active(state) if state is not None else MODES[DEFAULT]
+    return mode.phrases(effect, state)
+
+
+def mode_for_card_file(tables: set[str]) -> GameMode | None:
+    """The mode whose card files have these top-level tables (None if no mode's do)."""
+    for mode in MODES.values():
+        if mode.card_tables and tables & set(mode.card_tables):
+            return mode
+    return None
+
+
+def mode_for_payload(text: str) -> GameMode | None:
+    for mode in MODES.values():
+        if mode.payload_prefix and text.startswith(mode.payload_prefix):
+            return mode
+    return None
+
+
+def payload_prefixes() -> dict[str, str]:
+    """``{"cct": "creature-combat"}``: the prefixes (without ``:``) of every mode's card payloads."""
+    return {m.payload_prefix.rstrip(":"): m.name for m in MODES.values() if m.payload_prefix}
+
+
+def _check_new_game(event: Event) -> None:
+    game = event.get("game", DEFAULT)
+    if game not in MODES:
+        raise EventError(f"'new_game' event field 'game' must be one of {', '.join(sorted(MODES))}, got {game!r}")
+    MODES[game].check_new_game(event)
+
+
+register_event_type("new_game", _check_new_game)
+
+__all__ = ["MODES", "GameMode", "active", "apply", "mode_named", "phrases_for", "render", "state_json"]

@@ -1,0 +1,93 @@
+"""What a game mode is: the one interface through which the board reaches a game's rules.
+
+The core loop, the journal's replay, the lighting, the voice, the state document and the page call a
+mode only through these methods, via :mod:`kipukas_board.modes` (which picks the mode a state is
+playing). A new game is a new subclass registered in ``kipukas_board.modes.MODES``; nothing in the
+other modes changes.
+
+The table's state stays one :class:`~kipukas_board.game.state.GameState`: it holds what every game
+shares (the map, the stands' switches, the cards last shown, the problems, the journal number) and
+Kipukas's own fields; another mode keeps its state in ``state.extra[mode.key]`` and the name of the
+game being played in ``state.extra["game"]``.
+
+Example::
+
+    >>> from kipukas_board.modes import mode_named
+    >>> mode_named("creature-combat").key
+    'creature_combat'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kipukas_board.game.state import GameState
+
+Effect = dict[str, Any]
+Event = dict[str, Any]
+
+
+class CardFileError(ValueError):
+    """A game mode's card file that cannot be imported; ``problems`` names each (card id and field)."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        shown = "\n".join(f"  - {p}" for p in problems[:60])
+        more = f"\n  ... and {len(problems) - 60} more" if len(problems) > 60 else ""
+        super().__init__(f"{source}: card file not imported, {len(problems)} problem(s):\n{shown}{more}")
+        self.source = source
+        self.problems = problems
+
+
+class GameMode:
+    """A game the board can run. Subclasses override what their game needs."""
+
+    #: As given in ``POST /api/actions/new-game`` ``{"game": ...}`` and shown in ``/api/state``'s ``game``.
+    name: str = ""
+    #: The key of the mode's own fields in ``/api/state`` and in ``GameState.extra``.
+    key: str = ""
+    title: str = ""
+    #: QR payloads of this mode's cards start with this (``"cct:"``); None: the mode reads Kipukas cards.
+    payload_prefix: str | None = None
+    #: Tables of a TOML card file that say it is this mode's (``[[creatures]]``, ``[[lands]]``).
+    card_tables: tuple[str, ...] = ()
+    #: Where the mode's own page is (None: the board page serves it).
+    page: str | None = None
+
+    # -- rules -----------------------------------------------------------------------------------
+    def check_new_game(self, event: Event) -> None:
+        """Raise ``EventError`` naming the field when the mode's ``new_game`` event is malformed."""
+        raise NotImplementedError
+
+    def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
+        """Fold one checked event into the table state (pure: no I/O, no clock, no dice)."""
+        raise NotImplementedError
+
+    def to_json(self, state: GameState) -> dict[str, Any] | None:
+        """The mode's fields for ``/api/state`` (under :attr:`key`)."""
+        return None
+
+    # -- show ------------------------------------------------------------------------------------
+    def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:
+        """The LED frame for ``state`` at animation time ``t`` (pure)."""
+        raise NotImplementedError
+
+    def animating(self, state: GameState, scene: Any, t: float) -> bool:
+        return False
+
+    def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+        """The sentences spoken (and captioned) for one effect; ``[]`` for none."""
+        return []
+
+    # -- cards and page --------------------------------------------------------------------------
+    def parse_card_file(self, text: str, source: str) -> Any:
+        """Check a TOML card file; return what :meth:`card_records` stores, or raise ``CardFileError``."""
+        raise NotImplementedError(f"{self.title} has no card files")
+
+    def register_routes(self, app: Any, board: Any) -> None:
+        """Add the mode's actions and page to the Flask ``app``."""
+
+    def new_game_event(self, body: dict[str, Any], board: Any) -> Event:
+        """Turn ``POST /api/actions/new-game``'s body into the journaled event (the runtime side: may
+        read the catalog and files, raising ``BadRequest`` naming the field)."""
+        raise NotImplementedError

@@ -1,0 +1,38 @@
+"""Kipukas itself as a game mode: every call is handed to the rules, lighting and phrases that were
+written for it (:mod:`kipukas_board.game.core`, :mod:`kipukas_board.show.lighting`,
+:mod:`kipukas_board.show.announcements`), unchanged.
+
+Kipukas is the default game: a journal from before there were modes replays as Kipukas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kipukas_board.game import core
+from kipukas_board.game import events as game_events
+from kipukas_board.game.state import GameState
+from kipukas_board.modes.base import Effect, Event, GameMode
+from kipukas_board.show import announcements, lighting
+
+
+class KipukasMode(GameMode):
+    name = "kipukas"
+    key = "kipukas"
+    title = "Kipukas"
+
+    def check_new_game(self, event: Event) -> None:
+        game_events._check_new_game(event)
+
+    def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
+        return core.apply(state, event, seq=seq)
+
+    def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:
+        return lighting.render(state, layout, t, scene)
+
+    def animating(self, state: GameState, scene: Any, t: float) -> bool:
+        return lighting.animating(state, scene, t)
+
+    def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+        return announcements.phrases_for(effect, state)
