@@ -126,6 +126,11 @@ class PayloadCounter:
             self.accepted += 1
         return p
 
+    def count_accepted(self) -> None:
+        """Count a payload accepted by another reader (a game mode's sticker)."""
+        with self._lock:
+            self.accepted += 1
+
     def to_json(self) -> dict[str, Any]:
         with self._lock:
             return {"accepted": self.accepted, "refused": dict(self.refused)}

@@ -25,6 +25,9 @@ from typing import Any
 from kipukas_board.bench.qr import VARIANTS
 from kipukas_board.settings import default_data_dir
 
+#: Largest TOML card file read (a deck of a few hundred cards is far smaller).
+MAX_CARD_FILE = 1024 * 1024
+
 
 def register(sub: Any) -> None:
     s = sub.add_parser("scan", help="decode Kipukas QR codes in images or a camera frame",
@@ -48,7 +51,8 @@ def register(sub: Any) -> None:
 
     c = sub.add_parser("catalog", help="import or look up the card catalog")
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
-    ci = csub.add_parser("import", help="import a catalog JSON file or https URL (all-or-nothing)")
+    ci = csub.add_parser("import", help="import a catalog JSON file or https URL, or a game mode's TOML card "
+                                        "file (all-or-nothing)")
     ci.add_argument("source", metavar="PATH_OR_URL")
     ci.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
     ci.set_defaults(func=catalog_import)
@@ -56,6 +60,10 @@ def register(sub: Any) -> None:
     cs.add_argument("code")
     cs.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
     cs.set_defaults(func=catalog_show)
+    st = csub.add_parser("stickers", help="print a game mode's card file as a sheet of QR stickers (PDF or SVG)")
+    st.add_argument("file", type=Path, help="the TOML card file")
+    st.add_argument("--out", type=Path, required=True, help="sheet.pdf or sheet.svg")
+    st.set_defaults(func=catalog_stickers)
 
 
     cam = sub.add_parser("cameras", help="list the configured cameras and the seat each one serves")
@@ -148,6 +156,8 @@ def catalog_import(args: argparse.Namespace) -> int:
     from kipukas_board.cards.catalog import Catalog, CatalogError
 
     data_dir = args.data_dir or default_data_dir()
+    if args.source.lower().endswith(".toml"):
+        return _import_card_file(Path(args.source), Path(data_dir))
     cat = Catalog.in_dir(data_dir)
     try:
         n = cat.import_source(args.source)
@@ -160,9 +170,97 @@ def catalog_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_card_file(path: Path) -> tuple[Any, Any] | None:
+    """The game mode a TOML card file is for, and the file checked; None after saying what is wrong."""
+    import tomllib
+
+    from kipukas_board.modes import MODES, mode_for_card_file
+    from kipukas_board.modes.base import CardFileError
+
+    try:
+        if path.stat().st_size > MAX_CARD_FILE:
+            _err(f"{path}: larger than {MAX_CARD_FILE} bytes; a card file is one deck")
+            return None
+        text = path.read_text(encoding="utf-8")
+        tables = set(tomllib.loads(text))
+    except (OSError, UnicodeDecodeError) as exc:
+        _err(f"{path}: cannot read: {exc}")
+        return None
+    except tomllib.TOMLDecodeError as exc:
+        _err(f"{path}: not valid TOML: {exc}")
+        return None
+    mode = mode_for_card_file(tables)
+    if mode is None:
+        kinds = "; ".join(f"{m.title}: {', '.join(f'[[{t}]]' for t in m.card_tables)}" for m in MODES.values()
+                          if m.card_tables)
+        _err(f"{path}: not a card file of any game mode (expected {kinds})")
+        return None
+    try:
+        return mode, mode.parse_card_file(text, str(path))
+    except CardFileError as exc:
+        _err(str(exc))
+        return None
+
+
+def _import_card_file(path: Path, data_dir: Path) -> int:
+    from kipukas_board.cards.catalog import CatalogError
+    from kipukas_board.cards.mode_catalog import ModeCards
+
+    read = _read_card_file(path)
+    if read is None:
+        return 2
+    mode, cards = read
+    store = ModeCards.in_dir(data_dir)
+    try:
+        store.import_deck(mode.name, cards.deck, cards.records(), source=str(path))
+    except CatalogError as exc:
+        _err(str(exc))
+        return 2
+    finally:
+        store.close()
+    print(f"imported {mode.title} deck {cards.deck!r} from {path}: {len(cards.creatures)} creatures "
+          f"(total cost {sum(c['cost'] for c in cards.creatures)}), {len(cards.lands)} lands")
+    for w in cards.warnings:
+        print(f"  note: {w}")
+    return 0
+
+
+def catalog_stickers(args: argparse.Namespace) -> int:
+    from kipukas_board.modes.stickers import StickerError, write_sheet
+
+    read = _read_card_file(args.file)
+    if read is None:
+        return 2
+    mode, cards = read
+    try:
+        pages = write_sheet(mode, cards.records(), args.out)
+    except StickerError as exc:
+        _err(str(exc))
+        return 2
+    print(f"wrote {len(cards.records())} stickers on {pages} page(s) to {args.out}")
+    return 0
+
+
 def catalog_show(args: argparse.Namespace) -> int:
     from kipukas_board.cards.catalog import Catalog, UnknownCard
 
+    if ":" in args.code:  # a game mode's sticker payload, e.g. cct:fox-1
+        from kipukas_board.cards.mode_catalog import ModeCards, parse_mode_payload
+        from kipukas_board.modes import payload_prefixes
+
+        hit = parse_mode_payload(args.code, payload_prefixes())
+        if hit is None:
+            _err(f"{args.code!r} is no game mode's card payload (prefixes: {', '.join(payload_prefixes())})")
+            return 2
+        store = ModeCards.in_dir(args.data_dir or default_data_dir())
+        try:
+            print(json.dumps(store.card(*hit), indent=1, ensure_ascii=False))
+        except UnknownCard as exc:
+            _err(str(exc))
+            return 1
+        finally:
+            store.close()
+        return 0
     cat = Catalog.in_dir(args.data_dir or default_data_dir())
     try:
         print(json.dumps(cat.card(args.code), indent=1, ensure_ascii=False))

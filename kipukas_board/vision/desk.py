@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kipukas_board.cards.catalog import Catalog, UnknownCard
+from kipukas_board.cards.mode_catalog import ModeCards, mode_card_payload, parse_mode_payload
 from kipukas_board.cards.payload import CardPayload, PayloadCounter, parse_payload
 from kipukas_board.cards.sessions import Presentation, ScanSessions
 from kipukas_board.game.cards import card_event
@@ -43,8 +44,12 @@ class CardDesk:
     """Payloads and frames in, ``card`` events out (through ``submit``, e.g. ``CoreLoop.submit``)."""
 
     def __init__(self, catalog: Catalog, submit: Submit, sessions: ScanSessions | None = None,
-                 clock: Callable[[], float] = time.monotonic, pipeline_factory: Callable[[], Any] | None = None):
+                 clock: Callable[[], float] = time.monotonic, pipeline_factory: Callable[[], Any] | None = None,
+                 mode_cards: ModeCards | None = None, mode_prefixes: dict[str, str] | None = None):
         self.catalog = catalog
+        #: The game modes' cards (sticker payloads ``prefix:id``, e.g. ``cct:fox-1``) and their prefixes.
+        self.mode_cards = mode_cards
+        self.mode_prefixes = dict(mode_prefixes or {})
         self.submit = submit
         # A card only the heavy decoders read is seen once per HEAVY_INTERVAL_S at best; one missed
         # heavy pass must not end its presentation, or a card held still would be "shown" again.
@@ -72,6 +77,16 @@ class CardDesk:
         card: dict[str, Any] | None = None
         error: str | None = None
         code = p.code
+        mode_card = parse_mode_payload(p.text, self.mode_prefixes)
+        if mode_card is not None:
+            mode, cid = mode_card
+            try:
+                if self.mode_cards is None:
+                    raise UnknownCard(f"{mode} card {cid!r}")
+                card = self.mode_cards.card(mode, cid)
+            except UnknownCard as exc:
+                error = f"{exc} (import its card file: kipukas-board catalog import FILE.toml)"
+            return card_event(pres.seat, p.text, p.text, None, None, card, list(pres.flags), source, error)
         try:
             card = self.catalog.resolve(p)
             code = card.get("code", code)
@@ -86,7 +101,11 @@ class CardDesk:
 
         Unlike camera frames, each call is its own presentation, even of the card already in view.
         """
-        payload = self.counter.check(text)  # counts it, accepted or refused by reason
+        if parse_mode_payload(text, self.mode_prefixes):
+            self.counter.count_accepted()
+            payload: CardPayload | None = mode_card_payload(text)
+        else:
+            payload = self.counter.check(text)  # counts it, accepted or refused by reason
         if payload is None:
             parse_payload(text)  # raises PayloadError saying why
             raise AssertionError("unreachable: the counter refused what the parser accepts")
@@ -96,12 +115,19 @@ class CardDesk:
         return {**event, "seq": seq}
 
     # -- frames ----------------------------------------------------------------------------------
+    def accept(self, text: str) -> None:
+        """The pipeline's check of a decoded text: a Kipukas card or a game mode's sticker, else
+        ``PayloadError`` saying why."""
+        if parse_mode_payload(text, self.mode_prefixes) is None:
+            parse_payload(text)
+
     def pipeline(self, seat: int) -> Any:
         """This seat's decode pipeline (it keeps the seat's region of interest between frames)."""
         with self._lock:
             if seat not in self._pipelines:
                 if self._pipeline_factory is None:
-                    self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S)
+                    self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S,
+                                                     accept=self.accept)
                 else:
                     self._pipelines[seat] = self._pipeline_factory()
             return self._pipelines[seat]
@@ -111,6 +137,10 @@ class CardDesk:
         result = self.pipeline(seat).decode(frame)
         payloads: list[CardPayload] = []
         for text in result.codes:
+            if parse_mode_payload(text, self.mode_prefixes):
+                self.counter.count_accepted()
+                payloads.append(mode_card_payload(text))
+                continue
             p = self.counter.check(text)
             if p is not None:
                 payloads.append(p)

@@ -114,7 +114,11 @@ class Pipeline:
                  sweep_ms: float = 4.0, decoders: dict[str, Any] | None = None,
                  remember_roi: bool = False, full_every_s: float = 0.5,
                  heavy_interval_s: float | None = None, heavy_ms: float = 10.0,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 accept: Callable[[str], Any] | None = None) -> None:
+        # accept(text) raises PayloadError for a text that is no card (default: Kipukas cards only;
+        # the card desk also accepts the game modes' sticker payloads).
+        self.accept = accept or parse_payload
         self.decoders = decoders if decoders is not None else available_decoders()
         if not self.decoders:
             raise RuntimeError("no QR decoder is installed (pip install 'kipukas-board[vision]')")
@@ -180,7 +184,7 @@ class Pipeline:
             return
         for d in found:
             try:
-                parse_payload(d.text)
+                self.accept(d.text)
             except PayloadError as exc:
                 result.refused[d.text[:200]] = str(exc)
                 continue

@@ -1,0 +1,163 @@
+// Creature Combat Territory's page: lands in the five slots, the combat at the land being fought,
+// each player's piles, the Round End choices, captions and controls. Board text only via textContent.
+"use strict";
+(function () {
+  const { el, act, api } = KB;
+  const A = (name) => `/api/actions/creature-combat/${name}`;
+  let state = JSON.parse(document.getElementById("initial-state").textContent);
+  const $ = (id) => document.getElementById(id);
+  const BIOME = { forest: "#148c28", mountain: "#786e8c", plain: "#c8b43c", lake: "#2878dc", ocean: "#0a28c8",
+    swamp: "#466428", desert: "#e69632", tundra: "#c8e6ff", jungle: "#00c85a", volcano: "#e6280a" };
+
+  function option(value, text) { return el("option", { value, text }); }
+  function fillSelect(sel, items) {
+    const keep = sel.value;
+    sel.replaceChildren(...items.map(([v, t]) => option(v, t)));
+    if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
+  }
+  const seatName = (cc, seat) => ((cc.seats || []).find((s) => s.seat === Number(seat)) || {}).name || `seat ${seat}`;
+  const cname = (cc, id) => { const c = cc.creatures[id]; return c ? `${c.name} (${c.species})` : id; };
+
+  function render(s) {
+    state = s;
+    const cc = s.creature_combat;
+    const caps = s.captions || [];
+    $("cc-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
+    $("cc-problems").replaceChildren(...(s.problems || []).slice(-5).map((p) => el("li", { text: p })));
+    if (s.game !== "creature-combat" || !cc) {
+      $("cc-phase").textContent = "no game: start one under Controls";
+      $("cc-slots").replaceChildren();
+      $("cc-combat-panel").hidden = true;
+      $("cc-deal").hidden = true;
+      $("cc-players").replaceChildren();
+      $("cc-new-game").open = true;
+      return;
+    }
+    $("cc-phase").textContent = cc.phase === "over"
+      ? (cc.winner != null ? `${seatName(cc, cc.winner)} wins` : "over: a tie")
+      : `round ${cc.round} · ${cc.phase.replace("_", " ")}`;
+    const fighting = cc.combat ? cc.combat.slot : null;
+    $("cc-slots").replaceChildren(...cc.slots.map((sl) => {
+      const li = el("li", { dataset: { slot: String(sl.number) } }, el("span", { class: "num", text: `${sl.number} ` }));
+      if (sl.land) {
+        li.append(el("span", { text: `${sl.land.name} · ${sl.land.biome}` }));
+        li.style.borderColor = BIOME[sl.land.biome] || "#555";
+      } else li.append(el("span", { class: "none", text: "empty" }));
+      li.classList.toggle("fighting", sl.number === fighting);
+      return li;
+    }));
+    $("cc-deck").textContent = `${cc.deck} land(s) left in the land deck · ${cc.lands_total} in the game`;
+    $("cc-deal").hidden = cc.phase !== "round_begin";
+    fillSelect($("cc-deal-land"), (cc.deck_lands || []).map((l) => [l.id, `${l.name} (${l.biome})`]));
+
+    // Combat at the land being fought.
+    $("cc-combat-panel").hidden = !cc.combat;
+    if (cc.combat) {
+      $("cc-combat-land").textContent = `at land ${cc.combat.slot}: ${cc.combat.land.name} (${cc.combat.land.biome})`;
+      const rows = [];
+      for (const seat of cc.seats.filter((x) => !x.conceded)) {
+        const fighters = cc.combat.revealed[String(seat.seat)] || [];
+        rows.push(el("div", { class: "fighter-row total" }, el("span", { text: seat.name }),
+          el("span", { text: `total ${cc.combat.totals[String(seat.seat)] || 0}` })));
+        for (const f of fighters) {
+          const why = f.adjustment ? ` · ${f.adjustment.reason}` : "";
+          rows.push(el("div", { class: "fighter-row", dataset: { creature: f.id } },
+            el("span", { text: `${f.name} (${f.species}) ${f.base_power}${f.modifier >= 0 ? "+" : ""}${f.modifier}${why}` }),
+            el("span", { text: f.counts ? `power ${f.power}` : "support" }),
+            el("button", { type: "button", class: "chip", text: "take back",
+              onclick: () => act(A("unreveal"), { creature: f.id }, "taken back") })));
+        }
+      }
+      $("cc-fighters").replaceChildren(...rows);
+      const ready = Object.entries(cc.creatures).filter(([, c]) => c.pile === "ready");
+      fillSelect($("cc-reveal-creature"), ready.map(([id, c]) => [id, `${seatName(cc, c.seat)}: ${c.name} (${c.species})`]));
+      const atLand = Object.entries(cc.creatures).filter(([, c]) => c.pile === "land");
+      fillSelect($("cc-adjust-creature"), atLand.map(([id]) => [id, cname(cc, id)]));
+    }
+
+    // Players: lands, piles, done buttons, Round End choices.
+    $("cc-players").replaceChildren(...cc.seats.map((seat) => {
+      const sw = el("span", { class: "swatch" }); sw.style.background = seat.color;
+      const box = el("div", { class: "cc-seat", dataset: { seat: String(seat.seat) } },
+        el("h3", {}, sw, el("span", { text: seat.name + (seat.conceded ? " (conceded)" : "") }),
+          el("span", { class: "count", text: `${seat.lands.length} land(s)` })));
+      const p = seat.piles;
+      const chips = (ids, btn) => ids.map((id) => btn ? el("button", { type: "button", class: "chip", text: `${cname(cc, id)} ${btn[0]}`,
+        onclick: () => act(A("choose"), { creature: id, choice: btn[1] }, "done") }) : el("span", { class: "chip", text: cname(cc, id) }));
+      const choosing = cc.phase === "round_end" && !seat.done && seat.choices_left > 0;
+      box.append(el("div", { class: "cc-pile" }, el("b", { text: "Ready" }), ...chips(p.ready)));
+      for (const [n, ids] of Object.entries(p.resting)) {
+        box.append(el("div", { class: "cc-pile" }, el("b", { text: `Resting ${n}` }), ...chips(ids, choosing ? ["−1 rest", "rest"] : null)));
+      }
+      box.append(el("div", { class: "cc-pile" }, el("b", { text: "Returning" }), ...chips(p.returning, choosing ? ["→ ready", "ready"] : null)));
+      box.append(el("div", { class: "cc-pile" }, el("b", { text: "Land pile" }),
+        ...seat.lands.map((id) => el("span", { class: "chip", text: id }))));
+      if (cc.phase === "round_end" && !seat.conceded) box.append(el("p", { class: "hint", text: `${seat.choices_left} land-pile choice(s) left` }));
+      if ((cc.phase === "deploy" || cc.phase === "round_end") && !seat.conceded) {
+        box.append(el("button", seat.done ? { type: "button", text: "done ✓", disabled: "disabled" }
+          : { type: "button", class: "primary", text: "Done", onclick: () => act(A("done"), { seat: seat.seat }, "done") }));
+      }
+      if (cc.phase !== "over" && !seat.conceded) {
+        box.append(el("button", { type: "button", class: "danger", text: "Concede",
+          onclick: () => confirm(`${seat.name} concedes?`) && act(A("concede"), { seat: seat.seat }, "conceded") }));
+        const majority = seat.lands.length * 2 > cc.lands_total;
+        if (majority) box.append(el("button", { type: "button", text: "Agree: winner by majority",
+          onclick: () => act(A("end-game"), { winner: seat.seat }, "game over") }));
+      }
+      return box;
+    }));
+    $("cc-results").replaceChildren(...(cc.results || []).slice().reverse().map((r) => el("li", {
+      text: `round ${r.round}, ${r.name}: ${Object.entries(r.totals).map(([s, t]) => `${seatName(cc, s)} ${t}`).join(", ")}` +
+        ` → ${r.winner == null ? "draw" : seatName(cc, r.winner)}` })));
+  }
+
+  $("cc-deal").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const body = { land: $("cc-deal-land").value };
+    if ($("cc-deal-slot").value) body.slot = Number($("cc-deal-slot").value);
+    act(A("deal"), body, "dealt");
+  });
+  $("cc-reveal").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    act(A("reveal"), { creature: $("cc-reveal-creature").value }, "revealed");
+  });
+  $("cc-adjust").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    act(A("adjust"), { creature: $("cc-adjust-creature").value, base: Number($("cc-adj-base").value) || 0,
+      power: Number($("cc-adj-power").value) || 0, rest: Number($("cc-adj-rest").value) || 0,
+      support: $("cc-adj-support").checked, reason: $("cc-adj-reason").value }, "adjusted");
+  });
+  $("cc-resolve").addEventListener("click", () => act(A("resolve"), {}, "tallied"));
+  $("cc-undo").addEventListener("click", () => act(A("undo"), {}, "undone"));
+  $("cc-end").addEventListener("click", () => confirm("End the game now? The most lands wins.") && act(A("end-game"), {}, "game over"));
+
+  // New game: a row per player (seat, name, colour, deck).
+  const COLORS = ["#e4572e", "#1e90ff", "#2ecc71", "#f1c40f"];
+  async function newGameForm() {
+    let decks = {};
+    try { decks = (await api("/api/creature-combat/decks", undefined, { method: "GET" })).decks; } catch (e) { decks = {}; }
+    const names = Object.keys(decks);
+    $("cc-new-players").replaceChildren(...[1, 2, 3, 4].map((seat, i) => el("fieldset", { class: "row", dataset: { seat: String(seat) } },
+      el("label", { class: "inline" }, el("input", { type: "checkbox", name: "play", ...(i < 2 ? { checked: "checked" } : {}) }), ` seat ${seat}`),
+      el("input", { name: "name", value: `Player ${seat}`, maxlength: "40", "aria-label": `seat ${seat} name` }),
+      el("input", { name: "color", type: "color", value: COLORS[i], "aria-label": `seat ${seat} colour` }),
+      el("select", { name: "deck", "aria-label": `seat ${seat} deck` },
+        ...(names.length ? names.map((d) => option(d, `${d} (${decks[d].creature || 0} creatures, ${decks[d].land || 0} lands)`))
+          : [option("", "no deck imported")])))));
+    [...$("cc-new-players").querySelectorAll("select")].forEach((s, i) => { if (names[i]) s.value = names[i]; });
+  }
+  $("cc-new-game-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const players = [...$("cc-new-players").querySelectorAll("fieldset")].filter((f) => f.querySelector("[name=play]").checked)
+      .map((f) => ({ seat: Number(f.dataset.seat), name: f.querySelector("[name=name]").value,
+        color: f.querySelector("[name=color]").value, deck: f.querySelector("[name=deck]").value }));
+    const form = ev.target;
+    act("/api/actions/new-game", { game: "creature-combat", players,
+      options: { deck_cost: Number(form.deck_cost.value), land_deck: Number(form.land_deck.value) } }, "new game");
+  });
+
+  KB.setupPin();
+  newGameForm();
+  render(state);
+  KB.stream({ state: render });
+})();
