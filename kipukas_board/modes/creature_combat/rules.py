@@ -607,6 +607,11 @@ def _on_end(cc: CCState, event: Event, effects: list[Effect]) -> CCState:
 
 
 def _end(cc: CCState, effects: list[Effect], reason: str, winner: int | None = None) -> CCState:
+    pile = dict(cc.pile)
+    for cids in cc.revealed.values():  # a fight cut short: its creatures are pulled back, unharmed
+        for cid in cids:
+            pile[cid] = "ready"
+    cc = cc.evolve(pile=pile, revealed={}, adjustments={}, combat_slot=None)
     counts = {s: len(cc.land_piles.get(s, ())) for s in cc.active}
     tied: tuple[int, ...] = ()
     if winner is None and counts:
