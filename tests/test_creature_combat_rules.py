@@ -274,3 +274,26 @@ def test_random_games_keep_every_creature_in_one_pile_totals_follow_the_formula_
     for e in journal:
         replayed, _ = apply(replayed, e)
     assert replayed.to_json() == cc.to_json()
+
+
+def test_every_phase_and_result_is_spoken() -> None:
+    from kipukas_board.modes.creature_combat.phrases import phrases_for
+
+    cc, said = new_game(game_event(lands_each=3, biomes=["forest"]))
+    effects = list(said)
+    script = [{"type": "cc_deal", "land": lid} for lid in ("l1-0", "l1-1", "l1-2", "l2-0", "l2-1")]
+    script += [{"type": "cc_done", "seat": 1}, {"type": "cc_done", "seat": 2},
+               {"type": "cc_reveal", "creature": "c1-0"},
+               {"type": "cc_adjust", "creature": "c1-0", "power": 1, "reason": "Howl"}, {"type": "cc_resolve"},
+               {"type": "cc_resolve"}, {"type": "cc_concede", "seat": 2}]
+    for e in script:
+        cc, fx = step(cc, e)
+        effects += fx
+    kinds = {e["type"] for e in effects}
+    assert {"cc_new_game", "cc_round", "cc_dealt", "cc_deploy", "cc_done", "cc_combat", "cc_revealed", "cc_adjusted",
+            "cc_result", "cc_conceded", "cc_over"} <= kinds
+    for e in effects:
+        sentences = phrases_for(e, cc)
+        assert sentences and all(s.strip() for s in sentences), e
+    assert phrases_for({"type": "cc_result", "name": "Misty Hollow", "winner": 1, "totals": {"1": 7, "2": 3}}, cc) == [
+        "P1 claims Misty Hollow, P1 7 and P2 3."]
