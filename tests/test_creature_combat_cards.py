@@ -150,3 +150,26 @@ def test_sticker_sheets_hold_a_readable_qr_per_card(tmp_path: Path, capsys) -> N
     subprocess.run([pdftoppm, "-r", "150", "-png", str(pdf), str(tmp_path / "page")], check=True)
     assert _decode_png(tmp_path / "page-1.png") == sorted(
         ["cct:ben-eel", "cct:ben-goat", "cct:ben-land-00", "cct:ben-land-01", "cct:ben-land-02"])
+
+
+def test_a_sticker_in_a_camera_frame_is_read_like_any_card(tmp_path: Path) -> None:
+    from _qrgen import place, qr_tile
+
+    from kipukas_board.cards.catalog import Catalog
+    from kipukas_board.modes import payload_prefixes
+    from kipukas_board.vision.desk import CardDesk
+
+    store = ModeCards.in_dir(tmp_path)
+    store.import_deck("creature-combat", "ben", parse_card_file(BEN, "ben.toml").records())
+    submitted: list[dict] = []
+    desk = CardDesk(Catalog.in_dir(tmp_path), submit=lambda e, wait=True: submitted.append(e) or len(submitted),
+                    mode_cards=store, mode_prefixes=payload_prefixes())
+    frame = place([qr_tile("cct:ben-eel", px=8, dark=(0, 0, 0), light=(255, 255, 255))])
+    events = desk.on_frame(2, frame)
+    assert [e["payload"] for e in events] == ["cct:ben-eel"]
+    assert events[0]["seat"] == 2 and events[0]["card"]["species"] == "Eel" and events[0]["error"] is None
+    assert desk.counter.to_json() == {"accepted": 1, "refused": {}}
+    unknown = desk.present(1, "cct:nobody")
+    assert unknown["card"] is None and "creature-combat card 'nobody'" in unknown["error"]
+    store.close()
+    desk.catalog.close()

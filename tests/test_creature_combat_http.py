@@ -112,7 +112,7 @@ def test_a_whole_game_through_the_http_api(tmp_path: Path, capsys) -> None:
         assert result["adjustments"]["ben-goat"]["reason"] == "Stampede: +6 power, rest 1"
         cc = api.state()["creature_combat"]
         ben = cc["seats"][1]
-        assert ben["lands"] == ["ana-land-00"] and ben["piles"]["resting"] == {"1": ["ben-goat"]}
+        assert [x["id"] for x in ben["lands"]] == ["ana-land-00"] and ben["piles"]["resting"] == {"1": ["ben-goat"]}
         assert cc["seats"][0]["piles"]["returning"] == ["ana-bear"]
         leds = api.ok("/api/leds")
         assert all(leds["pixels"][i] == [30, 144, 255] for i in slot1)  # lit in the winner's colour

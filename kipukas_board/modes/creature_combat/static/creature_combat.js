@@ -5,6 +5,7 @@
   const { el, act, api } = KB;
   const A = (name) => `/api/actions/creature-combat/${name}`;
   let state = JSON.parse(document.getElementById("initial-state").textContent);
+  let gameShown = false;
   const $ = (id) => document.getElementById(id);
   const BIOME = { forest: "#148c28", mountain: "#786e8c", plain: "#c8b43c", lake: "#2878dc", ocean: "#0a28c8",
     swamp: "#466428", desert: "#e69632", tundra: "#c8e6ff", jungle: "#00c85a", volcano: "#e6280a" };
@@ -31,8 +32,11 @@
       $("cc-deal").hidden = true;
       $("cc-players").replaceChildren();
       $("cc-new-game").open = true;
+      gameShown = false;
       return;
     }
+    if (!gameShown) $("cc-new-game").open = false;  // a game started: the form folds away
+    gameShown = true;
     $("cc-phase").textContent = cc.phase === "over"
       ? (cc.winner != null ? `${seatName(cc, cc.winner)} wins` : "over: a tie")
       : `round ${cc.round} · ${cc.phase.replace("_", " ")}`;
@@ -91,7 +95,7 @@
       }
       box.append(el("div", { class: "cc-pile" }, el("b", { text: "Returning" }), ...chips(p.returning, choosing ? ["→ ready", "ready"] : null)));
       box.append(el("div", { class: "cc-pile" }, el("b", { text: "Land pile" }),
-        ...seat.lands.map((id) => el("span", { class: "chip", text: id }))));
+        ...seat.lands.map((l) => el("span", { class: "chip", text: `${l.name} (${l.biome})` }))));
       if (cc.phase === "round_end" && !seat.conceded) box.append(el("p", { class: "hint", text: `${seat.choices_left} land-pile choice(s) left` }));
       if ((cc.phase === "deploy" || cc.phase === "round_end") && !seat.conceded) {
         box.append(el("button", seat.done ? { type: "button", text: "done ✓", disabled: "disabled" }

@@ -1,0 +1,85 @@
+"""Creature Combat Territory's page in real headless Chromium at phone sizes: a new game, lands dealt,
+deploy, a creature revealed by a scanned sticker and one picked on the page, an adjustment, the tally."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from cct_decks import write_decks
+from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+
+from kipukas_board.cli import main
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+if not os.path.exists(CHROMIUM):
+    _missing = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
+    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+        pytest.fail(_missing, pytrace=False)
+    pytest.skip(_missing, allow_module_level=True)
+
+#: Where the screenshots go (KIPUKAS_SCREENSHOTS=DIR keeps them to look at; a temporary folder otherwise).
+SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_a_round_on_the_page(tmp_path: Path, size: tuple[int, int]) -> None:
+    data = tmp_path / "data"
+    for deck in write_decks(tmp_path):
+        assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
+    shots = Path(SHOTS) if SHOTS else tmp_path
+    with playwright_api.sync_playwright() as p, serve_board(data) as srv:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + "/creature-combat")
+        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        assert page.text_content("#cc-phase") == "no game: start one under Controls"
+        page.wait_for_function("document.querySelectorAll('#cc-new-players select option').length >= 8")
+        page.select_option('#cc-new-players fieldset[data-seat="2"] select', "ben")
+        page.click('#cc-new-game-form button[type="submit"]')
+        page.wait_for_function("document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
+                               timeout=3000)
+        assert srv.board.loop.state.extra["game"] == "creature-combat"
+        for _ in range(5):
+            page.click('#cc-deal button[type="submit"]')
+            page.wait_for_timeout(150)
+        page.wait_for_function("document.getElementById('cc-phase').textContent === 'round 1 · deploy'", timeout=3000)
+        assert page.locator("#cc-slots li .none").count() == 0
+        page.screenshot(path=str(shots / f"cct-deploy-{size[0]}.png"))
+        for seat in (1, 2):
+            page.click(f'.cc-seat[data-seat="{seat}"] button.primary')
+            page.wait_for_timeout(150)
+        page.wait_for_selector("#cc-combat-panel:not([hidden])", timeout=3000)
+        srv.board.card_desk.present(1, "cct:ana-bear")  # a sticker shown at seat 1's camera
+        page.wait_for_selector('#cc-fighters [data-creature="ana-bear"]', timeout=3000)
+        page.select_option("#cc-reveal-creature", "ben-goat")
+        page.click('#cc-reveal button[type="submit"]')
+        page.wait_for_selector('#cc-fighters [data-creature="ben-goat"]', timeout=3000)
+        page.select_option("#cc-adjust-creature", "ben-goat")
+        page.fill("#cc-adj-power", "2")
+        page.fill("#cc-adj-reason", "Stampede")
+        page.click('#cc-adjust button[type="submit"]')
+        page.wait_for_function("document.getElementById('cc-fighters').textContent.includes('Stampede')", timeout=3000)
+        page.evaluate("document.getElementById('cc-combat-panel').scrollIntoView()")
+        page.screenshot(path=str(shots / f"cct-combat-{size[0]}.png"))
+        page.click("#cc-resolve")
+        page.wait_for_function("document.getElementById('cc-results').children.length === 1", timeout=3000)
+        result = srv.board.loop.state.extra["creature_combat"].results[0]
+        text = page.text_content("#cc-results")
+        assert str(result["totals"]["1"]) in text and str(result["totals"]["2"]) in text
+        page.wait_for_function("document.getElementById('cc-caption').textContent.startsWith('Combat at land 2')",
+                               timeout=3000)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
+        page.evaluate("document.getElementById('cc-players-panel').scrollIntoView()")
+        page.screenshot(path=str(shots / f"cct-after-{size[0]}.png"))
+        ctx.close()
+        browser.close()
+        assert not errors, f"JavaScript errors on the page: {errors}"
