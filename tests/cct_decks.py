@@ -12,7 +12,7 @@ def creature(cid: str, name: str, species: str, base: int, biomes: str = "", abi
     """One [[creatures]] table; the cost follows the formula unless ``cost`` says otherwise."""
     bonus = sum(max(0, int(p.split("=")[1])) for p in biomes.split(",") if "=" in p)
     want = max(1, base * 2 + -(-bonus // 2) + (ability_cost or 0))
-    lines = [f'[[creatures]]', f'id = "{cid}"', f'name = "{name}"', f'species = "{species}"',
+    lines = ['[[creatures]]', f'id = "{cid}"', f'name = "{name}"', f'species = "{species}"',
              f"cost = {cost if cost is not None else want}", f"base_power = {base}",
              f"biomes = {{ {biomes} }}", 'types = ["Beast"]']
     if ability:
@@ -27,12 +27,12 @@ def lands(prefix: str, n: int = 25, biome: str | None = None) -> str:
                    f'biome = "{biome or BIOMES[i % len(BIOMES)]}"\n' for i in range(n))
 
 
-ANA = (f'deck = "ana"\n'
+ANA = ('deck = "ana"\n'
        + creature("ana-fox", "Rusty", "Red Fox", 5, "forest = 2, ocean = -3", "Roar - 1 Rest Counter", ability_cost=1)
        + creature("ana-bear", "Bruno", "Brown Bear", 8, "forest = 3, mountain = 1")
        + creature("ana-moth", "Dusty", "Moth", 0, "forest = 1")
        + lands("ana"))
-BEN = (f'deck = "ben"\n'
+BEN = ('deck = "ben"\n'
        + creature("ben-eel", "Zap", "Eel", 4, "lake = 3, ocean = 2")
        + creature("ben-goat", "Clover", "Goat", 6, "mountain = 4")
        + lands("ben"))

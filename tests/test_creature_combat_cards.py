@@ -93,7 +93,8 @@ def test_cli_imports_a_deck_and_refuses_an_id_another_deck_uses(tmp_path: Path, 
     assert '"species": "Eel"' in capsys.readouterr().out
     store = ModeCards.in_dir(data)
     try:
-        assert store.decks("creature-combat") == {"ana": {"creature": 3, "land": 25}, "ben": {"creature": 2, "land": 25}}
+        assert store.decks("creature-combat") == {"ana": {"creature": 3, "land": 25},
+                                                  "ben": {"creature": 2, "land": 25}}
         with pytest.raises(CatalogError):
             store.import_deck("creature-combat", "other", [{"id": "ben-eel", "kind": "creature"}])
         assert store.card("creature-combat", "ben-eel")["deck"] == "ben"  # nothing changed

@@ -126,12 +126,12 @@ def test_a_round_from_dealing_to_the_next_round() -> None:
 
 def test_refusals_name_the_reason_and_change_nothing() -> None:
     cc, _ = new_game(game_event())
-    for event, words in [
+    for bad, words in [
         ({"type": "cc_done", "seat": 1}, "only in deploy or round end"),
         ({"type": "cc_deal", "land": "nope"}, "no land 'nope'"),
         ({"type": "cc_reveal", "creature": "c1-0"}, "only in combat"),
     ]:
-        new, fx = step(cc, event)
+        new, fx = step(cc, bad)
         assert new is cc and fx[0]["type"] == "problem" and words in fx[0]["text"]
     cc, _ = step(cc, {"type": "cc_deal", "land": "l1-0", "slot": 3})
     new, fx = step(cc, {"type": "cc_deal", "land": "l1-1", "slot": 3})

@@ -165,7 +165,8 @@ class CCState:
             "round": self.round,
             "phase": self.phase,
             "seats": [{"seat": s.seat, "name": s.name, "color": s.color, "conceded": s.conceded,
-                       "lands": [self._land_json(lid) for lid in self.land_piles.get(s.seat, ())], "piles": self.piles_of(s.seat),
+                       "lands": [self._land_json(lid) for lid in self.land_piles.get(s.seat, ())],
+                       "piles": self.piles_of(s.seat),
                        "done": s.seat in self.done, "choices_left": self.choices_left.get(s.seat, 0)}
                       for s in self.seats],
             "slots": [{"number": i + 1, "land": self._land_json(lid)} for i, lid in enumerate(self.slots)],
