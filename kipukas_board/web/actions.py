@@ -13,6 +13,8 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
                                            "affinity": "brutal"}, ...], "edition": "web",
                                            "play_style": "domination", "options": {}, "diel_weights":
                                            {"day": 2, "night": 2, "storm": 2}, "first_placer": 1?}
+                                         ("game": another mode's name hands the body to that mode,
+                                          kipukas_board.modes; "kipukas" is the default)
     POST /api/actions/roll-diel          {} (the board rolls) or {"phase": "storm"} (a physical roll)
     POST /api/actions/answer             {"question": "q3", "answer": 2}
     POST /api/actions/undo               {}
