@@ -24,14 +24,21 @@ if not os.path.exists(CHROMIUM):
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")
 
 
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
 @pytest.mark.parametrize("size", [(360, 740), (390, 844)])
-def test_a_round_on_the_page(tmp_path: Path, size: tuple[int, int]) -> None:
+def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> None:
     data = tmp_path / "data"
     for deck in write_decks(tmp_path):
         assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
     shots = Path(SHOTS) if SHOTS else tmp_path
-    with playwright_api.sync_playwright() as p, serve_board(data) as srv:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with serve_board(data) as srv:
         ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
         page = ctx.new_page()
         errors: list[str] = []
@@ -81,5 +88,4 @@ def test_a_round_on_the_page(tmp_path: Path, size: tuple[int, int]) -> None:
         page.evaluate("document.getElementById('cc-players-panel').scrollIntoView()")
         page.screenshot(path=str(shots / f"cct-after-{size[0]}.png"))
         ctx.close()
-        browser.close()
         assert not errors, f"JavaScript errors on the page: {errors}"

@@ -157,6 +157,10 @@ def test_early_majority_needs_more_than_half_and_concede_leaves_the_last_player_
     cc, _ = new_game(game_event(lands_each=2))
     new, fx = step(cc, {"type": "cc_end", "winner": 1})
     assert new is cc and "not a majority" in fx[0]["text"]
+    # Ana has claimed 3 of the 4 lands (the rest of the game elided): the others may agree she wins.
+    held = cc.evolve(land_piles={1: ("l1-0", "l1-1", "l2-0"), 2: ()}, deck=("l2-1",))
+    over, fx = step(held, {"type": "cc_end", "winner": 1})
+    assert over.phase == "over" and over.winner == 1 and fx[-1]["reason"] == "majority agreed"
     cc3, _ = new_game(game_event(n_seats=3))
     cc3, fx = step(cc3, {"type": "cc_concede", "seat": 2})
     assert cc3.phase != "over" and cc3.active == (1, 3)
@@ -169,7 +173,7 @@ creature_st = st.fixed_dictionaries({"base_power": st.integers(0, 6),
                                      "biomes": st.dictionaries(st.sampled_from(BIOMES[:4]), st.integers(-3, 3),
                                                                max_size=3),
                                      "stars": st.integers(1, 3)})
-game_st = st.integers(2, 3).flatmap(lambda n: st.tuples(
+game_st = st.integers(2, 4).flatmap(lambda n: st.tuples(
     st.just(n), st.lists(st.lists(creature_st, min_size=1, max_size=4), min_size=n, max_size=n),
     st.integers(1, 4)))
 KINDS = ["play"] * 30 + ["deal", "done", "reveal", "unreveal", "adjust", "resolve", "choose", "undo", "concede", "end"]
