@@ -49,6 +49,9 @@ class SettingsError(ValueError):
         super().__init__(f"{path}: " + "; ".join(problems))
 
 
+#: Camera adapters ``--sim`` keeps: they need no Raspberry Pi (image files, a USB camera).
+KEPT_IN_SIMULATION = frozenset({"files", "opencv"})
+
 @dataclass
 class AdapterChoice:
     """One port's adapter and the options passed to it."""
@@ -75,8 +78,14 @@ class Settings:
                 and all(c.adapter == SIMULATED["cameras"] for c in self.cameras))
 
     def simulated(self) -> Settings:
-        """These settings with every port on its simulated adapter (``--sim``)."""
-        cams = [AdapterChoice(SIMULATED["cameras"], {"seat": c.options.get("seat", i + 1)})
+        """These settings with every port on its simulated adapter (``--sim``).
+
+        Cameras that need no Pi keep their adapter: a ``files`` camera plays images (the way to walk
+        the camera step in simulation) and an ``opencv`` one is a USB camera on this machine. Any
+        other camera is simulated, and says which adapter it stands in for (health ``stands_in_for``).
+        """
+        cams = [c if c.adapter in KEPT_IN_SIMULATION else
+                AdapterChoice(SIMULATED["cameras"], {"seat": c.options.get("seat", i + 1), "stands_in_for": c.adapter})
                 for i, c in enumerate(self.cameras)]
         return Settings(
             map=self.map, calibration=self.calibration, host=self.host, port=self.port,

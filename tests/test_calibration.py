@@ -12,6 +12,7 @@ from kipukas_board.calibrate import files
 from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.sensor_walk import SensorWalk
+from kipukas_board.calibrate.session import NeedsConfirmation
 from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.settings import Settings
 
@@ -230,10 +231,16 @@ def test_walk_on_a_running_board_with_anonymous_channels_resumes_and_is_applied(
             board.sim_set_stand(sid, True)
             board.sim_set_stand(sid, False)
     assert board.loop.state.stands["T1"].occupied is False  # walk tokens never reached the game
-    board.calibration.sensors_save()
+    with pytest.raises(NeedsConfirmation) as asked:  # a dead stand, and no read-back: asked first
+        board.calibration.sensors_save()
+    assert "no sensor answered for M4b" in asked.value.items
+    assert any("not touched in the read-back" in item for item in asked.value.items)
+    board.calibration.sensors_save(confirm=True)
     assert not (data_dir / "calibration-progress.json").exists()
     saved = files.load(data_dir / "calibration" / "default.toml", board.loop.state.board)
     assert saved.dead == ["M4b"] and len(saved.channels) == len(stands) - 1
+    health = board.health()["calibration"]  # a saved board with a blind stand is not healthy
+    assert health["ok"] is False and health["faults"] == ["no sensor for M4b"]
     assert all(ch.startswith("r") for ch in saved.channels)
     board.sim_set_stand("T3", True)
     assert board.loop.state.stands["T3"].occupied and board.loop.state.territories[3].claim == "base_camp"
@@ -496,7 +503,7 @@ def test_the_sensor_walk_times_changes_by_when_the_adapter_saw_them(data_dir):
     session = board.calibration
 
     def walk_t1(x2_opens_at: float) -> list[str]:
-        session.sensors_start()
+        session.sensors_start(restart=True)
         for channel, closed, at in (("x1", True, 0.0), ("x2", True, 0.02), ("x2", False, x2_opens_at),
                                     ("x1", False, 3.01)):
             session.on_switch(SwitchChange(channel, closed, at=at))

@@ -72,6 +72,8 @@ class Calibration:
     dead: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)
     duplicate: list[str] = field(default_factory=list)
+    #: Channels that closed in the walk's read-back but belong to no stand.
+    unmapped: list[str] = field(default_factory=list)
     led_territories: dict[int, list[int]] = field(default_factory=dict)
     cameras: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: The rest of ``[leds]`` as written (count, order, gamma, brightness, power budget, stands, ...).
@@ -80,7 +82,8 @@ class Calibration:
     def to_json(self) -> dict[str, Any]:
         return {"board": self.board, "version": VERSION,
                 "sensors": {"channels": dict(self.channels), "dead": list(self.dead),
-                            "stuck": list(self.stuck), "duplicate": list(self.duplicate)},
+                            "stuck": list(self.stuck), "duplicate": list(self.duplicate),
+                            "unmapped": list(self.unmapped)},
                 "leds": {**self.leds,
                          "territories": {str(n): list(px) for n, px in sorted(self.led_territories.items())}},
                 "cameras": [{"seat": s, **c} for s, c in sorted(self.cameras.items())]}
@@ -119,7 +122,8 @@ def dumps(cal: Calibration) -> str:
     """The TOML text of ``cal`` (stable order, so files diff well)."""
     out = ["# Written by the kipukas-board calibration walk-through; edit with care.",
            f"board = {_q(cal.board)}", f"version = {VERSION}", "", "[sensors]", "dead = " + _value(cal.dead),
-           "stuck = " + _value(cal.stuck), "duplicate = " + _value(cal.duplicate), "", "[sensors.channels]"]
+           "stuck = " + _value(cal.stuck), "duplicate = " + _value(cal.duplicate),
+           "unmapped = " + _value(cal.unmapped), "", "[sensors.channels]"]
     out += [f"{_q(ch)} = {_q(sid)}" for ch, sid in sorted(cal.channels.items())]
     if cal.led_territories or cal.leds:  # no [leds] at all: the board keeps its default layout
         scalars = {k: v for k, v in cal.leds.items() if not isinstance(v, dict)}
@@ -170,7 +174,8 @@ def loads(text: str, source: str = "<calibration>", board: BoardMap | None = Non
     cal = Calibration(board=name, channels=dict(channels),
                       dead=_str_list(sensors, "dead", "sensors", problems),
                       stuck=_str_list(sensors, "stuck", "sensors", problems),
-                      duplicate=_str_list(sensors, "duplicate", "sensors", problems))
+                      duplicate=_str_list(sensors, "duplicate", "sensors", problems),
+                      unmapped=_str_list(sensors, "unmapped", "sensors", problems))
     seen: dict[str, str] = {}
     for ch, sid in sorted(channels.items()):
         if sid in seen:

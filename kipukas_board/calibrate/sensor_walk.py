@@ -14,7 +14,24 @@ watches the raw switch changes (channels, before any mapping):
 - any other channel closing out of turn is *watched* and forgotten once it proves to be noise: it
   opens again while S's token is still down (a hand brushing another stand, a chattering reed), or
   S finds a channel of its own;
-- a stand for which no channel answers is skipped by the player and recorded as **dead**.
+- a stand for which no channel answers is skipped by the player and recorded as **dead**;
+- a channel that already belongs to another stand closing while a token is asked for is a
+  **conflict**, shown at once: either the hand slipped (the token went on that other stand: lifting it
+  ends the conflict) or that other stand was recorded wrong (a token put on the wrong stand earlier,
+  the slip that would otherwise shift every stand after it by one). :meth:`SensorWalk.resolve` takes the
+  player's word for the second: the channel becomes the asked stand's, and the other stand is walked
+  again (:meth:`SensorWalk.redo` does that for any stand).
+
+Two ways to walk (``mode``): ``"lift"`` asks for each token to be lifted before the next stand, so a
+stand is two moves; ``"fast"`` leaves every token down (each new channel that closes is the next
+stand), so a stand is one move and the board is cleared at the end. In fast mode a channel that opens
+again right after it was recorded was a bump or a token that slid off, and its stand is asked again;
+a second channel closing within :data:`TOGETHER_S` of the last is a second reed under that stand.
+
+When every stand has been walked the walk **verifies**: each token that touches a stand (placed or
+lifted, clearing the board after a fast walk counts) marks that stand confirmed and is shown on the
+page's map, so the player sees the board read back before saving; a channel no stand owns that closes
+then is a **stray**. :meth:`SensorWalk.open_items` lists what is still wrong for Save to ask about.
 
 A change that repeats what the walk already knows (a closed channel reported closed) is no change:
 after a restart the board replays every switch's state through the walk, which must not count them
@@ -35,6 +52,21 @@ Example::
     'M1a'
     >>> walk.skip(); walk.done, walk.channels, walk.dead, walk.stuck
     (True, {'r0c3': 'T1'}, ['M1a'], ['r9c9'])
+
+The slip, caught: a token meant for M1a went on T6, so T6's channel was recorded as M1a's; at T6's
+turn that channel closes again, and the player says the token is on T6::
+
+    >>> walk = SensorWalk(["M1a", "T6"])
+    >>> walk.on_change("r15c14", True), walk.on_change("r15c14", False)   # "M1a" (really on T6)
+    (True, True)
+    >>> walk.on_change("r15c14", True); walk.conflict["owner"]
+    True
+    'M1a'
+    >>> walk.resolve(); walk.channels, walk.current, walk.step
+    ({'r15c14': 'T6'}, 'T6', 'lift')
+    >>> walk.on_change("r15c14", False); walk.current                      # M1a is walked again
+    True
+    'M1a'
 """
 
 from __future__ import annotations
@@ -43,14 +75,39 @@ from typing import Any
 
 #: Two channels that open within this many seconds of each other opened with the same token.
 TOGETHER_S = 0.3
+#: In a fast walk, the last stand's channel opening this soon after it closed was a bump, not the
+#: start of clearing the board (for any other stand, the next token is not down yet, so it must be).
+BUMP_S = 1.5
+
+
+MODES = ("lift", "fast")
 
 
 class SensorWalk:
-    def __init__(self, stands: list[str], closed_at_start: dict[str, bool] | None = None) -> None:
+    def __init__(self, stands: list[str], closed_at_start: dict[str, bool] | None = None,
+                 mode: str = "lift") -> None:
         if not stands:
             raise ValueError("the map has no stands to walk through")
+        if mode not in MODES:
+            raise ValueError(f"unknown walk mode {mode!r}; expected {' or '.join(MODES)}")
         self.stands = list(stands)
+        self.mode = mode
         self.index = 0
+        #: Stands to walk again before the walk goes on (front first): redone by hand or after a conflict.
+        self.queue: list[str] = []
+        #: A channel of ``owner`` that closed while a token was asked for on ``stand``, until it opens
+        #: again or the player resolves it: ``{"stand": ..., "channel": ..., "owner": ...}``.
+        self.conflict: dict[str, str] | None = None
+        #: Stands a token touched once every stand was walked (the read-back before saving).
+        self.verified: list[str] = []
+        #: Channels no stand owns that closed during the read-back.
+        self.strays: list[str] = []
+        #: The last touch during the read-back: ``{"stand": id or None, "channel": ..., "closed": ...}``.
+        self.last_touch: dict[str, Any] | None = None
+        #: Stands found recorded wrong while the current stand's token is down: walked once it is lifted.
+        self._redo_next: list[str] = []
+        #: In fast mode: the stand recorded last and when (a bump that opens at once undoes it).
+        self._last: tuple[str, str, float | None] | None = None
         #: "place" (waiting for a token on the current stand) or "lift" (waiting for it to go).
         self.step = "place"
         self.channels: dict[str, str] = {}
@@ -68,10 +125,12 @@ class SensorWalk:
 
     @property
     def done(self) -> bool:
-        return self.index >= len(self.stands)
+        return self.index >= len(self.stands) and not self.queue and not self._redo_next
 
     @property
     def current(self) -> str | None:
+        if self.queue:
+            return self.queue[0]
         return None if self.done else self.stands[self.index]
 
     def channel_of(self, stand: str) -> str | None:
@@ -110,29 +169,79 @@ class SensorWalk:
                 self.stuck.remove(channel)
                 self._note(f"channel {channel} opened again: no longer counted as stuck")
             return True
+        if self.conflict is not None and self.conflict["channel"] == channel and not closed:
+            self._note(f"the token on {self.conflict['owner']} was lifted: still waiting for {self.conflict['stand']}")
+            self.conflict = None
+        if self.mode == "fast" and not closed and self._bumped(channel, at):
+            return True
         if self.done:
+            self._touch(channel, closed)
             return True
         if closed:
-            self._closing(channel)
+            self._closing(channel, at)
         else:
             self._opening(channel, at)
         return True
 
-    def _closing(self, channel: str) -> None:
-        stand = self.stands[self.index]
+    def _touch(self, channel: str, closed: bool) -> None:
+        """A change once every stand was walked: the read-back the page shows on its map."""
+        stand = self.channels.get(channel)
+        self.last_touch = {"stand": stand, "channel": channel, "closed": closed}
+        if stand is not None:
+            if stand not in self.verified:
+                self.verified.append(stand)
+        elif closed and channel not in self.strays and channel not in self.duplicate:
+            self.strays.append(channel)
+            self._note(f"a sensor that belongs to no stand closed (channel {channel})")
+
+    def _closing(self, channel: str, at: float | None) -> None:
+        stand = self.current
+        assert stand is not None
         mine = self.channel_of(stand)
         owner = self.channels.get(channel)
+        if self.mode == "fast" and owner is None and self._last is not None:
+            last_stand, last_channel, when = self._last
+            if at is not None and when is not None and at - when <= TOGETHER_S and last_channel in self._closed:
+                # No hand puts two tokens down that fast: a second reed under the stand just recorded.
+                self._flag_duplicate(channel)
+                self._note(f"stand {last_stand} closed two channels: {last_channel} and {channel}")
+                return
         if mine is None and owner is None:
             self.channels[channel] = stand
-            self.step = "lift"
             self._found(stand, channel)
+            if self.mode == "fast":
+                self._last = (stand, channel, at)
+                self._advance()
+            else:
+                self.step = "lift"
+        elif self.step == "place" and owner is not None and owner != stand and mine is None:
+            self.conflict = {"stand": stand, "channel": channel, "owner": owner}
+            self._note(f"a token touched {owner}'s sensor while {stand} was asked for")
+            self.suspects.setdefault(channel, stand)
         elif owner != stand and channel not in self.suspects:
             self.suspects[channel] = stand
             why = f"already belongs to {owner}" if owner else f"{stand} already has channel {mine}"
             self._note(f"channel {channel} closed during stand {stand}'s turn ({why}): watching it")
 
+    def _bumped(self, channel: str, at: float | None) -> bool:
+        """Fast walk: tokens stay down, so the channel just recorded opening again means the token
+        came off, or a hand brushed a reed with no token: its stand is asked for again."""
+        if self._last is None or self._last[1] != channel or self.channels.get(channel) != self._last[0]:
+            return False
+        stand, _, when = self._last
+        if self.done and not (at is not None and when is not None and at - when <= BUMP_S):
+            return False  # the board being cleared after the last stand: the read-back
+        del self.channels[channel]
+        self.queue.insert(0, stand)
+        self._last = None
+        self._note(f"the token on {stand} came off before the next one was placed: place it on {stand} again")
+        return True
+
     def _opening(self, channel: str, at: float | None) -> None:
-        stand = self.stands[self.index]
+        if self.mode == "fast":
+            return
+        stand = self.current
+        assert stand is not None
         mine = self.channel_of(stand)
         if channel == mine and self.step == "lift":
             for ch, when in self._opened.items():  # opened with this token after all: two reeds
@@ -174,15 +283,74 @@ class SensorWalk:
         """No channel answers for the current stand: record it as dead and ask for the next one."""
         if self.done:
             return
-        stand = self.stands[self.index]
+        stand = self.current
+        assert stand is not None
+        self.conflict = None
         if self.channel_of(stand) is None:
             self.dead.append(stand)
             self._note(f"no channel answered for stand {stand}: marked dead")
             self._settle(stand)
         self._advance()
 
+    def redo(self, stand: str) -> None:
+        """Walk ``stand`` again, now: its channel and dead mark are forgotten, and the walk asks for it
+        before going on (a token left on at the start and lifted since, a slip seen on the map)."""
+        if stand not in self.stands:
+            raise ValueError(f"there is no stand {stand!r} on this map")
+        if self.step == "lift" and self.current != stand:
+            raise ValueError(f"lift the token from {self.current} first")
+        self._forget(stand)
+        if stand in self.queue:
+            self.queue.remove(stand)
+        self._note(f"{stand} will be walked again")
+        if stand == self.current:  # the stand being walked (its token may still be down): ask afresh
+            self.step = "place"
+            return
+        self.queue.insert(0, stand)
+
+    def resolve(self) -> None:
+        """The player's answer to the open conflict: "the token *is* on the asked stand".
+
+        The closing channel becomes the asked stand's; the stand it was recorded for is walked again
+        next (it was recorded from a token on the wrong stand).
+        """
+        c = self.conflict
+        if c is None:
+            raise ValueError("there is no conflict to resolve")
+        stand, channel, owner = c["stand"], c["channel"], c["owner"]
+        self.conflict = None
+        self._forget(owner)
+        self.suspects.pop(channel, None)
+        self.channels[channel] = stand
+        self._note(f"{channel} is {stand}'s; {owner} will be walked again")
+        self._found(stand, channel)
+        if owner in self.queue:
+            self.queue.remove(owner)
+        self._redo_next.append(owner)
+        if self.mode == "fast" or channel not in self._closed:
+            self._last = (stand, channel, None) if self.mode == "fast" else None
+            self._advance()
+        else:
+            self.step = "lift"
+
+    def _forget(self, stand: str) -> None:
+        self.channels = {ch: sid for ch, sid in self.channels.items() if sid != stand}
+        self.suspects = {ch: sid for ch, sid in self.suspects.items() if sid != stand}
+        if stand in self.dead:
+            self.dead.remove(stand)
+        if stand in self.verified:
+            self.verified.remove(stand)
+
     def back(self) -> None:
         """Go back one stand and walk it again (its channel and dead mark are forgotten)."""
+        self.conflict = None
+        if self.queue:  # a stand being redone: go back to where the walk was
+            if self.step == "lift":
+                self._forget(self.queue[0])
+                self.step = "place"
+            else:
+                self.queue.pop(0)
+            return
         if self.index == 0 and self.step == "place":
             return
         if self.step == "place" or self.done:
@@ -196,7 +364,15 @@ class SensorWalk:
         self.step = "place"
 
     def _advance(self) -> None:
-        self.index += 1
+        if self.queue:
+            self.queue.pop(0)
+        else:
+            self.index += 1
+        # A stand further on that was already walked (redone out of turn) is not asked for twice.
+        while self.index < len(self.stands) and self.channel_of(self.stands[self.index]) is not None:
+            self.index += 1
+        self.queue[0:0] = self._redo_next
+        self._redo_next = []
         self.step = "place"
         self._opened = {}
         if self.done:  # nothing after the last stand can claim what is still watched
@@ -206,23 +382,71 @@ class SensorWalk:
                     self._flag_duplicate(ch)
                     self._note(f"stand {during} closed two channels: {self.channel_of(during)} and {ch}")
 
+    def by_stand(self) -> dict[str, str]:
+        """Each stand's result for the page's map: ``verified`` (recorded and touched in the
+        read-back), ``mapped``, ``duplicate`` (its channel also answers elsewhere), ``dead``, or
+        ``todo`` (not walked yet)."""
+        dup_stands = {self.channels[ch] for ch in self.duplicate if ch in self.channels}
+        out: dict[str, str] = {}
+        for sid in self.stands:
+            if sid in self.dead:
+                out[sid] = "dead"
+            elif self.channel_of(sid) is None:
+                out[sid] = "todo"
+            elif sid in dup_stands:
+                out[sid] = "duplicate"
+            else:
+                out[sid] = "verified" if sid in self.verified else "mapped"
+        return out
+
+    def open_items(self) -> list[str]:
+        """What is still wrong, in words for people: what Save asks the player to confirm."""
+        items = []
+        if self.conflict is not None:
+            items.append(f"a token is on {self.conflict['owner']}'s sensor while {self.conflict['stand']} is asked for")
+        if self.dead:
+            items.append(f"no sensor answered for {', '.join(self.dead)}")
+        if self.duplicate:
+            items.append(f"{len(self.duplicate)} sensor(s) answer for two stands or twice for one "
+                         f"(channels {', '.join(self.duplicate)})")
+        if self.stuck:
+            items.append(f"{len(self.stuck)} sensor(s) were closed with no token on them "
+                         f"(channels {', '.join(self.stuck)})")
+        if self.strays:
+            items.append(f"{len(self.strays)} sensor(s) belong to no stand (channels {', '.join(self.strays)})")
+        return items
+
     def status(self) -> dict[str, Any]:
         """What the page shows: where the walk is and what it found so far."""
         return {"stand": self.current, "step": self.step if not self.done else "done",
-                "index": self.index, "total": len(self.stands), "done": self.done,
+                "mode": self.mode, "index": self.index, "total": len(self.stands), "done": self.done,
                 "channels": dict(self.channels), "dead": list(self.dead), "stuck": list(self.stuck),
                 "duplicate": list(self.duplicate), "watching": sorted(self.suspects),
-                "notes": list(self.notes[-10:]), "closed": sorted(self._closed)}
+                "notes": list(self.notes[-10:]), "closed": sorted(self._closed),
+                "queue": list(self.queue), "conflict": dict(self.conflict) if self.conflict else None,
+                "verified": list(self.verified), "strays": list(self.strays), "last_touch": self.last_touch,
+                "by_stand": self.by_stand(), "open": self.open_items()}
 
     # -- resuming --------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {"stands": self.stands, "index": self.index, "step": self.step, "channels": self.channels,
                 "dead": self.dead, "stuck": self.stuck, "duplicate": self.duplicate, "notes": self.notes,
-                "suspects": self.suspects, "closed": sorted(self._closed)}
+                "suspects": self.suspects, "closed": sorted(self._closed), "mode": self.mode,
+                "queue": self.queue, "conflict": self.conflict, "verified": self.verified,
+                "strays": self.strays, "last_touch": self.last_touch, "redo_next": self._redo_next,
+                "last": list(self._last) if self._last else None}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SensorWalk:
-        walk = cls(list(d["stands"]))
+        walk = cls(list(d["stands"]), mode=str(d.get("mode", "lift")))
+        walk.queue = [str(s) for s in d.get("queue", [])]
+        walk.conflict = dict(d["conflict"]) if d.get("conflict") else None
+        walk.verified = [str(s) for s in d.get("verified", [])]
+        walk.strays = [str(s) for s in d.get("strays", [])]
+        walk.last_touch = d.get("last_touch")
+        walk._redo_next = [str(s) for s in d.get("redo_next", [])]
+        last = d.get("last")
+        walk._last = (str(last[0]), str(last[1]), last[2]) if last else None
         walk.index = int(d["index"])
         walk.step = str(d["step"])
         walk.channels = {str(k): str(v) for k, v in d["channels"].items()}

@@ -41,6 +41,17 @@ class CameraUnavailable(RuntimeError):
     """A seat's camera exists but could not be read (unplugged, busy): the preview answers 503."""
 
 
+class NeedsConfirmation(ValueError):
+    """A step that would throw work away or save a board with open problems: the page asks first.
+
+    ``items`` says what in words for people; the step is repeated with ``confirm`` to go ahead.
+    """
+
+    def __init__(self, message: str, items: list[str]) -> None:
+        super().__init__(message)
+        self.items = items
+
+
 class CalibrationSession:
     def __init__(self, board: BoardApp) -> None:
         self.board = board
@@ -148,8 +159,27 @@ class CalibrationSession:
             notes.append("token moves are not reaching the game while the sensor walk is open")
         if self.leds is not None:
             notes.append("the LEDs show the LED walk, not the game")
-        return {"ok": not walks and self.problem is None, "active": "+".join(walks) or None,
-                "note": "; ".join(notes) or None, "error": self.problem, "page": "/calibrate"}
+        faults = self.saved_faults()
+        return {"ok": not walks and self.problem is None and not faults, "active": "+".join(walks) or None,
+                "note": "; ".join(notes) or None, "error": self.problem, "faults": faults or None,
+                "page": "/calibrate"}
+
+    def saved_faults(self) -> list[str]:
+        """What the saved calibration leaves the game blind to, in words for people: stands with no
+        sensor, sensors answering for two stands, and sensors of no stand that have closed (a token
+        there is not seen where it stands)."""
+        cal = self.saved
+        out = []
+        if cal is not None and cal.dead:
+            out.append(f"no sensor for {', '.join(cal.dead)}")
+        if cal is not None and cal.duplicate:
+            out.append(f"{len(cal.duplicate)} sensor(s) answer for two stands")
+        unmapped = set(cal.unmapped if cal is not None else ())
+        if self.board.channel_map is not None:  # before any calibration every channel is unmapped
+            unmapped |= {ch for ch, closed in self.board.unmapped_channels.items() if closed}
+        if unmapped:
+            out.append(f"{len(unmapped)} sensor(s) belong to no stand (channels {', '.join(sorted(unmapped))})")
+        return out
 
     def status(self) -> dict[str, Any]:
         with self._lock:
@@ -162,6 +192,8 @@ class CalibrationSession:
                 "cameras": {str(seat): self._camera_status(seat) for seat in self._seats()},
                 "channel_map": "identity" if b.channel_map is None else "calibrated",
                 "unmapped_channels": sorted(b.unmapped_channels),
+                "faults": self.saved_faults(),
+                "strip": {"count": b.strip.count, "resizable": b.lighting.can_resize()},
             }
 
     # -- sensors ---------------------------------------------------------------------------------
@@ -181,38 +213,61 @@ class CalibrationSession:
                 self._changed()
             return True
 
-    def sensors_start(self) -> dict[str, Any]:
+    def sensors_start(self, mode: str = "lift", restart: bool = False) -> dict[str, Any]:
+        """Begin a sensor walk; one already open (finished or not, saved or not) is thrown away
+        only with ``restart``, since a 36-stand walk is a quarter of an hour of someone's evening."""
         with self._lock:
             self._writable()
+            old = self.sensors
+            if old is not None and not restart:
+                where = ("finished and not saved" if old.done
+                         else f"at {old.current}, {len(old.channels)} of {len(old.stands)} stands found")
+                raise NeedsConfirmation(f"a sensor walk is open ({where}); start again to throw it away",
+                                        [f"the open walk ({where}) is lost"])
             stands = list(self.board.loop.state.board.stands)
-            self.sensors = SensorWalk(stands, closed_at_start=self.board.sensors.snapshot())
+            self.sensors = SensorWalk(stands, closed_at_start=self.board.sensors.snapshot(), mode=mode)
             self._changed()
             return self.status()
 
-    def sensors_do(self, what: str) -> dict[str, Any]:
+    def sensors_do(self, what: str, stand: str | None = None) -> dict[str, Any]:
         with self._lock:
             walk = self._need(self.sensors, "sensor")
             if what == "skip":
                 walk.skip()
             elif what == "back":
                 walk.back()
+            elif what == "resolve":
+                walk.resolve()
+            elif what == "redo":
+                if stand is None:
+                    raise ValueError("say which stand to walk again")
+                walk.redo(stand)
             elif what == "cancel":
                 self.sensors = None
                 self.board._reconcile()  # the switches go back to the game
             else:
-                raise ValueError(f"unknown sensor step {what!r}; expected skip, back or cancel")
+                raise ValueError(f"unknown sensor step {what!r}; expected skip, back, resolve, redo or cancel")
             self._changed()
             return self.status()
 
-    def sensors_save(self) -> dict[str, Any]:
+    def sensors_save(self, confirm: bool = False) -> dict[str, Any]:
+        """Write the walk's channels; with anything still open (dead, stuck, duplicate or stray
+        sensors, stands the read-back has not touched) only once the player has seen it (``confirm``)."""
         with self._lock:
             walk = self._need(self.sensors, "sensor")
             if not walk.done:
                 raise ValueError(f"the sensor walk is at stand {walk.current} ({walk.index + 1} of "
                                  f"{len(walk.stands)}); finish or skip the remaining stands first")
+            items = walk.open_items()
+            unchecked = [s for s, v in walk.by_stand().items() if v == "mapped"]
+            if unchecked:
+                items.append(f"{len(unchecked)} of {len(walk.stands)} stands not touched in the read-back yet")
+            if items and not confirm:
+                raise NeedsConfirmation("the walk has open problems: save anyway?", items)
             cal = self._base()
             cal.channels, cal.dead = dict(walk.channels), list(walk.dead)
             cal.stuck, cal.duplicate = list(walk.stuck), list(walk.duplicate)
+            cal.unmapped = list(walk.strays)
             self._save(cal)
             self.sensors = None
             self.board._reconcile()  # the game follows the switches again, under the new channel map
@@ -227,11 +282,20 @@ class CalibrationSession:
     def _end_show(self) -> None:
         self.board.lighting.end_test_frame()
 
-    def leds_start(self) -> dict[str, Any]:
+    def leds_start(self, count: int | None = None) -> dict[str, Any]:
+        """Begin the LED walk on a strip of ``count`` pixels (the owner's count of the real strip;
+        by default the length the board runs). A longer strip than the board was started with is
+        driven from now on where the adapter allows it (:meth:`Lighting.set_length`)."""
         with self._lock:
             self._writable()
             lay = self.board.layout
-            self.leds = LedWalk(lay.territories, lay.count, lay.stands)
+            used = max((i for seg in (*lay.territories.values(), *lay.stands.values()) for i in seg), default=-1) + 1
+            if count is not None and count != self.board.strip.count:
+                if count < used:
+                    raise ValueError(f"the layout lights pixels up to {used}; a strip of {count} is shorter than "
+                                     f"that: count the pixels again, or start from a calibration file that fits")
+                self.board.lighting.set_length(count)
+            self.leds = LedWalk(lay.territories, self.board.strip.count, lay.stands)
             self._show(self.leds.frame())
             self._changed()
             return self.status()
@@ -266,7 +330,7 @@ class CalibrationSession:
             cal.led_territories = {n: list(px) for n, px in walk.territories.items()}
             if walk.stands:  # measured along (they move with the segments before them); without them
                 cal.leds["stands"] = {sid: list(px) for sid, px in walk.stands.items()}  # stands go dark
-            cal.leds.setdefault("count", walk.count)  # the strip it was walked on, even if the end is unused
+            cal.leds["count"] = walk.count  # the strip it was walked on, even if the end is unused
             self._save(cal)
             self.leds = None
             self._end_show()
@@ -302,6 +366,10 @@ class CalibrationSession:
         if check:
             card = self._last_card(seat)
             new = card is not None and self._showing(card) != check["before"]
+            if not new and "started" in check:  # a card held up since before the test, read again since
+                held = self.board.card_desk.sessions.seen_since(seat, check["started"])
+                if held:
+                    new, card = True, {"seat": seat, "code": held[0].code, "payload": held[0].text}
             out.update(testing=not new, ok=new, card=card if new else None,
                        controls=check.get("controls"), applied=check.get("applied"))
         return out
@@ -310,6 +378,7 @@ class CalibrationSession:
         with self._lock:
             check = self.cameras.setdefault(seat, {})
             check["before"] = self._showing(self._last_card(seat))  # focus/exposure set earlier are kept
+            check["started"] = self.board.card_desk.clock()
             self._changed()
             return self.status()
 
@@ -391,8 +460,9 @@ class CalibrationSession:
         if self.saved is not None and self.saved.board == name:
             c = self.saved
             return Calibration(board=name, channels=dict(c.channels), dead=list(c.dead), stuck=list(c.stuck),
-                               duplicate=list(c.duplicate), led_territories=dict(c.led_territories),
-                               cameras=dict(c.cameras), leds=json.loads(json.dumps(c.leds)))
+                               duplicate=list(c.duplicate), unmapped=list(c.unmapped),
+                               led_territories=dict(c.led_territories), cameras=dict(c.cameras),
+                               leds=json.loads(json.dumps(c.leds)))
         self._writable()
         return Calibration(board=name)
 

@@ -95,6 +95,12 @@ class ScanSessions:
             self._in_view.get(seat, {}).pop(payload.key, None)
         return self.observe(seat, [payload], now)[0]
 
+    def seen_since(self, seat: int, since: float) -> list[CardPayload]:
+        """The cards in view at ``seat`` that a frame read at or after ``since`` (a card held up
+        before a camera test began counts once it is read again)."""
+        with self._lock:
+            return [s.payload for s in self._in_view.get(seat, {}).values() if s.last >= since]
+
     def in_view(self, seat: int) -> list[CardPayload]:
         """The cards currently in view at ``seat``."""
         with self._lock:

@@ -56,7 +56,7 @@ def adapter_names(port: str) -> list[str]:
 
 #: Constructor parameters that are not settings: the board passes them (``count``, from the LED
 #: layout) or tests do (a fake ``spi`` bus, a ``clock``).
-NOT_SETTINGS = frozenset({"self", "count", "spi", "clock"})
+NOT_SETTINGS = frozenset({"self", "count", "spi", "clock", "stands_in_for"})
 
 
 def adapter_options(port: str, name: str) -> list[str] | None:

@@ -273,6 +273,11 @@ class _Stats:
     render_ms: float = 0.0
 
 
+#: The longest strip the board drives (a 12-territory build uses about 200 pixels; each pixel costs
+#: a few bytes a frame and up to 60 mA, so a count far beyond this is a typing slip).
+MAX_PIXELS = 2000
+
+
 class Lighting:
     """Keeps the strip showing the latest state; :meth:`update` is the core's subscriber.
 
@@ -306,6 +311,8 @@ class Lighting:
         self._dirty = False
         self._test_frame: list[RGB] | None = None
         self._cond = threading.Condition()
+        #: Held while a frame goes to the strip, so its length never changes under a frame.
+        self._strip_lock = threading.Lock()
         self._stop = False
         self._stats = _Stats()
         self._next_health = 0.0
@@ -358,7 +365,7 @@ class Lighting:
         never rendered from a layout half-way through a change (the old layout's dicts are left as
         they were). Its output stage (gamma, brightness, power budget) is rebuilt from it too. Raises
         ValueError, changing nothing, when ``layout.count`` is not the strip's length: every frame
-        must fill the strip exactly, and the strip's length is fixed while the board runs.
+        must fill the strip exactly (the length changes only through :meth:`set_length`).
         """
         if layout.count != self.strip.count:
             raise ValueError(f"the LED layout has {layout.count} pixels, the strip has {self.strip.count}")
@@ -370,6 +377,25 @@ class Lighting:
                 self._frame = self._render(self._state, layout, now, self._scene)
             self._dirty = True
             self._cond.notify()
+
+    def can_resize(self) -> bool:
+        """Can :meth:`set_length` grow or shrink the strip while the board runs (its adapter allows)?"""
+        return type(self.strip).resize is not LedStrip.resize
+
+    def set_length(self, count: int) -> None:
+        """Drive a strip of ``count`` pixels from now on (the LED walk: the owner counted the real strip).
+
+        Raises ValueError, changing nothing, when the adapter cannot (rpi-ws281x fixes the length when
+        the strip opens) or when the layout lights pixels beyond ``count``.
+        """
+        if not 1 <= count <= MAX_PIXELS:
+            raise ValueError(f"a strip of {count} pixels: expected 1 to {MAX_PIXELS}")
+        layout = replace(self.layout, length=count)
+        if layout.count != count:
+            raise ValueError(f"the LED layout lights pixels up to {layout.count}; the strip cannot be {count} long")
+        with self._strip_lock:
+            self.strip.resize(count)
+            self.set_layout(layout)
 
     def end_test_frame(self) -> None:
         """Go back to showing the game."""
@@ -481,7 +507,10 @@ class Lighting:
                 self._frame = frame
                 self._wire = wire
             try:
-                self.strip.show(wire)
+                with self._strip_lock:
+                    if len(wire) != self.strip.count:  # rendered just before set_length: the next one fits
+                        continue
+                    self.strip.show(wire)
             except Exception:
                 with self._cond:
                     self._stats.errors += 1

@@ -4,10 +4,16 @@ Reading where the walk is needs nothing; every step changes the board's calibrat
 ``POST`` needs the admin PIN (``X-Admin-Pin``)::
 
     GET  /api/calibration                          where each walk is, what was saved
-    POST /api/calibration/sensors/start            begin: the board must be bare of tokens
+    POST /api/calibration/sensors/start  {"mode": "lift" | "fast", "confirm": true}
+                                                   begin: the board must be bare of tokens; an open
+                                                   walk is thrown away only with "confirm"
     POST /api/calibration/sensors/skip|back|cancel no channel answers / walk a stand again / give up
-    POST /api/calibration/sensors/save             write channel → stand to calibration/<board>.toml
-    POST /api/calibration/leds/start
+    POST /api/calibration/sensors/resolve          "the token is on the asked stand": the conflict's
+                                                   channel is its, the other stand is walked again
+    POST /api/calibration/sensors/redo {"stand": "M1a"}  walk that one stand again, now
+    POST /api/calibration/sensors/save {"confirm": true} write channel → stand to calibration/<board>.toml
+                                                   (with open problems only with "confirm")
+    POST /api/calibration/leds/start {"count": 180} the strip's real length (optional)
     POST /api/calibration/leds/shift  {"by": -1}   move the lit segment (and the unconfirmed rest after it)
     POST /api/calibration/leds/resize {"by": 1}    grow/shrink the lit segment at its far end (the rest moves)
     POST /api/calibration/leds/confirm|back|cancel|save
@@ -16,7 +22,9 @@ Reading where the walk is needs nothing; every step changes the board's calibrat
     POST /api/calibration/cameras/<seat>/controls  {"focus": 3.5 | null, "exposure_us": 8000 | null}
     GET  /api/calibration/cameras/<seat>/frame.png the live preview (PIN too: it shows players' cards)
 
-A step that does not fit (saving an unfinished walk, an unknown step) answers 409 with the reason.
+A step that does not fit (saving an unfinished walk, an unknown step) answers 409 with the reason;
+one that needs the player's word first (throwing a walk away, saving with open problems) answers 409
+with ``"confirm": true`` and ``items``, the list the page shows before it asks.
 The preview answers 404 for a seat without a camera and 503 (with the reason) when the seat's camera
 is there but cannot be read right now (unplugged, busy), so the page can say which it is.
 """
@@ -28,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, Response, jsonify
 
 from kipukas_board.calibrate.files import CalibrationError
-from kipukas_board.calibrate.session import CameraUnavailable
+from kipukas_board.calibrate.session import CameraUnavailable, NeedsConfirmation
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
 if TYPE_CHECKING:
@@ -44,6 +52,8 @@ def register(app: Flask, board: BoardApp) -> None:
             return jsonify(fn(*args))
         except CalibrationError as exc:
             return error(422, "the calibration does not fit this board", problems=exc.problems)
+        except NeedsConfirmation as exc:
+            return error(409, str(exc), confirm=True, items=exc.items)
         except ValueError as exc:
             return error(409, str(exc))
 
@@ -54,19 +64,35 @@ def register(app: Flask, board: BoardApp) -> None:
     @app.post("/api/calibration/sensors/<step>")
     @pin
     def calibration_sensors(step: str) -> Any:
+        body = json_body(required=False) if step in ("start", "save", "redo") else {}
+        confirm = body.get("confirm", False)
+        if not isinstance(confirm, bool):
+            raise BadRequest(f"confirm must be true or false, got {confirm!r}")
         if step == "start":
-            return run(session.sensors_start)
+            mode = body.get("mode", "lift")
+            if mode not in ("lift", "fast"):
+                raise BadRequest(f'mode must be "lift" (lift each token) or "fast" (leave them down), got {mode!r}')
+            return run(session.sensors_start, mode, confirm)
         if step == "save":
-            return run(session.sensors_save)
-        if step not in ("skip", "back", "cancel"):
-            return error(404, f"unknown sensor step {step!r}; expected start, skip, back, cancel or save")
+            return run(session.sensors_save, confirm)
+        if step == "redo":
+            stand = body.get("stand")
+            if not isinstance(stand, str) or not stand or len(stand) > 16:
+                raise BadRequest(f'expected {{"stand": "<stand id>"}}, got stand = {stand!r}')
+            return run(session.sensors_do, step, stand)
+        if step not in ("skip", "back", "cancel", "resolve"):
+            return error(404, f"unknown sensor step {step!r}; expected start, skip, back, resolve, redo, cancel "
+                              f"or save")
         return run(session.sensors_do, step)
 
     @app.post("/api/calibration/leds/<step>")
     @pin
     def calibration_leds(step: str) -> Any:
         if step == "start":
-            return run(session.leds_start)
+            count = json_body(required=False).get("count")
+            if count is not None and (not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 2000):
+                raise BadRequest(f"count must be the strip's number of pixels, 1 to 2000, got {count!r}")
+            return run(session.leds_start, count)
         if step == "save":
             return run(session.leds_save)
         if step in ("shift", "resize"):

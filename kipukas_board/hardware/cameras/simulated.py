@@ -11,11 +11,16 @@ from kipukas_board.hardware.cameras.port import Camera
 class SimulatedCamera(Camera):
     """A camera with no frames; cards reach the board as payloads through the simulation API."""
 
-    def __init__(self, seat: int = 1, **_options: Any) -> None:
+    def __init__(self, seat: int = 1, stands_in_for: str | None = None, **_options: Any) -> None:
         self.seat = seat
+        #: The adapter the settings name for this seat, when ``--sim`` put this one in its place.
+        self.stands_in_for = stands_in_for if stands_in_for != "sim" else None
 
     def read(self) -> None:
         return None
 
     def health(self) -> dict[str, Any]:
-        return {"adapter": "sim", "ok": True, "seat": self.seat}
+        out: dict[str, Any] = {"adapter": "sim", "ok": True, "seat": self.seat}
+        if self.stands_in_for:
+            out["stands_in_for"] = self.stands_in_for
+        return out

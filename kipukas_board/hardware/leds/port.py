@@ -32,6 +32,12 @@ class LedStrip(ABC):
     def show(self, pixels: Sequence[RGB]) -> None:
         """Send one whole frame (exactly ``count`` pixels, each channel 0-255)."""
 
+    def resize(self, count: int) -> None:
+        """Drive ``count`` pixels from the next frame on (the owner counted a longer strip in the LED
+        walk). Adapters whose library fixes the length when the strip is opened refuse."""
+        raise ValueError(f"the {type(self).__name__} LED adapter fixes the strip's length when the board starts: "
+                         f"save the count ([leds] count in the calibration file) and restart the board")
+
     def close(self) -> None:
         """Turn the pixels off and release the hardware."""
 

@@ -33,6 +33,11 @@ class SimulatedLedStrip(LedStrip):
             self._pixels = [tuple(p) for p in pixels]  # type: ignore[misc]
             self.frames_shown += 1
 
+    def resize(self, count: int) -> None:
+        with self._lock:
+            self.count = count
+            self._pixels = (self._pixels + [(0, 0, 0)] * count)[:count]
+
     def pixels(self) -> list[RGB]:
         with self._lock:
             return list(self._pixels)

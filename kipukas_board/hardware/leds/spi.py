@@ -143,6 +143,15 @@ class SpiLedStrip(LedStrip):
         self._limit = int(bufsiz) if bufsiz else spidev_bufsiz()
         self.frames_shown = 0
         self.errors = 0
+        self._measure()
+
+    def resize(self, count: int) -> None:
+        """SPI sends whatever length it is given: only the bookkeeping changes."""
+        self.count = int(count)
+        self._measure()
+
+    def _measure(self) -> None:
+        """How many spidev transfers a frame takes now (more than one can tear the frame: warned)."""
         frame_bytes = len(encode_frame([(0, 0, 0)] * self.count, self.order, self.spi_hz))
         self.transfers_per_frame = len(chunks(bytes(frame_bytes), self._limit))
         if self.transfers_per_frame > 1:
