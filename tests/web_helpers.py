@@ -26,8 +26,9 @@ class Served:
 
 
 @contextmanager
-def serve_board(data_dir: Path, cameras: list[Any] | None = None, **sensor_options: object) -> Iterator[Served]:
-    settings = Settings()
+def serve_board(data_dir: Path, cameras: list[Any] | None = None, map_name: str = "kipuka-8",
+                **sensor_options: object) -> Iterator[Served]:
+    settings = Settings(map=map_name)
     settings.sensors.options = dict(sensor_options)
     board = BoardApp(settings, data_dir, sim=True, admin_pin=PIN)
     if cameras is not None:

@@ -26,7 +26,7 @@ Two ways to walk (``mode``): ``"lift"`` asks for each token to be lifted before 
 stand is two moves; ``"fast"`` leaves every token down (each new channel that closes is the next
 stand), so a stand is one move and the board is cleared at the end. In fast mode a channel that opens
 again right after it was recorded was a bump or a token that slid off, and its stand is asked again;
-a second channel closing within :data:`TOGETHER_S` of the last is a second reed under that stand.
+a second channel closing within :data:`SECOND_REED_S` of the last is a second reed under that stand.
 
 When every stand has been walked the walk **verifies**: each token that touches a stand (placed or
 lifted, clearing the board after a fast walk counts) marks that stand confirmed and is shown on the
@@ -75,6 +75,9 @@ from typing import Any
 
 #: Two channels that open within this many seconds of each other opened with the same token.
 TOGETHER_S = 0.3
+#: In a fast walk, a new channel closing this soon after the last one was recorded closed with the same
+#: token (a second reed under that stand): a magnet reaches both at once, no hand is that quick.
+SECOND_REED_S = 0.15
 #: In a fast walk, the last stand's channel opening this soon after it closed was a bump, not the
 #: start of clearing the board (for any other stand, the next token is not down yet, so it must be).
 BUMP_S = 1.5
@@ -201,7 +204,7 @@ class SensorWalk:
         owner = self.channels.get(channel)
         if self.mode == "fast" and owner is None and self._last is not None:
             last_stand, last_channel, when = self._last
-            if at is not None and when is not None and at - when <= TOGETHER_S and last_channel in self._closed:
+            if at is not None and when is not None and at - when <= SECOND_REED_S and last_channel in self._closed:
                 # No hand puts two tokens down that fast: a second reed under the stand just recorded.
                 self._flag_duplicate(channel)
                 self._note(f"stand {last_stand} closed two channels: {last_channel} and {channel}")

@@ -48,7 +48,7 @@ const KB = (function () {
       if (data && data.problems) why += ": " + data.problems.join("; ");
       if (resp.status === 401 || resp.status === 403) updateLock(false);
       if (resp.status === 404 && path.startsWith("/api/actions/")) why += " (this board's rules engine does not offer it yet)";
-      const err = new Error(why); err.status = resp.status; throw err;
+      const err = new Error(why); err.status = resp.status; err.data = data; throw err;
     }
     return data;
   }

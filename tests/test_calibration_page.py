@@ -1,0 +1,294 @@
+"""The calibration page in real Chromium at phone size, through the slips a maker makes.
+
+A real board is served by waitress with anonymous matrix channels (as a sensor board reports them
+before calibration); the page's simulated hand puts tokens on stands. Screenshots of each moment are
+left in the test's folder (``KIPUKAS_SHOTS=DIR`` keeps them) to be looked at.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+if not os.path.exists(CHROMIUM):
+    _missing = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
+    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+        pytest.fail(_missing, pytrace=False)
+    pytest.skip(_missing, allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    ctx.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def shot(page, tmp_path: Path, name: str) -> None:
+    folder = Path(os.environ.get("KIPUKAS_SHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"calibrate-{name}.png"), full_page=False)
+
+
+def open_unlocked(page, url: str) -> None:
+    page.goto(url + "/calibrate")
+    page.wait_for_selector("#link.up", timeout=5000)
+    page.click("#pin-button")
+    page.fill("#pin-input", PIN)
+    page.click("#pin-ok")
+    page.wait_for_selector("#pin-dialog", state="hidden", timeout=3000)
+
+
+def asked(page, stand: str, step: str = "place") -> None:
+    page.wait_for_function(
+        "([s, st]) => { const p = document.querySelector('#sensor-prompt');"
+        " return p.dataset.stand === s && p.dataset.step === st; }", arg=[stand, step], timeout=4000)
+
+
+def tap(page, stand: str) -> None:
+    """The hand: a token put on the stand, or taken off it."""
+    page.click(f'[data-stand="{stand}"]')
+
+
+def put_and_lift(page, stand: str, expect_lift: bool = True) -> None:
+    tap(page, stand)
+    if expect_lift:
+        page.wait_for_function("document.querySelector('#sensor-prompt').dataset.step === 'lift'", timeout=4000)
+    tap(page, stand)
+
+
+def test_a_token_on_the_wrong_stand_is_caught_fixed_in_a_tap_and_checked_before_saving(page, tmp_path):
+    with serve_board(tmp_path, channels="matrix") as srv:
+        open_unlocked(page, srv.url)
+        stands = list(srv.board.loop.state.board.stands)
+        page.click("#sensors-start")
+        asked(page, "T1")
+        assert "target" in page.get_attribute('[data-stand="T1"]', "class")
+        put_and_lift(page, "T1")
+        asked(page, "M1a")
+        put_and_lift(page, "T2")   # the slip: M1a's token goes on T2 ...
+        asked(page, "M1b")
+        put_and_lift(page, "M1a")  # ... and the maker, one behind now, puts M1b's on M1a
+        asked(page, "T2")
+        tap(page, "T2")            # T2's sensor was recorded as M1a's: a conflict, shown at once
+        page.wait_for_selector("#conflict:not([hidden])", timeout=4000)
+        assert "felt a token on M1a, not on T2" in page.text_content("#conflict-text")
+        assert "conflict-owner" in page.get_attribute('[data-stand="M1a"]', "class")
+        assert page.get_attribute("#sensor-prompt", "data-step") == "place"  # nothing recorded meanwhile
+        shot(page, tmp_path, "conflict")
+        page.click("#conflict-resolve")  # "It is on T2: walk M1a again"
+        page.wait_for_selector("#conflict", state="hidden", timeout=4000)
+        asked(page, "T2", "lift")
+        tap(page, "T2")
+        asked(page, "M1a")               # walked again at once, and M1b after it
+        tap(page, "M1a")
+        page.wait_for_selector("#conflict:not([hidden])", timeout=4000)
+        assert "felt a token on M1b, not on M1a" in page.text_content("#conflict-text")
+        page.click("#conflict-resolve")
+        asked(page, "M1a", "lift")
+        tap(page, "M1a")
+        asked(page, "M1b")
+        put_and_lift(page, "M1b")
+        for sid in stands[stands.index("T2") + 1:]:
+            asked(page, sid)
+            if sid == "M5b":
+                page.click('[data-sensors="skip"]')
+                continue
+            put_and_lift(page, sid)
+        page.wait_for_function("document.querySelector('#sensor-prompt').dataset.step === 'done'", timeout=4000)
+        assert "No sensor answered for M5b" in page.text_content("#sensor-flags")
+        # The read-back: each touch lights its stand on the map.
+        for sid in ("T1", "M1a", "T2"):
+            tap(page, sid)
+            page.wait_for_function("s => document.querySelector(`[data-stand='${s}']`).classList.contains('touched')",
+                                   arg=sid, timeout=4000)
+            tap(page, sid)
+        page.wait_for_function("document.querySelector('[data-stand=\"T2\"]').classList.contains('cal-verified')",
+                               timeout=4000)
+        assert "3 of 23 checked" in page.text_content("#sensor-prompt")
+        assert "Last: T2." in page.text_content("#sensor-hint")
+        assert "cal-dead" in page.get_attribute('[data-stand="M5b"]', "class")
+        shot(page, tmp_path, "read-back")
+        page.click("#sensors-save")      # open problems: the page asks first
+        page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
+        items = page.text_content("#confirm-items")
+        assert "no sensor answered for M5b" in items and "20 of 24 stands not touched" in items
+        shot(page, tmp_path, "save-asks")
+        page.click("#confirm-yes")
+        page.wait_for_function("document.querySelector('#mapping').textContent === 'sensors calibrated'",
+                               timeout=4000)
+        sensors = srv.board.sensors
+        assert srv.board.channel_map[sensors.channel_for("T2")] == "T2"
+        assert srv.board.channel_map[sensors.channel_for("M1a")] == "M1a"
+        assert srv.board.channel_map[sensors.channel_for("M1b")] == "M1b"
+        assert len(srv.board.channel_map) == len(stands) - 1
+        health = srv.board.health()["calibration"]
+        assert health["ok"] is False and health["faults"] == ["no sensor for M5b"]
+        assert "no sensor for M5b" in page.text_content("#sensor-flags")
+        shot(page, tmp_path, "saved")
+
+
+def test_start_asks_before_throwing_a_walk_away(page, tmp_path):
+    with serve_board(tmp_path, channels="matrix") as srv:
+        open_unlocked(page, srv.url)
+        page.click("#sensors-start")
+        asked(page, "T1")
+        put_and_lift(page, "T1")
+        asked(page, "M1a")
+        page.click("#sensors-start")  # now "Start over"
+        page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
+        assert "at M1a, 1 of 24 stands found" in page.text_content("#confirm-title")
+        page.click("#confirm-no")
+        time.sleep(0.3)
+        assert srv.board.calibration.sensors.channels  # kept
+        page.click("#sensors-start")
+        page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
+        page.click("#confirm-yes")
+        asked(page, "T1")
+        assert srv.board.calibration.sensors.channels == {}
+
+
+def test_redo_a_stand_whose_token_was_left_on_at_the_start(page, tmp_path):
+    with serve_board(tmp_path, channels="matrix") as srv:
+        srv.board.sim_set_stand("M1a", True)  # a token left on the board
+        open_unlocked(page, srv.url)
+        page.click("#sensors-start")
+        asked(page, "T1")
+        assert "closed with no token" in page.text_content("#sensor-flags")
+        put_and_lift(page, "T1")
+        asked(page, "M1a")
+        page.click('[data-sensors="skip"]')  # nothing answers: its reed is the stuck one
+        asked(page, "M1b")
+        tap(page, "M1a")                      # (the page's hand did not know it was there)
+        tap(page, "M1a")                      # the maker lifts the forgotten token ...
+        page.select_option("#redo-stand", "M1a")
+        page.click("#redo")                   # ... and walks M1a again
+        asked(page, "M1a")
+        put_and_lift(page, "M1a")
+        asked(page, "M1b")
+        walk = srv.board.calibration.sensors
+        assert walk.dead == [] and walk.stuck == [] and "M1a" in walk.channels.values()
+
+
+def test_the_fast_walk_on_a_36_stand_board_and_the_moves_it_takes(browser, tmp_path):
+    """Both modes through the page on kipuka-12 (36 stands): the moves a maker makes, for the README."""
+    moves = {}
+    for mode in ("lift", "fast"):
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+        page = ctx.new_page()
+        with serve_board(tmp_path / mode, channels="matrix", map_name="kipuka-12") as srv:
+            open_unlocked(page, srv.url)
+            page.check(f'input[name="mode"][value="{mode}"]')
+            page.click("#sensors-start")
+            stands = list(srv.board.loop.state.board.stands)
+            count, t0 = 0, time.monotonic()
+            for sid in stands:
+                asked(page, sid)
+                if mode == "fast":  # a hand is never within SECOND_REED_S of the last token
+                    page.wait_for_timeout(200)
+                tap(page, sid)
+                count += 1
+                if mode == "lift":
+                    asked(page, sid, "lift")
+                    tap(page, sid)
+                    count += 1
+            page.wait_for_function("document.querySelector('#sensor-prompt').dataset.step === 'done'", timeout=4000)
+            if mode == "fast":  # clearing the board is the read-back
+                for sid in stands:
+                    tap(page, sid)
+                    count += 1
+                page.wait_for_function(f"document.querySelectorAll('.stand.cal-verified').length === {len(stands)}",
+                                       timeout=4000)
+            moves[mode] = (count, time.monotonic() - t0)
+            walk = srv.board.calibration.sensors
+            assert len(walk.channels) == 36 and walk.open_items() == []
+            page.click("#sensors-save")
+            if mode == "lift":  # not read back: asked
+                page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
+                page.click("#confirm-yes")
+            page.wait_for_function("document.querySelector('#mapping').textContent === 'sensors calibrated'",
+                                   timeout=4000)
+        ctx.close()
+    print(f"\n36 stands: lift walk {moves['lift'][0]} moves (no read-back), fast walk {moves['fast'][0]} moves "
+          f"(read-back included); page driven in {moves['lift'][1]:.1f} s and {moves['fast'][1]:.1f} s")
+    assert moves["lift"][0] == 72 and moves["fast"][0] == 72
+
+
+def test_a_camera_test_shows_its_read_as_it_happens_even_for_a_card_already_shown(page, tmp_path):
+    import cv2
+    from _qrgen import qr_tile
+
+    from kipukas_board.hardware.cameras.files import FileCamera
+
+    img = tmp_path / "card.png"
+    tile = qr_tile("kpks.us/HMPU#0004?BFxDCJ", px=8)
+    cv2.imwrite(str(img), cv2.copyMakeBorder(tile, 60, 60, 60, 60, cv2.BORDER_CONSTANT, value=(200, 200, 200)))
+    cam = FileCamera(seat=1, path=img, loop=True)
+    with serve_board(tmp_path / "data", cameras=[cam]) as srv:
+        deadline = time.monotonic() + 10
+        while not srv.board.loop.state.cards and time.monotonic() < deadline:  # already in front of the camera
+            time.sleep(0.05)
+        assert srv.board.loop.state.cards, "the files camera never read its card"
+        open_unlocked(page, srv.url)
+        row = '#cameras li[data-seat="1"]'
+        page.wait_for_selector(row, timeout=4000)
+        page.click(f"{row} button.test")
+        page.wait_for_function("r => document.querySelector(r + ' .status').textContent.startsWith('read ')",
+                               arg=row, timeout=6000)
+        assert "HMPU" in page.text_content(f"{row} .status")
+        page.click(f"{row} .preview-toggle")
+        page.wait_for_selector(f"{row} img.preview:not([hidden])", timeout=6000)
+        # Nothing covers the controls: each button is what a tap at its centre reaches.
+        for sel in (f"{row} .preview-toggle", f"{row} button.test", f"{row} button.save"):
+            box = page.locator(sel).bounding_box()
+            hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).outerHTML",
+                                [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+            assert hit.startswith("<button"), (sel, hit)
+        shot(page, tmp_path, "camera-read")
+        page.click(f"{row} button.save")
+        page.wait_for_function("document.querySelector('#saved').textContent.includes('seat 1')", timeout=4000)
+        # Focus and exposure set and saved are shown again after a reload.
+        srv.board.calibration.camera_controls(1, 4.5, 8000)
+        srv.board.calibration.camera_start(1)
+        page.wait_for_function("r => document.querySelector(r + ' .status').textContent.startsWith('read ')",
+                               arg=row, timeout=6000)
+        page.click(f"{row} button.save")
+        page.wait_for_timeout(300)
+        page.reload()
+        page.wait_for_selector(row, timeout=4000)
+        assert page.input_value(f'{row} input[type="number"]') == "8000"
+        assert page.input_value(f'{row} input[type="range"]') == "4.5"
+        assert not page.is_checked(f'{row} input[type="checkbox"]')
+
+
+def test_the_led_walk_takes_the_strips_real_length_first(page, tmp_path):
+    with serve_board(tmp_path) as srv:
+        layout_count = srv.board.strip.count
+        open_unlocked(page, srv.url)
+        assert page.input_value("#led-count") == str(layout_count)
+        page.fill("#led-count", str(layout_count + 12))
+        page.click("#leds-start")
+        page.wait_for_function("document.querySelector('#led-prompt').dataset.territory === '1'", timeout=4000)
+        assert srv.board.strip.count == layout_count + 12
+        page.click('[data-leds="shift"][data-by="1"]')  # room at the end now: a shift is not refused
+        page.wait_for_function("document.querySelector('#message').textContent.startsWith('Territory 1 now pixels')",
+                               timeout=4000)
+        assert srv.board.calibration.leds.territories[1][0] == 1
