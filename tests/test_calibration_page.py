@@ -144,6 +144,9 @@ def test_a_token_on_the_wrong_stand_is_caught_fixed_in_a_tap_and_checked_before_
         assert health["ok"] is False and health["faults"] == ["no sensor for M5b"]
         assert "no sensor for M5b" in page.text_content("#sensor-flags")
         shot(page, tmp_path, "saved")
+        page.goto(srv.url + "/")  # the board page says so too
+        page.wait_for_selector("#calibration-banner:not([hidden])", timeout=4000)
+        assert "cannot see every stand: no sensor for M5b" in page.text_content("#calibration-banner")
 
 
 def test_start_asks_before_throwing_a_walk_away(page, tmp_path):

@@ -127,7 +127,8 @@
   function renderCalibration(c) {
     const banner = document.getElementById("calibration-banner");
     const why = c && c.ok === false ? [c.active ? `Calibration open (${c.active}): ${c.note}.` : "",
-      c.error ? `The saved calibration was not applied: ${c.error}` : ""].filter(Boolean).join(" ") : "";
+      c.error ? `The saved calibration was not applied: ${c.error}` : "",
+      c.faults ? `The board cannot see every stand: ${c.faults.join("; ")}.` : ""].filter(Boolean).join(" ") : "";
     banner.hidden = !why;
     banner.querySelector(".text").textContent = why;
     banner.dataset.active = (c && c.active) || "";
