@@ -148,6 +148,10 @@ class BoardApp:
         self._published_seq = -1
         self._health_thread = threading.Thread(target=self._watch_health, name="health-watch", daemon=True)
         self.calibration = attach(self)
+        from kipukas_board.fleet.board import attach as join_fleet
+
+        #: Publishes to the event's MQTT broker when the settings have [fleet]; None otherwise.
+        self.fleet = join_fleet(self)
 
     @property
     def layout(self) -> LedLayout:
@@ -176,6 +180,8 @@ class BoardApp:
                              if not isinstance(cam, SimulatedCamera)]
         for worker in self.card_workers:
             worker.start()
+        if self.fleet is not None:
+            self.fleet.start()
         self._started = True
         self._health_thread.start()
 
@@ -183,6 +189,7 @@ class BoardApp:
         parts = (self._stop_health_watch, self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop,
                  self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
+                 *([self.fleet.stop] if self.fleet is not None else []),  # it reads the journal: before its close
                  self.card_desk.catalog.close, self.mode_cards.close, self.journal.close)
         for part in parts:
             try:
@@ -251,6 +258,7 @@ class BoardApp:
     def health(self) -> dict[str, Any]:
         h: dict[str, Any] = {
             "core": {"ok": self.loop.alive()},
+            "journal": {"ok": self.loop.journal_error is None, "error": self.loop.journal_error},
             "sensors": self.sensors.health(),
             "leds": {**self.lighting.health(), "ok": self.lighting.alive() or not self._started},
             "voice": self.voice.health(),

@@ -74,6 +74,8 @@ class CoreLoop:
         self._thread: threading.Thread | None = None
         self._beat = clock()
         self._stopping = threading.Event()
+        #: Why the last append to the journal failed; None once an append succeeds again.
+        self.journal_error: str | None = None
         self._state = self._rebuild(board)
 
     # -- start-up --------------------------------------------------------------------------------
@@ -157,8 +159,10 @@ class CoreLoop:
                 seq = self.journal.append(item.event)
             except Exception as exc:  # disk full, file gone: refuse the event, keep running
                 log.exception("could not journal an event")
+                self.journal_error = f"{type(exc).__name__}: {exc}"
                 item.done.set_exception(exc)
                 continue
+            self.journal_error = None
             state, effects = self._apply(self._state, item.event, seq)
             self._state = state
             for fn in self._subscribers:

@@ -24,16 +24,26 @@ section (``calibration/settings.example.toml`` has the commented version)::
     seat = 1
     adapter = "sim"
 
+    [fleet]                   # optional: publish to an MQTT broker (README "Many tables")
+    broker = "mqtts://fleet.local:8883"
+    board_id = "table-07"     # letters, digits, - and _; the broker's ACL ties it to the username
+    name = "Table 7"          # shown on the organiser's dashboard (default: board_id)
+    username = "table-07"     # default: board_id, when a password file is given
+    password_file = "/etc/kipukas-board/mqtt-password"
+    ca_file = "/etc/kipukas-board/fleet-ca.pem"   # for mqtts:// (default: the system's CAs)
+
 Settings are data only: :func:`load_settings` checks them and reports every problem at once.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
 
@@ -60,6 +70,56 @@ class AdapterChoice:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+#: A board id: also a topic level (``kipukas/<board_id>/...``), so no ``/``, ``+`` or ``#``.
+BOARD_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    """Where an MQTT broker listens: ``mqtt://HOST[:PORT]`` (1883) or ``mqtts://HOST[:PORT]`` (TLS, 8883)."""
+
+    host: str
+    port: int
+    tls: bool
+
+    @classmethod
+    def parse(cls, url: str) -> BrokerAddress:
+        """Raises ``ValueError`` naming what is wrong.
+
+        >>> BrokerAddress.parse("mqtts://fleet.local")
+        BrokerAddress(host='fleet.local', port=8883, tls=True)
+        """
+        parts = urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+            raise ValueError(f"broker {url!r} is not a broker address; expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+        if parts.path not in ("", "/") or parts.query or parts.username:
+            raise ValueError(f"broker {url!r}: expected only mqtt(s)://HOST[:PORT] (the username and password "
+                             f"go in username and password_file)")
+        try:
+            port = parts.port
+        except ValueError:
+            port = -1
+        if port is not None and not 0 < port < 65536:
+            raise ValueError(f"broker {url!r}: the port must be a whole number from 1 to 65535")
+        tls = parts.scheme == "mqtts"
+        return cls(parts.hostname, port or (8883 if tls else 1883), tls)
+
+    def url(self) -> str:
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+
+
+@dataclass
+class FleetSettings:
+    """The ``[fleet]`` section: the broker this board publishes to, and who it is there."""
+
+    broker: BrokerAddress
+    board_id: str
+    name: str
+    username: str | None = None
+    password_file: str | None = None
+    ca_file: str | None = None
+
+
 @dataclass
 class Settings:
     map: str = DEFAULT_MAP
@@ -70,6 +130,7 @@ class Settings:
     leds: AdapterChoice = field(default_factory=lambda: AdapterChoice("sim"))
     voice: AdapterChoice = field(default_factory=lambda: AdapterChoice("silent"))
     cameras: list[AdapterChoice] = field(default_factory=list)
+    fleet: FleetSettings | None = None
 
     def all_simulated(self) -> bool:
         """Is every port on its simulated adapter (the defaults, or the Pi's first settings file)?"""
@@ -93,7 +154,7 @@ class Settings:
             sensors=AdapterChoice(SIMULATED["sensors"], dict(self.sensors.options)
                                   if self.sensors.adapter == SIMULATED["sensors"] else {}),
             leds=AdapterChoice(SIMULATED["leds"]),
-            voice=AdapterChoice(SIMULATED["voice"]), cameras=cams,
+            voice=AdapterChoice(SIMULATED["voice"]), cameras=cams, fleet=self.fleet,
         )
 
 
@@ -154,6 +215,30 @@ def _text(section: dict[str, Any], where: str, key: str, default: str, problems:
     return value
 
 
+def _fleet(data: dict[str, Any], problems: list[str]) -> FleetSettings | None:
+    keys = ("broker", "board_id", "name", "username", "password_file", "ca_file")
+    section = _table(data, "fleet", keys, problems)
+    if "fleet" not in data or not isinstance(data["fleet"], dict):
+        return None
+    for key in ("broker", "board_id"):
+        if key not in section:
+            problems.append(f"[fleet] {key} is missing; a board that joins a fleet needs a broker and a board_id")
+    texts = {k: _text(section, "fleet", k, "-", problems) for k in keys if k in section}
+    try:
+        broker = BrokerAddress.parse(texts.get("broker", "mqtt://-"))
+    except ValueError as exc:
+        problems.append(f"[fleet] {exc}")
+        broker = BrokerAddress("-", 1883, False)
+    board_id = texts.get("board_id", "-")
+    if not BOARD_ID_RE.fullmatch(board_id):
+        problems.append(f"[fleet] board_id = {board_id!r}: expected 1 to 64 letters, digits, '-' or '_' "
+                        f"(it is a topic level: kipukas/<board_id>/...)")
+    if "ca_file" in texts and not broker.tls:
+        problems.append("[fleet] ca_file is for a TLS broker; use an mqtts:// address")
+    return FleetSettings(broker, board_id, texts.get("name", board_id), texts.get("username"),
+                         texts.get("password_file"), texts.get("ca_file"))
+
+
 def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     """Read a settings file (None or a missing file → defaults). Raises :class:`SettingsError`."""
     if path is None or not Path(path).exists():
@@ -165,7 +250,7 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(path, [f"not valid TOML: {exc}"]) from exc
     problems: list[str] = []
-    known = {"board", "web", "sensors", "leds", "voice", "cameras"}
+    known = {"board", "web", "sensors", "leds", "voice", "cameras", "fleet"}
     for key in data:
         if key not in known:
             problems.append(f"unknown section [{key}]; expected one of {', '.join(sorted(known))}")
@@ -199,6 +284,7 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         else:
             seats[seat] = i
         s.cameras.append(choice)
+    s.fleet = _fleet(data, problems)
     if problems:
         raise SettingsError(path, problems)
     return s

@@ -94,11 +94,13 @@ class Journal:
         for seq, text in rows:
             yield seq, json.loads(text)
 
-    def rows(self, after: int = 0) -> Iterator[tuple[int, float, dict[str, Any]]]:
-        """``(seq, ts, event)``: the same as :meth:`events` with the time each was journaled."""
+    def rows(self, after: int = 0, limit: int | None = None) -> Iterator[tuple[int, float, dict[str, Any]]]:
+        """``(seq, ts, event)``: the same as :meth:`events` with the time each was journaled; at most
+        ``limit`` of them (a reader that pages through a long journal keeps its memory bounded)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT seq, ts, event FROM events WHERE seq > ? ORDER BY seq", (after,)
+                "SELECT seq, ts, event FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                (after, -1 if limit is None else limit),
             ).fetchall()
         for seq, ts, text in rows:
             yield seq, ts, json.loads(text)

@@ -115,6 +115,8 @@
       healthRow("voice", h.voice)];
     for (const c of h.cameras || []) rows.push(healthRow(`camera seat ${c.seat}`, c));
     if (h.calibration) rows.push(healthRow("calibration", h.calibration));
+    if (h.journal) rows.push(healthRow("journal", h.journal));
+    if (h.fleet) rows.push(healthRow("fleet link", h.fleet));
     if (h.sensors && h.sensors.unmapped_channels) {
       rows.push(el("li", { class: "bad", text: `unmapped sensor channels: ${h.sensors.unmapped_channels.join(", ")} (run the calibration)` }));
     }
