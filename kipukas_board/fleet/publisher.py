@@ -50,6 +50,9 @@ class FleetPublisher:
     WINDOW = 200
     #: Seconds between saves of the acknowledged cursor while it moves.
     SAVE_EVERY_S = 0.2
+    #: The retained state (the whole /api/state, tens of kilobytes) goes out at most this often; a
+    #: burst of events sends the latest state once. Events themselves are never held back.
+    STATE_EVERY_S = 0.25
     #: How often the thread looks at the board's health for a flag that flipped.
     HEALTH_POLL_S = 1.0
     #: Health is published at least this often, so counters and ages on the dashboard stay fresh.
@@ -83,6 +86,7 @@ class FleetPublisher:
         self._acked = self._saved = self._sent = 0
         self._saved_at = 0.0
         self._state_dirty = True
+        self._state_at = float("-inf")
         self._health_dirty = True
         self._health_last: Any = None
         self._health_at = 0.0
@@ -153,10 +157,9 @@ class FleetPublisher:
         self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if self._connected:
+        if self._connected and not self._stopping.is_set():
             log.warning("fleet: lost the broker %s (%s); events wait in the journal", self.broker.url(), reason)
-            if not self._stopping.is_set():
-                self.last_error = f"disconnected: {reason}"
+            self.last_error = f"disconnected: {reason}"
         self._connected = False
         self._link_changed = True
 
@@ -170,8 +173,9 @@ class FleetPublisher:
     # -- the publisher thread ----------------------------------------------------------------------
     def _run(self) -> None:
         while not self._stopping.is_set():
-            # Back sooner while an acknowledged cursor waits to be saved.
-            self._wake.wait(self.SAVE_EVERY_S if self._acked != self._saved else self.HEALTH_POLL_S)
+            # Back sooner while an acknowledged cursor or a changed state waits its turn.
+            timeout = self.SAVE_EVERY_S if self._acked != self._saved else self.HEALTH_POLL_S
+            self._wake.wait(min(timeout, self.STATE_EVERY_S) if self._state_dirty else timeout)
             self._wake.clear()
             if self._stopping.is_set():
                 break
@@ -194,8 +198,9 @@ class FleetPublisher:
         key = self._health_key(health)
         if key != self._health_last or now - self._health_at >= self.HEALTH_REFRESH_S:
             self._health_dirty = True
-        if self._state_dirty:
+        if self._state_dirty and now - self._state_at >= self.STATE_EVERY_S:
             self._state_dirty = False
+            self._state_at = now
             self.client.publish(self._topic["state"], topics.dumps(self._state_doc()), qos=1, retain=True)
         if self._health_dirty:
             self._health_dirty = False

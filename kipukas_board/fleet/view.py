@@ -126,6 +126,18 @@ class FleetView:
             b = self._boards.get(board_id)
             return b.to_json() if b else None
 
+    def _forget(self, board_id: str, kind: str) -> None:
+        with self._lock:
+            b = self._boards.get(board_id)
+            if b is None:
+                return
+            if kind == "health":
+                del self._boards[board_id]
+            else:
+                b.state = {}
+        if self._on_change is not None:
+            self._on_change(board_id)
+
     # -- paho's network thread ---------------------------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
@@ -147,6 +159,9 @@ class FleetView:
         if where is None:
             return
         board_id, kind = where
+        if not msg.payload and kind != "events":
+            self._forget(board_id, kind)  # an empty retained message deletes it (a board retired)
+            return
         try:
             doc = topics.decode(msg.payload, kind)
         except topics.MessageError as exc:
