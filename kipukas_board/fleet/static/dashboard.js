@@ -37,7 +37,7 @@
     const phase = [b.phase || "–", b.winner != null ? `winner seat ${b.winner}` : ""].filter(Boolean).join(", ");
     const cycle = b.cycle != null ? `${b.cycle}${b.diel_phase ? " · " + b.diel_phase : ""}` : "–";
     return el("tr", { class: cls, "data-board": b.board_id },
-      el("td", { class: "name", "data-label": "table" }, el("b", { text: b.name || b.board_id }),
+      el("td", { class: "name" }, el("b", { text: b.name || b.board_id }),
         el("small", { text: b.board_id })),
       el("td", { "data-label": "players" }, ...(players.length ? players : [el("span", { class: "none", text: "no game" })])),
       el("td", { "data-label": "phase", text: phase }),

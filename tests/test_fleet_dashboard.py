@@ -1,0 +1,152 @@
+"""The organiser's dashboard and the load bench, against a real Mosquitto and real boards.
+
+The dashboard is served by waitress and looked at in real Chromium at phone size; the bench runs a
+few simulated boards through the broker (the full 50-board run is a command, README "Many tables").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mqtt_broker import Mosquitto
+from test_fleet_publish import fleet_board, toggle, wait_for
+from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN
+
+from kipukas_board.cli import main
+from kipukas_board.fleet.dashboard import Dashboard, make_server
+from kipukas_board.fleet.view import BoardSummary, FleetView
+from kipukas_board.settings import BrokerAddress
+from kipukas_board.web.server import create_app
+
+
+@pytest.fixture
+def broker(tmp_path: Path):
+    b = Mosquitto(tmp_path / "broker").start()
+    yield b
+    b.stop()
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def by_id(url: str) -> dict[str, dict[str, Any]]:
+    return {b["board_id"]: b for b in get(f"{url}/api/boards")["boards"]}
+
+
+def new_game(board: Any, names: list[str]) -> None:
+    colors = ["#e4572e", "#1e90ff", "#2e8b57"]
+    players = [{"seat": i + 1, "name": n, "color": colors[i], "affinity": "brutal"} for i, n in enumerate(names)]
+    r = create_app(board).test_client().post("/api/actions/new-game", json={"players": players},
+                                             headers={"X-Admin-Pin": PIN})
+    assert r.status_code == 200, r.get_json()
+
+
+def test_players_and_territories_held_are_counted_per_seat() -> None:
+    b = BoardSummary("t", state={"players": [{"seat": 1, "name": "Ana"}, {"seat": 2, "name": "Bo"}],
+                                 "territories": [{"owner": 1}, {"owner": 1}, {"owner": None}, {"owner": 2}],
+                                 "diel": {"cycle": 3, "phase": "night"}, "phase": "play"},
+                     health={"sensors": {"ok": False}, "cameras": [{"seat": 2, "ok": False}, {"seat": 1, "ok": True}],
+                             "journal": {"ok": False}}, online=False)
+    doc = b.to_json()
+    assert [(p["name"], p["territories"]) for p in doc["players"]] == [("Ana", 2), ("Bo", 1)]
+    assert (doc["phase"], doc["cycle"], doc["diel_phase"]) == ("play", 3, "night")
+    assert doc["alarms"] == ["board offline", "sensor link down", "camera seat 2 failing", "journal not writing"]
+
+
+def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, monkeypatch) -> None:
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing: install the Debian package chromium")
+    monkeypatch.setattr("kipukas_board.fleet.publisher.FleetPublisher.HEALTH_POLL_S", 0.1)
+    dash = Dashboard(FleetView(BrokerAddress.parse(broker.url)))
+    server = make_server(dash, "127.0.0.1", 0, threads=8)
+    dash.start()
+    serving = threading.Thread(target=server.run, daemon=True)
+    serving.start()
+    url = f"http://127.0.0.1:{server.effective_port}"
+    one = fleet_board(tmp_path / "one", broker.url, "table-01")
+    two = fleet_board(tmp_path / "two", broker.url, "table-02")
+    one.start()
+    two.start()
+    try:
+        new_game(one, ["Ana", "Bo"])
+        toggle(one, 2)
+        wait_for(lambda: by_id(url).get("table-01", {}).get("players"), why="table-01's players on the dashboard")
+        wait_for(lambda: "table-02" in by_id(url), why="table-02 on the dashboard")
+        row = by_id(url)["table-01"]
+        assert row["name"] == "Table 01" and [p["name"] for p in row["players"]] == ["Ana", "Bo"]
+        assert row["online"] is True and row["alarms"] == [] and row["last_seq"] == one.journal.last_seq()
+        assert row["phase"] == one.loop.state.to_json()["phase"]
+
+        broken = {**two.sensors.health(), "ok": False, "connected": False, "last_error": "unplugged"}
+        monkeypatch.setattr(two.sensors, "health", lambda: broken)
+        wait_for(lambda: "sensor link down" in by_id(url)["table-02"]["alarms"], why="the sensor alarm")
+
+        with playwright_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 390, "height": 844})
+                errors: list[str] = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(url)
+                page.wait_for_selector('tr[data-board="table-02"].alarm')
+                assert "sensor link down" in page.inner_text('tr[data-board="table-02"]')
+                assert "Ana (" in page.inner_text('tr[data-board="table-01"]')
+                one.stop()  # the board goes away: its row turns to offline, live
+                page.wait_for_selector('tr[data-board="table-01"].offline', timeout=10_000)
+                assert "board offline" in page.inner_text('tr[data-board="table-01"]')
+                page.screenshot(path=str(tmp_path / "dashboard-390.png"), full_page=True)
+                page.set_viewport_size({"width": 1280, "height": 720})
+                page.screenshot(path=str(tmp_path / "dashboard-1280.png"))
+                if os.environ.get("KIPUKAS_SHOTS"):
+                    for name in ("dashboard-390.png", "dashboard-1280.png"):
+                        Path(os.environ["KIPUKAS_SHOTS"], name).write_bytes((tmp_path / name).read_bytes())
+                assert not errors, errors
+            finally:
+                browser.close()
+    finally:
+        one.stop()
+        two.stop()
+        dash.stop()
+        server.close()
+
+
+def test_the_bench_delivers_every_event_and_exits_1_on_a_loss(broker, capsys, monkeypatch) -> None:
+    rc = main(["fleet", "bench", "--boards", "3", "--changes", "15", "--rate", "30", "--broker", broker.url, "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    result = json.loads(out[-1])
+    assert rc == 0, out
+    assert (result["sent"], result["delivered"], result["lost"], result["out_of_order"]) == (45, 45, 0, 0)
+    assert result["latency_ms"]["p50"] is not None and "45 of 45 events delivered" in "\n".join(out)
+    # The simulated boards retire themselves: nothing of them stays retained on the broker.
+    view = FleetView(BrokerAddress.parse(broker.url), client_id="after-bench")
+    view.start()
+    try:
+        assert view.subscribed.wait(5)
+        import time
+        time.sleep(0.5)
+        assert [b for b in view.boards() if b["board_id"].startswith("bench-")] == []
+    finally:
+        view.stop()
+
+    lossy = {**result, "delivered": 44, "lost": 1}
+    monkeypatch.setattr("kipukas_board.fleet.bench.run_bench", lambda *a, **k: lossy)
+    assert main(["fleet", "bench", "--boards", "3", "--changes", "15", "--broker", broker.url]) == 1
+    assert "FAILED: 1 lost" in capsys.readouterr().out
+
+
+def test_bad_bench_and_dashboard_arguments_are_named(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["fleet", "bench", "--broker", "http://x", "--boards", "2"])
+    assert e.value.code == 2 and "expected mqtt://HOST[:PORT]" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["fleet", "bench", "--broker", "mqtt://127.0.0.1:1", "--boards", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
