@@ -151,7 +151,7 @@ class BoardApp:
         from kipukas_board.fleet.board import attach as join_fleet
 
         #: Publishes to the event's MQTT broker when the settings have [fleet]; None otherwise.
-        self.fleet = join_fleet(self)
+        self.fleet = join_fleet(self, health_key=health_flags)
 
     @property
     def layout(self) -> LedLayout:

@@ -24,7 +24,6 @@ COMMAND_MODULES = [
     "kipukas_board.commands.show",
     "kipukas_board.commands.web_bench",
     "kipukas_board.commands.service",
-    # many tables
     "kipukas_board.commands.fleet",
 ]
 

@@ -6,6 +6,7 @@ The board publishes and nothing more: it subscribes to no topic and takes no com
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kipukas_board.fleet.cursor import AckCursor
@@ -16,14 +17,13 @@ if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
 
 
-def attach(board: BoardApp) -> FleetPublisher | None:
-    """A publisher for ``board`` (not started), or None without ``[fleet]``.
+def attach(board: BoardApp, health_key: Callable[[dict[str, Any]], Any]) -> FleetPublisher | None:
+    """A publisher for ``board`` (not started), or None without ``[fleet]``. ``health_key`` picks from
+    the board's health what is worth publishing at once when it changes (the board's own health flags).
 
     Raises :class:`~kipukas_board.fleet.mqtt.FleetConfigError` (a ``ValueError``) for a password or CA
     file that cannot be used, so ``kipukas-board run`` reports it and exits 2 before serving.
     """
-    from kipukas_board.app import health_flags
-
     fleet = board.settings.fleet
     if fleet is None:
         return None
@@ -38,7 +38,7 @@ def attach(board: BoardApp) -> FleetPublisher | None:
         return doc
 
     publisher = FleetPublisher(board.journal, cursor, client, fleet.broker, fleet.board_id, fleet.name,
-                               state_doc=state_doc, health_doc=board.health, health_key=health_flags)
+                               state_doc=state_doc, health_doc=board.health, health_key=health_key)
     board.loop.subscribe(publisher.notify)
     board.health_sources["fleet"] = publisher.health
     return publisher
