@@ -84,7 +84,7 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
         row = by_id(url)["table-01"]
         assert row["name"] == "Table 01" and [p["name"] for p in row["players"]] == ["Ana", "Bo"]
         assert row["online"] is True and row["alarms"] == [] and row["last_seq"] == one.journal.last_seq()
-        assert row["phase"] == one.loop.state.to_json()["phase"]
+        assert row["phase"] == one.state_json()["phase"]
 
         broken = {**two.sensors.health(), "ok": False, "connected": False, "last_error": "unplugged"}
         monkeypatch.setattr(two.sensors, "health", lambda: broken)

@@ -1,0 +1,94 @@
+"""The [fleet] settings section and the fleet's message codec: every mistake named, nothing from the
+network trusted beyond its bounds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kipukas_board.fleet import topics
+from kipukas_board.settings import BrokerAddress, SettingsError, load_settings
+
+
+def write(tmp_path, text: str):
+    p = tmp_path / "settings.toml"
+    p.write_text(text)
+    return p
+
+
+def test_a_fleet_section_loads_with_its_defaults(tmp_path) -> None:
+    s = load_settings(write(tmp_path, '[fleet]\nbroker = "mqtts://fleet.local"\nboard_id = "table-07"\n'))
+    assert s.fleet is not None
+    assert s.fleet.broker == BrokerAddress("fleet.local", 8883, True)
+    assert (s.fleet.board_id, s.fleet.name, s.fleet.username, s.fleet.password_file) == ("table-07", "table-07",
+                                                                                         None, None)
+    assert s.simulated().fleet == s.fleet, "--sim keeps the board in its fleet"
+    assert load_settings(write(tmp_path, "[web]\nport = 8081\n")).fleet is None
+
+
+def test_every_fleet_mistake_is_named(tmp_path) -> None:
+    with pytest.raises(SettingsError) as e:
+        load_settings(write(tmp_path, '[fleet]\nbroker = "http://fleet.local"\nboard_id = "table/7"\n'
+                                      'ca_file = "ca.pem"\npasword_file = "x"\n'))
+    text = "; ".join(e.value.problems)
+    assert "unknown key 'pasword_file'" in text
+    assert "expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]" in text
+    assert "board_id = 'table/7'" in text
+    assert "ca_file is for a TLS broker" in text
+    with pytest.raises(SettingsError, match="board_id is missing"):
+        load_settings(write(tmp_path, '[fleet]\nbroker = "mqtt://h:1883"\n'))
+    with pytest.raises(SettingsError, match="port must be"):
+        load_settings(write(tmp_path, '[fleet]\nbroker = "mqtt://h:99999"\nboard_id = "a"\n'))
+
+
+@pytest.mark.parametrize("url,expected", [
+    ("mqtt://10.0.0.5", ("10.0.0.5", 1883, False)),
+    ("mqtts://broker:9000", ("broker", 9000, True)),
+    ("mqtt://[::1]:1884", ("::1", 1884, False)),
+])
+def test_broker_addresses(url, expected) -> None:
+    b = BrokerAddress.parse(url)
+    assert (b.host, b.port, b.tls) == expected
+
+
+@pytest.mark.parametrize("bad", ["fleet.local:1883", "mqtt://", "mqtt://u:p@h", "mqtt://h/topic", "tcp://h"])
+def test_bad_broker_addresses_say_what_is_expected(bad) -> None:
+    with pytest.raises(ValueError, match=r"mqtt"):
+        BrokerAddress.parse(bad)
+
+
+board_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", fullmatch=True)
+events = st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), st.text(max_size=8), st.booleans(),
+                                                        st.none()), max_size=5)
+
+
+@given(board_ids, st.sampled_from(topics.KINDS), st.integers(1, 2**53), events)
+def test_topics_and_events_round_trip(board_id, kind, seq, event) -> None:
+    assert topics.parse_topic(topics.topic_for(board_id, kind)) == (board_id, kind)
+    doc = topics.decode(topics.encode_event(seq, 1.5, event), "events")
+    assert (doc["seq"], doc["ts"], doc["event"]) == (seq, 1.5, event)
+
+
+@given(st.binary(max_size=64))
+def test_any_payload_is_a_message_or_a_named_error(payload) -> None:
+    try:
+        doc = topics.decode(payload, "events")
+    except topics.MessageError as exc:
+        assert "events message" in str(exc)
+    else:
+        assert isinstance(doc["seq"], int) and doc["seq"] >= 1 and isinstance(doc["event"], dict)
+
+
+def test_foreign_topics_and_oversized_or_wrong_messages_are_refused() -> None:
+    assert topics.parse_topic("kipukas/a/b/state") is None
+    assert topics.parse_topic("kipukas/+/state") is None
+    assert topics.parse_topic("other/a/state") is None
+    with pytest.raises(topics.MessageError, match="over the"):
+        topics.decode(b" " * (topics.MAX_PAYLOAD + 1))
+    with pytest.raises(topics.MessageError, match="seq = 0"):
+        topics.decode(json.dumps({"seq": 0, "event": {}}).encode(), "events")
+    with pytest.raises(topics.MessageError, match="must be a JSON object"):
+        topics.decode(b"[1]", "health")
