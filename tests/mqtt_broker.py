@@ -32,6 +32,7 @@ class Mosquitto:
         lines = [f"listener {self.port} 127.0.0.1",
                  f"allow_anonymous {'false' if password_file else 'true'}",
                  "persistence true", f"persistence_location {self.dir}/",
+                 "autosave_interval 1",  # saved every second too, so even a killed broker keeps its sessions
                  f"log_dest file {self.dir / 'mosquitto.log'}", "log_type all",
                  f"user {getpass.getuser()}"]  # as root it would switch to the user "mosquitto" otherwise
         if tls:
@@ -76,6 +77,15 @@ class Mosquitto:
         if self.proc is not None and self.proc.stderr:
             self.proc.stderr.close()
         self.proc = None
+
+    def kill(self) -> None:
+        """SIGKILL: the broker dies without a word (a power cut, a crash)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(5)
+            if self.proc.stderr:
+                self.proc.stderr.close()
+            self.proc = None
 
     def log(self) -> str:
         p = self.dir / "mosquitto.log"

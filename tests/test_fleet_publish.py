@@ -8,6 +8,8 @@ it while either side restarts). What it received is compared with the board's jo
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -190,4 +192,30 @@ def test_a_board_restarted_while_the_broker_is_away_publishes_everything_once_it
             board.stop()
         assert len(col.events["table-01"]) == before + 1
     finally:
+        col.close()
+
+
+def test_events_in_flight_when_the_broker_hangs_and_dies_are_sent_again_in_order(broker, data_dir) -> None:
+    """The broker stops answering (SIGSTOP) while events are in flight, then dies (SIGKILL) and comes
+    back: paho resends those first, and the events journaled since follow them, in order."""
+    col = Collector(broker.url)
+    board = fleet_board(data_dir, broker.url)
+    board.start()
+    try:
+        toggle(board, 2)
+        assert_all_in_order(col, "table-01", data_dir)
+        time.sleep(1.2)  # the broker's autosave: the collector's session survives the kill
+        os.kill(broker.proc.pid, signal.SIGSTOP)
+        try:
+            toggle(board, 25)
+            wait_for(lambda: board.fleet._inflight, why="events handed to paho and not acknowledged")
+        finally:
+            os.kill(broker.proc.pid, signal.SIGCONT)
+            broker.kill()
+        toggle(board, 10, stand="T2")
+        broker.start()
+        assert_all_in_order(col, "table-01", data_dir)
+        wait_for(lambda: board.health()["fleet"]["backlog"] == 0, why="the cursor to catch up")
+    finally:
+        board.stop()
         col.close()

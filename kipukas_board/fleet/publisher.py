@@ -57,6 +57,9 @@ class FleetPublisher:
     HEALTH_POLL_S = 1.0
     #: Health is published at least this often, so counters and ages on the dashboard stay fresh.
     HEALTH_REFRESH_S = 30.0
+    #: After a reconnect, how long the events paho resends may take to be acknowledged before the
+    #: publisher gives up on them and sends again from its cursor.
+    RESUME_WAIT_S = 30.0
 
     def __init__(self, journal: Journal, cursor: AckCursor, client: mqtt.Client, broker: BrokerAddress,
                  board_id: str, name: str, state_doc: Doc, health_doc: Doc,
@@ -80,6 +83,10 @@ class FleetPublisher:
         self._acked_mids: collections.deque[int] = collections.deque()
         self._connected = False
         self._link_changed = False
+        # Set on each connect: paho resends what was in flight only after telling us it is connected,
+        # so new events wait until those are acknowledged (or order on the wire could break).
+        self._resuming = False
+        self._resumed_at = 0.0
         # Only the publisher thread touches these.
         self._inflight: dict[int, int] = {}      # mid -> seq of the events handed to paho
         self._acked_ahead: set[int] = set()      # seqs acknowledged past a gap still in flight
@@ -89,7 +96,7 @@ class FleetPublisher:
         self._state_at = float("-inf")
         self._health_dirty = True
         self._health_last: Any = None
-        self._health_at = 0.0
+        self._health_at = self._health_polled = float("-inf")
         self.last_error: str | None = None
         self.connects = 0
         self.published = 0
@@ -149,6 +156,8 @@ class FleetPublisher:
             self.last_error = f"the broker refused the connection: {reason}"
             log.warning("fleet: %s", self.last_error)
             return
+        self._resuming = True
+        self._resumed_at = 0.0
         self._connected = True
         self._link_changed = True
         self.connects += 1
@@ -194,21 +203,40 @@ class FleetPublisher:
         if not self._connected:
             return
         now = self._clock()
-        health = self._health_doc()
-        key = self._health_key(health)
-        if key != self._health_last or now - self._health_at >= self.HEALTH_REFRESH_S:
-            self._health_dirty = True
+        health: dict[str, Any] | None = None
+        if self._health_dirty or now - self._health_polled >= self.HEALTH_POLL_S:  # not on every event
+            self._health_polled = now
+            health = self._health_doc()
+            key = self._health_key(health)
+            if key != self._health_last or now - self._health_at >= self.HEALTH_REFRESH_S:
+                self._health_dirty = True
         if self._state_dirty and now - self._state_at >= self.STATE_EVERY_S:
             self._state_dirty = False
             self._state_at = now
             self.client.publish(self._topic["state"], topics.dumps(self._state_doc()), qos=1, retain=True)
-        if self._health_dirty:
+        if self._health_dirty and health is not None:
             self._health_dirty = False
             self._health_last, self._health_at = key, now
             self.client.publish(self._topic["health"], topics.dumps(self.health_message(health)), qos=1, retain=True)
         self._publish_events()
 
     def _publish_events(self) -> None:
+        if self._resuming:
+            now = self._clock()
+            if not self._inflight or self._resumed_at == 0.0:
+                self._resumed_at = now
+            if self._inflight and now - self._resumed_at < self.RESUME_WAIT_S:
+                return  # paho is resending these first; their PUBACKs wake us
+            if self._inflight:
+                # Never answered: hand the journal from the cursor to paho again (a consumer may see
+                # some twice, which de-duplication by seq absorbs).
+                log.warning("fleet: %d events in flight were not acknowledged after reconnecting; "
+                            "sending again from event %d", len(self._inflight), self._acked + 1)
+                self._inflight.clear()
+                self._acked_ahead.clear()
+                self._sent = self._acked
+            self._resuming = False
+            self._resumed_at = 0.0
         room = self.WINDOW - len(self._inflight)
         if room <= 0:
             return
