@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from kipukas_board.fleet.dashboard import Dashboard, make_server
 from kipukas_board.fleet.view import BoardSummary, FleetView
 from kipukas_board.settings import BrokerAddress
 from kipukas_board.web.server import create_app
+from kipukas_board.web.serving import make_server as make_board_server
 
 
 @pytest.fixture
@@ -35,6 +39,14 @@ def broker(tmp_path: Path):
 def get(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=5) as r:
         return json.loads(r.read())
+
+
+def status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
 
 
 def by_id(url: str) -> dict[str, dict[str, Any]]:
@@ -96,6 +108,16 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
                 page = browser.new_page(viewport={"width": 390, "height": 844})
                 errors: list[str] = []
                 page.on("pageerror", lambda e: errors.append(str(e)))
+                # The board's own page lists the fleet link with its health.
+                board_page = make_board_server(two, "127.0.0.1", 0, threads=8)
+                threading.Thread(target=board_page.run, daemon=True).start()
+                try:
+                    page.goto(f"http://127.0.0.1:{board_page.effective_port}/")
+                    page.wait_for_selector('#health li[data-part="fleet link"].ok')
+                    assert "board_id table-02" in page.inner_text('#health li[data-part="fleet link"]')
+                finally:
+                    two.broadcaster.close()
+                    board_page.close()
                 page.goto(url)
                 page.wait_for_selector('tr[data-board="table-02"].alarm')
                 assert "sensor link down" in page.inner_text('tr[data-board="table-02"]')
@@ -150,3 +172,27 @@ def test_bad_bench_and_dashboard_arguments_are_named(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["fleet", "bench", "--broker", "mqtt://127.0.0.1:1", "--boards", "0"])
     assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_the_dashboard_command_serves_until_stopped(broker) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "kipukas_board", "fleet", "dashboard", "--broker", broker.url,
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert "Kipukas fleet dashboard for" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
+        url = line.strip().rsplit(" at ", 1)[1].rstrip("/")
+        wait_for(lambda: status(f"{url}/healthz") == 200, why="the dashboard to reach the broker (503 before)")
+        assert get(f"{url}/api/boards")["broker"] == broker.url
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def test_run_names_a_fleet_password_file_it_cannot_read(tmp_path, capsys) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text(f'[fleet]\nbroker = "mqtt://127.0.0.1:1"\nboard_id = "t1"\n'
+                        f'password_file = "{tmp_path / "missing.password"}"\n')
+    assert main(["run", "--sim", "--settings", str(settings), "--data-dir", str(tmp_path / "data")]) == 2
+    assert "missing.password" in capsys.readouterr().err
