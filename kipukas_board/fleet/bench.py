@@ -142,8 +142,7 @@ def run_bench(broker: BrokerAddress, boards: int = 50, changes: int = 200, rate:
         with lock:
             received[(board_id, seq)] = (ts, at)
 
-    view = FleetView(broker, username, password, ca_file, client_id=f"kipukas-bench-view-{random.getrandbits(32):x}",
-                     on_event=on_event)
+    view = FleetView(broker, username, password, ca_file, on_event=on_event)
     sent = boards * changes
     shares = [list(range(1 + k, boards + 1, procs)) for k in range(procs)]
     try:

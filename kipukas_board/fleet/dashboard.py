@@ -37,7 +37,7 @@ class Dashboard:
         self._stop = threading.Event()
         self._was_connected: bool | None = None
         self._thread = threading.Thread(target=self._push, name="dashboard-push", daemon=True)
-        view._on_change = self.changed
+        view.on_change = self.changed
 
     def start(self) -> None:
         self.view.start()

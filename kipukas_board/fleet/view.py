@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -90,19 +92,23 @@ class FleetView:
     """Every board on one broker, kept up to date by paho's network thread."""
 
     def __init__(self, broker: BrokerAddress, username: str | None = None, password: str | None = None,
-                 ca_file: str | None = None, client_id: str = "kipukas-dashboard", keep_session: bool = False,
+                 ca_file: str | None = None, client_id: str | None = None, keep_session: bool = False,
                  on_change: Callable[[str], None] | None = None, on_event: EventHook | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.broker = broker
         self._boards: dict[str, BoardSummary] = {}
         self._lock = threading.Lock()
-        self._on_change = on_change
-        self._on_event = on_event
+        #: Called with a board id whenever that board's summary changed (on paho's thread: must not block).
+        self.on_change = on_change
+        #: Called for each new (de-duplicated) event, for the bench's latency count.
+        self.on_event = on_event
         self._clock = clock
         self.connected = False
         self.subscribed = threading.Event()
         self.bad_messages = 0
         self.problems: collections.deque[str] = collections.deque(maxlen=20)
+        # A client id of its own unless told (two dashboards with one id would push each other off).
+        client_id = client_id or f"kipukas-dashboard-{os.getpid()}-{secrets.token_hex(3)}"
         self.client = make_client(client_id, broker, username, password, ca_file, keep_session)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -135,8 +141,8 @@ class FleetView:
                 del self._boards[board_id]
             else:
                 b.state = {}
-        if self._on_change is not None:
-            self._on_change(board_id)
+        if self.on_change is not None:
+            self.on_change(board_id)
 
     # -- paho's network thread ---------------------------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -193,7 +199,7 @@ class FleetView:
                     b.events += 1
                     ts = doc.get("ts")
                     new_event = (seq, ts if isinstance(ts, int | float) else now)
-        if new_event is not None and self._on_event is not None:
-            self._on_event(board_id, new_event[0], new_event[1], now)
-        if self._on_change is not None:
-            self._on_change(board_id)
+        if new_event is not None and self.on_event is not None:
+            self.on_event(board_id, new_event[0], new_event[1], now)
+        if self.on_change is not None:
+            self.on_change(board_id)
