@@ -219,3 +219,28 @@ def test_events_in_flight_when_the_broker_hangs_and_dies_are_sent_again_in_order
     finally:
         board.stop()
         col.close()
+
+
+def test_a_journal_that_stops_writing_is_an_alarm_on_the_dashboard(broker, data_dir, monkeypatch) -> None:
+    from kipukas_board.fleet.view import FleetView
+
+    monkeypatch.setattr("kipukas_board.fleet.publisher.FleetPublisher.HEALTH_POLL_S", 0.1)
+    view = FleetView(BrokerAddress.parse(broker.url))
+    view.start()
+    board = fleet_board(data_dir, broker.url)
+    board.start()
+    try:
+        wait_for(lambda: (view.board("table-01") or {}).get("online"), why="the board on the dashboard")
+        assert view.board("table-01")["alarms"] == []
+
+        def full(event: dict) -> int:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(board.journal, "append", full)
+        with pytest.raises(OSError):
+            board.sim_set_stand("T1", True)
+        assert board.health()["journal"] == {"ok": False, "error": "OSError: [Errno 28] No space left on device"}
+        wait_for(lambda: "journal not writing" in view.board("table-01")["alarms"], why="the journal alarm")
+    finally:
+        board.stop()
+        view.stop()
