@@ -24,7 +24,9 @@ def free_port() -> int:
 class Mosquitto:
     def __init__(self, workdir: Path, port: int | None = None, *, tls: tuple[Path, Path, Path] | None = None,
                  password_file: Path | None = None, acl_file: Path | None = None) -> None:
-        self.exe = need_tool("mosquitto", "mosquitto")
+        # Debian puts the broker in /usr/sbin, which a non-root PATH may lack.
+        sbin = Path("/usr/sbin/mosquitto")
+        self.exe = str(sbin) if sbin.exists() else need_tool("mosquitto", "mosquitto")
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
