@@ -114,6 +114,8 @@ class FleetView:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
+        self.client.on_connect_fail = lambda client, userdata: self.problems.append(
+            f"cannot reach {broker.url()} (is a broker listening there?)")
 
     def start(self) -> None:
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S)
