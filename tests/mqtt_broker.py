@@ -58,14 +58,14 @@ class Mosquitto:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"mosquitto exited {self.proc.returncode}: {self.proc.stderr.read().decode()} "
-                                   f"{self.log()}")
+                                   f"{self.log(3000)}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return self
             except OSError:
                 time.sleep(0.05)
         self.stop()
-        raise RuntimeError(f"mosquitto did not listen on {self.port} within {timeout} s: {self.log()}")
+        raise RuntimeError(f"mosquitto did not listen on {self.port} within {timeout} s: {self.log(3000)}")
 
     def stop(self) -> None:
         """SIGTERM, as a service stop does (Mosquitto saves its persistence file then)."""
@@ -89,9 +89,11 @@ class Mosquitto:
                 self.proc.stderr.close()
             self.proc = None
 
-    def log(self) -> str:
+    def log(self, tail: int | None = None) -> str:
+        """The broker's log (``log_type all``: every packet), or its last ``tail`` characters."""
         p = self.dir / "mosquitto.log"
-        return p.read_text(errors="replace")[-3000:] if p.exists() else ""
+        text = p.read_text(errors="replace") if p.exists() else ""
+        return text[-tail:] if tail else text
 
     def __enter__(self) -> Mosquitto:
         return self.start()

@@ -134,6 +134,10 @@ def test_events_state_and_health_reach_the_broker_and_the_health_shows_the_link(
         col.close()
     # A board that stops says so (retained), so the dashboard shows it offline at once.
     wait_for(lambda: col.latest.get("table-01/health", {}).get("online") is False, why="the goodbye")
+    # The board subscribed to nothing (it takes no commands); the broker's log shows who did.
+    log = broker.log()
+    assert "Received SUBSCRIBE from test-collector" in log
+    assert "Received SUBSCRIBE from kipukas-board-table-01" not in log
 
 
 def test_after_the_broker_was_stopped_and_started_again_the_board_catches_up_in_order(broker, data_dir) -> None:
