@@ -2,7 +2,7 @@
 
 The publisher reads events from the journal and moves this cursor only when the broker has answered
 PUBACK for them, so after a broker outage or a board restart it starts again just after the last
-event the broker is known to hold: nothing is skipped. It is saved a few times a second at most; a
+event the broker is known to hold: nothing is skipped. It is saved once a second at most while it moves; a
 power cut between a PUBACK and the next save only means those events are sent again, and
 consumers de-duplicate by board and sequence number.
 

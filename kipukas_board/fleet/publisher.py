@@ -48,8 +48,9 @@ class FleetPublisher:
 
     #: Events handed to paho and not yet acknowledged, at most (bounds memory during an outage).
     WINDOW = 200
-    #: Seconds between saves of the acknowledged cursor while it moves.
-    SAVE_EVERY_S = 0.2
+    #: Seconds between saves of the acknowledged cursor while it moves (each is an fsync; a crash
+    #: between two saves only means the events acknowledged since are sent again).
+    SAVE_EVERY_S = 1.0
     #: The retained state (the whole /api/state, tens of kilobytes) goes out at most this often; a
     #: burst of events sends the latest state once. Events themselves are never held back.
     STATE_EVERY_S = 0.25
@@ -196,7 +197,12 @@ class FleetPublisher:
 
     def _step(self) -> None:
         self._take_acks()
-        self._save()
+        try:
+            self._publish()
+        finally:
+            self._save()  # after publishing: its fsync must not hold up the events waiting to go
+
+    def _publish(self) -> None:
         if self._link_changed:
             self._link_changed = False
             self._health_dirty = self._state_dirty = True
