@@ -23,7 +23,8 @@ def free_port() -> int:
 
 class Mosquitto:
     def __init__(self, workdir: Path, port: int | None = None, *, tls: tuple[Path, Path, Path] | None = None,
-                 password_file: Path | None = None, acl_file: Path | None = None) -> None:
+                 password_file: Path | None = None, acl_file: Path | None = None, conf_text: str | None = None) -> None:
+        """``conf_text``, if given, is the whole config file; ``{port}`` and ``{dir}`` in it are filled in."""
         # Debian puts the broker in /usr/sbin, which a non-root PATH may lack.
         sbin = Path("/usr/sbin/mosquitto")
         self.exe = str(sbin) if sbin.exists() else need_tool("mosquitto", "mosquitto")
@@ -45,6 +46,8 @@ class Mosquitto:
         if acl_file:
             lines.append(f"acl_file {acl_file}")
         self.conf = self.dir / "mosquitto.conf"
+        if conf_text is not None:
+            lines = [conf_text.replace("{port}", str(self.port)).replace("{dir}", str(self.dir)), *lines[2:]]
         self.conf.write_text("\n".join(lines) + "\n")
 
     @property

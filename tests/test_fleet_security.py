@@ -152,3 +152,28 @@ def test_an_unreadable_password_file_is_named(tmp_path, data_dir) -> None:
     empty.write_text("\n")
     with pytest.raises(FleetConfigError, match="empty"):
         fleet_board(data_dir, "mqtt://127.0.0.1:1", password_file=str(empty))
+
+
+def test_the_example_mosquitto_config_serves_boards_over_tls(tmp_path, data_dir) -> None:
+    """The README's broker: the example config as shipped, only its paths and port pointed at this test."""
+    ca, cert, key = make_certs(tmp_path / "certs")
+    users = password_db(tmp_path, {"table-01": "pw-one", "dashboard": "pw-dash"})
+    acl = tmp_path / "kipukas.acl"
+    acl.write_text((resources.files("kipukas_board.fleet") / "examples" / "kipukas.acl").read_text())
+    conf = (resources.files("kipukas_board.fleet") / "examples" / "mosquitto.conf").read_text()
+    for old, new in {"listener 8883": "listener {port} 127.0.0.1", "/etc/mosquitto/certs/kipukas-ca.pem": str(ca),
+                     "/etc/mosquitto/certs/broker.pem": str(cert), "/etc/mosquitto/certs/broker.key": str(key),
+                     "/etc/mosquitto/kipukas.passwd": str(users), "/etc/mosquitto/kipukas.acl": str(acl)}.items():
+        assert old in conf, f"the example config no longer has {old!r}: update this test and the README"
+        conf = conf.replace(old, new)
+    with Mosquitto(tmp_path / "broker", conf_text=conf) as broker:
+        url = f"mqtts://127.0.0.1:{broker.port}"
+        col = Collector(url, ca_file=str(ca), username="dashboard", password="pw-dash")
+        board = fleet_board(data_dir, url, password_file=secret(tmp_path, "one", "pw-one"), ca_file=str(ca))
+        board.start()
+        try:
+            toggle(board, 3)
+            assert_all_in_order(col, "table-01", data_dir)
+        finally:
+            board.stop()
+            col.close()
