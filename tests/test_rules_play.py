@@ -131,9 +131,12 @@ def test_the_same_game_under_both_editions_differs_only_where_the_rules_do(tmp_p
     assert web["rules"]["opening"] == ["day", "night", "day"] and ed23["rules"]["opening"] == ["day", "night"]
     assert web["rules"]["downed_movement"]["1"]["escort"] is True
     assert ed23["rules"]["downed_movement"]["1"]["every"] == 2
+    # and the words the board says for a night (each edition's own list of what a night allows)
+    assert "Discard, draw, craft" in " ".join(c["text"] for c in ed23["captions"])
+    assert "Discard" not in " ".join(c["text"] for c in web["captions"])
     # everywhere else the two games are the same
     for doc in (web, ed23):
-        for key in ("edition", "rules", "last_roll", "health", "lights"):
+        for key in ("edition", "rules", "last_roll", "health", "lights", "captions"):
             doc.pop(key)
     assert web == ed23
 
