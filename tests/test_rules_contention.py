@@ -199,3 +199,15 @@ def test_a_refused_resolution_and_a_bout_are_undone_like_any_action(data_dir):
         r = t.act("undo")
         assert r["effects"][0]["action"] == "resolve_contention"
         assert t.territory(3)["taker"] is None and t.territory(3)["contention"] is True
+
+
+def test_a_holder_reseating_its_token_with_no_fight_there_is_no_question(data_dir):
+    with Table(data_dir) as t:
+        play(t)
+        t.roll(), t.roll()
+        t.put("M2b")
+        t.move("M2b", "M3a", "M3b", "M4a")  # seat 1's soul passes through T3 (a fight, then gone)...
+        t.lift("M4a")  # ...and goes into a base camp: its lift stays in the hand this cycle
+        t.lift("T7")
+        t.put("T7")  # seat 2 straightens its own token in T7, no enemy there: nothing to ask
+        assert t.questions() == [] and t.owners()[7] == 2 and t.territory(7)["waiting"] is None

@@ -36,6 +36,7 @@ from kipukas_board.game.common import (
 )
 from kipukas_board.game.contention import (
     attacker_token_lifted,
+    attackers,
     holder_token_lifted,
     soul_onto_stand,
     tick_waits,
@@ -54,13 +55,13 @@ def _reach(state: GameState, lift: Lift) -> int:
     return max(row.spaces for row in edition(state.edition).downed.values())
 
 
-def _take_from_hand(state: GameState, sid: str, skip: int | None = None) -> tuple[Lift | None, tuple[Lift, ...]]:
-    """The latest lifted token that could have reached ``sid`` (not one of seat ``skip``'s), and the
-    hand without it."""
+def _take_from_hand(state: GameState, sid: str, only: list[int] | None = None) -> tuple[Lift | None, tuple[Lift, ...]]:
+    """The latest lifted token that could have reached ``sid`` (with ``only``: one of those seats'),
+    and the hand without it."""
     hand = state.hand
     for i in range(len(hand) - 1, -1, -1):
         h = hand[i]
-        if skip is not None and h.owner == skip:
+        if only is not None and h.owner not in only:
             continue
         d = distance(state.board, h.stand, sid)
         if d is not None and d <= _reach(state, h):
@@ -182,8 +183,8 @@ def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameSt
         lifted.pop(sid)
         state = state.evolve(lifted_claims=lifted)
     if was_lifted and t.claim is not None:  # the holder's token put back, or an attacker's soul stepping on
-        lift, hand = _take_from_hand(state, sid, skip=t.owner)
-        if lift is not None:  # lift then place: a lifted soul of another player stepped onto the stand
+        lift, hand = _take_from_hand(state, sid, only=attackers(state, n))
+        if lift is not None:  # lift then place: a lifted soul of an attacker stepped onto the stand
             state = _same_day(state.evolve(hand=hand), effects, sid)
             effects.append({"type": "moved", "from": lift.stand, "to": sid, "owner": lift.owner})
             return soul_onto_stand(state, effects, n, lift.owner)
