@@ -118,7 +118,7 @@ def check_nothing_dropped(s: GameState) -> None:
 scenario = st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 60), st.integers(0, 60)), max_size=60)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario)
 def test_random_token_orders_and_outcomes_never_move_a_claim_in_silence(ops):
     state = initial_state(BOARD)
