@@ -387,3 +387,22 @@ def test_effects_start_the_timed_shows(board) -> None:
     assert px(lighting.frame(), lay, "M1a") == [(0, 0, 0)], "the storm effect's exposed stands pulse"
     lighting.update(game(board, winner=1, phase="over"), [{"type": "won", "winner": 1, "play_style": "domination"}])
     assert scale(RED, 0.2) in lighting.frame(), "the win show starts"
+
+
+def test_a_territory_stand_waiting_for_the_fights_winner_pulses_in_the_winners_colour(board) -> None:
+    """Seat 1 won the fight over seat 2's T2: T2's stand pulses between seat 2's token and seat 1's colour
+    until a soul steps on; without pixels of its own, the territory's segment does."""
+    lay = default_layout(board)
+    terr = dict(game(board).territories)
+    terr[2] = replace(terr[2], taker=1)
+    s = game(board, territories=terr)
+    stands = dict(s.stands)
+    stands["T2"] = StandState(occupied=True, owner=2)
+    s = s.evolve(stands=stands)
+    half = L.EXPOSED_PERIOD / 2
+    assert px(render(s, lay, 0.0), lay, "T2") == [BLUE]
+    assert px(render(s, lay, half), lay, "T2") == [RED]
+    assert L.animating(s, Scene(), 0.0)
+    no_stand_pixels = LedLayout(lay.territories, {sid: px_ for sid, px_ in lay.stands.items() if sid != "T2"})
+    assert px(render(s, no_stand_pixels, half), no_stand_pixels, 2) == [RED] * 3
+    assert px(render(s, no_stand_pixels, 0.0), no_stand_pixels, 2) == [BLUE] * 3

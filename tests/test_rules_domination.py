@@ -58,24 +58,37 @@ def test_domination_game_from_setup_to_a_win(data_dir):
         assert t.territory(4)["contenders"] == [2, 1]
         started = t.of_type("contention_started")[-1]
         assert started == {"type": "contention_started", "territory": 4, "players": [2, 1]}
-        # seat 2's capital T8 cannot be contended while seat 2 holds T7: a soul passes through freely
+        # winning the fight claims nothing yet: the soul must step onto the territory stand
         r = t.act("resolve-contention", {"territory": 4, "winner": 1})
-        assert {"type": "claimed", "territory": 4, "owner": 1, "claim": "base_camp"} in r["effects"]
-        assert t.territory(4)["contention"] is False
-        t.lift("T4")  # the base camp token is swapped for seat 1's
-        t.put("T4")
-        assert t.territory(4)["owner"] == 1
+        assert not [e for e in r["effects"] if e["type"] == "claimed"]
+        assert t.territory(4)["contention"] is False and t.territory(4)["owner"] == 2
+        assert t.territory(4)["taker"] == 1
+        assert t.territory(4)["waiting"] == {"stand": "T4", "seat": 1, "step": "fight_won"}  # lit for seat 1
+        t.lift("T4")  # seat 2's base camp token off, then seat 1's soul onto the stand (lift then place)
+        t.move("M4a", "T4")
+        assert (t.territory(4)["owner"], t.territory(4)["claim"]) == (1, "base_camp")
+        assert t.territory(4)["waiting"] is None and t.stand("T4")["owner"] == 1
         assert t.problems() == [] and t.questions() == []
 
         # on to T7, then the capital, which falls once seat 2 holds no other base camp
+        t.put("M4a")  # a soul steps out of the new base camp
         t.move("M4a", "M7a")
         assert t.territory(7)["contenders"] == [2, 1]
         t.act("resolve-contention", {"territory": 7, "winner": 1})
-        assert t.owners()[7] == 1
-        t.move("M7a", "M7b", "M8a")
+        assert t.owners()[7] == 2
+        t.lift("T7")  # place then lift: seat 1's token goes down first, the soul token comes off after
+        t.put("T7")
+        assert t.owners()[7] == 2 and t.territory(7)["waiting"]["step"] == "token_back"
+        t.lift("M7a")
+        assert t.owners()[7] == 1 and t.questions() == []
+        t.put("M7b")
+        t.move("M7b", "M8a")
         assert t.territory(8)["contention"] is True  # no longer protected: seat 2 has only its capital
-        r = t.act("resolve-contention", {"territory": 8, "winner": 1})
-        assert {"type": "won", "winner": 1, "play_style": "domination"} in r["effects"]
+        t.act("resolve-contention", {"territory": 8, "winner": 1})
+        t.lift("T8")
+        t.lift("M8a")
+        t.put("T8")
+        assert {"type": "won", "winner": 1, "play_style": "domination"} in t.effects
         s = t.state()
         assert s["phase"] == "over" and s["winner"] == 1
         assert set(t.owners().values()) == {1}

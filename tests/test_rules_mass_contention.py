@@ -43,10 +43,21 @@ def test_three_player_mass_contention_on_twelve_territories(data_dir):
         assert t.territory(6)["contenders"] == [2, 1, 3]
         assert {"type": "contention_changed", "territory": 6, "players": [2, 1, 3]} in t.effects
 
+        # seat 3 wins: seat 2 has no soul left there, but seat 1's token still stands on M6a: asked
         r = t.act("resolve-contention", {"territory": 6, "winner": 3})
-        assert {"type": "claimed", "territory": 6, "owner": 3, "claim": "base_camp"} in r["effects"]
-        assert t.territory(6)["contention"] is False  # seat 1's presence was settled by the fight
+        assert not [e for e in r["effects"] if e["type"] == "claimed"]
+        q = t.questions()[-1]
+        assert q["kind"] == "fight_over" and q["seat"] == 1 and q["options"] == ["defeated", "retreat", "continue"]
+        assert t.territory(6)["contention"] is True
+        r = t.answer(q["id"], "defeated")
+        assert {"type": "souls_defeated", "territory": 6, "seat": 1, "by": 3, "count": 1, "stand": None,
+                "cleared": True} in r["effects"]
+        assert t.stand("M6a")["awaiting"] == "wasted" and t.territory(6)["contention"] is False
         t.act("resolve-contention", {"territory": 6, "winner": 3}, status=409)
+        t.lift("M6a")  # the defeated soul's token comes off: no move
+        t.lift("T6")
+        t.move("M6b", "T6")  # seat 3's soul steps onto the base camp stand
+        assert (t.territory(6)["owner"], t.territory(6)["claim"]) == (3, "base_camp")
 
         # the rest by corrections; capitals fall only once their owners hold no other base camp
         r = t.act("correction", {"target": "territory", "territory": 1, "owner": 3}, status=409)
@@ -121,3 +132,48 @@ def test_a_random_hill_is_never_the_lake(data_dir):
         r = t.new_game(2, play_style="king_of_the_hill", options={"territory": "random", "cycles": 2})
         assert r["event"]["options"]["territory_rolls"] == [lake, 19, 7]
         assert t.state()["style_options"]["territory"] == 7 and t.state()["phase"] == "setup"
+
+
+def test_four_players_play_mass_contention_on_the_thirteen_territory_map(data_dir):
+    """kipuka-13: twelve land territories that can be held around a transit lake, so Mass Contention
+    seats 4. Placing goes round the table from the first placer; the second placer plays first and
+    holds initiative; each day the others act round the table after the initiative holder."""
+    with Table(data_dir, map_name="kipuka-13", dice=ScriptedDice([2, 6, 3, 1])) as t:
+        s = t.state()
+        assert s["player_limits"]["mass_contention"]["players"] == 4
+        assert "12 here" in s["player_limits"]["mass_contention"]["why"]
+        assert s["player_limits"]["domination"]["players"] == 2
+        r = t.new_game(4, play_style="mass_contention")
+        assert r["event"]["first_placer"] == 2  # seat 2 rolled the highest D6
+        assert t.state()["setup"]["order"] == [2, 3, 4, 1]
+        for k in range(12):  # capitals T1, T4, T7, T10, then base camps round the table twice
+            sid = f"T{[1, 4, 7, 10][k % 4] + k // 4}"
+            assert t.state()["setup"]["placer"] == [2, 3, 4, 1][k % 4]
+            t.put(sid)
+        s = t.state()
+        assert s["phase"] == "play" and s["first_player"] == 3 and s["initiative"] == 3
+        assert s["turn_order"] == [3, 4, 1, 2]  # the first placer acts last on the first day
+        assert s["scores"] == {"territories": {"1": 3, "2": 3, "3": 3, "4": 3}}
+        assert t.owners()[13] is None  # the lake is transit: nobody holds it
+        t.roll(), t.roll()  # cycle 3, the fixed day
+        t.act("initiative", {"seat": 1})
+        assert t.state()["turn_order"] == [1, 2, 3, 4]
+        # a fight between two of the four: seat 2 (T2) walks into seat 3's T5 through seat 2's T3
+        t.put("M2b")
+        assert t.stand("M2b")["owner"] == 2
+        t.move("M2b", "M3a", "M3b", "M4a", "M4b", "M5a")
+        assert t.territory(5)["contenders"] == [3, 2]
+        t.act("resolve-contention", {"territory": 5, "winner": 2})
+        t.lift("T5")
+        t.move("M5a", "T5")
+        assert t.owners()[5] == 2 and t.state()["scores"]["territories"] == {"1": 3, "2": 4, "3": 2, "4": 3}
+
+
+def test_the_thirteen_territory_map_is_refused_a_fifth_player_with_the_reason(data_dir):
+    with Table(data_dir, map_name="kipuka-13") as t:
+        ps = [{"seat": s, "name": f"P{s}", "color": "#123456"} for s in (1, 2, 3, 4, 5)]
+        r = t.act("new-game", {"players": ps, "play_style": "mass_contention"}, status=400)
+        assert "allows at most 4 players, not 5" in r["error"]
+        r = t.act("new-game", {"players": ps[:3], "play_style": "king_of_the_hill",
+                               "options": {"territory": 2, "cycles": 3}}, status=400)
+        assert "at most 2 players" in r["error"]

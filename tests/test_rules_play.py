@@ -240,13 +240,16 @@ def test_a_base_camp_token_swapped_during_contention_or_gone_is_asked_about(data
         t.move("M1b", "M5a", "M5b", "M6a", "M6b", "M7a")  # seat 1 walks into seat 2's T7
         assert t.territory(7)["contenders"] == [2, 1]
         t.lift("T7")
-        t.put("T7")  # the token was swapped: whose is it now? the board does not guess
+        assert t.territory(7)["waiting"] == {"stand": "T7", "seat": 1, "step": "token_off"}
+        t.put("T7")  # a token is back while seat 1's soul token still stands on M7a: the board waits
+        assert t.territory(7)["waiting"] == {"stand": "T7", "seat": 1, "step": "token_back"}
+        t.put("M2a"), t.lift("M2a"), t.put("M2a")  # three other changes and M7a never lifted: whose token?
         q = t.questions()[-1]
-        assert q["kind"] == "claim_owner" and q["territory"] == 7 and q["options"] == [2, 1]
-        assert t.territory(7)["owner"] == 2
+        assert q["kind"] == "claim_owner" and q["territory"] == 7 and q["options"] == [1, 2]
+        assert t.territory(7)["owner"] == 2 and t.territory(7)["waiting"] is None
         r = t.answer(q["id"], 1)
         assert {"type": "claimed", "territory": 7, "owner": 1, "claim": "base_camp"} in r["effects"]
-        assert t.territory(7)["contention"] is False
+        assert t.territory(7)["contention"] is False and t.stand("T7")["owner"] == 1
         # seat 2's T4 token is lifted and not put back by the next roll
         t.lift("T4")
         assert t.territory(4)["owner"] == 2  # a hand lifting a token does not end a claim

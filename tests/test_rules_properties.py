@@ -18,7 +18,7 @@ from kipukas_board.game.view import state_json
 
 BOARDS = {name: load_map(name) for name in ("kipuka-8", "kipuka-12")}
 OPS = ("stand", "stand", "stand", "stand", "roll", "answer", "correct_stand", "correct_territory",
-       "resolve", "undo", "soul_lost", "initiative", "timer", "downed")
+       "resolve", "bout", "undo", "soul_lost", "initiative", "timer", "downed")
 
 
 def check_invariants(s: GameState) -> None:
@@ -71,6 +71,9 @@ def to_event(s: GameState, op: str, a: int, b: int) -> dict | None:
     if op == "roll":
         return {"type": "roll_diel", "cycle": s.diel_cycle + 1, "phase": ("day", "night", "storm")[b % 3],
                 "roll": None, "source": "physical"}
+    if op == "bout" and len(seats) > 1:
+        return {"type": "bout", "territory": 1 + a % len(s.territories), "winner": seats[b % len(seats)],
+                "loser": seats[(b + 1) % len(seats)], "defeated": a % 3, "cleared": bool(b % 2)}
     if op == "answer" and s.questions:
         q = s.questions[a % len(s.questions)]
         return {"type": "answer", "question": q["id"], "answer": q["options"][b % len(q["options"])]}

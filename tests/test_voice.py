@@ -57,6 +57,9 @@ def test_every_contract_effect_has_words(state) -> None:
                      ["Whose soul is on M2a?"]),
         "problem": ({"type": "problem", "text": "stand T4 chatters"}, ["stand T4 chatters"]),
         "night_move": ({"type": "night_move", "stand": "M2b"}, ["stand M 2 B"]),
+        "same_day": ({"type": "same_day_move", "stand": "M2b", "cycle": 1}, ["stand M 2 B", "day it was played"]),
+        "take": ({"type": "claim_waiting", "territory": 1, "stand": "T1", "seat": 2, "placed": False, "taker": True},
+                 ["Bob may take", "territory 1"]),
         "seat": ({"type": "claimed", "territory": 1, "owner": 7, "claim": "base_camp"}, ["Seat 7 claims"]),
     }
     for name, (effect, needles) in cases.items():

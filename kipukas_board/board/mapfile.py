@@ -50,7 +50,9 @@ GEOGRAPHIES = ("mountain", "forest", "plains", "volcanic", "water")
 STAND_KINDS = ("territory", "movement")
 PATH_KINDS = ("land", "water", "tunnel")
 MIN_TERRITORIES = 8
-MAX_TERRITORIES = 12
+MAX_TERRITORIES = 12  # that can be held; transit territories (water) come on top
+#: All territories, transit ones included: a random territory is a D20 roll re-rolled until it fits.
+MAX_ALL_TERRITORIES = 20
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 
 #: The folder of maps shipped with the project; ``--map NAME`` looks here.
@@ -306,10 +308,13 @@ class _Checker:
             if missing:
                 self.bad("territories", f"numbering has gaps: no territory {', '.join(map(str, missing))} "
                                         f"(territories are numbered 1 to N without gaps)")
-        count = len(out)
+        count = sum(1 for t in out.values() if not t.transit)
         if not MIN_TERRITORIES <= count <= MAX_TERRITORIES:
-            self.bad("territories", f"a kipuka has {MIN_TERRITORIES} to {MAX_TERRITORIES} territories, "
-                                    f"this map has {count}")
+            self.bad("territories", f"a kipuka has {MIN_TERRITORIES} to {MAX_TERRITORIES} territories that can be "
+                                    f"held (transit territories come on top), this map has {count}")
+        if len(out) > MAX_ALL_TERRITORIES:
+            self.bad("territories", f"a kipuka has at most {MAX_ALL_TERRITORIES} territories in all (a D20 picks a "
+                                    f"random one), this map has {len(out)}")
         return out
 
     def _stands(self, territories: dict[int, Territory]) -> dict[str, Stand]:

@@ -7,12 +7,13 @@ and appends the effects it caused, so a handler reads as the rule it implements.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.game.editions import SUPPLY, edition
 from kipukas_board.game.playstyles import claims_winner, last_standing, style
-from kipukas_board.game.state import GameState, TerritoryState
+from kipukas_board.game.state import GameState
 
 Effect = dict[str, Any]
 
@@ -115,6 +116,33 @@ def check_claims_win(state: GameState, effects: list[Effect]) -> GameState:
     return win(state, effects, winner) if winner is not None else state
 
 
+def soul_limits(state: GameState, effects: list[Effect]) -> GameState:
+    """The Cost Is Too Great: a player who lost ``soul_limit`` souls is out of the game."""
+    if state.play_style != "cost_too_great" or state.phase != "play":
+        return state
+    limit = int(state.style_options.get("soul_limit", 0))
+    out = [p.seat for p in state.players
+           if p.seat not in state.eliminated and state.souls_lost.get(p.seat, 0) >= limit]
+    if not out:
+        return state
+    for s in out:
+        effects.append({"type": "eliminated", "seat": s, "souls_lost": state.souls_lost.get(s, 0)})
+    return check_claims_win(state.evolve(eliminated=(*state.eliminated, *out)), effects)
+
+
+def lose_soul(state: GameState, effects: list[Effect], seat: int, by: int | None, count: int = 1) -> GameState:
+    """Count ``count`` souls of ``seat`` lost (defeated by ``by``, when a player did it)."""
+    lost = dict(state.souls_lost)
+    lost[seat] = lost.get(seat, 0) + count
+    changes: dict[str, Any] = {"souls_lost": lost}
+    if by is not None and by != seat:
+        defeated = dict(state.souls_defeated)
+        defeated[by] = defeated.get(by, 0) + count
+        changes["souls_defeated"] = defeated
+    effects.append({"type": "soul_lost", "seat": seat, "by": by, "count": count})
+    return soul_limits(state.evolve(**changes), effects)
+
+
 # -- tokens and claims ------------------------------------------------------------------------------
 def claims_of(state: GameState, seat: int) -> tuple[int, int]:
     """(capitals, base camps) held by ``seat``."""
@@ -191,10 +219,11 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
             return problem(state, effects, f"{seat_name(state, owner)} has no base camp token left "
                                            f"({SUPPLY['base_camp']} per player)")
     territories = dict(state.territories)
-    territories[n] = TerritoryState(owner=owner, claim=claim, contention=t.contention, prisoners=t.prisoners,
-                                    resolved=t.resolved)
+    territories[n] = replace(t, owner=owner, claim=claim, taker=t.taker if owner == t.owner else None)
     effects.append({"type": "claimed", "territory": n, "owner": owner, "claim": claim})
     changes: dict[str, Any] = {"territories": territories}
+    if owner != t.owner and any(w.territory == n for w in state.claim_waits):
+        changes["claim_waits"] = tuple(w for w in state.claim_waits if w.territory != n)
     if gained and owner is not None and state.phase == "play":
         gains = dict(state.claims_gained)
         gains[owner] = gains.get(owner, 0) + 1
@@ -208,22 +237,33 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
 
 
 # -- contention -------------------------------------------------------------------------------------
+def present_enemies(state: GameState, n: int) -> set[int]:
+    """Seats other than the holder with a soul token standing in territory ``n`` (not one waiting
+    to be taken off as imprisoned or wasted)."""
+    t = state.territories[n]
+    present = set()
+    for sid in movement_stands(state.board, n):
+        st = state.stands[sid]
+        if st.occupied and st.owner is not None and st.owner != t.owner and st.awaiting is None:
+            present.add(st.owner)
+    return present
+
+
 def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameState:
     """Contention in territory ``n`` follows the evidence: a held territory (not a protected capital)
     with an enemy soul token on one of its movement stands, unless a resolution already settled
-    that enemy's presence."""
+    that enemy's presence. A fight the holder lost (``taker``) is over: the taker alone is no
+    contention, only other enemies still there are."""
     t = state.territories[n]
     enemies: list[int] = []
     resolved = t.resolved
     if t.owner is not None:
-        present = set()
-        for sid in movement_stands(state.board, n):
-            st = state.stands[sid]
-            if st.occupied and st.owner is not None and st.owner != t.owner and st.awaiting is None:
-                present.add(st.owner)
+        present = present_enemies(state, n)
         resolved = resolved & present
         if state.phase == "play" and not (t.claim == "capital" and not capital_contended(state, t.owner, n)):
             enemies = sorted(present - resolved)
+            if enemies == [t.taker]:
+                enemies = []
     else:
         resolved = frozenset()
     contenders = (t.owner, *enemies) if enemies else ()
@@ -231,8 +271,7 @@ def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameS
     if bool(enemies) == t.contention and contenders == old and resolved == t.resolved:
         return state
     territories = dict(state.territories)
-    territories[n] = TerritoryState(owner=t.owner, claim=t.claim, contention=bool(enemies),
-                                    prisoners=t.prisoners, resolved=resolved)
+    territories[n] = replace(t, contention=bool(enemies), resolved=resolved)
     cont = dict(state.contenders)
     if enemies:
         cont[n] = contenders  # type: ignore[assignment]

@@ -39,9 +39,9 @@ from kipukas_board.game.common import (
     refresh_all_contention,
     refresh_contention,
     refused,
-    set_claim,
     win,
 )
+from kipukas_board.game.contention import on_bout, on_resolve
 from kipukas_board.game.diel import on_roll_diel
 from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
 from kipukas_board.game.events import PLAYER_ACTIONS, Event
@@ -191,37 +191,6 @@ def _in_play(state: GameState, effects: list[Effect], what: str) -> GameState | 
     return None
 
 
-def _on_resolve(state: GameState, event: Event, effects: list[Effect]) -> GameState:
-    refused = _in_play(state, effects, "contention is resolved")
-    if refused is not None:
-        return refused
-    n, winner = event["territory"], event["winner"]
-    contenders = state.contenders.get(n)
-    if not contenders:
-        return problem(state, effects, f"territory {n} is not in contention")
-    if winner not in contenders:
-        return problem(state, effects, f"seat {winner} is not contending territory {n} (contenders {list(contenders)})")
-    t = state.territories[n]
-    holder = t.owner
-    effects.append({"type": "contention_resolved", "territory": n, "winner": winner})
-    territories = dict(state.territories)
-    settled = frozenset(s for s in contenders if s != winner)
-    territories[n] = type(t)(owner=t.owner, claim=t.claim, contention=t.contention, prisoners=t.prisoners,
-                             resolved=t.resolved | settled)
-    state = state.evolve(territories=territories)
-    if winner != holder:
-        released = t.prisoners
-        state = set_claim(state, effects, n, winner, "base_camp", gained=True)
-        if released and state.territories[n].owner == winner:  # the prison was taken: its prisoners go free
-            territories = dict(state.territories)
-            tt = territories[n]
-            territories[n] = type(tt)(owner=tt.owner, claim=tt.claim, contention=tt.contention,
-                                      resolved=tt.resolved)
-            state = state.evolve(territories=territories)
-            effects.append({"type": "liberated", "territory": n, "seats": list(released)})
-    return refresh_contention(state, effects, n)
-
-
 def _on_initiative(state: GameState, event: Event, effects: list[Effect]) -> GameState:
     refused = _in_play(state, effects, "initiative is taken")
     if refused is not None:
@@ -294,7 +263,8 @@ _HANDLERS = {
     "roll_diel": lambda s, e, fx: on_roll_diel(s, e, fx),
     "answer": lambda s, e, fx: on_answer(s, e, fx),
     "correction": lambda s, e, fx: on_correction(s, e, fx),
-    "resolve_contention": _on_resolve,
+    "resolve_contention": on_resolve,
+    "bout": on_bout,
     "soul_lost": lambda s, e, fx: on_soul_lost(s, e, fx),
     "soul_wasted": lambda s, e, fx: on_soul_lost(s, e, fx),
     "take_initiative": _on_initiative,

@@ -12,11 +12,14 @@ when cycle ``c + 2`` begins has stayed more than one full cycle and is imprisone
 
 from __future__ import annotations
 
-from kipukas_board.game.common import Effect, ask, movement_stands, problem, seat_name, win
+from dataclasses import replace
+
+from kipukas_board.game.common import Effect, ask, movement_stands, problem, seat_name, soul_limits, win
+from kipukas_board.game.contention import end_of_cycle, fights_continue
 from kipukas_board.game.editions import MAX_PRISONERS, edition
 from kipukas_board.game.movement import ask_vanished
 from kipukas_board.game.playstyles import cycles_winner, style
-from kipukas_board.game.state import GameState, StandState, TerritoryState
+from kipukas_board.game.state import GameState, StandState
 
 
 def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameState:
@@ -28,11 +31,17 @@ def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameSt
                                        f" (rolled twice?); ignored")
     opening = edition(state.edition).opening
     fixed = cycle <= len(opening)
+    if fixed and event.get("phase") not in (None, opening[cycle - 1]):
+        return problem(state, effects, f"cycle {cycle} is the fixed opening's {opening[cycle - 1]} "
+                                       f"({state.edition} rules open {', '.join(opening)}): the diel die is first "
+                                       f"rolled for cycle {len(opening) + 1}, so a rolled {event['phase']} "
+                                       f"does not count")
     phase = opening[cycle - 1] if fixed else event.get("phase")
     if phase is None:
         return problem(state, effects, f"the diel roll for cycle {cycle} has no phase")
     roll = None if fixed else event.get("roll")
     state = ask_vanished(state, effects)
+    state = end_of_cycle(state, effects)
     state = state.evolve(diel_cycle=cycle, diel_phase=phase, storm_exposed=(), hand=())
     effects.append({"type": "diel", "cycle": cycle, "phase": phase, "roll": roll, "fixed": fixed,
                     "source": event.get("source", "fixed" if fixed else "physical")})
@@ -42,6 +51,7 @@ def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameSt
             state = ask(state, effects, "claim_lost",
                         f"The token of territory {n} ({seat_name(state, owner)}) is still off {sid}: "
                         f"was the claim lost?", ["lost", "keep"], territory=n, stand=sid)
+    fights_continue(state, effects)
     if phase == "storm":
         state = _storm(state, effects, cycle)
     state = _imprison(state, effects, cycle)
@@ -65,7 +75,7 @@ def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
         state = state.evolve(stands=stands, souls_lost=lost)
     effects.append({"type": "storm", "cycle": cycle, "exposed": exposed, "wasted": wasted})
     state = state.evolve(storm_exposed=tuple(exposed))
-    return _soul_limits(state, effects)
+    return soul_limits(state, effects)
 
 
 def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
@@ -86,8 +96,7 @@ def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
                                             f"the soul on {sid} is not imprisoned")
             continue
         territories = dict(state.territories)
-        territories[spec.territory] = TerritoryState(owner=t.owner, claim=t.claim, contention=t.contention,
-                                                     prisoners=(*t.prisoners, st.owner), resolved=t.resolved)
+        territories[spec.territory] = replace(t, prisoners=(*t.prisoners, st.owner))
         stands = dict(state.stands)
         stands[sid] = StandState(occupied=True, owner=st.owner, downed=st.downed, awaiting="imprisoned",
                                  since=st.since)
@@ -119,23 +128,3 @@ def _decide(state: GameState, effects: list[Effect], cycle: int) -> GameState:
         if decided:
             return win(state, effects, winner)
     return state
-
-
-def _soul_limits(state: GameState, effects: list[Effect]) -> GameState:
-    """The Cost Is Too Great: a player who lost ``soul_limit`` souls is out of the game."""
-    if state.play_style != "cost_too_great" or state.phase != "play":
-        return state
-    limit = int(state.style_options.get("soul_limit", 0))
-    out = [p.seat for p in state.players
-           if p.seat not in state.eliminated and state.souls_lost.get(p.seat, 0) >= limit]
-    if not out:
-        return state
-    for s in out:
-        effects.append({"type": "eliminated", "seat": s, "souls_lost": state.souls_lost.get(s, 0)})
-    state = state.evolve(eliminated=(*state.eliminated, *out))
-    from kipukas_board.game.common import check_claims_win
-
-    return check_claims_win(state, effects)
-
-
-soul_limits = _soul_limits

@@ -11,7 +11,7 @@ Every roll that decides something is *in* the event (the runtime rolls before jo
 :mod:`kipukas_board.game.rolls`), so replay is exact whatever dice were used.
 
 Event types: ``map``, ``stand``, ``new_game``, ``roll_diel``, ``answer``, ``correction``, ``undo``,
-``resolve_contention``, ``soul_lost`` / ``soul_wasted``, ``take_initiative``, ``timer_start``,
+``resolve_contention``, ``bout``, ``soul_lost`` / ``soul_wasted``, ``take_initiative``, ``timer_start``,
 ``timer_cancel``, ``dice_roll``, ``end_game``.
 
 Example::
@@ -36,7 +36,7 @@ Event = dict[str, Any]
 
 #: Events a player makes on the page; ``undo`` takes back the last of these.
 PLAYER_ACTIONS = frozenset({
-    "new_game", "roll_diel", "answer", "correction", "resolve_contention", "soul_lost", "soul_wasted",
+    "new_game", "roll_diel", "answer", "correction", "resolve_contention", "bout", "soul_lost", "soul_wasted",
     "take_initiative", "timer_start", "timer_cancel", "dice_roll", "end_game",
 })
 
@@ -235,6 +235,19 @@ def _check_resolve(e: Event) -> None:
     _seat(e, "winner")
 
 
+def _check_bout(e: Event) -> None:
+    _positive(e, "territory")
+    _seat(e, "winner")
+    _seat(e, "loser")
+    _positive(e, "defeated", optional=True, low=0)
+    if e.get("defeated", 1) > 10:
+        raise EventError(f"'bout' event field 'defeated' must be 0 to 10 souls, got {e['defeated']!r}")
+    if "stand" in e and e["stand"] is not None:
+        _field(e, "stand", str, "the defeated soul's stand id or null")
+    if "cleared" in e:
+        _field(e, "cleared", bool, "true or false (the loser has no soul left in the territory)")
+
+
 def _check_soul_lost(e: Event) -> None:
     _seat(e, "seat")
     _seat(e, "by", optional=True, nullable=True)
@@ -293,7 +306,8 @@ def _check_end_game(e: Event) -> None:
 for _name, _fn in {
     "stand": _check_stand, "map": _check_map, "new_game": _check_new_game, "roll_diel": _check_roll_diel,
     "answer": _check_answer, "correction": _check_correction, "undo": _check_undo,
-    "resolve_contention": _check_resolve, "soul_lost": _check_soul_lost, "soul_wasted": _check_soul_lost,
+    "resolve_contention": _check_resolve, "bout": _check_bout,
+    "soul_lost": _check_soul_lost, "soul_wasted": _check_soul_lost,
     "take_initiative": _check_initiative, "timer_start": _check_timer_start,
     "timer_cancel": _check_timer_cancel, "dice_roll": _check_dice_roll, "end_game": _check_end_game,
 }.items():

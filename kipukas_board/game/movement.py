@@ -10,10 +10,14 @@ A reed switch only says "something is here". The board infers the rest:
   the holder of the one territory stand next to it owns it; if none or several could, a question;
 * a stand fills far from every lifted token ("two far stands change together"): a question;
 * a territory stand fills: a claim (base camp) for the soul that moved onto it, or, if its own token
-  was only lifted and put back, the claim stands; during contention a swapped token is a question;
+  was only lifted and put back, the claim stands; during a fight the swap is the attacker's claim,
+  followed step by step in :mod:`~kipukas_board.game.contention`;
 * a token leaves a contested territory: retreat or loss? A question.
 
 Anything that happens at night or in a storm is flagged (``night_move``): souls do not move then.
+Anything moved on the first day is flagged too (``same_day_move``): every soul on the map was played
+that day, and "cards cannot be moved in the same day they were played unless stated otherwise" (a
+card may allow it, so it is a problem to check, not a refusal).
 """
 
 from __future__ import annotations
@@ -30,6 +34,14 @@ from kipukas_board.game.common import (
     souls_on_board,
     territory_stand_id,
 )
+from kipukas_board.game.contention import (
+    attacker_token_lifted,
+    attackers,
+    holder_token_lifted,
+    soul_onto_stand,
+    tick_waits,
+    token_back,
+)
 from kipukas_board.game.editions import MAX_MOVE, SUPPLY, edition
 from kipukas_board.game.state import GameState, Lift, StandState
 
@@ -43,11 +55,14 @@ def _reach(state: GameState, lift: Lift) -> int:
     return max(row.spaces for row in edition(state.edition).downed.values())
 
 
-def _take_from_hand(state: GameState, sid: str) -> tuple[Lift | None, tuple[Lift, ...]]:
-    """The latest lifted token that could have reached ``sid``, and the hand without it."""
+def _take_from_hand(state: GameState, sid: str, only: list[int] | None = None) -> tuple[Lift | None, tuple[Lift, ...]]:
+    """The latest lifted token that could have reached ``sid`` (with ``only``: one of those seats'),
+    and the hand without it."""
     hand = state.hand
     for i in range(len(hand) - 1, -1, -1):
         h = hand[i]
+        if only is not None and h.owner not in only:
+            continue
         d = distance(state.board, h.stand, sid)
         if d is not None and d <= _reach(state, h):
             return h, hand[:i] + hand[i + 1:]
@@ -64,9 +79,22 @@ def on_stand_play(state: GameState, effects: list[Effect], sid: str, occupied: b
         effects.append({"type": "night_move", "stand": sid, "phase": state.diel_phase})
         state = problem(state, effects, f"a token was put on {sid} during the {state.diel_phase}: souls do not "
                                         f"move at night or in a storm", quiet=True)
+    waits = state.claim_waits
     if spec.kind == "movement":
-        return _fill_movement(state, effects, sid) if occupied else _lift_movement(state, effects, sid)
-    return _fill_territory(state, effects, sid) if occupied else _lift_territory(state, effects, sid)
+        state = _fill_movement(state, effects, sid) if occupied else _lift_movement(state, effects, sid)
+    else:
+        state = _fill_territory(state, effects, sid) if occupied else _lift_territory(state, effects, sid)
+    return tick_waits(state, effects, waits)
+
+
+def _same_day(state: GameState, effects: list[Effect], sid: str) -> GameState:
+    """Flag a soul moved on the first day: it was played that day (a card may allow it)."""
+    if state.diel_cycle != 1:
+        return state
+    effects.append({"type": "same_day_move", "stand": sid, "cycle": 1})
+    return problem(state, effects, f"a soul was moved to {sid} on day 1, the day it was played: cards cannot be "
+                                   f"moved in the same day they were played unless a card says otherwise "
+                                   f"(dismiss this if one does)", quiet=True)
 
 
 def _set_stand(state: GameState, sid: str, st: StandState) -> GameState:
@@ -77,6 +105,7 @@ def _set_stand(state: GameState, sid: str, st: StandState) -> GameState:
 
 def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameState:
     n = state.board.stands[sid].territory
+    state = _same_day(state, effects, sid)
     lift, hand = _take_from_hand(state, sid)
     owner: int | None = None
     downed = False
@@ -120,6 +149,9 @@ def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     state = drop_questions(state, kind="stand_owner", stand=sid)
     if st.awaiting is not None:  # an imprisoned or wasted soul's token taken off: expected, not a move
         return refresh_contention(state, effects, n)
+    stepped = attacker_token_lifted(state, effects, sid, st.owner)
+    if stepped is not None:  # the second half of a claim: the soul stepped onto the waiting territory stand
+        return refresh_contention(stepped, effects, n)
     was = state.contenders.get(n, ())
     contested = n if st.owner is not None and st.owner in was else None
     against = tuple(s for s in was if s != st.owner) if contested else ()
@@ -150,13 +182,13 @@ def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameSt
         lifted = dict(state.lifted_claims)
         lifted.pop(sid)
         state = state.evolve(lifted_claims=lifted)
-    if was_lifted and t.claim is not None:  # the holder's own token put back (or swapped: see below)
-        enemies = [s for s in state.contenders.get(n, ()) if s != t.owner]
-        if enemies and t.owner is not None:
-            return ask(state, effects, "claim_owner",
-                       f"The token on {sid} was replaced during contention in territory {n}: who holds it now?",
-                       [t.owner, *enemies], territory=n)
-        return state
+    if was_lifted and t.claim is not None:  # the holder's token put back, or an attacker's soul stepping on
+        lift, hand = _take_from_hand(state, sid, only=attackers(state, n))
+        if lift is not None:  # lift then place: a lifted soul of an attacker stepped onto the stand
+            state = _same_day(state.evolve(hand=hand), effects, sid)
+            effects.append({"type": "moved", "from": lift.stand, "to": sid, "owner": lift.owner})
+            return soul_onto_stand(state, effects, n, lift.owner)
+        return token_back(state, effects, sid)
     if t.claim is not None:
         return problem(state, effects, f"territory {n} is already held by {seat_name(state, t.owner)}")
     lift, hand = _take_from_hand(state, sid)
@@ -165,7 +197,7 @@ def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameSt
                                        f"lift the token from {sid}")
     owner = None
     if lift is not None:
-        state = state.evolve(hand=hand)
+        state = _same_day(state.evolve(hand=hand), effects, sid)
         owner = lift.owner
         effects.append({"type": "moved", "from": lift.stand, "to": sid, "owner": owner})
     else:
@@ -197,5 +229,5 @@ def _lift_territory(state: GameState, effects: list[Effect], sid: str) -> GameSt
     if t.claim is not None:  # the claim stands until the token comes back or players say it is lost
         lifted = dict(state.lifted_claims)
         lifted[sid] = (t.owner, t.claim)
-        state = state.evolve(lifted_claims=lifted)
+        state = holder_token_lifted(state.evolve(lifted_claims=lifted), effects, sid)
     return state

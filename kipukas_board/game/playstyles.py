@@ -82,6 +82,26 @@ def max_players(ps: PlayStyle, territories: int) -> int:
     return min(limit, territories // ps.setup_claims)
 
 
+def player_limit_why(ps: PlayStyle, territories: int) -> str:
+    """Why ``ps`` allows :func:`max_players` players on a map with ``territories`` holdable territories."""
+    limit = max_players(ps, territories)
+    if ps.max_players is None:
+        why = (f"Mass Contention counts the territories that can be held ({territories} here; water and other "
+               f"transit territories do not count): 8 allow 2 players, 9 to 11 allow 3, 12 allow 4")
+    else:
+        why = f"the rule books describe {ps.title} for {ps.max_players} players; only Mass Contention seats more"
+    if territories // ps.setup_claims < (player_limit(territories) if ps.max_players is None else ps.max_players):
+        why += f"; each player places {ps.setup_claims} territories at setup"
+    return f"up to {limit} players: {why}"
+
+
+def player_limits(board: Any) -> dict[str, dict[str, Any]]:
+    """For the page and ``GET /api/state``: how many players each play style allows on ``board``, and why."""
+    holdable = len(board.holdable)
+    return {name: {"players": max_players(ps, holdable), "why": player_limit_why(ps, holdable)}
+            for name, ps in STYLES.items()}
+
+
 def too_many_players(ps: PlayStyle, board: Any, players: int) -> str | None:
     """Why ``players`` players cannot play ``ps`` on ``board`` (None if they can)."""
     holdable = len(board.holdable)

@@ -18,13 +18,15 @@ from typing import Any
 from kipukas_board.game.common import (
     Effect,
     check_claims_win,
+    lose_soul,
     problem,
     refresh_contention,
     refused,
     set_claim,
     souls_on_board,
+    territory_stand_id,
 )
-from kipukas_board.game.diel import soul_limits
+from kipukas_board.game.contention import answer_fight_over
 from kipukas_board.game.editions import SUPPLY
 from kipukas_board.game.state import GameState, StandState
 
@@ -47,11 +49,18 @@ def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) ->
         claim = state.territories[n].claim
         if claim is None or state.territories[n].owner != answer:
             claim = "base_camp"
-        return set_claim(state, effects, n, answer, claim, gained=state.territories[n].owner != answer)
+        state = set_claim(state, effects, n, answer, claim, gained=state.territories[n].owner != answer)
+        sid = territory_stand_id(state.board, n)
+        if sid is not None and state.stands[sid].occupied:  # the token on the stand is the holder's
+            state = _put_stand(state, sid, StandState(occupied=True, owner=state.territories[n].owner,
+                                                      since=state.stands[sid].since))
+        return state
+    if kind == "fight_over":
+        return answer_fight_over(state, effects, q, answer)
     if kind == "vanished":
         if answer == "wasted":
             against = q.get("against") or []
-            state = _lose_soul(state, effects, q["owner"], by=against[0] if len(against) == 1 else None)
+            state = lose_soul(state, effects, q["owner"], by=against[0] if len(against) == 1 else None)
         return state
     if kind == "claim_lost":
         lifted = dict(state.lifted_claims)
@@ -63,18 +72,6 @@ def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) ->
     return problem(state, effects, f"question {qid} is of an unknown kind {kind!r}")
 
 
-def _lose_soul(state: GameState, effects: list[Effect], seat: int, by: int | None, count: int = 1) -> GameState:
-    lost = dict(state.souls_lost)
-    lost[seat] = lost.get(seat, 0) + count
-    changes: dict[str, Any] = {"souls_lost": lost}
-    if by is not None and by != seat:
-        defeated = dict(state.souls_defeated)
-        defeated[by] = defeated.get(by, 0) + count
-        changes["souls_defeated"] = defeated
-    effects.append({"type": "soul_lost", "seat": seat, "by": by, "count": count})
-    return soul_limits(state.evolve(**changes), effects)
-
-
 def on_soul_lost(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
     seat = event["seat"]
     if seat not in state.seats:
@@ -82,7 +79,7 @@ def on_soul_lost(state: GameState, event: dict[str, Any], effects: list[Effect])
     by = event.get("by")
     if by is not None and by not in state.seats:
         return problem(state, effects, f"seat {by} (who defeated the soul) is not playing")
-    state = _lose_soul(state, effects, seat, by, int(event.get("count", 1)))
+    state = lose_soul(state, effects, seat, by, int(event.get("count", 1)))
     sid = event.get("stand")
     if sid in state.stands and state.stands[sid].occupied and state.board.stands[sid].kind == "movement":
         st = state.stands[sid]

@@ -37,10 +37,11 @@ def roll_diel(weights: dict[str, int], dice: Dice) -> tuple[str, int]:
 
 def diel_event(state: GameState, dice: Dice | None, phase: str | None = None) -> dict[str, Any]:
     """The ``roll_diel`` event for the next cycle: the fixed opening, a physical roll (``phase``
-    given) or a board roll with ``dice``."""
+    given) or a board roll with ``dice``. A physical roll that disagrees with the fixed opening is
+    kept as rolled, so the rules refuse it and say why."""
     nxt = state.diel_cycle + 1
     opening = edition(state.edition).opening
-    if nxt <= len(opening):
+    if nxt <= len(opening) and phase in (None, opening[nxt - 1]):
         return {"type": "roll_diel", "cycle": nxt, "phase": opening[nxt - 1], "roll": None, "source": "fixed"}
     if phase is not None:
         return {"type": "roll_diel", "cycle": nxt, "phase": phase, "roll": None, "source": "physical"}

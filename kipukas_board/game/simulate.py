@@ -2,7 +2,8 @@
 
 :func:`random_game` plays both sides with a :class:`~kipukas_board.game.dice.Dice` (seeded for
 repeatable runs): setup placements, souls stepping out of base camps, moves along paths, claims,
-diel rolls, answers to the board's questions, resolutions, timers and soul losses. Every event goes
+diel rolls, answers to the board's questions, resolutions and the takes that follow them, timers and
+soul losses. Every event goes
 through :func:`~kipukas_board.game.events.check_event` and the real core, so the result is a journal
 the board could have written.
 
@@ -79,6 +80,8 @@ class _Driver:
         elif s.contenders and r == 7:
             n = self.pick(sorted(s.contenders))
             self.emit({"type": "resolve_contention", "territory": n, "winner": self.pick(list(s.contenders[n]))})
+        elif r == 10 and self.take():
+            return
         elif r == 8:
             seat = self.pick(list(s.seats))
             self.emit({"type": "timer_start", "label": "personal effect", "cycles": 5, "seat": seat})
@@ -86,6 +89,22 @@ class _Driver:
             self.emit({"type": "soul_lost", "seat": self.pick(list(s.seats)), "by": self.pick(list(s.seats))})
         else:
             self.move()
+
+    def take(self) -> bool:
+        """A fight's winner takes the base camp: the holder's token off, the soul onto the stand."""
+        s, b = self.state, self.board
+        for n, t in sorted(s.territories.items()):
+            square = b.territory_stand(n)
+            if t.taker is None or square is None or not s.stands[square.id].occupied:
+                continue
+            souls = [sid for sid in (x.id for x in b.stands_in(n) if x.kind == "movement")
+                     if s.stands[sid].occupied and s.stands[sid].owner == t.taker and s.stands[sid].awaiting is None]
+            if souls:
+                self.emit(stand_event(square.id, False))
+                self.emit(stand_event(souls[0], False))
+                self.emit(stand_event(square.id, True))
+                return True
+        return False
 
     def move(self) -> None:
         s, b = self.state, self.board

@@ -53,6 +53,8 @@ class TerritoryState:
     contention: bool = False
     prisoners: tuple[int, ...] = ()  # seats whose souls are imprisoned here
     resolved: frozenset[int] = frozenset()  # seats whose presence a resolution already settled
+    #: The seat whose fight left the holder no soul here: its next soul onto the territory stand takes it.
+    taker: int | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,24 @@ class Lift:
     contested: int | None = None  # the territory in contention it left (asked about if it never reappears)
     against: tuple[int, ...] = ()  # the other contenders there when it left
     since: int = 0  # the diel cycle it arrived where it was lifted from
+
+
+@dataclass(frozen=True)
+class ClaimWait:
+    """A territory stand waiting for an attacker's soul during (or after) a fight over its territory.
+
+    The attacker claims by putting a soul on the territory stand once the holder's token has left it,
+    in either order: ``placed`` False, the holder's token is off and the stand waits for the token
+    to come down; ``placed`` True, a token is back on the stand while the attacker's soul token
+    still stands in the territory, and the board waits ``left`` more sensor changes for that token
+    to be lifted (the soul stepped onto the stand). The stand is lit in ``seat``'s colour meanwhile.
+    """
+
+    territory: int
+    stand: str
+    seat: int | None  # the attacker it waits for (None when several could claim)
+    placed: bool = False
+    left: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +134,7 @@ class GameState:
     storm_exposed: tuple[str, ...] = ()
     hand: tuple[Lift, ...] = ()  # tokens lifted and not yet put down
     lifted_claims: dict[str, tuple[int | None, str | None]] = field(default_factory=dict)
+    claim_waits: tuple[ClaimWait, ...] = ()  # territory stands waiting for an attacker's soul
     souls_lost: dict[int, int] = field(default_factory=dict)
     souls_defeated: dict[int, int] = field(default_factory=dict)
     claims_gained: dict[int, int] = field(default_factory=dict)
@@ -153,6 +174,37 @@ class GameState:
 
 
 _FIELDS = frozenset(f.name for f in fields(GameState))
+
+
+def waiting_stands(state: GameState) -> dict[int, dict[str, Any]]:
+    """Territory stands waiting for an attacker's soul (lit in their colour), by territory: ``stand``,
+    ``seat`` and ``step``: "fight_won" (the holder has no soul left there and its token is still on),
+    "token_off" (the holder's token is off; the soul may step on) or "token_back" (a token is back
+    on; the attacker's soul token should come off its movement stand)."""
+    out: dict[int, dict[str, Any]] = {}
+    for w in state.claim_waits:
+        out[w.territory] = {"stand": w.stand, "seat": w.seat, "step": "token_back" if w.placed else "token_off"}
+    for n, t in state.territories.items():
+        if t.taker is not None and n not in out:
+            for sid, spec in state.board.stands.items():
+                if spec.territory == n and spec.kind == "territory":
+                    out[n] = {"stand": sid, "seat": t.taker, "step": "fight_won"}
+    return out
+
+
+def turn_order(state: GameState) -> tuple[int, ...]:
+    """Who acts in what order this cycle: the initiative holder first, then round the table in
+    placing order (the seat after the first placer, ...), skipping eliminated players.
+
+    Both books describe two players: the one who placed the capital second plays first and holds
+    initiative for the first day; the other acts next. With three or four players the board goes
+    on round the table, so the first placer always acts last on the first day.
+    """
+    order = [s for s in state.placement_order if s not in state.eliminated]
+    if state.initiative not in order:
+        return tuple(order)
+    i = order.index(state.initiative)
+    return tuple(order[i:] + order[:i])
 
 
 def initial_state(board: BoardMap) -> GameState:

@@ -19,14 +19,16 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.game.editions import EDITIONS
-from kipukas_board.game.playstyles import scores
-from kipukas_board.game.state import GameState
+from kipukas_board.game.playstyles import player_limits, scores
+from kipukas_board.game.state import GameState, turn_order, waiting_stands
 
 
 def state_json(state: GameState) -> dict[str, Any]:
     """The ``GET /api/state`` document; ``health`` is added by the runtime."""
     b = state.board
     ed = EDITIONS[state.edition]
+    waiting = waiting_stands(state) if state.claim_waits or any(
+        t.taker is not None for t in state.territories.values()) else {}
     return {
         "seq": state.seq,
         "map": b.to_json(),
@@ -35,7 +37,8 @@ def state_json(state: GameState) -> dict[str, Any]:
                     for p in state.players],
         "territories": [
             {"number": n, "owner": t.owner, "claim": t.claim, "contention": t.contention,
-             "contenders": list(state.contenders.get(n, ())), "prisoners": list(t.prisoners)}
+             "contenders": list(state.contenders.get(n, ())), "prisoners": list(t.prisoners),
+             "taker": t.taker, "waiting": waiting.get(n)}
             for n, t in sorted(state.territories.items())
         ],
         "stands": [
@@ -53,10 +56,12 @@ def state_json(state: GameState) -> dict[str, Any]:
                   "capital_imprisons": ed.capital_imprisons},
         "play_style": state.play_style,
         "style_options": dict(state.style_options),
+        "player_limits": player_limits(b),
         "setup": {"placer": state.placer, "order": list(state.placement_order),
                   "placements": state.placements},
         "first_player": state.first_player,
         "initiative": state.initiative,
+        "turn_order": list(turn_order(state)),
         "storm_exposed": list(state.storm_exposed),
         "hand": [{"stand": h.stand, "owner": h.owner} for h in state.hand],
         "scores": scores(state) if state.players else {},

@@ -149,8 +149,11 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
             return [p["question"].format(text=str(effect.get("question", {}).get("text", "")))]
         if kind == "problem":
             return [] if effect.get("quiet") else [p["problem"].format(text=str(effect.get("text", "")))]
-        if kind == "night_move":
-            return [p["night_move"].format(stand=n.stand(effect["stand"]))]
+        if kind in ("night_move", "same_day_move"):
+            return [p[kind].format(stand=n.stand(effect["stand"]))]
+        if kind == "claim_waiting" and effect.get("taker"):  # once, when the fight is won
+            return [p["claim_waiting"].format(player=n.player(effect.get("seat")),
+                                              territory=n.territory(effect["territory"]))]
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         log.warning("cannot announce effect %r: %s", effect, exc)
     return []

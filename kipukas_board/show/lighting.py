@@ -22,6 +22,9 @@ applied after, by :class:`~kipukas_board.show.power.OutputStage`, on the way to 
   pixels of their own pulses as a whole);
 * a **win**: a chase in the winner's colour for :data:`WIN_SHOW_S` seconds, then every territory
   steady in the winner's colour;
+* a territory stand **waiting for an attacker's soul** (the holder lost the fight, or the base camp
+  token is being swapped) pulses in the attacker's colour; without pixels of its own, its
+  territory's segment alternates between the holder's and the attacker's colour;
 * the **reachable stands** of a scanned soul blink in its owner's colour for a few seconds;
 * a **fault** (a health callback says some hardware is unhealthy): the layout's fault pixels blink
   red, once a second.
@@ -47,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kipukas_board.board.graph import LAND, reachable
-from kipukas_board.game.state import GameState
+from kipukas_board.game.state import GameState, waiting_stands
 from kipukas_board.hardware.leds.port import LedStrip
 from kipukas_board.show.colors import OFF, RGB, WHITE, blend, hex_to_rgb, rgb_to_hex, scale
 from kipukas_board.show.layout import LedLayout
@@ -186,6 +189,8 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
     exposed_on = _wave(t, EXPOSED_PERIOD)
     stands_with_pixels = {sid for sid, px in layout.stands.items() if px}
     board = state.board
+    waits = {w["stand"]: w["seat"] for w in waiting_stands(state).values()} if winner is None else {}
+    wait_on = _wave(t, EXPOSED_PERIOD)
 
     for n, pixels in layout.territories.items():
         ts = state.territories.get(n)
@@ -205,6 +210,9 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
                 c = scale(c, NIGHT_LEVEL)
         if exposed and any(s in exposed and s not in stands_with_pixels for s in _stands_of(board, n)):
             c = scale(c, exposed_on)
+        for sid in _stands_of(board, n) if waits else ():
+            if sid in waits and sid not in stands_with_pixels:
+                c = blend(c, _owner_rgb(state, waits[sid], WHITE), wait_on)
         crown = blend(c, WHITE, 0.5) if capital else c
         if capital and len(pixels) == 1:  # no second pixel to crown: the one pixel is paler than a base camp's
             c = blend(c, WHITE, SINGLE_PIXEL_CROWN)
@@ -219,6 +227,8 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
         c = _owner_rgb(state, st.owner, TOKEN_UNKNOWN) if st and st.occupied else OFF
         if sid in exposed:
             c = scale(c if c != OFF else TOKEN_UNKNOWN, exposed_on)
+        if sid in waits:
+            c = blend(c, _owner_rgb(state, waits[sid], WHITE), wait_on)
         if sid in reach:
             c = scene.reachable_color if reach_on else OFF
         for i in pixels:
@@ -259,7 +269,8 @@ def animating(state: GameState, scene: Scene, t: float) -> bool:
         return True
     if state.diel_phase == "storm" and storm_exposed(state, scene):
         return True
-    return any(ts.contention or contenders_present(state, n) for n, ts in state.territories.items())
+    return (any(ts.contention or contenders_present(state, n) for n, ts in state.territories.items())
+            or bool(waiting_stands(state)))
 
 
 HealthCheck = Callable[[], bool]

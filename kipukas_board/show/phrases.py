@@ -63,8 +63,11 @@ PHRASES: dict[str, str] = {
     # questions and problems: {text}
     "question": "The board has a question on the page: {text}",
     "problem": "Please check the board: {text}",
-    # night_move: {stand}
+    # night_move, same_day_move: {stand}
     "night_move": "A soul moved at night on {stand}. Souls may not move at night.",
+    "same_day_move": "A soul moved to {stand} on the day it was played. Check a card allows it.",
+    # a fight's winner may take the base camp: {player} {territory}
+    "claim_waiting": "{player} may take {territory}: move a soul onto its base camp stand.",
     # joining lists: "A, B and C"
     "and": "and",
     "seat": "Seat {seat}",

@@ -20,6 +20,8 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
     POST /api/actions/undo               {}
     POST /api/actions/correction         {"target": "stand", "stand": "M4a", "owner": 1, "downed": true}
     POST /api/actions/resolve-contention {"territory": 3, "winner": 2}
+    POST /api/actions/bout               {"territory": 3, "winner": 1, "loser": 2, "defeated": 1?,
+                                           "stand": "M3a"?, "cleared": false?}
     POST /api/actions/initiative         {"seat": 1}
     POST /api/actions/soul-lost          {"seat": 1, "by": 2, "count": 1, "stand": "M3a"?}
     POST /api/actions/timer              {"label": "personal effect", "cycles": 5, "seat": 1}
@@ -241,6 +243,23 @@ def register(app: Any, board: BoardApp) -> None:
         if w not in cont:
             raise BadRequest(f"field 'winner' must be one of the contenders {list(cont)}, got {w}")
         return submit({"type": "resolve_contention", "territory": n, "winner": w})
+
+    @app.post("/api/actions/bout")
+    @pin
+    def bout() -> Response | tuple[Response, int]:
+        """A bout's outcome: souls of ``loser`` defeated by ``winner``; it never moves a claim."""
+        body = json_body()
+        only(body, {"territory", "winner", "loser", "defeated", "stand", "cleared"})
+        n = _int(body, "territory", "a territory number")
+        in_play("a bout is recorded")
+        s = state()
+        if n not in s.territories:
+            raise BadRequest(f"field 'territory' must be a territory of this map (1 to {len(s.territories)}), got {n}")
+        for name in ("winner", "loser"):
+            seat = _int(body, name, f"the seat that {'won' if name == 'winner' else 'lost'} the bout")
+            if seat not in s.seats:
+                raise BadRequest(f"field {name!r} must be a playing seat {list(s.seats)}, got {seat}")
+        return submit({"type": "bout", **body})
 
     @app.post("/api/actions/initiative")
     @pin

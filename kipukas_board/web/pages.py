@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
-from kipukas_board.game.playstyles import STYLES
+from kipukas_board.game.playstyles import STYLES, player_limits
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.svg import board_svg
@@ -65,9 +65,10 @@ def register(app: Flask, board: BoardApp) -> None:
 
     @app.context_processor
     def _template_values() -> dict[str, Any]:
-        # play_styles: the new-game form offers every style the rules know, with the options each needs.
+        # play_styles: the new-game form offers every style the rules know, with the options each needs
+        # and how many players it allows on this map (player_limits, also in GET /api/state).
         return {"csrf_token": guard.token, "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
-                "play_styles": list(STYLES.values())}
+                "play_styles": list(STYLES.values()), "player_limits": player_limits(board.loop.state.board)}
 
     @app.get("/calibrate")
     def calibrate_page() -> str:
