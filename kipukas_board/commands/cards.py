@@ -218,8 +218,11 @@ def _import_card_file(path: Path, data_dir: Path) -> int:
         return 2
     finally:
         store.close()
-    print(f"imported {mode.title} deck {cards.deck!r} from {path}: {len(cards.creatures)} creatures "
-          f"(total cost {sum(c['cost'] for c in cards.creatures)}), {len(cards.lands)} lands")
+    if hasattr(cards, "summary"):  # a mode's card file may say what it holds
+        print(f"imported {mode.title} deck {cards.deck!r} from {path}: {cards.summary()}")
+    else:
+        print(f"imported {mode.title} deck {cards.deck!r} from {path}: {len(cards.creatures)} creatures "
+              f"(total cost {sum(c['cost'] for c in cards.creatures)}), {len(cards.lands)} lands")
     for w in cards.warnings:
         print(f"  note: {w}")
     return 0
@@ -233,11 +236,13 @@ def catalog_stickers(args: argparse.Namespace) -> int:
         return 2
     mode, cards = read
     try:
-        pages = write_sheet(mode, cards.records(), args.out)
+        # one sticker per card, or per copy where the mode's cards come in copies
+        stickers = cards.sticker_records() if hasattr(cards, "sticker_records") else cards.records()
+        pages = write_sheet(mode, stickers, args.out)
     except StickerError as exc:
         _err(str(exc))
         return 2
-    print(f"wrote {len(cards.records())} stickers on {pages} page(s) to {args.out}")
+    print(f"wrote {len(stickers)} stickers on {pages} page(s) to {args.out}")
     return 0
 
 

@@ -17,7 +17,7 @@ Example::
 
     >>> from kipukas_board.modes import MODES
     >>> sorted(MODES)
-    ['creature-combat', 'kipukas']
+    ['creature-combat', 'duel', 'kipukas']
 """
 
 from __future__ import annotations
@@ -30,11 +30,12 @@ from kipukas_board.game.events import EventError, register_event_type
 from kipukas_board.game.state import GameState
 from kipukas_board.modes.base import Effect, Event, GameMode
 from kipukas_board.modes.creature_combat import CreatureCombatMode
+from kipukas_board.modes.duel import DuelMode
 from kipukas_board.modes.kipukas import KipukasMode
 
 DEFAULT = "kipukas"
 #: Every game the board can run, by name.
-MODES: dict[str, GameMode] = {m.name: m for m in (KipukasMode(), CreatureCombatMode())}
+MODES: dict[str, GameMode] = {m.name: m for m in (KipukasMode(), CreatureCombatMode(), DuelMode())}
 #: Events about the table itself, not a game: always the default mode's (it owns the map and stands).
 TABLE_EVENTS = frozenset({"map"})
 

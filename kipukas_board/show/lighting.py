@@ -95,6 +95,9 @@ class Scene:
     reachable_color: RGB = WHITE
     reachable_until: float = 0.0
     fault: bool = False
+    #: A game mode's timed show: the last effect that asked for one (``"flash": true``) and when it came.
+    flash_at: float | None = None
+    flash: dict[str, Any] | None = None
 
 
 def _owner_rgb(state: GameState, seat: int | None, unknown: RGB) -> RGB:
@@ -348,6 +351,8 @@ class Lighting:
                     scene = replace(scene, won_at=now)
                 elif kind == "reachable":
                     scene = self._reachable_scene(state, scene, e, now)
+                if e.get("flash"):
+                    scene = replace(scene, flash_at=now, flash=dict(e))
             if state.winner is not None and scene.won_at is None and prev is not None and prev.winner is None:
                 scene = replace(scene, won_at=now)
             if state.winner is None and scene.won_at is not None:
