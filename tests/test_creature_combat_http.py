@@ -65,7 +65,7 @@ def test_a_whole_game_through_the_http_api(tmp_path: Path, capsys) -> None:
         assert status == 400
         assert "Ana's deck 'ana': creature deck costs 31 in all, more than the 20 agreed" in doc["error"]
         status, doc = api.call("/api/actions/new-game", {"game": "chess", "players": PLAYERS})
-        assert status == 400 and "field 'game' must be one of creature-combat, kipukas" in doc["error"]
+        assert status == 400 and "field 'game' must be one of creature-combat, duel, kipukas" in doc["error"]
         assert api.call("/api/actions/new-game", {"game": "creature-combat", "players": PLAYERS}, pin=False)[0] == 401
 
         doc = api.ok("/api/actions/new-game", {"game": "creature-combat", "players": PLAYERS})

@@ -31,6 +31,7 @@ from typing import Any
 
 from kipukas_board.modes.base import CardFileError
 from kipukas_board.modes.duel.effects import CONDITIONS, DESTROYS, INSTANT_ONLY_PER, PER, SIDES, WHATS
+from kipukas_board.modes.duel.events import ID_RE
 from kipukas_board.modes.duel.rules import MAX_COPIES, STATUSES, TYPES, deck_problems
 
 SCHOOLS = ("rock", "earth", "water", "ice", "air", "spark", "fire", "metal")
@@ -73,8 +74,6 @@ def _text(v: Any) -> bool:
 
 def parse_card_file(text: str, source: str) -> DuelCardFile:
     """Check a duel card file; raise :class:`CardFileError` listing every problem."""
-    from kipukas_board.modes.creature_combat.events import ID_RE
-
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

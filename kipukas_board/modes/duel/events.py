@@ -18,8 +18,10 @@ from kipukas_board.game.events import EventError, check_players, register_event_
 from kipukas_board.modes.duel.effects import SIDES
 from kipukas_board.modes.duel.rules import EVENT_TYPES, HEARTS, POOL_LIMIT, TYPES
 
+#: A card's id (its QR payload is ``duel:`` + id).
+ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 #: A card id (``punch``) or one copy of it (``punch#2``).
-CARD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}(#[0-9]{1,2})?")
+CARD_RE = re.compile(ID_RE.pattern + r"(#[0-9]{1,2})?")
 MAX_REASON = 200
 MAX_CARDS = 200
 MAX_ADJUST = 999
