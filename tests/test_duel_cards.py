@@ -126,8 +126,8 @@ def test_heart_leds_lit_flipped_flashing_and_the_player_to_act() -> None:
 
 def test_the_turn_is_spoken() -> None:
     d = _duel()
-    from kipukas_board.game.state import initial_state
     from kipukas_board.board.mapfile import load_map
+    from kipukas_board.game.state import initial_state
 
     state = initial_state(load_map("kipuka-8")).evolve(extra={"game": "duel", "duel": d})
     said = phrases_for({"type": "duel_turn", "turn": 3, "seat": 2, "draw": 2}, state)

@@ -144,7 +144,8 @@ class Duel:
     def to_json(self) -> dict[str, Any]:
         def inst(i: str) -> dict[str, Any]:
             d = self.card(i)
-            return {"card": i, "id": d["id"], "name": d["name"], "type": d["type"], "text": d.get("text", ""),
+            return {"card": i, "id": d["id"], "name": d["name"], "type": d["type"], "seat": self.owner[i],
+                    "text": d.get("text", ""),
                     "status": list(d.get("status", ())), "side": self.sides_chosen.get(i),
                     "hands": d.get("hands"), "shield": d.get("shield")}
 

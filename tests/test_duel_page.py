@@ -1,0 +1,82 @@
+"""The card duel's page in real headless Chromium at phone sizes: a new duel, cards shown to a seat's
+camera and picked on the page, each card's contribution shown beside it, the turn passed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+
+from kipukas_board.cli import main
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+if not os.path.exists(CHROMIUM):
+    _missing = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
+    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+        pytest.fail(_missing, pytrace=False)
+    pytest.skip(_missing, allow_module_level=True)
+
+SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")
+DECKS = Path(__file__).parent / "duel_decks"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _text(page, selector: str, want: str) -> None:
+    page.wait_for_function("([s, w]) => (document.querySelector(s) || {}).textContent?.includes(w)",
+                           arg=[selector, want], timeout=3000)
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> None:
+    data = tmp_path / "data"
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data)]) == 0
+    shots = Path(SHOTS) if SHOTS else tmp_path
+    with serve_board(data) as srv:
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + "/duel")
+        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        assert page.text_content("#duel-phase") == "no duel: start one under Controls"
+        page.wait_for_function("document.querySelectorAll('#duel-new-players select option').length >= 4")
+        page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
+        page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")
+        page.fill('#duel-new-players fieldset[data-seat="1"] [name=name]', "Ana")
+        page.click('#duel-new-game-form button[type="submit"]')
+        _text(page, "#duel-phase", "turn 1 · Ana")
+        seat1 = '.seat[data-seat="1"]'
+        assert page.text_content(f'{seat1} [data-pile="pool"]').strip() == "5 pool"
+        for card in ("punch", "strong-punch"):
+            srv.board.card_desk.present(1, f"duel:{card}")  # stickers shown at seat 1's camera
+        page.wait_for_selector(f'{seat1} [data-card="strong-punch#1"]', timeout=3000)
+        page.select_option("#duel-play-card", "final-punch")
+        page.click('#duel-play button[type="submit"]')
+        page.wait_for_selector(f'{seat1} [data-card="final-punch#1"]', timeout=3000)
+        _text(page, f"{seat1} .attack", "attack 25")
+        assert "after Punch" in page.text_content(f'{seat1} [data-card="strong-punch#1"] .card-why')
+        assert page.text_content(f'{seat1} [data-card="final-punch#1"] .card-num') == "atk 10"
+        assert page.locator(f"{seat1} .heart.up").count() == 3
+        page.screenshot(path=str(shots / f"duel-line-{size[0]}.png"), full_page=True)
+        page.click("#duel-pass")
+        _text(page, "#duel-phase", "turn 2 · Player 2")
+        _text(page, '.seat[data-seat="2"] [data-pile="pool"]', "7 pool")
+        _text(page, "#duel-caption", "Turn 2")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
+        page.screenshot(path=str(shots / f"duel-turn2-{size[0]}.png"), full_page=True)
+        ctx.close()
+        assert not errors, f"JavaScript errors on the page: {errors}"
