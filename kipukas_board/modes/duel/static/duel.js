@@ -108,6 +108,7 @@
     const body = { card: $("duel-play-card").value };
     if ($("duel-play-side").value) body.side = $("duel-play-side").value;
     if ($("duel-play-target").value) body.target = $("duel-play-target").value;
+    if ($("duel-play-needs").checked) body.needs_met = true;
     act(A("play"), body, "played");
   });
   $("duel-aim").addEventListener("submit", (ev) => {
