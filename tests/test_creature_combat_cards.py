@@ -76,7 +76,8 @@ def test_deck_checks_warn_at_import_and_name_the_limit() -> None:
 
 def test_card_files_belong_to_the_mode_whose_tables_they_hold() -> None:
     assert mode_for_card_file({"creatures", "deck"}) is MODES["creature-combat"]
-    assert mode_for_card_file({"cards"}) is None
+    assert mode_for_card_file({"cards"}) is MODES["duel"]
+    assert mode_for_card_file({"spells"}) is None
 
 
 def test_cli_imports_a_deck_and_refuses_an_id_another_deck_uses(tmp_path: Path, capsys) -> None:
@@ -112,7 +113,7 @@ def test_cli_names_every_problem_and_imports_nothing(tmp_path: Path, capsys) -> 
     assert store.decks("creature-combat") == {}
     store.close()
     other = tmp_path / "other.toml"
-    other.write_text('[[cards]]\nid = "punch"\n', encoding="utf-8")
+    other.write_text('[[spells]]\nid = "punch"\n', encoding="utf-8")
     assert main(["catalog", "import", str(other), "--data-dir", str(tmp_path / "d")]) == 2
     assert "not a card file of any game mode" in capsys.readouterr().err
 
