@@ -136,3 +136,24 @@ def test_the_turn_is_spoken() -> None:
     assert said == ["25 attack beats 20 defense. Ben flips a Heart, 1 left."]
     said = phrases_for({"type": "duel_over", "winner": 1, "reason": "Ben has no Heart left"}, state)
     assert said == ["Ana wins the duel: Ben has no Heart left."]
+
+
+def test_the_lighting_flashes_the_heart_a_duel_effect_asks_for() -> None:
+    from kipukas_board import modes
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.game.state import initial_state
+    from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
+    from kipukas_board.show.lighting import Lighting
+
+    layout = LedLayout(territories={n: [n - 1] for n in range(1, 9)}, stands={})
+    now = [100.0]
+    lighting = Lighting(SimulatedLedStrip(count=layout.count), layout, clock=lambda: now[0],
+                        renderer=modes.render, animator=modes.animating)
+    d = _duel()
+    d = d.with_side(rules.replace(d.side(1), hearts=2))
+    state = initial_state(load_map("kipuka-8")).evolve(extra={"game": "duel", "duel": d})
+    lighting.update(state, [{"type": "duel_heart", "seat": 1, "hearts": 2, "flash": True}])
+    assert lighting.frame()[2] == (255, 255, 255)  # Ana's third Heart, flashing
+    now[0] += lights.FLASH_S + 0.1
+    lighting.update(state, [])
+    assert lighting.frame()[2] == lights.FLIPPED
