@@ -210,7 +210,9 @@ def small_game(size: int) -> list[dict[str, Any]]:
     return deck(1, size, *mine) + deck(2, size, *theirs)
 
 
+plays = st.builds(lambda c: {"type": "duel_play", "card": c}, st.sampled_from(IDS))
 events = st.one_of(
+    plays, plays, plays,
     st.builds(lambda c, s, t, side: {"type": "duel_play", "card": c, **({"seat": s} if s else {}),
                                      **({"target": t} if t else {}), **({"side": side} if side else {})},
               st.sampled_from(IDS), st.sampled_from([None, 1, 2]), st.sampled_from([None, *INSTANCES]),
@@ -275,3 +277,13 @@ def test_cards_are_conserved_and_replay_is_exact(size: int, evs: list[dict[str, 
 
     once, twice = fold(), fold()
     assert once == twice and once["duel"] == d.to_json()
+
+
+def test_a_named_equip_is_replaced_instead_of_the_oldest() -> None:
+    cards = deck(1, 30, card("club", 1, "assist", hands=1), card("mace", 1, "assist", hands=1),
+                 card("whip", 1, "assist", hands=1)) + deck(2, 30)
+    d = start(cards)
+    for cid in ("club", "mace"):
+        d, _ = do(d, type="duel_play", card=cid)
+    d, _ = do(d, type="duel_play", card="whip", replace="mace")
+    assert d.side(1).hands == ("club#1", "whip#1") and d.side(1).limbo == ("mace#1",)

@@ -62,7 +62,7 @@ def check_new_game(e: dict[str, Any]) -> None:
     seats = {p["seat"] for p in e["players"]}
     if len(seats) != 2:
         raise EventError(f"'new_game' event field 'players': the card duel is for 2 players, got {len(seats)}")
-    if e.get("challenged", min(seats)) not in seats:
+    if e.get("challenged", e["players"][0]["seat"]) not in seats:
         raise EventError(f"'new_game' event field 'challenged' must be one of the seats {sorted(seats)}, "
                          f"got {e.get('challenged')!r}")
     hearts = e.get("hearts", HEARTS)

@@ -418,7 +418,7 @@ def _on_play(duel: Duel, event: Event, effects: list[Effect]) -> Duel:
         s = duel.side(s.seat)
         hands = list(s.hands)
         used = sum(1 if duel.card(i)["type"] == "trap" else int(duel.card(i).get("hands", 1)) for i in hands)
-        replace_first = event.get("replace")
+        replace_first = _in_play(duel, event["replace"]) if event.get("replace") else None
         while used + need > HAND_SLOTS and hands:
             old = replace_first if replace_first in hands else hands[0]
             replace_first = None
