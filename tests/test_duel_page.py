@@ -43,10 +43,11 @@ def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> N
         assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data)]) == 0
     shots = Path(SHOTS) if SHOTS else tmp_path
     with serve_board(data) as srv:
-        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})  # CSP on
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
         page.goto(srv.url + "/duel")
         page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
         page.reload()
@@ -79,4 +80,4 @@ def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> N
         assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
         page.screenshot(path=str(shots / f"duel-turn2-{size[0]}.png"), full_page=True)
         ctx.close()
-        assert not errors, f"JavaScript errors on the page: {errors}"
+        assert not errors, f"JavaScript or Content-Security-Policy errors on the page: {errors}"
