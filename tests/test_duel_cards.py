@@ -3,6 +3,8 @@ sticker sheets, the Heart LEDs and the spoken turn."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -99,6 +101,17 @@ def test_cli_imports_decks_warns_on_deck_checks_and_prints_stickers(tmp_path: Pa
     text = svg.read_text(encoding="utf-8")
     assert text.count("data-payload=") == 30 and text.count('data-payload="duel:p1-plain-0"') == 3
     assert 'data-payload="duel:punch"' in text and ">Punch<" in text
+    pdf = tmp_path / "sheet.pdf"
+    assert main(["catalog", "stickers", str(DECKS / "iv8-p2.toml"), "--out", str(pdf)]) == 0
+    pdftoppm = shutil.which("pdftoppm")
+    if pdftoppm is None:
+        pytest.skip("pdftoppm (poppler-utils) is not installed: the PDF was not rendered and decoded")
+    subprocess.run([pdftoppm, "-r", "100", "-png", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")], check=True)
+    import cv2
+    import zxingcpp
+
+    read = [r.text for r in zxingcpp.read_barcodes(cv2.imread(str(tmp_path / "page-1.png")))]
+    assert read.count("duel:synergy-energy") == 2 and "duel:avoidance" in read and len(read) == 20
 
 
 def _duel() -> rules.Duel:
