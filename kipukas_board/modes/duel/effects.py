@@ -24,7 +24,7 @@ Every number the engine shows says where it came from (:func:`contributions`).
 Example::
 
     >>> value_of({"attack": 4, "per": "named", "name": "Synergy Energy"}, {"named": 2})
-    (8, '+4 x 2 named Synergy Energy')
+    (8, '+4 x 2 cards named Synergy Energy')
 """
 
 from __future__ import annotations
