@@ -5,6 +5,8 @@ holder's token is off it, in either order; whatever the board cannot tell apart,
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rules_table import Table
 
 # seat 1 places first on kipuka-8: capitals T1 / T8, base camps T2, T3 (seat 2), T5, T7 (seat 2)
@@ -118,9 +120,6 @@ def test_a_bout_defeats_souls_and_never_moves_a_claim(data_dir):
         assert s["souls_lost"] == {"2": 1} and s["souls_defeated"] == {"1": 1}
         t.lift("M3b")  # taking the defeated soul's token off is no move
         assert t.state()["hand"] == []
-        r = t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "defeated": 2, "cleared": True})
-        assert not [e for e in r["effects"] if e["type"] == "claimed"]
-        assert t.territory(3)["taker"] == 1 and t.territory(3)["contention"] is False and t.owners()[3] == 2
         # bad bouts are refused, with the reason
         r = t.act("bout", {"territory": 3, "winner": 1, "loser": 1}, status=409)
         assert "against itself" in r["error"]
@@ -128,6 +127,12 @@ def test_a_bout_defeats_souls_and_never_moves_a_claim(data_dir):
         t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "defeated": 11}, status=400)
         r = t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "stand": "M1a"}, status=409)
         assert "not a movement stand of territory 3" in r["error"]
+        r = t.act("bout", {"territory": 5, "winner": 2, "loser": 1, "cleared": True}, status=409)
+        assert "territory 5 is not in contention" in r["error"]  # no fight there: no bout, no taker
+        assert t.territory(5)["taker"] is None and t.state()["souls_lost"] == {"2": 1}
+        r = t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "defeated": 2, "cleared": True})
+        assert not [e for e in r["effects"] if e["type"] == "claimed"]
+        assert t.territory(3)["taker"] == 1 and t.territory(3)["contention"] is False and t.owners()[3] == 2
 
 
 def test_an_attacker_cleared_by_a_bout_ends_the_fight_and_a_taker_who_leaves_loses_the_chance(data_dir):
@@ -211,3 +216,35 @@ def test_a_holder_reseating_its_token_with_no_fight_there_is_no_question(data_di
         t.lift("T7")
         t.put("T7")  # seat 2 straightens its own token in T7, no enemy there: nothing to ask
         assert t.questions() == [] and t.owners()[7] == 2 and t.territory(7)["waiting"] is None
+
+
+def test_an_attacker_who_wins_while_the_holders_soul_still_stands_there_is_asked_before_any_take(data_dir):
+    with Table(data_dir) as t:
+        into_t3(t)
+        t.put("M3b")  # the holder's soul steps out of T3 into the fight
+        r = t.act("resolve-contention", {"territory": 3, "winner": 1})
+        q = next(e["question"] for e in r["effects"] if e["type"] == "question")
+        assert q["kind"] == "fight_over" and q["seat"] == 2 and "M3b" in q["text"]
+        assert t.territory(3)["taker"] is None  # no take while the holder may fight on
+        t.answer(q["id"], "defeated")
+        assert t.stand("M3b")["awaiting"] == "wasted" and t.state()["souls_lost"] == {"2": 1}
+        assert t.territory(3)["taker"] == 1 and t.owners()[3] == 2  # now the winner may take it
+
+
+def test_a_prison_taken_frees_its_prisoners():
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.game.common import set_claim
+    from kipukas_board.game.state import Player, initial_state
+
+    s = initial_state(load_map("kipuka-8"))
+    territories = dict(s.territories)
+    territories[3] = replace(territories[3], owner=2, claim="base_camp", prisoners=(1, 1))
+    s = s.evolve(territories=territories, phase="play",
+                 players=(Player(1, "A", "#ff0000"), Player(2, "B", "#0000ff")))
+    effects: list[dict] = []
+    s = set_claim(s, effects, 3, 1, "base_camp", gained=True)
+    assert s.territories[3].owner == 1 and s.territories[3].prisoners == ()
+    assert {"type": "liberated", "territory": 3, "seats": [1, 1]} in effects
+    effects.clear()
+    s = set_claim(s, effects, 3, 1, "capital")  # the same holder changing its token frees nobody
+    assert not [e for e in effects if e["type"] == "liberated"]

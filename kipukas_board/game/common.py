@@ -219,8 +219,14 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
             return problem(state, effects, f"{seat_name(state, owner)} has no base camp token left "
                                            f"({SUPPLY['base_camp']} per player)")
     territories = dict(state.territories)
-    territories[n] = replace(t, owner=owner, claim=claim, taker=t.taker if owner == t.owner else None)
+    taken = owner is not None and t.owner is not None and owner != t.owner
+    # Prisoners stay imprisoned "until ... the base camp/capital is taken": a prison taken frees them.
+    freed = t.prisoners if taken else ()
+    territories[n] = replace(t, owner=owner, claim=claim, taker=t.taker if owner == t.owner else None,
+                             prisoners=() if freed else t.prisoners)
     effects.append({"type": "claimed", "territory": n, "owner": owner, "claim": claim})
+    if freed:
+        effects.append({"type": "liberated", "territory": n, "seats": list(freed)})
     changes: dict[str, Any] = {"territories": territories}
     if owner != t.owner and any(w.territory == n for w in state.claim_waits):
         changes["claim_waits"] = tuple(w for w in state.claim_waits if w.territory != n)

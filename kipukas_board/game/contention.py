@@ -281,13 +281,12 @@ def on_resolve(state: GameState, event: dict[str, Any], effects: list[Effect]) -
         if refusal is not None:
             return problem(state, effects, refusal)
     effects.append({"type": "contention_resolved", "territory": n, "winner": winner})
-    if winner != holder:
+    if winner != holder and not _soul_tokens(state, n, holder):
         state = _holder_cleared(state, effects, n, winner)
     for seat in contenders:
-        if seat in (winner, holder):
+        if seat == winner:
             continue
-        stands = [sid for sid in movement_stands(state.board, n) if state.stands[sid].occupied
-                  and state.stands[sid].owner == seat and state.stands[sid].awaiting is None]
+        stands = _soul_tokens(state, n, seat)
         if stands:
             state = ask(state, effects, "fight_over",
                         f"{seat_name(state, winner)} won the fight in territory {n}, but {seat_name(state, seat)}'s "
@@ -297,7 +296,17 @@ def on_resolve(state: GameState, event: dict[str, Any], effects: list[Effect]) -
     return refresh_contention(state, effects, n)
 
 
+def _soul_tokens(state: GameState, n: int, seat: int | None) -> list[str]:
+    """The movement stands of territory ``n`` where a soul token of ``seat`` still stands (not one
+    waiting to be taken off)."""
+    return [sid for sid in movement_stands(state.board, n) if state.stands[sid].occupied
+            and state.stands[sid].owner == seat and state.stands[sid].awaiting is None]
+
+
 def answer_fight_over(state: GameState, effects: list[Effect], q: dict[str, Any], answer: str) -> GameState:
+    """The players' word on a side whose soul tokens stood in the territory when the other side won
+    the fight. When that side is the holder and it is out of the fight (defeated or retreating), the
+    winner may take the base camp, as if the holder had had no soul left there."""
     n, seat = q["territory"], q["seat"]
     if answer == "continue":
         effects.append({"type": "contention_continues", "territory": n,
@@ -314,6 +323,9 @@ def answer_fight_over(state: GameState, effects: list[Effect], q: dict[str, Any]
         territories = dict(state.territories)
         territories[n] = replace(t, resolved=t.resolved | {seat})
         state = state.evolve(territories=territories)
+    by = q.get("by")
+    if seat == state.territories[n].owner and by is not None and by != seat:
+        state = _holder_cleared(state, effects, n, by)
     return refresh_contention(state, effects, n)
 
 
@@ -331,6 +343,14 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
             return problem(state, effects, f"bout: the {who}, seat {seat}, is not playing")
     if winner == loser:
         return problem(state, effects, f"bout: seat {winner} cannot win a bout against itself")
+    contenders = state.contenders.get(n, ())
+    if not contenders:
+        return problem(state, effects, f"bout: territory {n} is not in contention (a bout is fought where an "
+                                       f"enemy soul has entered a held territory)")
+    for who, seat in (("winner", winner), ("loser", loser)):
+        if seat not in contenders:
+            return problem(state, effects, f"bout: the {who}, {seat_name(state, seat)}, is not in the fight over "
+                                           f"territory {n} (contenders {list(contenders)})")
     sid = event.get("stand")
     if sid is not None:
         spec = state.board.stands.get(sid)

@@ -259,6 +259,9 @@ def register(app: Any, board: BoardApp) -> None:
             seat = _int(body, name, f"the seat that {'won' if name == 'winner' else 'lost'} the bout")
             if seat not in s.seats:
                 raise BadRequest(f"field {name!r} must be a playing seat {list(s.seats)}, got {seat}")
+        if n not in s.contenders:
+            raise Conflict(f"territory {n} is not in contention: a bout is fought where an enemy soul has entered "
+                           f"a held territory")
         return submit({"type": "bout", **body})
 
     @app.post("/api/actions/initiative")
