@@ -39,7 +39,7 @@ from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
-from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, default_layout, load_layout
+from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
 from kipukas_board.vision.desk import CameraWorker, CardDesk
@@ -104,11 +104,14 @@ class BoardApp:
             self.generated_pin = self.pins.make_random()
 
         s = self.settings
-        try:  # the one calibration file, the one the walk-through writes (calibrate/files.py)
-            layout = load_layout(calibration_path(s.calibration, self.data_dir), board)
+        try:  # the one calibration file (calibrate/files.py), with the settings' strip length and cap
+            layout = strip_layout(s, board, self.data_dir)
         except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
             log.error("LED layout not applied, using the default: %s", exc)
-            layout = default_layout(board)
+            try:
+                layout = with_strip_settings(default_layout(board), s)
+            except LayoutError:
+                layout = default_layout(board)
         self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
         strip_opts = dict(s.leds.options)
         strip_opts["count"] = layout.count
