@@ -26,6 +26,7 @@ from typing import Any
 
 from kipukas_board import modes
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.calibrate.board_test import BoardTestSession
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
@@ -43,7 +44,7 @@ from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, st
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
 from kipukas_board.vision.desk import CameraWorker, CardDesk
-from kipukas_board.web import calibration_api, cards_api, pages
+from kipukas_board.web import board_test_api, calibration_api, cards_api, pages
 from kipukas_board.web.actions import register as register_actions
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
@@ -138,7 +139,8 @@ class BoardApp:
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
         self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register, pages.register,
-                                                 calibration_api.register, _mode_routes]
+                                                 calibration_api.register, _mode_routes,
+                                                 board_test_api.register]
         self._started = False
         self._lock = threading.Lock()
         # Raw switch listeners: a listener returning True keeps the change from the game (the
@@ -151,6 +153,9 @@ class BoardApp:
         self._published_seq = -1
         self._health_thread = threading.Thread(target=self._watch_health, name="health-watch", daemon=True)
         self.calibration = attach(self)
+        self.board_test = BoardTestSession(self, busy=self._walk_open)
+        self.switch_listeners.append(self.board_test.on_switch)
+        self.health_sources["board_test"] = self.board_test.health
         from kipukas_board.fleet.board import attach as join_fleet
 
         #: Publishes to the event's MQTT broker when the settings have [fleet]; None otherwise.
@@ -218,6 +223,18 @@ class BoardApp:
             return
         source = "sim" if self.sim else "sensor"
         self.loop.submit(stand_event(sid, change.closed, source))
+
+    def _walk_open(self) -> str | None:
+        """Why the board test may not start: a calibration walk holds the switches or the strip."""
+        if self.calibration.sensors is not None:
+            return "the sensor walk is open"
+        if self.calibration.leds is not None:
+            return "the LED walk is open"
+        return None
+
+    def resync(self) -> None:
+        """Make the game agree with the switches as they are now (after a board test, say)."""
+        self._reconcile()
 
     def _reconcile(self) -> None:
         """Make the state agree with the switches as they are now (after a restart or a gap)."""

@@ -13,7 +13,7 @@ import pytest
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.cli import main
 from kipukas_board.hardware import registry
-from kipukas_board.hardware.leds_spi import SpiLedStrip, encode_frame
+from kipukas_board.hardware.leds.spi import SpiLedStrip, encode_frame
 from kipukas_board.show.layout import default_layout
 
 
