@@ -25,7 +25,7 @@ def _test(channel_map=None, stand_pixels=None, cols=8) -> BoardTest:
                      TERRITORY_OF, LAYOUT.count, channel_map, cols)
 
 
-@settings(max_examples=80)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(STANDS), st.booleans()), max_size=40))
 def test_exactly_the_stands_with_a_token_are_lit(moves) -> None:
     t = _test()
