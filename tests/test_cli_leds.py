@@ -169,3 +169,13 @@ def test_the_settings_count_and_cap_reach_the_board_over_the_calibration(tmp_pat
     s.write_text(f'[board]\ncalibration = "{cal}"\n[leds]\ncount = 5\n')
     with pytest.raises(LayoutError, match="past the end of the strip"):
         strip_layout(load_settings(s), load_map("kipuka-8"))
+
+
+def test_without_a_settings_count_a_calibrated_strip_length_is_used(tmp_path: Path, capsys) -> None:
+    cal = tmp_path / "cal.toml"
+    cal.write_text('board = "Kipuka of Eight"\n[leds]\ncount = 40\n[leds.territories]\n'
+                   + "".join(f'{n} = [{n}]\n' for n in range(1, 9)))
+    s = _settings(tmp_path, f'[board]\ncalibration = "{cal}"\n')
+    assert main(["leds", "test", "--sim", "--settings", str(s), "--seconds", "0", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert doc["count"] == 40 and doc["steps"][0]["lit"] == list(range(40))

@@ -151,6 +151,8 @@ def leds_test(args: argparse.Namespace) -> int:
         board = load_map(args.map or settings.map)
         layout = strip_layout(settings, board, diagnostic_data_dir(args.data_dir, spath))
         count = args.count if args.count is not None else settings.led_count
+        if count is None and layout.source != "default":
+            count = layout.count  # a calibration written before the settings held the count
         if args.pattern == "segments":
             count = max(count or 0, layout.count)
         if not count or count < 1:
