@@ -15,9 +15,11 @@ Cases: "dark" (all off), "play" (every territory in one full-value player colour
 worst case the supply and fuse must survive unless the software power cap is on).
 
 Power feeds: up to 80 pixels one feed at the strip's input is enough; above that the strip gets
-power at both ends and every 60 pixels (every metre of 60/m strip) between, each feed through its
-own 5 A fuse (hardware/README.md, "LED power budget"). ``feeds`` counts them; the BOM must hold a
-fuse for every feed of the biggest build (tests/test_hardware_docs.py checks it).
+power at both ends and every 60 pixels (every metre of 60/m strip) between, each an 18 AWG pair
+from the distribution block behind the one 5 A fuse F1 (hardware/README.md, "LED power budget").
+``feeds`` counts them; the BOM must hold wire for every feed of the biggest build
+(tests/test_hardware_docs.py checks it). The software power cap may be at most ``CAP_MAX_A``:
+80 % of the fuse, well inside the 6 A supply.
 """
 
 from __future__ import annotations
@@ -32,14 +34,16 @@ MA_PER_CHANNEL = 20.0
 MA_IDLE = 1.0
 PLAYER = (230, 25, 75)
 LAYOUTS = {"default": 3, "full": 12}   # pixels per territory; every stand has one pixel
-SUPPLY_A = 10.0                        # Mean Well LRS-50-5
+SUPPLY_A = 6.0                         # Mean Well GST60A05-P1J, a closed 5 V 6 A brick
+FUSE_A = 5.0                           # F1, right after the supply's jack
+CAP_MAX_A = 4.0                        # the highest [leds] power_budget_ma to set: 80 % of F1
 PIXELS_PER_M = 60                      # the BOM's strip
 ONE_FEED_UP_TO = 80                    # pixels one feed at the input can carry without a colour shift
 FEED_EVERY = 60                        # above that: a feed every this many pixels, and at the far end
 
 
 def feeds(pixels: int) -> int:
-    """Power feeds (each with its own 5 A fuse) for a strip of ``pixels``: 1 up to 80 pixels, else
+    """Power feeds (18 AWG pairs to the strip's pads, all behind F1) for a strip of ``pixels``: 1 up to 80 pixels, else
     one at pixel 0 and every 60 pixels after it, plus one at the far end (180 pixels: 0, 60, 120, 180)."""
     if pixels <= ONE_FEED_UP_TO:
         return 1
@@ -74,14 +78,14 @@ def table() -> list[dict[str, object]]:
 def main(argv: list[str]) -> int:
     rows = table()
     print(f"{'map':<10} {'layout':<8} {'pixels':>6} {'dark A':>7} {'play A':>7} {'white A':>8} {'feeds':>5}  "
-          f"fits {SUPPLY_A:g} A?")
+          f"full white within the {CAP_MAX_A:g} A cap?")
     for r in rows:
-        fits = "yes" if float(r["white_a"]) <= SUPPLY_A else "only with the power cap"  # type: ignore[arg-type]
+        fits = "yes" if float(r["white_a"]) <= CAP_MAX_A else "no: the cap dims it"  # type: ignore[arg-type]
         print(f"{r['map']:<10} {r['layout']:<8} {r['pixels']:>6} {r['dark_a']:>7} {r['play_a']:>7} "
               f"{r['white_a']:>8} {r['feeds']:>5}  {fits}")
     if "--json" in argv:
         print(json.dumps({"ma_per_channel": MA_PER_CHANNEL, "ma_idle": MA_IDLE, "supply_a": SUPPLY_A,
-                          "rows": rows}))
+                          "fuse_a": FUSE_A, "cap_max_a": CAP_MAX_A, "rows": rows}))
     return 0
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from kipukas_board import modes
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.calibrate.board_test import BoardTestSession
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
@@ -39,11 +40,11 @@ from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
-from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, default_layout, load_layout
+from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.journal import Journal
 from kipukas_board.vision.desk import CameraWorker, CardDesk
-from kipukas_board.web import calibration_api, cards_api, pages
+from kipukas_board.web import board_test_api, calibration_api, cards_api, pages
 from kipukas_board.web.actions import register as register_actions
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
@@ -104,11 +105,14 @@ class BoardApp:
             self.generated_pin = self.pins.make_random()
 
         s = self.settings
-        try:  # the one calibration file, the one the walk-through writes (calibrate/files.py)
-            layout = load_layout(calibration_path(s.calibration, self.data_dir), board)
+        try:  # the one calibration file (calibrate/files.py), with the settings' strip length and cap
+            layout = strip_layout(s, board, self.data_dir)
         except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
             log.error("LED layout not applied, using the default: %s", exc)
-            layout = default_layout(board)
+            try:
+                layout = with_strip_settings(default_layout(board), s)
+            except LayoutError:
+                layout = default_layout(board)
         self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
         strip_opts = dict(s.leds.options)
         strip_opts["count"] = layout.count
@@ -135,7 +139,8 @@ class BoardApp:
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
         self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register, pages.register,
-                                                 calibration_api.register, _mode_routes]
+                                                 calibration_api.register, _mode_routes,
+                                                 board_test_api.register]
         self._started = False
         self._lock = threading.Lock()
         # Raw switch listeners: a listener returning True keeps the change from the game (the
@@ -148,6 +153,9 @@ class BoardApp:
         self._published_seq = -1
         self._health_thread = threading.Thread(target=self._watch_health, name="health-watch", daemon=True)
         self.calibration = attach(self)
+        self.board_test = BoardTestSession(self, busy=self._walk_open)
+        self.switch_listeners.append(self.board_test.on_switch)
+        self.health_sources["board_test"] = self.board_test.health
         from kipukas_board.fleet.board import attach as join_fleet
 
         #: Publishes to the event's MQTT broker when the settings have [fleet]; None otherwise.
@@ -215,6 +223,18 @@ class BoardApp:
             return
         source = "sim" if self.sim else "sensor"
         self.loop.submit(stand_event(sid, change.closed, source))
+
+    def _walk_open(self) -> str | None:
+        """Why the board test may not start: a calibration walk holds the switches or the strip."""
+        if self.calibration.sensors is not None:
+            return "the sensor walk is open"
+        if self.calibration.leds is not None:
+            return "the LED walk is open"
+        return None
+
+    def resync(self) -> None:
+        """Make the game agree with the switches as they are now (after a board test, say)."""
+        self._reconcile()
 
     def _reconcile(self) -> None:
         """Make the state agree with the switches as they are now (after a restart or a gap)."""

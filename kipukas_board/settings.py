@@ -16,6 +16,8 @@ section (``calibration/settings.example.toml`` has the commented version)::
 
     [leds]
     adapter = "sim"
+    count = 180               # pixels on the strip (the strip's, not the adapter's)
+    power_budget_ma = 4000    # the LEDs' share of the 5 V supply in mA: the brightness cap
 
     [voice]
     adapter = "silent"
@@ -131,6 +133,10 @@ class Settings:
     voice: AdapterChoice = field(default_factory=lambda: AdapterChoice("silent"))
     cameras: list[AdapterChoice] = field(default_factory=list)
     fleet: FleetSettings | None = None
+    #: ``[leds] count`` and ``power_budget_ma``: the strip's length and the LEDs' share of the supply,
+    #: applied over the calibration (:func:`kipukas_board.show.layout.strip_layout`); None: not set.
+    led_count: int | None = None
+    led_power_budget_ma: float | None = None
 
     def all_simulated(self) -> bool:
         """Is every port on its simulated adapter (the defaults, or the Pi's first settings file)?"""
@@ -150,6 +156,7 @@ class Settings:
                 for i, c in enumerate(self.cameras)]
         return Settings(
             map=self.map, calibration=self.calibration, host=self.host, port=self.port,
+            led_count=self.led_count, led_power_budget_ma=self.led_power_budget_ma,
             # A simulated sensor section keeps its options (channels = "matrix" for calibration).
             sensors=AdapterChoice(SIMULATED["sensors"], dict(self.sensors.options)
                                   if self.sensors.adapter == SIMULATED["sensors"] else {}),
@@ -239,6 +246,17 @@ def _fleet(data: dict[str, Any], problems: list[str]) -> FleetSettings | None:
                          texts.get("password_file"), texts.get("ca_file"))
 
 
+def _strip_number(value: Any, key: str, lo: int, hi: int, whole: bool, problems: list[str]) -> Any:
+    if value is None:
+        return None
+    ok = isinstance(value, int) if whole else isinstance(value, int | float)
+    if isinstance(value, bool) or not ok or not lo <= value <= hi:
+        kind = "a whole number" if whole else "a number"
+        problems.append(f"[leds] {key} = {value!r}: expected {kind} from {lo} to {hi}")
+        return None
+    return value
+
+
 def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     """Read a settings file (None or a missing file → defaults). Raises :class:`SettingsError`."""
     if path is None or not Path(path).exists():
@@ -265,6 +283,13 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         problems.append(f"[web] port = {port!r} must be a whole number from 1 to 65535")
     else:
         s.port = port
+    leds = data.get("leds")
+    if isinstance(leds, dict):
+        leds = dict(leds)  # the strip's own keys are not the adapter's options
+        s.led_count = _strip_number(leds.pop("count", None), "count", 1, 10_000, True, problems)
+        s.led_power_budget_ma = _strip_number(leds.pop("power_budget_ma", None), "power_budget_ma", 100, 100_000,
+                                              False, problems)
+        data = {**data, "leds": leds}
     for name in ("sensors", "leds", "voice"):
         if name in data:
             setattr(s, name, _choice(data[name], name, name, problems))

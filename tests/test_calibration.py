@@ -399,7 +399,7 @@ def test_a_resumed_led_walk_lights_its_segment_again(data_dir):
         board.stop()
 
 
-@settings(max_examples=20)
+@settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**16))
 def test_matrix_wiring_is_repeatable_and_one_to_one(seed):
     from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors

@@ -62,8 +62,10 @@ def test_committed_netlist_and_schematic_are_what_the_generator_writes(schematic
                                                                        tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(HW / "make_schematic.py"), str(tmp_path)],
                           capture_output=True, text=True, check=True)
-    assert "137 parts" in proc.stdout
-    for name in ("netlist.txt", "schematic.svg"):
+    assert "150 parts" in proc.stdout
+    names = ["netlist.txt", "schematic.svg", *(f"drawings/{d}" for d in schematic.DRAWINGS)]
+    assert {p.name for p in (HW / "drawings").iterdir()} == set(schematic.DRAWINGS), "a drawing no generator writes"
+    for name in names:
         assert (tmp_path / name).read_text() == (HW / name).read_text(), \
             f"hardware/{name} is stale: run python3 hardware/make_schematic.py"
 
@@ -87,8 +89,9 @@ def test_every_position_has_a_reed_then_a_diode_with_its_cathode_on_the_row(
     for c in range(cols):
         col = nets[f"COL{c}"]
         assert [p for p in col if p.startswith("U1.")] == [f"U1.{schematic.COL_PINS[c]}"]
-        assert sorted(p for p in col if not p.startswith("U1.")) == sorted(
+        assert sorted(p for p in col if p.startswith("SW")) == sorted(
             f"SW{r * cols + c + 1}.1" for r in range(rows))
+        assert [p for p in col if not p.startswith(("U1.", "SW"))] == [f"{schematic.pullup_ref(c)}.2"]
     for r in range(rows):
         for c in range(cols):
             k = r * cols + c + 1
@@ -142,8 +145,8 @@ def test_no_pin_is_on_two_nets_and_every_pin_belongs_to_a_listed_part(
             assert pin.split(".")[0] in parts, f"{pin} on {net}: no such part"
     # The level shifter: Pi MOSI in, 5 V out through the resistor to DIN; powered from the LED 5 V.
     assert set(nets["SPI_MOSI"]) == {"J1.19", "U2.2"}
-    assert set(nets["LED_DIN"]) == {"R1.2", "J2.2"}
-    assert {"U2.14", "J2.1", "C1.+"} <= set(nets["+5V_LED"])
+    assert set(nets["LED_DIN"]) == {"R1.2", "J2.2", "LED1.DIN"}
+    assert {"U2.14", "LED1.5V", "C1.+", "F1.2"} <= set(nets["+5V_LED"])
     assert {"U2.7", "U2.1", "J1.6", "J2.3", "U1.GND"} <= set(nets["GND"])
 
 
@@ -172,7 +175,8 @@ def test_the_bom_covers_every_part_of_the_netlist_once(netlist: tuple[dict[str, 
             assert int(row["qty"]) == len(refs), row
         assert row["description"].strip(), row
     assert sorted(covered) == sorted(set(covered)), "a part is in two BOM lines"
-    missing = set(parts) - set(covered) - {"J1"}  # J1 is the Pi's own header
+    # J1 is the Pi's own header; LED1, the strip, is bought by the metre (its BOM line says so)
+    missing = set(parts) - set(covered) - {"J1", "LED1"}
     assert not missing, f"parts in the netlist but not in hardware/bom.csv: {sorted(missing)}"
     mpns = {r["description"].split(",")[0]: r["mpn"] for r in rows}
     assert mpns["Quad buffer 74AHCT125"] == "SN74AHCT125N"
@@ -215,39 +219,153 @@ def test_led_budget_table_in_readme_is_what_the_script_computes() -> None:
 
 def test_bring_up_uses_the_boards_own_diagnostics() -> None:
     text = (HW / "bring-up.md").read_text()
-    for command in ("kipukas-board sensors monitor", "kipukas-board leds test", "kipukas-board scan --camera",
-                    "scripts/install-pi --dry-run", "systemctl status kipukas-board"):
+    for command in ("kipukas-board sensors monitor", "kipukas-board leds test", "kipukas-board scan --seat",
+                    "kipukas-board board-test", "leds test --pattern load", "leds test --pattern walk",
+                    "scripts/flash-pico --uf2", "kipukas-board map stands", "scripts/install-pi --dry-run",
+                    "systemctl status kipukas-board", "[board] map", "`count = ", "power_budget_ma"):
         assert command in text, command
+    assert "port /dev/ttyACM0" not in text and "<this repository>" not in text
+    # every numbered step has a check and an "if not" column (the last may be empty only for steps
+    # whose failure the previous step's line already covers)
+    rows = re.findall(r"^\| (\d+\.\d+) \|(.*)$", text, re.M)
+    assert len(rows) >= 35
+    for number, rest in rows:
+        cells = [c.strip() for c in rest.rstrip("|").split(" | ")]
+        assert len(cells) == 3 and cells[0] and cells[1], (number, cells)
+    assert sum(1 for _n, rest in rows if rest.rstrip().endswith("| |")) <= 2
     for doc in ("wiring.md", "schematic.svg", "netlist.txt", "bom.csv", "bring-up.md"):
         assert (HW / doc).exists() and doc in (HW / "README.md").read_text()
 
 
-def test_the_bom_has_a_fuse_for_every_power_feed_and_strip_for_every_pixel() -> None:
-    """README: over 80 pixels, a fused feed at both ends and every 60 pixels; the BOM is for the
-    biggest build, so it must cover that build's feeds and pixels."""
-    budget = load("led_budget")
-    assert [budget.feeds(n) for n in (48, 72, 80, 81, 120, 180)] == [1, 1, 1, 3, 3, 4]
-    biggest = max(budget.table(), key=lambda r: r["pixels"])
+def _bom() -> list[dict[str, str]]:
     with open(HW / "bom.csv", newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    fuses = sum(int(r["qty"]) for r in rows if r["description"].startswith("Fuse 5 A"))
-    assert fuses == biggest["feeds"], f"{fuses} fuses in the BOM, {biggest['feeds']} feeds for {biggest}"
+        return list(csv.DictReader(fh))
+
+
+def test_one_fuse_protects_every_led_power_conductor_and_the_bom_covers_the_biggest_build(
+        netlist: tuple[dict[str, str], dict[str, list[str]]]) -> None:
+    """README: a closed brick, one 5 A fuse right after its jack, and behind it only conductors rated
+    above the fuse; the JST SM strip connector (3 A contacts) carries no power; the software cap stays
+    at 80 % of the fuse; the BOM holds strip and wire for the biggest build."""
+    budget = load("led_budget")
+    parts, nets = netlist
+    rows = _bom()
+    fuse = next(r for r in rows if r["refs"] == "F1")
+    fuse_a = float(re.search(r"(\d+(?:\.\d+)?) A\b", fuse["description"]).group(1))
+    assert fuse_a == budget.FUSE_A and budget.CAP_MAX_A <= 0.8 * fuse_a < budget.SUPPLY_A
+    assert [r["refs"] for r in rows if r["description"].startswith("Fuse")] == ["F1"]
+    # every part on the fused 5 V path is rated at or above the fuse
+    assert set(nets["+5V_IN"]) == {"PS1.+V", "J3.TIP", "F1.1"}
+    on_led_5v = {p.split(".")[0] for p in nets["+5V_LED"]}
+    assert "J2" not in on_led_5v and nets["NC_J2_5V"] == ["J2.1"], "the strip's JST SM carries no power"
+    jack = next(r for r in rows if r["refs"] == "J3")
+    assert float(re.search(r"rated (\d+) A or more", jack["description"]).group(1)) >= fuse_a
+    wago = next(r for r in rows if r["description"].startswith("Lever splice"))
+    assert float(re.search(r"(\d+) A", wago["description"]).group(1)) >= fuse_a
+    wire = next(r for r in rows if r["description"].startswith("Wire 18 AWG"))  # 18 AWG: about 7-10 A
+    supply = next(r for r in rows if r["refs"] == "PS1")
+    assert "closed" in supply["description"] and "mains" not in parts["PS1"].lower()
+    assert not re.search(r"LRS-|screw terminal.*mains|mains wiring by", (HW / "bom.csv").read_text() +
+                         (HW / "README.md").read_text())
+    assert budget.feeds(180) == 4 and [budget.feeds(n) for n in (48, 72, 80, 81, 120)] == [1, 1, 1, 3, 3]
+    biggest = max(budget.table(), key=lambda r: r["pixels"])
     strip = [r for r in rows if r["description"].startswith("LED strip")]
     metres = sum(int(r["qty"]) * float(re.search(r"(\d+(?:\.\d+)?) m\b", r["description"]).group(1)) for r in strip)
     assert metres * budget.PIXELS_PER_M >= biggest["pixels"]
-    wire = next(r for r in rows if r["description"].startswith("Wire 18 AWG"))
     assert float(re.search(r"(\d+) m each", wire["description"]).group(1)) >= biggest["feeds"]  # ~1 m a feed
     readme = (HW / "README.md").read_text()
     for row in budget.table():
         assert re.search(rf"^\| {row['map']} \| {row['layout']}[^\n]*\| {row['feeds']} \|$", readme, re.M), row
+    assert f"at most {int(budget.CAP_MAX_A * 1000)}" in (HW / "bring-up.md").read_text()
+
+
+def test_the_safe_pin_jumper_is_in_the_config_tables_netlist_schematic_and_bom(
+        schematic: ModuleType, netlist: tuple[dict[str, str], dict[str, list[str]]]) -> None:
+    parts, nets = netlist
+    config = (ROOT / "firmware" / "config.py").read_text()
+    gp = int(re.search(r"^SAFE_PIN = (\d+)", config, re.M).group(1))
+    assert f"GP{gp}" == schematic.SAFE_PIN
+    assert set(nets["SAFE"]) == {f"U1.GP{gp}", "JP1.1"} and "JP1.2" in nets["GND"]
+    number = schematic.PICO_PIN_NUMBER[f"GP{gp}"]
+    assert re.search(rf"^\| {number} \| GP{gp} \| SAFE \| JP1", (HW / "wiring.md").read_text(), re.M)
+    assert "JP1" in [r["refs"] for r in _bom()]
+    svg = ET.parse(HW / "schematic.svg")
+    assert any(g.get("id") == "jp1" for g in svg.iter("{http://www.w3.org/2000/svg}g"))
+    assert "SAFE_PIN jumper" in (ROOT / "firmware" / "README.md").read_text()
+
+
+def test_every_column_has_its_pull_up_and_the_settle_time_covers_a_metre_of_wire(
+        schematic: ModuleType, netlist: tuple[dict[str, str], dict[str, list[str]]]) -> None:
+    parts, nets = netlist
+    for c in range(schematic.COLS):
+        ref = schematic.pullup_ref(c)
+        assert f"{ref}.2" in nets[f"COL{c}"] and f"{ref}.1" in nets["+3V3_PICO"]
+        assert parts[ref].startswith("10 kohm")
+        assert f"R{c + 2} (10 kΩ) to 3V3" in (HW / "wiring.md").read_text()
+    assert "U1.3V3" in nets["+3V3_PICO"]
+    bom = next(r for r in _bom() if r["refs"] == f"R2-R{schematic.COLS + 1}")
+    assert int(bom["qty"]) == schematic.COLS and "10 kohm" in bom["description"]
+    settle = int(re.search(r"^SETTLE_US = (\d+)", (ROOT / "firmware" / "config.py").read_text(), re.M).group(1))
+    tau_us = schematic.PULLUP_OHMS * 200e-12 * 1e6  # a metre of column wire: up to about 200 pF
+    assert settle >= 5 * tau_us, (settle, tau_us)
+    assert f"default {settle} µs" in (HW / "README.md").read_text() or f"(default {settle} µs)" in \
+        (ROOT / "firmware" / "README.md").read_text()
+
+
+def test_the_speaker_is_in_the_netlist_and_the_bom(netlist: tuple[dict[str, str], dict[str, list[str]]]) -> None:
+    parts, nets = netlist
+    assert {"U3", "LS1"} <= set(parts)
+    assert set(nets["PCM_CLK"]) == {"J1.12", "U3.BCLK"} and set(nets["PCM_DOUT"]) == {"J1.40", "U3.DIN"}
+    refs = [r["refs"] for r in _bom()]
+    assert "U3" in refs and "LS1" in refs
+
+
+def test_the_drawings_show_what_the_docs_say(schematic: ModuleType) -> None:
+    budget = load("led_budget")
+    svg = "{http://www.w3.org/2000/svg}"
+
+    def texts(name: str) -> str:
+        tree = ET.parse(HW / "drawings" / name)
+        return "\n".join("".join(t.itertext()) for t in tree.iter(f"{svg}text"))
+
+    stand = texts("stand.svg")
+    assert "1N4148: band (cathode) towards the row" in stand and "N52 disc 6 x 3 mm" in stand
+    matrix = ET.parse(HW / "drawings" / "matrix.svg")
+    ids = {g.get("id") for g in matrix.iter(f"{svg}g")}
+    assert {"pos-r0c0", "pos-r0c1", "pos-r1c0", "pos-r1c1", "diode-part"} <= ids
+    assert "released (high-impedance)" in texts("matrix.svg") and "R2 10k" in texts("matrix.svg")
+    power = texts("led-power.svg")
+    feeds = [0, 60, 120, 180]
+    assert len(feeds) == budget.feeds(180)
+    for px in feeds:
+        assert f"pixel {px}" in power
+    assert f"F1 {budget.FUSE_A:g} A" in power and "5 V: not connected" in power
+    for name in schematic.DRAWINGS:
+        assert f"drawings/{name}" in (HW / "README.md").read_text()
+        assert f"drawings/{name}" in (HW / "bring-up.md").read_text()
+
+
+def test_firmware_flashing_names_one_micropython_version_everywhere() -> None:
+    firmware_readme = (ROOT / "firmware" / "README.md").read_text()
+    version = re.search(r"\*\*MicroPython (\d+\.\d+\.\d+)\*\*", firmware_readme).group(1)
+    bom = next(r for r in _bom() if r["refs"] == "U1")
+    assert f"MicroPython {version}" in bom["description"]
+    assert f"v{version}.uf2" in (HW / "bring-up.md").read_text() and f"v{version}.uf2" in firmware_readme
+    assert "scripts/flash-pico" in firmware_readme
+    assert "pip install mpremote" not in firmware_readme
+    flash = (ROOT / "scripts" / "flash-pico").read_text()
+    assert "MIN_VERSION=(1 20)" in flash and "1.20 or later" in firmware_readme
 
 
 def test_the_docs_say_what_the_firmware_does_with_rows_and_the_led() -> None:
-    """The rows not being read are driven high (tests/test_firmware_logic.py checks the firmware), and
-    the firmware blinks the Pico's LED while it scans (kb_led.py)."""
+    """The rows not being read are released (open-drain; tests/test_firmware_logic.py checks the
+    firmware), and the firmware blinks the Pico's LED while it scans (kb_led.py)."""
     readme = (HW / "README.md").read_text()
-    assert "high-impedance" not in readme and "every other row\n  high" in readme
-    assert "high-impedance" not in (HW / "make_schematic.py").read_text()
+    assert "releases every other row (high-impedance, never driven high)" in readme
+    assert "Pin.OPEN_DRAIN" in (ROOT / "firmware" / "kb_matrix.py").read_text()
+    assert "open-drain" in (HW / "make_schematic.py").read_text()
+    for doc in (HW / "README.md", HW / "wiring.md", HW / "make_schematic.py", ROOT / "firmware" / "README.md"):
+        assert not re.search(r"(other|idle|unselected) rows?\s+(are\s+)?(driven\s+)?high\b", doc.read_text()), doc
     firmware = (ROOT / "firmware" / "kb_firmware.py").read_text()
     assert "self.beat.tick(now)" in firmware and '"LED"' in (ROOT / "firmware" / "config.py").read_text()
     for doc in ("wiring.md", "bring-up.md"):

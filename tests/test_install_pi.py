@@ -105,7 +105,7 @@ def install(env: dict[str, str], *args: str, check: bool = True) -> subprocess.C
 def steps(out: str) -> dict[str, str]:
     """Step title → "already done" / "to do" / "skipped", from the script's output."""
     found = {m.group(3): m.group(4) for m in map(STEP.match, out.splitlines()) if m}
-    assert len(found) == 10, out
+    assert len(found) == 11, out
     return found
 
 
@@ -154,7 +154,7 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     assert "python3-picamera2" in first.stdout and "dtparam=spi=on" in first.stdout
 
     done = install(fake, "--admin-pin", "2468")
-    assert "install: 9 step(s) done now, 0 were already done, 1 skipped" in done.stdout, done.stdout
+    assert "install: 10 step(s) done now, 0 were already done, 1 skipped" in done.stdout, done.stdout
 
     # What the steps left behind, read back from the fake root.
     passwd = (root / "etc/passwd").read_text()
@@ -163,6 +163,7 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     for g in ("gpio", "spi", "video", "dialout", "audio"):
         assert "kipukas" in groups[g], (g, groups[g])
     assert groups["audio"] == ["pi", "kipukas"]  # existing members kept
+    assert groups["kipukas"] == ["pi"]  # the first user reads the service's calibration (bring-up)
     config = (root / "boot/firmware/config.txt").read_text()
     assert re.findall(r"^\s*dtparam=spi=on", config, re.M) == ["dtparam=spi=on"]
     assert "#dtparam=spi=on" not in config
@@ -190,6 +191,7 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
                     "opencv-contrib-python===from-apt", "opencv-contrib-python-headless===from-apt"]
     reqs = (venv / "kipukas-requirements.txt").read_text().splitlines()
     assert any(r.startswith("flask") for r in reqs)
+    assert any(r.startswith("mpremote") for r in reqs)  # scripts/flash-pico uses the venv's
     assert not [r for r in reqs if re.match(r"(numpy|opencv)", r, re.I)], reqs
     # The card decoders come from the vision extra without dependencies and without pip's OpenCV.
     vision = (venv / "kipukas-vision.txt").read_text().splitlines()
@@ -207,9 +209,9 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     plan = steps(second.stdout)
     assert plan.pop("service running").startswith("skipped")
     assert set(plan.values()) == {"already done"}, second.stdout
-    assert "dry run: 0 step(s) to do, 9 already done, 1 skipped" in second.stdout
+    assert "dry run: 0 step(s) to do, 10 already done, 1 skipped" in second.stdout
     third = install(fake, "--admin-pin", "2468")
-    assert "install: 0 step(s) done now, 9 were already done" in third.stdout
+    assert "install: 0 step(s) done now, 10 were already done" in third.stdout
     assert tree(root) == after, "a run with nothing to do changed files"
     assert len((root / "apt-get.log").read_text().splitlines()) == 2
     assert "# edited by hand" in settings.read_text()  # the maker's settings are never overwritten

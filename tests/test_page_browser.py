@@ -237,6 +237,38 @@ def test_sensor_calibration_walk_through_in_simulation(page, tmp_path):
         _wait_fill(page, '[data-territory="4"]', CLAIMED_UNKNOWN)
 
 
+def test_board_test_button_on_the_calibration_page(browser, tmp_path):
+    """The calibration page's board test switch (360 px wide): on, a token lights its stand's pixel
+    and stays out of the game, off hands the switches back."""
+    with serve_board(tmp_path) as srv:
+        ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)
+        page = ctx.new_page()
+        try:
+            page.goto(srv.url + "/calibrate")
+            page.wait_for_selector("#link.up", timeout=5000)
+            page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+            page.reload()
+            page.wait_for_selector("#link.up", timeout=5000)
+            assert page.text_content("#board-test-toggle") == "Start board test"
+            page.click("#board-test-toggle")
+            page.wait_for_selector('#board-test-toggle[aria-pressed="true"]', timeout=3000)
+            assert "put a token on each stand" in page.text_content("#board-test-state")
+            page.click('[data-stand="T2"]')  # the simulated hand
+            px = srv.board.layout.stands["T2"][0]
+            deadline = time.monotonic() + 3
+            while srv.board.strip.pixels()[px] == (0, 0, 0) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert srv.board.strip.pixels()[px][1] > 0 and not srv.board.loop.state.stands["T2"].occupied
+            page.locator("#board-test").screenshot(path=str(tmp_path / "board-test-360.png"))
+            page.click("#board-test-toggle")
+            page.wait_for_selector('#board-test-toggle[aria-pressed="false"]', timeout=3000)
+            assert srv.board.board_test.status() == {"on": False}
+            if os.environ.get("KIPUKAS_SCREENSHOTS"):
+                page.screenshot(path=os.path.join(os.environ["KIPUKAS_SCREENSHOTS"], "board-test-360.png"))
+        finally:
+            ctx.close()
+
+
 @pytest.mark.parametrize("viewport", [(390, 844), (1280, 800)])
 def test_screenshots_phone_and_laptop(browser, tmp_path, viewport):
     """Not a look test: checks the page fits the viewport's width and leaves PNGs to look at."""

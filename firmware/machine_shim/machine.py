@@ -1,13 +1,14 @@
 """A CPython stand-in for MicroPython's ``machine`` module, so the firmware's own files run in tests.
 
-Only what the firmware uses: ``Pin`` (IN/OUT, PULL_UP, ``value()``, GPIO numbers and the name
-``"LED"``), ``WDT`` (no-op) and, because
+Only what the firmware uses: ``Pin`` (IN/OUT/OPEN_DRAIN, PULL_UP, ``value()``, GPIO numbers and
+the name ``"LED"``), ``WDT`` (no-op) and, because
 CPython's ``time`` lacks them, MicroPython's ``ticks_ms/ticks_us/ticks_diff/ticks_add/sleep_us`` with
 the same wrap-around (``TICKS_PERIOD``). The ticks use ``time.monotonic()`` so a test that runs the
 firmware and the host in one process measures both ends with one clock.
 
 Pins read what an attached *board* says: ``attach(board)`` installs an object with
 ``read(pin_id, driven)`` where ``driven`` maps the ids of output pins to the level they drive.
+An open-drain pin is in ``driven`` (as 0) only while it pulls low; released, it drives nothing.
 With nothing attached, inputs with a pull-up read 1.
 
 Example::
@@ -58,20 +59,28 @@ class Pin:
     def init(self, mode=IN, pull=None, *, value=None):
         self.mode = mode
         self.pull = pull
+        _driven.pop(self.id, None)
         if mode == Pin.OUT:
             _driven[self.id] = 1 if value is None else (1 if value else 0)
-        else:
-            _driven.pop(self.id, None)
+        elif mode == Pin.OPEN_DRAIN and value is not None and not value:
+            _driven[self.id] = 0
 
     def value(self, v=None):
         if v is None:
             if self.mode == Pin.OUT:
                 return _driven.get(self.id, 0)
+            if self.mode == Pin.OPEN_DRAIN and _driven.get(self.id) == 0:
+                return 0
             if _board is not None:
                 return 1 if _board.read(self.id, _driven) else 0
             return 0 if self.pull == Pin.PULL_DOWN else 1
         if self.mode == Pin.OUT:
             _driven[self.id] = 1 if v else 0
+        elif self.mode == Pin.OPEN_DRAIN:
+            if v:
+                _driven.pop(self.id, None)  # released: high-impedance
+            else:
+                _driven[self.id] = 0
         return None
 
     def high(self):
@@ -85,7 +94,8 @@ class Pin:
 
 
 def driven(pin_id):
-    """CPython only: the level output pin ``pin_id`` drives now (None if it is not an output)."""
+    """CPython only: the level pin ``pin_id`` drives now (None if it drives nothing: an input or a
+    released open-drain pin)."""
     return _driven.get(pin_id)
 
 

@@ -55,8 +55,13 @@ class SimMatrix:
 
     BOUNCE_STEP_S = 0.0003
 
-    def __init__(self, row_pins: list[int], col_pins: list[int], clock: Any = time.monotonic) -> None:
+    def __init__(self, row_pins: list[int], col_pins: list[int], clock: Any = time.monotonic,
+                 missing_diodes: set[int] | frozenset[int] = frozenset(),
+                 reversed_diodes: set[int] | frozenset[int] = frozenset()) -> None:
         self.row_pins = list(row_pins)
+        #: Channels wired without their diode (or with a shorted one), and with it the wrong way round.
+        self.missing_diodes = set(missing_diodes)
+        self.reversed_diodes = set(reversed_diodes)
         self.col_of = {p: i for i, p in enumerate(col_pins)}
         self.row_of = {p: i for i, p in enumerate(row_pins)}
         self.ncols = len(col_pins)
@@ -94,14 +99,52 @@ class SimMatrix:
 
     # the shim's board interface
     def read(self, pin: int, driven: dict[int, int]) -> int:
+        """The level of column ``pin`` with the rows driven as ``driven`` says (pin -> 0/1; a row not
+        in it is released).
+
+        Current flows from the column's pull-up towards a row pulled low, through closed switches:
+        from a column into a row through a diode the right way round (anode on the column) or no
+        diode, from a row into a column only where a diode is missing or reversed. A released row
+        passes current on; a driven one does not. A column that reaches both a low row and a row
+        driven high is a fight between two outputs: it reads low here, the way a missing diode
+        passes a rectangle test when idle rows are driven high (a real fight reads either way).
+        """
         col = self.col_of.get(pin)
         if col is None:
             return 1
         now = self._clock()
-        for rp in self.row_pins:
-            if driven.get(rp) == 0 and self.closed(self.row_of[rp] * self.ncols + col, now):
-                return 0
-        return 1
+        if not self.missing_diodes and not self.reversed_diodes:
+            # Every diode in place: current only ever crosses one switch, column -> low row.
+            for rp in self.row_pins:
+                if driven.get(rp) == 0 and self.closed(self.row_of[rp] * self.ncols + col, now):
+                    return 0
+            return 1
+        closed = {ch for ch in range(self.count) if self.closed(ch, now)}
+        low = self._pulled_low(closed, driven)
+        return 0 if ("c", col) in low else 1
+
+    def _pulled_low(self, closed: set[int], driven: dict[int, int]) -> set[tuple[str, int]]:
+        """Nodes (("r", row) / ("c", col)) from which current reaches a row pulled low through closed
+        switches, each crossed the way its diode lets current flow."""
+        start = {("r", self.row_of[p]) for p, v in driven.items() if p in self.row_of and v == 0}
+        seen, todo = set(start), list(start)
+        while todo:
+            kind, i = todo.pop()
+            if kind == "r" and (kind, i) not in start and self.row_pins[i] in driven:
+                continue  # a row driven high holds its level (the fight) and passes nothing on
+            for ch in closed:
+                r, c = divmod(ch, self.ncols)
+                plain, rev = ch in self.missing_diodes, ch in self.reversed_diodes
+                if kind == "r" and r == i:  # column -> row: a diode the right way round, or none
+                    ok, nxt = plain or not rev, ("c", c)
+                elif kind == "c" and c == i:  # row -> column: only a reversed diode, or none
+                    ok, nxt = plain or rev, ("r", r)
+                else:
+                    continue
+                if ok and nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
 
 
 @dataclass

@@ -237,6 +237,9 @@ def atomic_write(path: str | Path, text: str) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
+        # mkstemp makes the file 0600; the Pi's first user reads the calibration through the service's
+        # group (hardware/bring-up.md), so it is group-readable like the rest of the data directory.
+        os.fchmod(fd, 0o640)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()

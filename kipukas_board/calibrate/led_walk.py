@@ -119,6 +119,8 @@ class LedWalk:
     def blocked(self, delta: int, resizing: bool = False) -> str:
         """Why the current segment cannot shift (or resize) by ``delta`` (for the page)."""
         n = self.current
+        if n is None:
+            return "every territory is confirmed: save the layout, or go back to change one"
         if resizing and delta < 0:
             return f"territory {n} has a single pixel left"
         if delta > 0:

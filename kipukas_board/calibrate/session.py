@@ -28,6 +28,7 @@ from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
 from kipukas_board.calibrate.sensor_walk import SensorWalk
 from kipukas_board.hardware.sensors.port import SwitchChange
+from kipukas_board.show.layout import with_strip_settings
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -96,7 +97,7 @@ class CalibrationSession:
             b.channel_map = dict(cal.channels)
             b.unmapped_channels.clear()
         if cal.led_territories:
-            lay = cal.layout(b.loop.state.board)
+            lay = with_strip_settings(cal.layout(b.loop.state.board), b.settings)
             strip = b.strip.count
             if lay.count <= strip:
                 b.lighting.set_layout(replace(lay, length=strip, source=str(self.path)))

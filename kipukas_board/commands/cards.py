@@ -1,6 +1,7 @@
 """Card scanning commands.
 
     kipukas-board scan PATH... [--camera N] [--json]      # decode images (or one frame of camera N)
+    kipukas-board scan --seat N [--seconds S] [--json]    # read seat N's camera as the board does
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
@@ -33,7 +34,16 @@ def register(sub: Any) -> None:
     s = sub.add_parser("scan", help="decode Kipukas QR codes in images or a camera frame",
                        description="Decode each image on its own (single-threaded, no state between images).")
     s.add_argument("paths", nargs="*", metavar="PATH", help="image files")
-    s.add_argument("--camera", type=int, metavar="N", help="also read one frame from OpenCV camera index N")
+    s.add_argument("--camera", type=int, metavar="N",
+                   help="also read one frame from OpenCV camera index N (a USB camera; not a Pi camera module)")
+    s.add_argument("--seat", type=int, metavar="N",
+                   help="read the camera the settings give seat N through its adapter (picamera2, opencv, "
+                        "files) for --seconds while autofocus settles, printing each code it reads")
+    s.add_argument("--seconds", type=float, default=5.0, help="how long --seat reads (default 5)")
+    s.add_argument("--settings", type=Path, help="settings file for --seat (default $KIPUKAS_SETTINGS or the "
+                                                 "system one)")
+    s.add_argument("--data-dir", type=Path, help="data directory whose calibration holds the seat's focus and "
+                                                 "exposure (default: the service's, as the settings say)")
     s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     s.set_defaults(func=scan)
 
@@ -75,9 +85,115 @@ def _err(msg: str) -> None:
     print(f"kipukas-board: {msg}", file=sys.stderr)
 
 
+def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
+    """Seat ``args.seat``'s camera as the settings build it, and that seat's calibrated controls."""
+    from kipukas_board.calibrate.files import CalibrationError
+    from kipukas_board.calibrate.files import load as load_calibration
+    from kipukas_board.commands.run import diagnostic_data_dir, settings_path
+    from kipukas_board.hardware.registry import build
+    from kipukas_board.settings import load_settings
+    from kipukas_board.show.layout import calibration_path
+
+    spath = settings_path(args.settings)
+    if spath is not None and not spath.exists():
+        raise ValueError(f"settings file {spath} does not exist")
+    settings = load_settings(spath)
+    seats = {c.options.get("seat"): c for c in settings.cameras}
+    choice = seats.get(args.seat)
+    if choice is None:
+        have = ", ".join(str(n) for n in sorted(k for k in seats if isinstance(k, int))) or "none"
+        raise ValueError(f"the settings ({spath or 'defaults'}) have no [[cameras]] table with seat = {args.seat} "
+                         f"(seats with a camera: {have})")
+    if choice.adapter == "sim":
+        raise ValueError(f"seat {args.seat}'s camera is the simulated one (adapter = \"sim\"): it has no frames. "
+                         f"Set adapter = \"picamera2\" (a Pi camera module) or \"opencv\" (USB) in its "
+                         f"[[cameras]] table")
+    controls: dict[str, Any] = {}
+    cal_path = calibration_path(settings.calibration, diagnostic_data_dir(args.data_dir, spath))
+    if cal_path.exists():
+        try:
+            saved = load_calibration(cal_path).cameras.get(args.seat, {})
+        except CalibrationError as exc:
+            _err(f"calibration not used: {exc}")
+            saved = {}
+        controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
+    return build("cameras", choice.adapter, **choice.options), choice.adapter, controls
+
+
+def scan_seat(args: argparse.Namespace) -> int:
+    """Read seat N's camera for a few seconds the way the board does (its adapter, its pipeline),
+    printing each code the first time it is read; exit 0 once a Kipukas code was read."""
+    from kipukas_board.hardware.registry import AdapterError
+    from kipukas_board.settings import SettingsError
+    from kipukas_board.vision.pipeline import Pipeline
+    from kipukas_board.vision.preprocess import FrameError
+
+    try:
+        cam, adapter, controls = _seat_camera(args)
+    except (SettingsError, AdapterError, ValueError) as exc:
+        _err(str(exc))
+        return 2
+    except (OSError, RuntimeError) as exc:  # the device is missing, busy or refuses to start
+        _err(f"seat {args.seat}'s camera did not open: {exc}")
+        return 1
+    print(f"seat {args.seat}: {adapter} camera" + (f" ({controls})" if controls else " (autofocus, auto exposure)")
+          + f"; reading for {args.seconds:g} s, show a card's back 15-20 cm from the camera", flush=True)
+    codes: dict[str, float] = {}
+    refused: dict[str, str] = {}
+    frames = decoded_ms = 0.0
+    status = 1
+    try:
+        if hasattr(cam, "set_controls"):
+            try:
+                cam.set_controls(**{"focus": controls.get("focus"), "exposure_us": controls.get("exposure_us")})
+            except (ValueError, OSError, RuntimeError) as exc:
+                _err(f"camera controls not applied: {exc}")
+        pipe = Pipeline(remember_roi=True)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < args.seconds:
+            frame = cam.read()
+            if frame is None:
+                time.sleep(0.05)
+                continue
+            frames += 1
+            try:
+                result = pipe.decode(frame)
+            except FrameError as exc:
+                _err(f"frame {int(frames)}: {exc}")
+                continue
+            decoded_ms += result.ms
+            at = time.monotonic() - t0
+            for code in result.codes:
+                if code not in codes:
+                    codes[code] = round(at, 2)
+                    print(f"{at:5.1f} s  read {code}", flush=True)
+            for text, why in result.refused.items():
+                if text not in refused:
+                    refused[text] = why
+                    print(f"{at:5.1f} s  refused {text[:60]!r}: {why}", flush=True)
+    finally:
+        cam.close()
+    err = getattr(cam, "error", None)
+    if not frames:
+        _err(f"seat {args.seat}'s camera gave no frame in {args.seconds:g} s" + (f": {err}" if err else ""))
+    elif codes:
+        status = 0
+    print(f"{int(frames)} frame(s), {len(codes)} code(s) read, {len(refused)} refused"
+          + (f", {decoded_ms / frames:.0f} ms a frame to decode" if frames else ""))
+    if args.json:
+        print(json.dumps({"seat": args.seat, "adapter": adapter, "frames": int(frames), "codes": codes,
+                          "refused": refused}))
+    return status
+
+
 def scan(args: argparse.Namespace) -> int:
+    if args.seat is not None:
+        if args.paths or args.camera is not None:
+            _err("scan --seat reads one seat's camera; give no PATH or --camera with it")
+            return 2
+        return scan_seat(args)
     if not args.paths and args.camera is None:
-        _err("scan needs at least one PATH or --camera N")
+        _err("scan needs at least one PATH, --camera N or --seat N")
         return 2
     import cv2
 

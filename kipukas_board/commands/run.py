@@ -27,6 +27,8 @@ from kipukas_board.settings import SettingsError, default_data_dir, load_setting
 log = logging.getLogger("kipukas_board")
 
 SYSTEM_SETTINGS = Path("/etc/kipukas-board/settings.toml")
+#: The service's data directory (systemd's StateDirectory=kipukas-board): its journal and calibration.
+SERVICE_DATA_DIR = Path("/var/lib/kipukas-board")
 
 
 def register(sub: Any) -> None:
@@ -53,6 +55,26 @@ def settings_path(arg: Path | None) -> Path | None:
     if env:
         return Path(env)
     return SYSTEM_SETTINGS if SYSTEM_SETTINGS.exists() else None
+
+
+def diagnostic_data_dir(arg: Path | None, spath: Path | None) -> Path:
+    """The data directory a diagnostic reads: ``--data-dir``, else the service's when it runs with
+    the same (system) settings file, so a diagnostic run by the Pi's first user reads the very
+    calibration the service reads, else the default.
+
+    Raises ValueError naming the fix when the service's directory is there but not readable (the
+    first user is put in the ``kipukas`` group by ``scripts/install-pi``; a new group needs a new
+    login).
+    """
+    if arg is not None:
+        return arg
+    if spath is not None and spath == SYSTEM_SETTINGS and SERVICE_DATA_DIR.exists():
+        if not os.access(SERVICE_DATA_DIR, os.R_OK | os.X_OK):
+            raise ValueError(f"cannot read {SERVICE_DATA_DIR}, where the service keeps its calibration: "
+                             f"join the kipukas group (sudo usermod -aG kipukas $USER), log in again, "
+                             f"or pass --data-dir")
+        return SERVICE_DATA_DIR
+    return default_data_dir()
 
 
 def run(args: argparse.Namespace) -> int:

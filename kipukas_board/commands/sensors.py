@@ -2,6 +2,7 @@
 
     kipukas-board sensors monitor [--settings FILE] [--adapter serial|gpio] [--device PATH] [--seconds S]
     kipukas-board sensors soak --seconds 60 [--json]   # firmware ↔ faulty link ↔ host ↔ core
+    kipukas-board board-test [--seconds S] [--json]    # each stand lights its own LED under a token
 
 ``monitor`` prints each settled change as it comes and the link's health every few seconds (with
 ``--json``: one JSON object per line, the last one the final health). ``soak`` runs the real firmware
@@ -67,6 +68,19 @@ def register(sub: Any) -> None:
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     s.set_defaults(func=soak)
+
+    b = sub.add_parser("board-test", help="each stand lights its own LED while a token sits on it",
+                       description="Board test mode: check the reeds and the LEDs together. Put a token on a "
+                                   "stand: its LED lights green; lift it: dark. Uses the settings' sensor and "
+                                   "LED adapters and the calibration, as the service does (stop the service "
+                                   "first); the running board offers the same on its calibration page.")
+    b.add_argument("--settings", type=Path, help="settings file (default $KIPUKAS_SETTINGS or the system one)")
+    b.add_argument("--data-dir", type=Path, help="data directory whose calibration maps channels and pixels "
+                                                 "(default: the service's, as the settings say)")
+    b.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
+    b.add_argument("--sim", action="store_true", help="allow simulated sensors or LEDs (nothing real is tested)")
+    b.add_argument("--json", action="store_true", help="one JSON object per change, the last line the summary")
+    b.set_defaults(func=board_test)
 
 
 def _sensor_choice(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
@@ -171,3 +185,96 @@ def soak(args: argparse.Namespace) -> int:
     for reason in failed:
         print(f"kipukas-board sensors soak: FAIL: {reason}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def board_test(args: argparse.Namespace) -> int:
+    """Run the board test mode against the real sensors and strip, printing what each token lights."""
+    from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.calibrate.board_test import BoardTest, matrix_cols
+    from kipukas_board.calibrate.files import CalibrationError
+    from kipukas_board.calibrate.files import load as load_calibration
+    from kipukas_board.commands.run import diagnostic_data_dir, settings_path
+    from kipukas_board.settings import SettingsError, load_settings
+    from kipukas_board.show.layout import LayoutError, calibration_path, strip_layout
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    try:
+        spath = settings_path(args.settings)
+        if spath is not None and not spath.exists():
+            raise ValueError(f"settings file {spath} does not exist")
+        settings = load_settings(spath)
+        sim = [port for port, a in (("[sensors]", settings.sensors.adapter), ("[leds]", settings.leds.adapter))
+               if a == "sim"]
+        if sim and not args.sim:
+            raise ValueError(f"{' and '.join(sim)} adapter = \"sim\" in {spath or 'the default settings'}: "
+                             f"the board test checks real reeds and LEDs (bring-up 1.2 and 2.2 set them), or "
+                             f"pass --sim")
+        board = load_map(settings.map)
+        data_dir = diagnostic_data_dir(args.data_dir, spath)
+        layout = strip_layout(settings, board, data_dir)
+        cal_path = calibration_path(settings.calibration, data_dir)
+        channel_map = None
+        if cal_path.exists():
+            channel_map = load_calibration(cal_path, board).channels or None
+        sensors = build("sensors", settings.sensors.adapter, **settings.sensors.options)
+        opts = dict(settings.leds.options)
+        opts["count"] = layout.count
+        opts.setdefault("order", layout.order)
+        strip = build("leds", settings.leds.adapter, **opts)
+    except MapError as exc:
+        print(f"kipukas-board: {exc.report()}", file=sys.stderr)
+        return 2
+    except (SettingsError, AdapterError, CalibrationError, LayoutError, ValueError) as exc:
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        return 2
+    stage = layout.output_stage()
+    test = BoardTest(list(board.stands), layout.stands, layout.territories,
+                     {sid: st.territory for sid, st in board.stands.items()}, layout.count, channel_map)
+    import threading
+
+    lock = threading.Lock()
+    lit_ever: set[str] = set()
+
+    def take(change: SwitchChange) -> None:
+        with lock:
+            what = test.set(change.channel, change.closed)
+            strip.show(stage.apply(test.frame()))
+            if what["stand"] and change.closed:
+                lit_ever.add(what["stand"])
+        if args.json:
+            print(json.dumps({"t": round(time.time(), 3), **what}), flush=True)
+            return
+        state = "closed" if change.closed else "open"
+        if what["stand"] is None:
+            print(f"{change.channel:<8} {state:6}  no stand ({test.mapping}): nothing lights", flush=True)
+        else:
+            px = ", ".join(map(str, what["pixels"])) or "none (no pixel for it)"
+            print(f"{change.channel:<8} {state:6}  stand {what['stand']:<5} pixels {px}"
+                  f"{' lit' if change.closed else ' dark'}", flush=True)
+
+    sensors.start(take)
+    test.cols = matrix_cols(sensors)
+    for channel, closed in sensors.snapshot().items():
+        if closed:
+            take(SwitchChange(channel, True))
+    if not args.json:
+        print(f"board test: {settings.sensors.adapter} sensors, {settings.leds.adapter} strip of {layout.count}, "
+              f"channels to stands by {test.mapping}. Put a token on each stand in turn; Ctrl-C ends.", flush=True)
+    end = time.monotonic() + args.seconds if args.seconds else None
+    try:
+        while end is None or time.monotonic() < end:
+            time.sleep(0.05 if end is None else max(0.0, min(0.05, end - time.monotonic())))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sensors.stop()
+        strip.close()
+    missing = [sid for sid in board.stands if sid not in lit_ever]
+    summary = {"stands_lit": len(lit_ever), "stands": len(board.stands), "never_lit": missing,
+               "closed_at_end": test.status()["closed"], "unmapped": test.status()["unmapped"]}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{len(lit_ever)} of {len(board.stands)} stands lit" +
+              (f"; never: {', '.join(missing)}" if missing else ""))
+    return 0

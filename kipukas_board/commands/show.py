@@ -1,12 +1,14 @@
 """``kipukas-board leds ...`` and ``kipukas-board say``: check the lights and the speaker.
 
-    kipukas-board leds test [--sim] [--seconds S] [--json]   # light each segment in turn
+    kipukas-board leds test [--pattern colors|load|walk|segments] [--count N] [--pixels A-B] [--json]
     kipukas-board leds spi-bytes R,G,B [R,G,B ...] --json    # the SPI backend's exact bytes
     kipukas-board leds bench --leds 300 [--frames N] --json  # frame time of render + output + encode
     kipukas-board say TEXT... [--wav FILE] [--volume V]      # speak through espeak-ng
 
 The strip, its layout and the voice come from the settings file (``--settings``, as for ``run``)
-and its calibration; ``--sim`` uses the simulated strip.
+and its calibration, read by the same function the board uses
+(:func:`kipukas_board.show.layout.strip_layout`). ``leds test`` drives the settings' adapter and says
+which; on the simulated one it refuses unless ``--sim`` asks for it, since nothing would light.
 """
 
 from __future__ import annotations
@@ -27,14 +29,24 @@ def register(sub: Any) -> None:
                        description="Check the territory LEDs.")
     lsub = p.add_subparsers(dest="leds_command", metavar="ACTION", required=True)
 
-    t = lsub.add_parser("test", help="light each territory segment and stand pixel in turn")
-    t.add_argument("--sim", action="store_true", help="use the simulated strip")
+    t = lsub.add_parser("test", help="bring-up patterns: every pixel red/green/blue/white, full load, a walk",
+                        description="Light the strip for bring-up (hardware/bring-up.md, section 2). Patterns: "
+                                    "colors (every pixel red, green, blue, then white), load (every pixel white "
+                                    "at full brightness, held down only by the power cap: measure the supply "
+                                    "current), walk (one pixel at a time along the strip), segments (each "
+                                    "territory and stand of the calibrated layout in turn).")
+    t.add_argument("--pattern", choices=PATTERNS, default="colors", help="what to light (default colors)")
+    t.add_argument("--count", type=int, help="pixels on the strip (default: the settings' [leds] count)")
+    t.add_argument("--pixels", metavar="FIRST-LAST",
+                   help="light only these pixels (one power feed's span, for the load test); the rest stay dark")
+    t.add_argument("--sim", action="store_true", help="drive the simulated strip (nothing lights)")
     t.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
     t.add_argument("--map", help="map name or path (default: the settings' map)")
     t.add_argument("--data-dir", type=Path, help="the board's data directory, whose calibration file holds "
-                                                 "the LED layout (default: as for 'kipukas-board run')")
-    t.add_argument("--seconds", type=float, default=0.7, help="how long each segment stays lit")
-    t.add_argument("--color", default="255,255,255", help="R,G,B to light with (default white)")
+                                                 "the LED layout (default: the service's, as the settings say)")
+    t.add_argument("--seconds", type=float, help="how long each step stays lit (default: 2 for colors, "
+                                                 "10 for load, 0.1 for walk, 0.7 for segments)")
+    t.add_argument("--color", default="255,255,255", help="R,G,B for walk and segments (default white)")
     t.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     t.set_defaults(func=leds_test)
 
@@ -85,47 +97,107 @@ def _ranges(px: list[int]) -> str:
     return "pixel" + ("s " if len(px) > 1 else " ") + ", ".join(map(str, px))
 
 
+PATTERNS = ("colors", "load", "walk", "segments")
+DEFAULT_SECONDS = {"colors": 2.0, "load": 10.0, "walk": 0.1, "segments": 0.7}
+
+
+def _span(text: str | None, count: int) -> list[int]:
+    """``--pixels FIRST-LAST`` (or one number) as a list of pixels on a strip of ``count``."""
+    if text is None:
+        return list(range(count))
+    first, sep, last = text.partition("-")
+    try:
+        a, b = int(first), int(last) if sep else int(first)
+    except ValueError:
+        raise ValueError(f"--pixels {text!r}: expected FIRST-LAST, e.g. 0-89") from None
+    if not 0 <= a <= b < count:
+        raise ValueError(f"--pixels {text!r}: expected FIRST-LAST within 0-{count - 1} (the strip's {count} pixels)")
+    return list(range(a, b + 1))
+
+
+def _steps(pattern: str, layout: Any, board: Any, span: list[int], color: Any) -> list[tuple[str, dict[int, Any]]]:
+    """The frames a pattern shows, each as (what it is, {pixel: colour}); unlisted pixels are dark."""
+    if pattern == "colors":
+        return [(name, dict.fromkeys(span, rgb)) for name, rgb in
+                (("red", (255, 0, 0)), ("green", (0, 255, 0)), ("blue", (0, 0, 255)), ("white", (255, 255, 255)))]
+    if pattern == "load":
+        return [("full white", dict.fromkeys(span, (255, 255, 255)))]
+    if pattern == "walk":
+        return [(f"pixel {i}", {i: color}) for i in span]
+    steps = [(f"territory {n}" + (f" ({board.territories[n].name})" if board.territories[n].name else ""),
+              dict.fromkeys(px, color)) for n, px in sorted(layout.territories.items())]
+    return steps + [(f"stand {sid}", dict.fromkeys(px, color)) for sid, px in layout.stands.items()]
+
+
 def leds_test(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.commands.run import diagnostic_data_dir
     from kipukas_board.hardware.registry import build
     from kipukas_board.settings import SettingsError
     from kipukas_board.show.colors import parse_rgb
-    from kipukas_board.show.layout import calibration_path, load_layout
+    from kipukas_board.show.layout import strip_layout
 
     try:
+        spath = settings_path(args.settings)
         settings = _load_settings(args.settings)
+        adapter = "sim" if args.sim else settings.leds.adapter
+        if adapter == "sim" and not args.sim:
+            return _fail(f"the settings ({spath or 'defaults'}) choose the simulated strip ([leds] adapter = \"sim\"): "
+                         f"nothing would light. Set adapter = \"spi\" (or \"ws281x\") in [leds], or pass --sim "
+                         f"to run the pattern on the simulated strip")
         color = parse_rgb(args.color)
         board = load_map(args.map or settings.map)
-        layout = load_layout(calibration_path(settings.calibration, args.data_dir), board)
+        layout = strip_layout(settings, board, diagnostic_data_dir(args.data_dir, spath))
+        count = args.count if args.count is not None else settings.led_count
+        if count is None and layout.source != "default":
+            count = layout.count  # a calibration written before the settings held the count
+        if args.pattern == "segments":
+            count = max(count or 0, layout.count)
+        if not count or count < 1:
+            return _fail("how many pixels? set [leds] count in the settings file (bring-up 2.2) or pass --count N")
+        if args.pattern == "load":
+            layout = replace(layout, brightness=1.0)  # only the cap holds the load down
+        span = _span(args.pixels, count)
         opts = {} if args.sim else dict(settings.leds.options)
-        opts["count"] = layout.count
+        opts["count"] = count
         opts.setdefault("order", layout.order)
-        strip = build("leds", "sim" if args.sim else settings.leds.adapter, **opts)
+        strip = build("leds", adapter, **opts)
     except MapError as exc:
         return _fail(exc.report())
     except (SettingsError, ValueError) as exc:
         return _fail(str(exc))
     stage = layout.output_stage()
-    steps = [(f"territory {n}" + (f" ({board.territories[n].name})" if board.territories[n].name else ""), px)
-             for n, px in sorted(layout.territories.items())]
-    steps += [(f"stand {sid}", px) for sid, px in layout.stands.items()]
+    where = getattr(strip, "path", None)
+    print(f"driving the {adapter!r} strip" + (f" on {where}" if where else "") +
+          (" (simulated: nothing lights)" if adapter == "sim" else "") +
+          f": {count} pixels, order {opts['order']}, brightness {layout.brightness:g}, "
+          f"power cap {layout.power_budget_ma:.0f} mA", flush=True)
+    seconds = DEFAULT_SECONDS[args.pattern] if args.seconds is None else max(0.0, args.seconds)
     report = []
     try:
-        for what, px in steps:
-            frame = [(0, 0, 0)] * layout.count
-            for i in px:
-                frame[i] = color
+        for what, lit in _steps(args.pattern, layout, board, span, color):
+            frame = [(0, 0, 0)] * count
+            for i, rgb in lit.items():
+                frame[i] = rgb
             wire = stage.apply(frame)
-            strip.show(wire)
+            try:
+                strip.show(wire)
+            except OSError as exc:
+                return _fail(f"the {adapter!r} strip refused a frame: {exc}", 1)
             shown = strip.pixels() if hasattr(strip, "pixels") else wire  # the simulated strip remembers
-            lit = [i for i, p in enumerate(shown) if p != (0, 0, 0)]
-            print(f"{what:32} {_ranges(px):24} ~{stage.last_estimate_ma:.0f} mA", flush=True)
-            report.append({"what": what, "pixels": px, "lit": lit, "estimated_ma": round(stage.last_estimate_ma, 1)})
-            time.sleep(max(0.0, args.seconds))
+            on = [i for i, p in enumerate(shown) if p != (0, 0, 0)]
+            capped = " (held down by the cap)" if stage.last_scale < 0.999 else ""
+            print(f"{what:32} {_ranges(sorted(lit)):24} ~{stage.last_estimate_ma:.0f} mA{capped}", flush=True)
+            report.append({"what": what, "pixels": sorted(lit), "lit": on,
+                           "estimated_ma": round(stage.last_estimate_ma, 1), "scale": round(stage.last_scale, 3)})
+            time.sleep(seconds)
     finally:
         strip.close()
     if args.json:
-        print(json.dumps({"count": layout.count, "layout": layout.source, "segments": report}))
+        print(json.dumps({"adapter": adapter, "pattern": args.pattern, "count": count,
+                          "power_budget_ma": layout.power_budget_ma, "layout": layout.source, "steps": report}))
     return 0
 
 

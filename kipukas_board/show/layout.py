@@ -1,7 +1,10 @@
 """Which LED pixels light which territory and stand.
 
+The strip's length and the power cap are facts of the build, set once in the settings file's
+``[leds]`` section (``count``, ``power_budget_ma``) and applied over the calibration by
+:func:`strip_layout`, which the board and every diagnostic call alike.
 The board's calibration file (``<data dir>/calibration/<name>.toml``, see :func:`calibration_path`)
-is the one place the layout lives: the board reads its ``[leds]`` section with :func:`load_layout`,
+is the one place the segments live: the board reads its ``[leds]`` section with :func:`load_layout`,
 and the calibration walk-through (``kipukas_board/calibrate``) writes the segments it measured back
 into the same section, keeping every other key. Without the file or the section,
 :func:`default_layout` gives every territory a segment of ``per_territory`` pixels (in territory
@@ -238,3 +241,39 @@ def load_layout(path: str | os.PathLike[str] | None, board: BoardMap) -> LedLayo
     if "leds" not in data:
         return default_layout(board)
     return parse_layout(data["leds"], board, source)
+
+
+def with_strip_settings(layout: LedLayout, settings: Any) -> LedLayout:
+    """``layout`` with the settings' ``[leds] count`` and ``power_budget_ma`` applied (when set).
+
+    The settings file is where a builder states the strip's length and the supply's share for the
+    LEDs (bring-up step 2.2); a calibration's values for them are overridden. Raises
+    :class:`LayoutError` when a segment lies past the settings' ``count``.
+    """
+    from dataclasses import replace
+
+    count = getattr(settings, "led_count", None)
+    budget = getattr(settings, "led_power_budget_ma", None)
+    if count is None and budget is None:
+        return layout
+    changes: dict[str, Any] = {}
+    if budget is not None:
+        changes["power_budget_ma"] = float(budget)
+    if count is not None:
+        if layout.source == "default":  # no calibration yet: the placeholder segments end with the strip
+            changes["territories"] = {n: [i for i in px if i < count] for n, px in layout.territories.items()}
+            changes["stands"] = {sid: [i for i in px if i < count] for sid, px in layout.stands.items()}
+            changes["fault_pixels"] = [count - 1]
+        used = [i for seg in (*changes.get("territories", layout.territories).values(),
+                              *changes.get("stands", layout.stands).values()) for i in seg]
+        if used and max(used) >= count:
+            raise LayoutError(layout.source, [f"pixel {max(used)} is past the end of the strip: the settings' "
+                                              f"[leds] count = {count}"])
+        changes["length"] = count
+    return replace(layout, **changes)
+
+
+def strip_layout(settings: Any, board: BoardMap, data_dir: str | os.PathLike[str] | None = None) -> LedLayout:
+    """The layout the board runs: the calibration's segments (:func:`load_layout`, the default when
+    there is none) with the settings' strip length and power cap. Raises :class:`LayoutError`."""
+    return with_strip_settings(load_layout(calibration_path(settings.calibration, data_dir), board), settings)

@@ -319,6 +319,20 @@
     step(`/api/calibration/leds/${b.dataset.leds}`, body, ledSays[b.dataset.leds]);
   }));
 
+  // Board test mode: a plain switch; the board's LEDs are the display.
+  const testButton = document.getElementById("board-test-toggle");
+  function renderBoardTest(t) {
+    if (!t) return;
+    testButton.setAttribute("aria-pressed", String(!!t.on));
+    testButton.textContent = t.on ? "Stop board test" : "Start board test";
+    text("board-test-state", t.on ? `On (channels to stands by ${t.mapping}): put a token on each stand.` : "Off.");
+  }
+  testButton.addEventListener("click", async () => {
+    const on = testButton.getAttribute("aria-pressed") !== "true";
+    renderBoardTest(await KB.act("/api/board-test", { on }, on ? "board test on" : "board test off"));
+  });
+  fetch("/api/board-test").then((r) => r.json()).then(renderBoardTest).catch(() => {});
+
   // A tap on a stand: in simulation the hand puts a token on it or takes it off (the switch under it
   // reports on its own channel, whatever the calibration says); on a real board it picks the stand
   // to walk again.

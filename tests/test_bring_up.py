@@ -1,0 +1,91 @@
+"""The bring-up diagnostics read what the service reads: ``scan --seat`` through the seat's
+configured adapter, the service's data directory for the system settings, a group-readable
+calibration file."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import cv2
+import pytest
+from _qrgen import place, qr_tile
+
+from kipukas_board.calibrate import files
+from kipukas_board.cli import main
+from kipukas_board.commands import run as run_cmd
+
+CARD = "kpks.us/HMPU#0004?BFxDCJ"
+
+
+def _settings(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "settings.toml"
+    p.write_text(text)
+    return p
+
+
+@pytest.fixture
+def card_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    blank = place([], (360, 640))
+    cv2.imwrite(str(folder / "0.png"), blank)  # the first frames: no card yet (autofocus settling)
+    cv2.imwrite(str(folder / "1.png"), place([qr_tile(CARD, 6)], (360, 640)))
+    cv2.imwrite(str(folder / "2.png"), place([qr_tile("https://example.com/not-a-card", 6)], (360, 640)))
+    return folder
+
+
+def test_scan_seat_reads_that_seats_camera_through_its_adapter_for_some_seconds(tmp_path, card_folder, capsys):
+    s = _settings(tmp_path, f'[[cameras]]\nseat = 1\nadapter = "sim"\n\n'
+                            f'[[cameras]]\nseat = 2\nadapter = "files"\npath = "{card_folder}"\nloop = true\n')
+    assert main(["scan", "--seat", "2", "--seconds", "0.6", "--settings", str(s), "--data-dir", str(tmp_path),
+                 "--json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("seat 2: files camera")
+    assert any(line.endswith(f"read {CARD}") for line in out), out
+    doc = json.loads(out[-1])
+    assert list(doc["codes"]) == [CARD] and doc["frames"] > 3  # it kept reading: the loop, not one frame
+    assert any("example.com" in t for t in doc["refused"])  # another QR: refused with its reason
+
+
+def test_scan_seat_with_no_card_in_view_fails(tmp_path, capsys):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0.png"), place([], (360, 640)))
+    s = _settings(tmp_path, f'[[cameras]]\nseat = 1\nadapter = "files"\npath = "{folder}"\nloop = true\n')
+    assert main(["scan", "--seat", "1", "--seconds", "0.3", "--settings", str(s), "--data-dir", str(tmp_path)]) == 1
+    assert "0 code(s) read" in capsys.readouterr().out
+
+
+def test_scan_seat_names_a_missing_seat_and_refuses_the_simulated_camera(tmp_path, capsys):
+    s = _settings(tmp_path, '[[cameras]]\nseat = 1\nadapter = "sim"\n')
+    assert main(["scan", "--seat", "3", "--settings", str(s), "--data-dir", str(tmp_path)]) == 2
+    assert "no [[cameras]] table with seat = 3 (seats with a camera: 1)" in capsys.readouterr().err
+    assert main(["scan", "--seat", "1", "--settings", str(s), "--data-dir", str(tmp_path)]) == 2
+    assert "simulated one" in capsys.readouterr().err
+
+
+def test_diagnostics_on_the_system_settings_read_the_service_data_directory(tmp_path, monkeypatch):
+    system = tmp_path / "etc" / "settings.toml"
+    service = tmp_path / "var" / "lib" / "kipukas-board"
+    monkeypatch.setattr(run_cmd, "SYSTEM_SETTINGS", system)
+    monkeypatch.setattr(run_cmd, "SERVICE_DATA_DIR", service)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "home-state"))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    mine = tmp_path / "mine"
+    assert run_cmd.diagnostic_data_dir(mine, system) == mine  # --data-dir always wins
+    assert run_cmd.diagnostic_data_dir(None, system) == tmp_path / "home-state" / "kipukas-board"  # no service yet
+    service.mkdir(parents=True)
+    assert run_cmd.diagnostic_data_dir(None, system) == service
+    assert run_cmd.diagnostic_data_dir(None, tmp_path / "other.toml") == tmp_path / "home-state" / "kipukas-board"
+    service.chmod(0o700)
+    monkeypatch.setattr(run_cmd.os, "access", lambda *_a, **_k: False)  # as a user outside the group
+    with pytest.raises(ValueError, match="join the kipukas group"):
+        run_cmd.diagnostic_data_dir(None, system)
+
+
+def test_the_calibration_file_is_readable_by_the_service_group(tmp_path):
+    path = tmp_path / "calibration" / "default.toml"
+    files.save(path, files.Calibration(board="Kipuka of Eight", channels={"r0c0": "T1"}))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
