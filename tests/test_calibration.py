@@ -487,7 +487,7 @@ def test_an_open_sensor_walk_is_in_health_and_holds_the_switches_across_a_restar
         resyncs = []
         real_reconcile = board._reconcile
         monkeypatch.setattr(board, "_reconcile", lambda: (resyncs.append(1), real_reconcile())[1])
-        board.calibration.sensors_do("cancel")  # closing the walk hands the switches back
+        board.calibration.sensors_do("cancel", confirm=True)  # closing the walk hands the switches back
         assert board.health()["calibration"]["ok"] is True
         assert resyncs == [1]  # through the board's own resync, which waits for the core: no polling
         assert board.loop.state.stands["T2"].occupied

@@ -143,6 +143,7 @@ def test_a_token_on_the_wrong_stand_is_caught_fixed_in_a_tap_and_checked_before_
         health = srv.board.health()["calibration"]
         assert health["ok"] is False and health["faults"] == ["no sensor for M5b"]
         assert "no sensor for M5b" in page.text_content("#sensor-flags")
+        assert page.text_content("#cal-faults") == "1 problem" and page.is_visible("#cal-faults")
         shot(page, tmp_path, "saved")
         page.goto(srv.url + "/")  # the board page says so too
         page.wait_for_selector("#calibration-banner:not([hidden])", timeout=4000)
@@ -162,6 +163,12 @@ def test_start_asks_before_throwing_a_walk_away(page, tmp_path):
         page.click("#confirm-no")
         time.sleep(0.3)
         assert srv.board.calibration.sensors.channels  # kept
+        page.click('[data-sensors="cancel"]')  # Cancel asks too, once something was found
+        page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
+        assert "1 stands found so far are lost" in page.text_content("#confirm-items")
+        page.click("#confirm-no")
+        time.sleep(0.3)
+        assert srv.board.calibration.sensors is not None
         page.click("#sensors-start")
         page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
         page.click("#confirm-yes")

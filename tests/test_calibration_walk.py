@@ -200,3 +200,20 @@ def test_the_read_back_shows_each_touch_and_strays_and_survives_a_restart():
 def test_unknown_mode_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="expected lift or fast"):
         SensorWalk(["A"], mode="quick")
+
+
+def test_a_slip_in_a_fast_walk_is_found_by_lifting_and_replacing_the_token_already_there():
+    walk = SensorWalk(["T1", "M1a", "M1b", "T6"], mode="fast")
+    wiring = {"T1": "a", "M1a": "b", "M1b": "c", "T6": "f"}
+    walk.on_change("a", True, at=1.0)
+    walk.on_change("f", True, at=5.0)   # M1a's token went on T6
+    walk.on_change("c", True, at=9.0)   # M1b's where it belongs
+    assert walk.current == "T6" and walk.channels["f"] == "M1a"
+    walk.on_change("f", False, at=13.0)  # T6 already has a token: the page says lift it and put it back
+    assert walk.conflict is None and walk.current == "T6"
+    walk.on_change("f", True, at=15.0)
+    assert walk.conflict == {"stand": "T6", "channel": "f", "owner": "M1a"}
+    walk.resolve()
+    assert walk.current == "M1a"
+    walk.on_change("b", True, at=19.0)
+    assert walk.done and walk.channels == {ch: s for s, ch in wiring.items()}

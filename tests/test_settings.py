@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kipukas_board.settings import SettingsError, load_settings
+from kipukas_board.settings import AdapterChoice, Settings, SettingsError, load_settings
 
 GOOD = """
 [board]
@@ -156,3 +156,16 @@ def test_without_a_real_adapter_run_says_so_and_keeps_the_sim_endpoints_off(tmp_
         proc.terminate()
         out, err = proc.communicate(timeout=10)
     assert "every adapter is simulated" in err and "every adapter simulated" in out
+
+
+def test_sim_keeps_cameras_that_need_no_pi_and_says_what_a_simulated_one_stands_in_for(tmp_path):
+    from kipukas_board.hardware.cameras.simulated import SimulatedCamera
+
+    s = Settings(cameras=[AdapterChoice("files", {"seat": 1, "path": str(tmp_path), "loop": True}),
+                          AdapterChoice("opencv", {"seat": 2, "device": 0}),
+                          AdapterChoice("picamera2", {"seat": 3})]).simulated()
+    assert [c.adapter for c in s.cameras] == ["files", "opencv", "sim"]
+    assert s.cameras[0].options == {"seat": 1, "path": str(tmp_path), "loop": True}
+    assert s.cameras[2].options == {"seat": 3, "stands_in_for": "picamera2"}
+    assert SimulatedCamera(**s.cameras[2].options).health() == {"adapter": "sim", "ok": True, "seat": 3,
+                                                                 "stands_in_for": "picamera2"}

@@ -170,7 +170,8 @@ class SensorWalk:
         if channel in self.stuck:
             if not closed:
                 self.stuck.remove(channel)
-                self._note(f"channel {channel} opened again: no longer counted as stuck")
+                self._note(f"a sensor that was closed at the start opened (channel {channel}): "
+                           f"a token left on was lifted")
             return True
         if self.conflict is not None and self.conflict["channel"] == channel and not closed:
             self._note(f"the token on {self.conflict['owner']} was lifted: still waiting for {self.conflict['stand']}")
@@ -207,7 +208,7 @@ class SensorWalk:
             if at is not None and when is not None and at - when <= SECOND_REED_S and last_channel in self._closed:
                 # No hand puts two tokens down that fast: a second reed under the stand just recorded.
                 self._flag_duplicate(channel)
-                self._note(f"stand {last_stand} closed two channels: {last_channel} and {channel}")
+                self._note(f"{last_stand} has two sensors under it (channels {last_channel} and {channel})")
                 return
         if mine is None and owner is None:
             self.channels[channel] = stand
@@ -223,8 +224,9 @@ class SensorWalk:
             self.suspects.setdefault(channel, stand)
         elif owner != stand and channel not in self.suspects:
             self.suspects[channel] = stand
-            why = f"already belongs to {owner}" if owner else f"{stand} already has channel {mine}"
-            self._note(f"channel {channel} closed during stand {stand}'s turn ({why}): watching it")
+            why = f"{owner}'s sensor" if owner else "a sensor of no stand yet"
+            self._note(f"{why} closed while the token was on {stand} (channel {channel}): a bump, or a second "
+                       f"sensor under {stand}? The next moves tell")
 
     def _bumped(self, channel: str, at: float | None) -> bool:
         """Fast walk: tokens stay down, so the channel just recorded opening again means the token
@@ -250,7 +252,8 @@ class SensorWalk:
             for ch, when in self._opened.items():  # opened with this token after all: two reeds
                 if at is not None and at - when <= TOGETHER_S:
                     self._flag_duplicate(ch)
-                    self._note(f"stand {stand} closed two channels: {mine} and {ch} (both opened as it was lifted)")
+                    self._note(f"{stand} has two sensors under it (channels {mine} and {ch}: "
+                               f"both opened as its token was lifted)")
             self._advance()
             return
         if self.suspects.get(channel) == stand and mine is not None and mine in self._closed:
@@ -258,7 +261,8 @@ class SensorWalk:
             del self.suspects[channel]
             if at is not None:
                 self._opened[channel] = at
-            self._note(f"channel {channel} opened again while the token was on {stand}: ignored as noise")
+            self._note(f"a sensor closed and opened while the token sat on {stand}: a bump, ignored "
+                       f"(channel {channel})")
 
     def _found(self, stand: str, channel: str) -> None:
         """``stand`` has its own ``channel`` now: settle the channels watched so far."""
@@ -270,7 +274,7 @@ class SensorWalk:
             elif during != stand:  # closed with an earlier stand's token, held until it was lifted
                 del self.suspects[ch]
                 self._flag_duplicate(ch)
-                self._note(f"stand {during} closed two channels: {self.channel_of(during)} and {ch}")
+                self._note(f"{during} has two sensors under it (channels {self.channel_of(during)} and {ch})")
 
     def _settle(self, stand: str) -> None:
         """``stand`` was skipped with no channel of its own: an earlier stand's channel that closed for
@@ -280,7 +284,7 @@ class SensorWalk:
             if during == stand and owner is not None:
                 del self.suspects[ch]
                 self._flag_duplicate(ch)
-                self._note(f"channel {ch} answered for {stand} but already belongs to {owner}")
+                self._note(f"{stand} and {owner} share one sensor: crossed wires? (channel {ch})")
 
     def skip(self) -> None:
         """No channel answers for the current stand: record it as dead and ask for the next one."""
@@ -291,7 +295,7 @@ class SensorWalk:
         self.conflict = None
         if self.channel_of(stand) is None:
             self.dead.append(stand)
-            self._note(f"no channel answered for stand {stand}: marked dead")
+            self._note(f"no sensor answered for {stand}")
             self._settle(stand)
         self._advance()
 
@@ -325,7 +329,7 @@ class SensorWalk:
         self._forget(owner)
         self.suspects.pop(channel, None)
         self.channels[channel] = stand
-        self._note(f"{channel} is {stand}'s; {owner} will be walked again")
+        self._note(f"{stand} recorded (channel {channel}); {owner} will be walked again")
         self._found(stand, channel)
         if owner in self.queue:
             self.queue.remove(owner)
@@ -383,7 +387,7 @@ class SensorWalk:
                 del self.suspects[ch]
                 if ch in self._closed or self.channels.get(ch) is None:
                     self._flag_duplicate(ch)
-                    self._note(f"stand {during} closed two channels: {self.channel_of(during)} and {ch}")
+                    self._note(f"{during} has two sensors under it (channels {self.channel_of(during)} and {ch})")
 
     def by_stand(self) -> dict[str, str]:
         """Each stand's result for the page's map: ``verified`` (recorded and touched in the

@@ -230,7 +230,8 @@ class CalibrationSession:
             self._changed()
             return self.status()
 
-    def sensors_do(self, what: str, stand: str | None = None) -> dict[str, Any]:
+    def sensors_do(self, what: str, stand: str | None = None, confirm: bool = False) -> dict[str, Any]:
+        """One step of the open walk; ``cancel`` throws away what it found only with ``confirm``."""
         with self._lock:
             walk = self._need(self.sensors, "sensor")
             if what == "skip":
@@ -244,6 +245,9 @@ class CalibrationSession:
                     raise ValueError("say which stand to walk again")
                 walk.redo(stand)
             elif what == "cancel":
+                if walk.channels and not confirm:
+                    raise NeedsConfirmation("cancel the sensor walk?",
+                                            [f"the {len(walk.channels)} stands found so far are lost"])
                 self.sensors = None
                 self.board._reconcile()  # the switches go back to the game
             else:

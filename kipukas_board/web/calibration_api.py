@@ -7,7 +7,8 @@ Reading where the walk is needs nothing; every step changes the board's calibrat
     POST /api/calibration/sensors/start  {"mode": "lift" | "fast", "confirm": true}
                                                    begin: the board must be bare of tokens; an open
                                                    walk is thrown away only with "confirm"
-    POST /api/calibration/sensors/skip|back|cancel no channel answers / walk a stand again / give up
+    POST /api/calibration/sensors/skip|back        no channel answers / walk the last stand again
+    POST /api/calibration/sensors/cancel {"confirm": true}  give up (what was found is lost: asked)
     POST /api/calibration/sensors/resolve          "the token is on the asked stand": the conflict's
                                                    channel is its, the other stand is walked again
     POST /api/calibration/sensors/redo {"stand": "M1a"}  walk that one stand again, now
@@ -64,7 +65,7 @@ def register(app: Flask, board: BoardApp) -> None:
     @app.post("/api/calibration/sensors/<step>")
     @pin
     def calibration_sensors(step: str) -> Any:
-        body = json_body(required=False) if step in ("start", "save", "redo") else {}
+        body = json_body(required=False) if step in ("start", "save", "redo", "cancel") else {}
         confirm = body.get("confirm", False)
         if not isinstance(confirm, bool):
             raise BadRequest(f"confirm must be true or false, got {confirm!r}")
@@ -83,7 +84,7 @@ def register(app: Flask, board: BoardApp) -> None:
         if step not in ("skip", "back", "cancel", "resolve"):
             return error(404, f"unknown sensor step {step!r}; expected start, skip, back, resolve, redo, cancel "
                               f"or save")
-        return run(session.sensors_do, step)
+        return run(session.sensors_do, step, None, confirm)
 
     @app.post("/api/calibration/leds/<step>")
     @pin

@@ -37,7 +37,7 @@
       return r;
     } catch (e) {
       if (e.status === 409 && e.data && e.data.confirm) {
-        const yes = await confirmItems(e.message, e.data.items || [], path.endsWith("/save") ? "Save anyway" : "Throw it away");
+        const yes = await confirmItems(e.message, e.data.items || [], path.endsWith("/save") ? "Save anyway" : "Throw it away");  // start over, cancel
         if (yes) return step(path, { ...(body || {}), confirm: true }, say);
         KB.message("nothing changed", "info");
         return null;
@@ -61,7 +61,9 @@
 
   function sensorHint(sw) {
     if (!sw) return "Clear every token off the board, then start. The map shows the stand to put a token on.";
-    if (!sw.done) return sw.mode === "fast" ? "Each new token is the next stand; the board is cleared at the end." : "";
+    if (!sw.done) {
+      return sw.mode === "fast" ? `Each new token is the next stand; the board is cleared at the end. If ${sw.stand} already has a token on it, lift that token and put it back: the board says which stand it had it as.` : "";
+    }
     let s = `Every stand is walked. Each token you ${sw.mode === "fast" ? "lift" : "put down"} lights its stand on the map: the board reads itself back before you save.`;
     if (sw.last_touch) s += sw.last_touch.stand ? ` Last: ${sw.last_touch.stand}.` : " Last: a sensor that belongs to no stand.";
     return s;
@@ -268,6 +270,10 @@
   function render(c) {
     cal = c;
     text("mapping", c.channel_map === "calibrated" ? "sensors calibrated" : "sensors not calibrated");
+    const faults = document.getElementById("cal-faults");
+    faults.hidden = !(c.faults && c.faults.length);
+    faults.textContent = faults.hidden ? "" : `${c.faults.length} problem${c.faults.length > 1 ? "s" : ""}`;
+    faults.title = (c.faults || []).join("; ");
     renderSensors(c);
     renderLeds(c);
     renderCameras(Object.values(c.cameras || {}));
