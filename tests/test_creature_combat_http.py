@@ -64,6 +64,10 @@ def test_a_whole_game_through_the_http_api(tmp_path: Path, capsys) -> None:
                                                          "options": {"deck_cost": 20}})
         assert status == 400
         assert "Ana's deck 'ana': creature deck costs 31 in all, more than the 20 agreed" in doc["error"]
+        for table in ("/etc/passwd", "../../../secrets.toml", "x.toml"):  # a name, never a path on the board
+            status, doc = api.call("/api/actions/new-game", {"game": "creature-combat", "players": PLAYERS,
+                                                             "table": table})
+            assert status == 400 and "must name a shipped table layout" in doc["error"], table
         status, doc = api.call("/api/actions/new-game", {"game": "chess", "players": PLAYERS})
         assert status == 400 and "field 'game' must be one of creature-combat, duel, kipukas" in doc["error"]
         assert api.call("/api/actions/new-game", {"game": "creature-combat", "players": PLAYERS}, pin=False)[0] == 401

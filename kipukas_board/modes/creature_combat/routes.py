@@ -25,6 +25,7 @@ refuse now (a creature that is resting, a slot already filled) a 409 saying why.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -50,6 +51,9 @@ ACTIONS: dict[str, set[str]] = {
     "choose": {"creature", "seat", "choice"}, "concede": {"seat"}, "end-game": {"winner"}, "undo": set(),
 }
 
+#: A table layout named over HTTP: a shipped file's name, never a path on the board.
+TABLE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
 
 def _only(body: dict[str, Any], allowed: set[str], where: str = "") -> None:
     extra = sorted(set(body) - allowed)
@@ -74,7 +78,11 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
             raise BadRequest(f"field 'options.{k}' must be a whole number from 1 up (the players' agreement), "
                              f"got {v!r}")
     try:
-        table = load_table(str(body.get("table", DEFAULT_TABLE)))
+        name = body.get("table", DEFAULT_TABLE)
+        if not isinstance(name, str) or not TABLE_NAME.fullmatch(name):
+            raise BadRequest(f"field 'table' must name a shipped table layout (calibration/maps/tables/<name>.toml: "
+                             f"lowercase letters, digits and '-'), got {name!r}")
+        table = load_table(name)
     except TableError as exc:
         raise BadRequest(f"field 'table': {exc}") from None
     decks = board.mode_cards.decks(NAME)
