@@ -182,6 +182,7 @@ def scan_seat(args: argparse.Namespace) -> int:
             except (ValueError, OSError, RuntimeError) as exc:
                 _err(f"camera controls not applied: {exc}")
         pipe = Pipeline(remember_roi=True, budget_ms=args.budget_ms, isolate=True)
+        pipe.warm_up()  # WeChat's worker process is started before the seconds count
         t0 = time.monotonic()
         while time.monotonic() - t0 < args.seconds:
             frame = cam.read()
