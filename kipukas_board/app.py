@@ -198,7 +198,7 @@ class BoardApp:
                  self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
                  *([self.fleet.stop] if self.fleet is not None else []),  # it reads the journal: before its close
-                 self.card_desk.catalog.close, self.mode_cards.close, self.journal.close)
+                 self.card_desk.close, self.card_desk.catalog.close, self.mode_cards.close, self.journal.close)
         for part in parts:
             try:
                 part()

@@ -39,13 +39,15 @@ def card_folder(tmp_path: Path) -> Path:
 def test_scan_seat_reads_that_seats_camera_through_its_adapter_for_some_seconds(tmp_path, card_folder, capsys):
     s = _settings(tmp_path, f'[[cameras]]\nseat = 1\nadapter = "sim"\n\n'
                             f'[[cameras]]\nseat = 2\nadapter = "files"\npath = "{card_folder}"\nloop = true\n')
-    assert main(["scan", "--seat", "2", "--seconds", "0.6", "--settings", str(s), "--data-dir", str(tmp_path),
+    # an empty frame may cost WeChat's whole share of the CPU budget: long enough for three frames
+    # on a busy machine
+    assert main(["scan", "--seat", "2", "--seconds", "2", "--settings", str(s), "--data-dir", str(tmp_path),
                  "--json"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("seat 2: files camera")
     assert any(line.endswith(f"read {CARD}") for line in out), out
     doc = json.loads(out[-1])
-    assert list(doc["codes"]) == [CARD] and doc["frames"] > 3  # it kept reading: the loop, not one frame
+    assert list(doc["codes"]) == [CARD] and doc["frames"] >= 3  # it kept reading: the loop, not one frame
     assert any("example.com" in t for t in doc["refused"])  # another QR: refused with its reason
 
 

@@ -77,6 +77,50 @@ def test_bench_qr_json_counts(captures: Path, capsys) -> None:
     assert set(doc["methods"]) == {"zxing", "pyzbar", "wechat", "pipeline"}
     for m in doc["methods"].values():
         assert m["correct"] + m["missed"] == 4 and m["median_ms"] <= m["p95_ms"]
+        assert 0 < m["median_cpu_ms"] <= m["p95_cpu_ms"]
+
+
+def test_scan_says_when_a_frame_ran_out_of_budget(tmp_path: Path, capsys) -> None:
+    static = tmp_path / "static.png"
+    cv2.imwrite(str(static), np.random.default_rng(3).integers(0, 256, (720, 1280, 3), dtype=np.uint8))
+    assert main(["scan", str(static), "--budget-ms", "25"]) == 0
+    out = capsys.readouterr().out
+    assert "static.png: no Kipukas code" in out and "ran out of its CPU budget" in out and "wechat@" in out
+    assert main(["scan", str(static), "--budget-ms", "25", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["images"]["static.png"]
+    assert doc["over_budget"] is True and doc["cpu_ms"] > 0 and "budget" in doc["budget_note"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["scan", str(static), "--budget-ms", "0"])
+    assert exit_info.value.code == 2 and "above 0" in capsys.readouterr().err
+
+
+def test_bench_camera_json(captures: Path, capsys) -> None:
+    """A short run through the board's camera worker, desk and pipeline: an empty scene reads
+    nothing and is decoded once, a card is read from its scene's first frames."""
+    rc = main(["bench-camera", "blank", str(captures / "one.png"), "--fps", "10", "--seconds", "1.5",
+               "--noise", "4", "--json"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert rc == 0 and "first read ms" in lines[1]
+    doc = json.loads(lines[-1])
+    blank, card = doc["scenes"]
+    assert blank["image"] == "blank" and blank["reads"] == 0 and blank["codes"] == [] and blank["first_read_ms"] is None
+    assert 1 <= blank["decoded"] <= 2  # its first frame, then one thorough pass: noise alone is no change
+    assert card["codes"] == [P] and card["first_read_ms"] is not None and card["reads"] >= card["frames"] - 2
+    assert doc["seats"][0]["cards_presented"] == 1
+    assert all(s["cpu_pct"] > 0 for s in doc["scenes"]) and doc["total_cpu_pct"] == doc["seats"][0]["cpu_pct"]
+
+
+def test_bench_camera_refuses_bad_input(captures: Path, tmp_path: Path, capsys) -> None:
+    assert main(["bench-camera", str(tmp_path / "absent.png")]) == 2
+    assert "not an image OpenCV can read" in capsys.readouterr().err
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), np.zeros((360, 640, 3), np.uint8))
+    assert main(["bench-camera", str(small), str(captures / "one.png")]) == 2
+    assert "different sizes" in capsys.readouterr().err
+    assert main(["bench-camera", "blank", "--fps", "0"]) == 2
+    assert "--fps" in capsys.readouterr().err
+    assert main(["bench-camera", "blank", "--jitter", "-1"]) == 2
+    assert "--jitter" in capsys.readouterr().err
 
 
 def test_bench_qr_bad_truth(tmp_path: Path, capsys) -> None:

@@ -125,6 +125,74 @@ def test_budget_skips_strategies_that_would_overrun() -> None:
     assert result.codes == [] and result.over_budget and dear.calls == 0 and cheap.calls == 1
 
 
+def test_the_budget_counts_cpu_time_not_wall_time() -> None:
+    """On a busy machine a frame's wall time grows while its CPU time does not: the same strategies
+    run, so the same codes are read. Only CPU time spent past ``slack`` times the budget can stop a
+    frame short, and it says so."""
+    a, b, c = _Fake([]), _Fake([]), _Fake([P])
+    strategies = [Strategy("a", "gray", 0.5, "none", 5.0), Strategy("b", "gray", 0.5, "none", 5.0),
+                  Strategy("c", "gray", 0.5, "none", 5.0)]
+    decoders = {"a": a, "b": b, "c": c}
+    busy = Pipeline(strategies, budget_ms=20, decoders=decoders, clock=_tick_clock(1000.0),
+                    cpu_clock=_tick_clock(1.0)).decode(place([qr_tile(P)]))
+    assert busy.codes == [P] and not busy.over_budget and busy.budget_note() is None
+    assert busy.ms >= 1000 and busy.cpu_ms < 20
+    slow = Pipeline(strategies, budget_ms=20, decoders=decoders, clock=_tick_clock(1.0),
+                    cpu_clock=_tick_clock(15.0)).decode(place([qr_tile(P)]))
+    # 15 ms of CPU per clock reading: 15 spent before "a", 30 before "b", 45 (> 40) before "c"
+    assert slow.codes == [] and slow.over_budget and slow.skipped == ["c@0.5/gray/none"]
+    note = slow.budget_note()
+    assert note is not None and "c@0.5/gray/none" in note and "--budget-ms" in note
+
+
+def test_held_back_heavy_passes_are_not_over_budget_and_a_thorough_pass_runs_them() -> None:
+    cheap, heavy = _Fake([]), _Fake([P])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 20.0)]
+    now = [0.0]
+    p = Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}, heavy_interval_s=1.0, clock=lambda: now[0])
+    first = p.decode(place([qr_tile(P)]))
+    assert first.codes == [P] and first.complete
+    now[0] = 0.2
+    second = p.decode(place([qr_tile(P)]))
+    assert second.codes == [] and second.held_back == ["heavy@0.5/gray/none"]
+    assert not second.over_budget and not second.complete
+    third = p.decode(place([qr_tile(P)]), thorough=True)
+    assert third.codes == [P] and third.complete and heavy.calls == 2
+
+
+def test_an_isolated_wechat_is_stopped_at_its_cpu_deadline_and_replaced() -> None:
+    """WeChat on sensor noise runs for seconds; in its worker process it is killed once it has used
+    its deadline of CPU time, and the next image gets a fresh worker that reads it."""
+    from kipukas_board.vision.decoders import DecoderTimeout
+    from kipukas_board.vision.isolated import IsolatedDecoder
+
+    static = np.random.default_rng(8).integers(0, 256, (540, 960), dtype=np.uint8)
+    dec = IsolatedDecoder("wechat")
+    try:
+        with pytest.raises(DecoderTimeout, match="stopped after"):
+            dec(static, deadline_ms=40)
+        assert dec.kills == 1 and dec.last_cpu_ms >= 40
+        card = place([qr_tile(P)], size=(360, 640))[:, :, 1]
+        assert [d.text for d in dec(card, deadline_ms=5000)] == [P]
+        assert dec.cpu_ms() >= 40
+    finally:
+        dec.close()
+
+
+def test_a_frame_whose_wechat_pass_ran_out_of_budget_says_so() -> None:
+    static = np.random.default_rng(9).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    p = Pipeline([Strategy("wechat", "gray", 0.75, "strong", 15.0), Strategy("wechat", "gray", 1.0, "sharp", 10.0)],
+                 budget_ms=30, isolate=True)
+    try:
+        result = p.decode(static)
+    finally:
+        p.close()
+    # killed after twice the 30 ms its plan left it; the frame ends there, the next strategy is skipped
+    assert result.codes == [] and result.over_budget and result.interrupted == ["wechat@0.75/gray/strong"]
+    assert result.skipped == ["wechat@1/gray/sharp"] and result.cpu_ms >= 60
+    assert "wechat@0.75/gray/strong" in result.budget_note()
+
+
 def test_a_crashing_decoder_is_reported_not_raised() -> None:
     def boom(image):
         raise RuntimeError("segfault avoided")
@@ -209,3 +277,20 @@ def test_working_size_does_not_depend_on_resolution_or_orientation() -> None:
     assert _working_scale(0.5, Frame(np.zeros((360, 640, 3), np.uint8))) == 1.0
     small = place([camouflage(qr_tile(P, px=5), np.random.default_rng(2))], size=(360, 640))
     assert Pipeline().decode(small).codes == [P]
+
+
+def test_a_card_only_a_heavy_decoder_reads_is_looked_at_once_per_heavy_interval() -> None:
+    """Its region is retried with the heavy decoder at most once per interval, and the full pass
+    waits too, so a held card that only WeChat reads does not cost a heavy pass on every frame."""
+    cheap, heavy = _Fake([]), _Fake([P])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 20.0)]
+    now = [0.0]
+    p = Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}, remember_roi=True, full_every_s=0.5,
+                 heavy_interval_s=1.0, clock=lambda: now[0])
+    frame = place([qr_tile(P)])
+    seen = []
+    for t in (0.0, 0.1, 0.2, 0.3, 0.4, 1.05, 1.1):
+        now[0] = t
+        seen.append(p.decode(frame).codes)
+    assert seen == [[P], [], [], [], [], [P], []]
+    assert heavy.calls == 2 and cheap.calls == 2  # full passes at 0.0 and 1.05 (due), the region at 1.05

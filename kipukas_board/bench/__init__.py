@@ -2,7 +2,8 @@
 
 - :mod:`.firmware_sim`: the sensor board's real firmware under CPython behind a pseudo-terminal;
 - :mod:`.sensor_soak`: the stand-sensing soak (firmware ↔ faulty link ↔ serial adapter ↔ core);
-- :mod:`.qr`: the QR decoders and the pipeline measured on labelled captures.
+- :mod:`.qr`: the QR decoders and the pipeline measured on labelled captures;
+- :mod:`.camera`: what a seat's camera costs while still images play before it as scenes.
 
 They sit above the board they measure (the soak runs a whole :class:`~kipukas_board.app.BoardApp`),
 and nothing the board runs imports them.

@@ -1,8 +1,9 @@
 """Card scanning commands.
 
-    kipukas-board scan PATH... [--camera N] [--json]      # decode images (or one frame of camera N)
+    kipukas-board scan PATH... [--camera N] [--budget-ms MS] [--json]   # decode images (or a camera frame)
     kipukas-board scan --seat N [--seconds S] [--json]    # read seat N's camera as the board does
-    kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies]
+    kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies] [--budget-ms MS]
+    kipukas-board bench-camera IMAGE... [--fps F] [--seconds S] [--noise SIGMA] [--jitter PX] [--seats N] [--json]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
     kipukas-board cameras [--settings FILE]               # which camera serves which seat
@@ -44,6 +45,8 @@ def register(sub: Any) -> None:
                                                  "system one)")
     s.add_argument("--data-dir", type=Path, help="data directory whose calibration holds the seat's focus and "
                                                  "exposure (default: the service's, as the settings say)")
+    s.add_argument("--budget-ms", type=_positive_ms, default=80.0, metavar="MS",
+                   help="CPU time each image may cost (default 80); a frame that runs out says so")
     s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     s.set_defaults(func=scan)
 
@@ -56,8 +59,27 @@ def register(sub: Any) -> None:
                         "the pipeline on captures unlike the ones it was ordered on")
     b.add_argument("--live", type=int, metavar="N", default=0,
                    help="also hold each capture before a simulated camera for N frames (camera-mode pipeline)")
+    b.add_argument("--budget-ms", type=_positive_ms, default=80.0, metavar="MS",
+                   help="the pipeline's CPU time per image (default 80)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     b.set_defaults(func=bench)
+
+    bc = sub.add_parser("bench-camera", help="measure what a seat's camera costs while images play before it",
+                        description="Play each IMAGE as a still camera scene with fresh sensor noise on every "
+                                    "frame, through the camera worker, card desk and pipeline the board runs, and "
+                                    "print per scene the CPU used, the frames read and the first read's delay.")
+    bc.add_argument("images", nargs="+", metavar="IMAGE", help="image files, or 'blank' for an empty scene")
+    bc.add_argument("--fps", type=float, default=15.0, help="frames a second (default 15)")
+    bc.add_argument("--seconds", type=float, default=5.0, help="seconds each scene is shown (default 5)")
+    bc.add_argument("--noise", type=float, default=3.0, metavar="SIGMA",
+                    help="Gaussian sensor noise in grey levels, fresh on every frame (default 3)")
+    bc.add_argument("--jitter", type=int, default=0, metavar="PX",
+                    help="move the picture by up to PX pixels between frames, as a hand-held card (default 0)")
+    bc.add_argument("--seats", type=int, default=1, help="seats playing the scenes at once (default 1)")
+    bc.add_argument("--budget-ms", type=_positive_ms, default=None, metavar="MS",
+                    help="CPU time a frame may cost (default the board's, 80)")
+    bc.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    bc.set_defaults(func=bench_camera)
 
     c = sub.add_parser("catalog", help="import or look up the card catalog")
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
@@ -79,6 +101,16 @@ def register(sub: Any) -> None:
     cam = sub.add_parser("cameras", help="list the configured cameras and the seat each one serves")
     cam.add_argument("--settings", type=Path, help="settings file (default $KIPUKAS_SETTINGS or the system one)")
     cam.set_defaults(func=cameras)
+
+
+def _positive_ms(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected milliseconds (a number above 0), got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected milliseconds above 0, got {text!r}")
+    return value
 
 
 def _err(msg: str) -> None:
@@ -142,13 +174,15 @@ def scan_seat(args: argparse.Namespace) -> int:
     refused: dict[str, str] = {}
     frames = decoded_ms = 0.0
     status = 1
+    pipe: Pipeline | None = None
     try:
         if hasattr(cam, "set_controls"):
             try:
                 cam.set_controls(**{"focus": controls.get("focus"), "exposure_us": controls.get("exposure_us")})
             except (ValueError, OSError, RuntimeError) as exc:
                 _err(f"camera controls not applied: {exc}")
-        pipe = Pipeline(remember_roi=True)
+        pipe = Pipeline(remember_roi=True, budget_ms=args.budget_ms, isolate=True)
+        pipe.warm_up()  # WeChat's worker process is started before the seconds count
         t0 = time.monotonic()
         while time.monotonic() - t0 < args.seconds:
             frame = cam.read()
@@ -173,6 +207,8 @@ def scan_seat(args: argparse.Namespace) -> int:
                     print(f"{at:5.1f} s  refused {text[:60]!r}: {why}", flush=True)
     finally:
         cam.close()
+        if pipe is not None:
+            pipe.close()
     err = getattr(cam, "error", None)
     if not frames:
         _err(f"seat {args.seat}'s camera gave no frame in {args.seconds:g} s" + (f": {err}" if err else ""))
@@ -232,16 +268,28 @@ def scan(args: argparse.Namespace) -> int:
             status = 1
         else:
             frames.append((f"camera {args.camera}", frame))
-    for name, img in frames:
-        result = Pipeline().decode(img)
-        out[name] = {"codes": result.codes, "ms": round(result.ms, 2)}
-        if result.refused:
-            out[name]["refused"] = result.refused
-        if not args.json:
-            codes = ", ".join(result.codes) or "no Kipukas code"
-            print(f"{name}: {codes} ({result.ms:.1f} ms)")
-            for text, why in result.refused.items():
-                print(f"  refused {text[:60]!r}: {why}")
+    pipeline = Pipeline(budget_ms=args.budget_ms, isolate=True) if frames else None
+    try:
+        for name, img in frames:
+            # no state between images: the pipeline keeps none without a region of interest
+            result = pipeline.decode(img)
+            out[name] = {"codes": result.codes, "ms": round(result.ms, 2), "cpu_ms": round(result.cpu_ms, 2)}
+            if result.refused:
+                out[name]["refused"] = result.refused
+            note = result.budget_note()
+            if note:
+                out[name]["over_budget"] = True
+                out[name]["budget_note"] = note
+            if not args.json:
+                codes = ", ".join(result.codes) or "no Kipukas code"
+                print(f"{name}: {codes} ({result.ms:.1f} ms, {result.cpu_ms:.1f} ms of CPU)")
+                for text, why in result.refused.items():
+                    print(f"  refused {text[:60]!r}: {why}")
+                if note:
+                    print(f"  {note}")
+    finally:
+        if pipeline is not None:
+            pipeline.close()
     if args.json:
         print(json.dumps({"images": out}))
     return status
@@ -252,7 +300,8 @@ def bench(args: argparse.Namespace) -> int:
 
     try:
         report = run_bench(args.dir, args.truth, strategies=args.strategies, variant=args.variant,
-                           progress=None if args.json else lambda n: print(f"  {n}", file=sys.stderr))
+                           progress=None if args.json else lambda n: print(f"  {n}", file=sys.stderr),
+                           budget_ms=args.budget_ms)
     except BenchError as exc:
         _err(str(exc))
         return 2
@@ -263,6 +312,21 @@ def bench(args: argparse.Namespace) -> int:
         print(f"camera mode, each capture held for {args.live} frames: {live['frames_read']}/{live['frames']} "
               f"frames read; per frame median {live['median_ms']:.2f} ms, mean {live['mean_ms']:.2f} ms, "
               f"p95 {live['p95_ms']:.2f} ms")
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+def bench_camera(args: argparse.Namespace) -> int:
+    from kipukas_board.bench.camera import BenchCameraError, format_table, run_bench_camera
+
+    try:
+        report = run_bench_camera(args.images, fps=args.fps, seconds=args.seconds, noise=args.noise,
+                                  seats=args.seats, budget_ms=args.budget_ms, jitter=args.jitter)
+    except BenchCameraError as exc:
+        _err(str(exc))
+        return 2
+    print(format_table(report))
     if args.json:
         print(json.dumps(report))
     return 0

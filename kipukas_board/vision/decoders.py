@@ -47,6 +47,10 @@ class DecoderUnavailable(RuntimeError):
     """The library behind a decoder is not installed on this machine."""
 
 
+class DecoderTimeout(RuntimeError):
+    """A decoder was stopped at its deadline before it finished (it read nothing in time)."""
+
+
 class ZxingDecoder:
     """zxing-cpp, QR codes only."""
 

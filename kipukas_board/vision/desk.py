@@ -26,17 +26,18 @@ from typing import Any
 
 from kipukas_board.cards.catalog import Catalog, UnknownCard
 from kipukas_board.cards.mode_catalog import ModeCards, mode_card_payload, parse_mode_payload
-from kipukas_board.cards.payload import CardPayload, PayloadCounter, parse_payload
+from kipukas_board.cards.payload import CardPayload, PayloadCounter, PayloadError, parse_payload
 from kipukas_board.cards.sessions import Presentation, ScanSessions
 from kipukas_board.game.cards import card_event
 from kipukas_board.vision.pipeline import Pipeline
+from kipukas_board.vision.reader import CameraReader
 
 log = logging.getLogger(__name__)
 
 Submit = Callable[..., Any]
 
 
-#: On a live camera the slow strategies (ZBar at 0.75, WeChat) run at most this often per seat.
+#: While a seat's scene keeps changing, the slow strategies (WeChat) run at most this often on it.
 HEAVY_INTERVAL_S = 1.0
 
 
@@ -57,7 +58,9 @@ class CardDesk:
         self.counter = PayloadCounter()
         self.clock = clock
         self._pipeline_factory = pipeline_factory
-        self._pipelines: dict[int, Any] = {}
+        self._readers: dict[int, Any] = {}
+        #: Called as ``on_read(seat, frame_read, events)`` after every camera frame (benchmarks).
+        self.on_read: Callable[[int, Any, list[dict[str, Any]]], None] | None = None
         self._lock = threading.Lock()
 
     def follow(self, state: Any, effects: list[dict[str, Any]]) -> None:
@@ -121,46 +124,76 @@ class CardDesk:
         if parse_mode_payload(text, self.mode_prefixes) is None:
             parse_payload(text)
 
+    def reader(self, seat: int) -> Any:
+        """This seat's camera reader: its own change gate and pipeline (its region of interest, its
+        WeChat worker process), so seats never share decoding state or wait for each other."""
+        with self._lock:
+            if seat not in self._readers:
+                if self._pipeline_factory is None:
+                    pipeline = Pipeline(remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S, isolate=True,
+                                        accept=self.accept)
+                else:
+                    pipeline = self._pipeline_factory()
+                self._readers[seat] = CameraReader(pipeline)
+            return self._readers[seat]
+
     def pipeline(self, seat: int) -> Any:
         """This seat's decode pipeline (it keeps the seat's region of interest between frames)."""
-        with self._lock:
-            if seat not in self._pipelines:
-                if self._pipeline_factory is None:
-                    self._pipelines[seat] = Pipeline(remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S,
-                                                     accept=self.accept)
-                else:
-                    self._pipelines[seat] = self._pipeline_factory()
-            return self._pipelines[seat]
+        return self.reader(seat).pipeline
 
     def on_frame(self, seat: int, frame: Any, source: str = "camera") -> list[dict[str, Any]]:
-        """Decode one frame from ``seat``'s camera; submit and return the events for new cards."""
-        result = self.pipeline(seat).decode(frame)
+        """Read one frame from ``seat``'s camera; submit and return the events for new cards.
+
+        An unchanged scene is not decoded again: its codes are still in view and keep their
+        presentation alive (see :class:`~kipukas_board.vision.reader.CameraReader`); they are
+        counted once, when decoded.
+        """
+        read = self.reader(seat).read(frame)
         payloads: list[CardPayload] = []
-        for text in result.codes:
+        for text in read.codes:
             if parse_mode_payload(text, self.mode_prefixes):
-                self.counter.count_accepted()
+                if read.decoded:
+                    self.counter.count_accepted()
                 payloads.append(mode_card_payload(text))
                 continue
-            p = self.counter.check(text)
+            p = self.counter.check(text) if read.decoded else _parse_quietly(text)
             if p is not None:
                 payloads.append(p)
-        for text in result.refused:  # counted by reason, once per frame that read it
+        for text in read.refused:  # counted by reason, once per frame that read it
             self.counter.check(text)
         events = [self.event_for(pres, source) for pres in self.sessions.observe(seat, payloads, self.clock())]
         for e in events:
             self.submit(e, wait=False)
+        if self.on_read is not None:
+            self.on_read(seat, read, events)
         return events
+
+    def close(self) -> None:
+        """End every seat's decoder worker processes."""
+        with self._lock:
+            readers, self._readers = list(self._readers.values()), {}
+        for r in readers:
+            r.close()
 
     def health(self) -> dict[str, Any]:
         return {"payloads": self.counter.to_json(), "catalog_cards": len(self.catalog)}
 
 
+def _parse_quietly(text: str) -> CardPayload | None:
+    """A payload already counted when its frame was decoded, parsed again without counting."""
+    try:
+        return parse_payload(text)
+    except PayloadError:
+        return None
+
+
 class CameraWorker:
     """A thread that reads one seat's camera and hands each frame to the desk.
 
-    It sleeps ``interval_s`` when the camera has no frame. When the camera raises (unplugged,
-    busy) the error is kept for the health report and the worker tries again after ``retry_s``,
-    so a camera plugged in late still starts working. It stops on :meth:`stop`.
+    ``cpu_s`` is the CPU time the thread has used (``time.thread_time``): what this seat's reading
+    costs, less any decoder worker process. It sleeps ``interval_s`` when the camera has no frame.
+    When the camera raises (unplugged, busy) the error is kept for the health report and the worker
+    tries again after ``retry_s``, so a camera plugged in late still starts working. It stops on :meth:`stop`.
     """
 
     def __init__(self, camera: Any, desk: CardDesk, interval_s: float = 0.05, retry_s: float = 2.0) -> None:
@@ -169,6 +202,7 @@ class CameraWorker:
         self.interval_s = interval_s
         self.retry_s = retry_s
         self.frames = 0
+        self.cpu_s = 0.0
         self.error: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"camera-seat{camera.seat}", daemon=True)
@@ -186,7 +220,9 @@ class CameraWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        start = time.thread_time()
         while not self._stop.is_set():
+            self.cpu_s = time.thread_time() - start
             try:
                 frame = self.camera.read()
             except Exception as exc:

@@ -6,10 +6,33 @@ but different ones fail on different frames, so the pipeline tries them in the o
 measured yield per millisecond (``kipukas-board bench-qr DIR --truth truth.json --strategies``
 prints that measurement) and stops:
 
-* once a strategy gave at least one valid Kipukas payload; only the following strategies whose
-  expected costs fit in ``sweep_ms`` still run (the cheap zxing passes), so a second card in
-  the same frame is usually caught without paying for the slow ones; or
+* once a strategy gave at least one valid Kipukas payload (a decoder that reads one card of two
+  in view nearly always reads both); or
 * before a strategy whose expected cost would take the frame past ``budget_ms``.
+
+Only a *thorough* pass (below) may go on after the first good read with the following strategies
+whose expected costs fit in ``sweep_ms``, to catch a second card that only another decoder reads.
+It is off (0 ms) by default: measured on the captures, a 4 or 12 ms sweep found no code the first
+read had not, for 2.3x and 5.7x the median cost.
+
+The budget is planned in CPU milliseconds and enforced in CPU time, never in wall time, so a
+machine busy with other work gives a frame the same passes as an idle one and reads the same
+codes; only the frame's wall time grows:
+
+* **Planned.** A strategy runs only if the expected costs (``cost_ms``, measured on the development
+  machine) of the strategies run so far plus its own fit in ``budget_ms``. Which strategies a frame
+  gets therefore does not depend on how long anything took.
+* **Enforced.** The CPU time actually spent (the decoding thread's own, ``time.thread_time``, plus
+  a worker process's for it) may exceed the plan by ``slack`` times at most: past that the frame
+  stops, and a decoder in a worker process (:mod:`kipukas_board.vision.isolated`; WeChat, whose
+  misses run for hundreds of milliseconds, seconds on sensor noise) is killed once it has used
+  ``slack`` times the budget its plan left it (which ends the frame: it has used its share and
+  more). A frame never costs much more than
+  ``slack * budget_ms`` of CPU, and a machine up to ``slack`` times slower or busier than planned
+  still reads what the plan reads.
+
+A frame that ran out of budget says so (``over_budget``; ``skipped`` names the strategies it lost,
+``interrupted`` the decoder stopped at its deadline).
 
 Only text that decoded *and* validates as a Kipukas payload is returned; everything else is
 listed in ``refused`` with the reason (a decoder's output is never corrected or guessed at).
@@ -17,10 +40,14 @@ listed in ``refused`` with the reason (a decoder's output is never corrected or 
 On a camera (``remember_roi=True``) the pipeline also remembers where the last code was and first
 tries the strategy that read it on that region alone, which is several times cheaper while a card
 is held still; a full pass still runs every ``full_every_s`` so a second card is not missed.
-A camera sees no card most of the time, and on such frames WeChat spends 80-160 ms (seconds on
-sensor noise) finding nothing; with ``heavy_interval_s`` the heavy strategies (expected
-cost of ``heavy_ms`` or more) run at most once per that interval per camera, so an idle seat costs
-only the cheap passes while a held card still meets every strategy within a second.
+While a scene keeps changing (a hand moving, a card coming in), ``heavy_interval_s`` lets the heavy
+strategies (expected cost of ``heavy_ms`` or more) run at most once per that interval per camera;
+``decode(frame, thorough=True)`` runs a full pass with every strategy whatever the interval: the
+camera reader (:mod:`kipukas_board.vision.reader`) asks for one when a
+scene settles before it was decoded completely, after which the scene costs nothing until it
+changes. A result is ``complete`` when it came from a full pass that held no strategy back, so decoding the same
+scene again would give nothing new (a pass cut short by the budget is complete: with the budget
+planned, the same scene would be cut short the same way).
 
 Example::
 
@@ -39,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kipukas_board.cards.payload import PayloadError, parse_payload
-from kipukas_board.vision.decoders import Decoded, available_decoders
+from kipukas_board.vision.decoders import Decoded, DecoderTimeout, available_decoders
 from kipukas_board.vision.preprocess import Frame
 
 #: Frame size (longer side) the strategies' scales and expected costs refer to. A strategy's
@@ -48,6 +75,11 @@ from kipukas_board.vision.preprocess import Frame
 #: image, which is what decides whether a decoder reads it, does not depend on the camera's
 #: resolution or orientation.
 REFERENCE_SIDE = 1280
+
+
+#: Decoders whose misses can run long; ``Pipeline(isolate=True)`` runs them in a worker process
+#: that is killed at the frame's deadline.
+ISOLATED_DECODERS = ("wechat",)
 
 
 @dataclass(frozen=True)
@@ -65,66 +97,99 @@ class Strategy:
         return f"{self.decoder}@{self.scale:g}/{self.channel}/{self.prep}"
 
 
-#: Ordered greedily by measured yield per mean millisecond on real camouflaged captures (each next
-#: strategy is the one reading the most codes the earlier ones missed, per ms; see README, "Card
-#: scanning", and ``bench-qr --strategies``): fast zxing passes on sharpened or equalised half-size
-#: images first, ZBar (a different binariser that reads other frames) in between, a full-size zxing
-#: pass for smaller codes, ZBar at 0.75, and WeChat's multi-binariser reader last because its
-#: misses are slow. ``cost_ms`` is the typical time measured on this project's development machine.
+#: Ordered greedily by measured yield per CPU millisecond on real camouflaged captures (each next
+#: strategy is the one reading the most codes the earlier ones missed, per ms of the decoding
+#: thread's CPU; see README, "Card scanning", and ``bench-qr --strategies``): zxing on half-size
+#: CLAHE and sharpened images first (about 1 ms each), ZBar (a different binariser that reads other
+#: frames, and both cards of a capture that zxing reads one of: so it comes before the full-size
+#: zxing passes for smaller codes, which the greedy order put first), and WeChat's multi-binariser
+#: reader last because its misses are slow. ZBar at 0.75 and WeChat at full size, measured too, read
+#: nothing the earlier strategies left for them. ``cost_ms`` is the typical CPU time, preparation
+#: included, measured on this project's development machine; the budget plans with it.
 DEFAULT_STRATEGIES: tuple[Strategy, ...] = (
-    Strategy("zxing", "gray", 0.5, "strong", 1.5),
-    Strategy("zxing", "blue", 0.5, "strong", 1.5),
-    Strategy("zxing", "gray", 0.5, "clahe_sharp", 2.0),
-    Strategy("pyzbar", "blue", 0.5, "clahe", 7.0),
-    Strategy("zxing", "blue", 0.5, "clahe", 1.8),
-    Strategy("zxing", "gray", 1.0, "clahe", 4.5),
-    Strategy("pyzbar", "gray", 0.5, "none", 6.0),
-    Strategy("pyzbar", "gray", 0.75, "sharp", 15.0),
+    Strategy("zxing", "gray", 0.5, "clahe_sharp", 1.6),
+    Strategy("zxing", "blue", 0.5, "clahe", 1.4),
+    Strategy("zxing", "gray", 0.5, "strong", 1.3),
+    Strategy("zxing", "blue", 0.5, "clahe_sharp", 1.6),
+    Strategy("pyzbar", "blue", 0.5, "none", 8.0),
+    Strategy("zxing", "gray", 1.0, "clahe_sharp", 4.5),
+    Strategy("zxing", "gray", 1.0, "clahe", 3.5),
     Strategy("wechat", "gray", 0.75, "strong", 15.0),
-    Strategy("wechat", "gray", 1.0, "sharp", 30.0),
 )
 
 
 @dataclass
 class DecodeResult:
-    """What one frame gave: valid Kipukas payloads, refused texts with reasons, time and strategies."""
+    """What one frame gave: valid Kipukas payloads, refused texts with reasons, time and strategies.
+
+    ``ms`` is wall time; ``cpu_ms`` the CPU time the frame cost (the decoding thread's plus a worker
+    process's), which is what the budget counts. ``over_budget`` says the budget cut the frame short
+    (``skipped`` names the strategies it lost, ``interrupted`` the one stopped at its deadline);
+    ``held_back`` names heavy strategies left for a later frame by ``heavy_interval_s``.
+    """
 
     codes: list[str] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     ms: float = 0.0
+    cpu_ms: float = 0.0
     tried: list[str] = field(default_factory=list)
     hits: dict[str, list[str]] = field(default_factory=dict)
     points: dict[str, tuple[tuple[float, float], ...] | None] = field(default_factory=dict)
     over_budget: bool = False
+    skipped: list[str] = field(default_factory=list)
+    interrupted: list[str] = field(default_factory=list)
+    held_back: list[str] = field(default_factory=list)
+    complete: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"codes": self.codes, "ms": round(self.ms, 2), "refused": self.refused, "errors": self.errors,
-                "tried": self.tried, "hits": self.hits}
+        return {"codes": self.codes, "ms": round(self.ms, 2), "cpu_ms": round(self.cpu_ms, 2),
+                "refused": self.refused, "errors": self.errors, "tried": self.tried, "hits": self.hits,
+                "over_budget": self.over_budget, "skipped": self.skipped, "interrupted": self.interrupted}
+
+    def budget_note(self) -> str | None:
+        """A word for people when the budget cut this frame short, else None."""
+        if not self.over_budget:
+            return None
+        lost = self.interrupted + self.skipped
+        return (f"ran out of its CPU budget: {len(lost)} strateg{'y' if len(lost) == 1 else 'ies'} "
+                f"not finished ({', '.join(lost)}); a larger --budget-ms may read more")
 
 
 class Pipeline:
-    """Multi-strategy QR decoding under a per-frame time budget.
+    """Multi-strategy QR decoding under a per-frame CPU budget (planned, and enforced up to ``slack``).
 
     ``strategies`` default to :data:`DEFAULT_STRATEGIES` (those whose decoder is not installed are
-    dropped); ``decoders`` maps names to callables (tests inject fakes); ``clock`` returns seconds.
+    dropped); ``decoders`` maps names to callables (tests inject fakes); with ``isolate`` the
+    decoders named in :data:`ISOLATED_DECODERS` run in a worker process of this pipeline's own,
+    killed at the frame's deadline. ``clock`` (seconds, wall) paces the camera intervals;
+    ``cpu_clock`` (seconds of this thread's CPU) counts the budget. Call :meth:`close` to end the
+    worker process.
     """
 
     def __init__(self, strategies: Sequence[Strategy] | None = None, budget_ms: float = 80.0,
-                 sweep_ms: float = 4.0, decoders: dict[str, Any] | None = None,
+                 sweep_ms: float = 0.0, decoders: dict[str, Any] | None = None,
                  remember_roi: bool = False, full_every_s: float = 0.5,
                  heavy_interval_s: float | None = None, heavy_ms: float = 10.0,
                  clock: Callable[[], float] = time.perf_counter,
-                 accept: Callable[[str], Any] | None = None) -> None:
+                 cpu_clock: Callable[[], float] = time.thread_time, isolate: bool = False,
+                 slack: float = 2.0, accept: Callable[[str], Any] | None = None) -> None:
         # accept(text) raises PayloadError for a text that is no card (default: Kipukas cards only;
         # the card desk also accepts the game modes' sticker payloads).
         self.accept = accept or parse_payload
-        self.decoders = decoders if decoders is not None else available_decoders()
+        if decoders is None:
+            decoders = available_decoders()
+            if isolate:
+                from kipukas_board.vision.isolated import IsolatedDecoder
+
+                decoders.update({n: IsolatedDecoder(n) for n in ISOLATED_DECODERS if n in decoders})
+        self.decoders = decoders
         if not self.decoders:
             raise RuntimeError("no QR decoder is installed (pip install 'kipukas-board[vision]')")
         chosen = DEFAULT_STRATEGIES if strategies is None else tuple(strategies)
         self.strategies = tuple(s for s in chosen if s.decoder in self.decoders)
         self.budget_ms = budget_ms
+        self.slack = slack
         self.sweep_ms = sweep_ms
         self.remember_roi = remember_roi
         self.full_every_s = full_every_s
@@ -132,53 +197,113 @@ class Pipeline:
         self.heavy_interval_s = heavy_interval_s
         self.heavy_ms = heavy_ms
         self.clock = clock
+        self.cpu_clock = cpu_clock
         self._last_heavy: float | None = None
         self._roi: tuple[Strategy, tuple[int, int, int, int]] | None = None
 
-    def decode(self, image: Any) -> DecodeResult:
-        """Decode one frame (BGR or grey numpy array). Raises ``FrameError`` for a bad frame."""
+    def warm_up(self) -> None:
+        """Wait until the isolated decoders' worker processes can take images."""
+        for dec in self.decoders.values():
+            ready = getattr(dec, "ready", None)
+            if ready is not None:
+                ready()
+
+    def worker_cpu_ms(self) -> float:
+        """CPU time the isolated decoders' worker processes have used so far, in ms."""
+        return sum(dec.cpu_ms() for dec in self.decoders.values() if hasattr(dec, "cpu_ms"))
+
+    def close(self) -> None:
+        """End the worker processes of isolated decoders (a later decode starts them again)."""
+        for dec in self.decoders.values():
+            close = getattr(dec, "close", None)
+            if close is not None:
+                close()
+
+    def decode(self, image: Any, thorough: bool = False) -> DecodeResult:
+        """Decode one frame (BGR or grey numpy array). Raises ``FrameError`` for a bad frame.
+
+        ``thorough`` runs a full pass in which every strategy may run, whatever the region of
+        interest and the heavy interval say (and with the second-card sweep, if ``sweep_ms`` is set).
+        """
         t0 = self.clock()
+        c0 = self.cpu_clock()
         frame = Frame(image)
         result = DecodeResult()
-        if self.remember_roi and self._roi is not None:
-            self._try_roi(frame, result)
-            recent_full = self._last_full is not None and t0 - self._last_full < self.full_every_s
-            if result.codes and recent_full:
-                result.ms = (self.clock() - t0) * 1000
-                return result
-        self._last_full = t0
-        sweep_left: float | None = None  # expected ms still allowed after the first good read
-        heavy_ok = (self.heavy_interval_s is None or self._last_heavy is None
+        extra = [0.0]  # CPU ms spent for this frame in worker processes
+
+        def spent() -> float:
+            return (self.cpu_clock() - c0) * 1000 + extra[0]
+
+        def finish() -> DecodeResult:
+            result.ms = (self.clock() - t0) * 1000
+            result.cpu_ms = spent()
+            return result
+
+        heavy_ok = (thorough or self.heavy_interval_s is None or self._last_heavy is None
                     or t0 - self._last_heavy >= self.heavy_interval_s)
+        if self.remember_roi and self._roi is not None:
+            recent_full = self._last_full is not None and t0 - self._last_full < self.full_every_s
+            roi_strategy = self._roi[0]
+            if roi_strategy.cost_ms >= self.heavy_ms and not heavy_ok:
+                # a card only a heavy decoder reads: its region waits for the heavy interval too
+                # (the scan session keeps the card meanwhile), and so does the full pass
+                if recent_full and not thorough:
+                    result.held_back.append(roi_strategy.name)
+                    return finish()
+            else:
+                if roi_strategy.cost_ms >= self.heavy_ms:
+                    self._last_heavy = t0
+                self._try_roi(frame, result, extra)
+                if result.codes and recent_full and not thorough:
+                    return finish()
+        self._last_full = t0
+        budget = self.budget_ms
+        sweep_left: float | None = None  # expected ms still allowed after the first good read
+        planned = 0.0  # expected CPU ms of the strategies run so far
         for strat in self.strategies:
             expected = strat.cost_ms  # same working size whatever the camera's resolution
-            if strat.cost_ms >= self.heavy_ms:
-                if not heavy_ok:
-                    result.over_budget = True
-                    continue
-                self._last_heavy = t0
             if sweep_left is not None:
                 if expected > sweep_left:
                     continue
                 sweep_left -= expected
-            elapsed = (self.clock() - t0) * 1000
-            if elapsed + expected > self.budget_ms:
+            if strat.cost_ms >= self.heavy_ms:
+                if not heavy_ok:
+                    result.held_back.append(strat.name)
+                    continue
+                self._last_heavy = t0
+            left = budget - planned
+            if expected > left or spent() > budget * self.slack or result.interrupted:
                 result.over_budget = True
+                result.skipped.append(strat.name)
                 continue
-            self._run(strat, frame, result, offset=(0, 0))
+            planned += expected
+            self._run(strat, frame, result, offset=(0, 0), extra=extra, deadline_ms=left * self.slack)
             if result.codes and sweep_left is None:
+                if not thorough:
+                    break
                 sweep_left = self.sweep_ms
-        result.ms = (self.clock() - t0) * 1000
-        return result
+        result.complete = not result.held_back
+        return finish()
 
     # -- internals -------------------------------------------------------------------------------
     def _run(self, strat: Strategy, frame: Frame, result: DecodeResult, offset: tuple[int, int],
-             image: Any = None) -> None:
+             extra: list[float], deadline_ms: float | None = None, image: Any = None) -> None:
         s = _working_scale(strat.scale, frame)
         img = frame.image(strat.channel, s, strat.prep) if image is None else image
         result.tried.append(strat.name)
+        dec = self.decoders[strat.decoder]
         try:
-            found: list[Decoded] = self.decoders[strat.decoder](img)
+            if getattr(dec, "interruptible", False):
+                try:
+                    found: list[Decoded] = dec(img, deadline_ms=deadline_ms)
+                finally:
+                    extra[0] += dec.last_cpu_ms
+            else:
+                found = dec(img)
+        except DecoderTimeout:
+            result.over_budget = True
+            result.interrupted.append(strat.name)
+            return
         except Exception as exc:  # a decoder crash on one frame must not stop the camera
             result.errors.append(f"{strat.name} failed: {exc}")
             return
@@ -198,7 +323,7 @@ class Pipeline:
                 if self.remember_roi and pts:
                     self._roi = (strat, _box(pts, frame.shape))
 
-    def _try_roi(self, frame: Frame, result: DecodeResult) -> None:
+    def _try_roi(self, frame: Frame, result: DecodeResult, extra: list[float]) -> None:
         """The last hit's strategy on the last hit's region only (prepared from the crop: cheaper)."""
         assert self._roi is not None
         strat, (x0, y0, x1, y1) = self._roi
@@ -208,8 +333,8 @@ class Pipeline:
             self._roi = None
             return
         img = Frame(sub).image(strat.channel, s, strat.prep)
-        self._run(Strategy(strat.decoder, strat.channel, strat.scale, strat.prep, 0.0), frame, result,
-                  offset=(x0, y0), image=img)
+        self._run(strat, frame, result, offset=(x0, y0), extra=extra, deadline_ms=self.budget_ms * self.slack,
+                  image=img)
         if not result.codes:
             self._roi = None
 

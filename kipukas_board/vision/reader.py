@@ -1,0 +1,88 @@
+"""One camera's frames to codes: the change gate first, the decode pipeline only when it pays.
+
+The rules, per frame:
+
+* the scene changed (:class:`~kipukas_board.vision.gate.ChangeGate`): decode it at once (the cheap
+  passes, and the heavy ones at most once per heavy interval while the scene keeps moving), so a
+  card coming into view is read on the first frame that shows it;
+* the scene is unchanged and was already decoded *completely* (a full pass that held no strategy
+  back): nothing to do; the codes that pass read are still in view and are returned again, so a
+  card held still stays present without any decoding;
+* the scene is unchanged but not yet decoded completely (it has just settled, or the last pass
+  only looked at the last card's region): one thorough pass over the whole frame, every strategy
+  within the budget. A card only the heavy decoders read is read then, and a second card laid
+  next to the first is found;
+* the scene keeps changing and the last decode read nothing (a hand moving over the stand, a card
+  only WeChat reads waved about): decode at most once per ``miss_interval_s``, since every such
+  frame costs all the cheap passes. A still scene is never held back this way, so a card laid on an
+  empty stand is decoded on the first frame that shows it.
+
+So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
+
+Example::
+
+    >>> reader = CameraReader(Pipeline(remember_roi=True, heavy_interval_s=1.0, isolate=True))  # doctest: +SKIP
+    >>> read = reader.read(frame)                                                             # doctest: +SKIP
+    >>> read.codes, read.decoded                                                              # doctest: +SKIP
+    (['kpks.us/RrDC#0001?DmFz33'], True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kipukas_board.vision.gate import ChangeGate
+from kipukas_board.vision.pipeline import DecodeResult
+
+
+@dataclass
+class FrameRead:
+    """What one frame gave: its codes, and whether it was decoded (``result``) or the scene unchanged."""
+
+    codes: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)
+    decoded: bool = False
+    changed: bool = False
+    result: DecodeResult | None = None
+
+
+class CameraReader:
+    """The gate and a pipeline for one camera (one seat); not shared between threads."""
+
+    def __init__(self, pipeline: Any, gate: ChangeGate | None = None, miss_interval_s: float = 0.2,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.pipeline = pipeline
+        self.gate = gate or ChangeGate()
+        self.miss_interval_s = miss_interval_s
+        self.clock = clock
+        self._codes: list[str] = []
+        self._done = False
+        self._missed_at: float | None = None  # when a decode of a changing scene last read nothing
+        self.frames = 0
+        self.decoded = 0
+
+    def read(self, frame: Any) -> FrameRead:
+        """Codes in view on this frame; decodes only when the rules above say so."""
+        self.frames += 1
+        changed = self.gate.changed(frame)
+        if not changed and self._done:
+            return FrameRead(codes=list(self._codes))
+        now = self.clock()
+        if changed and self._missed_at is not None and now - self._missed_at < self.miss_interval_s:
+            self._done = False  # once it settles the scene gets its thorough pass
+            return FrameRead(changed=True)
+        result: DecodeResult = self.pipeline.decode(frame, thorough=not changed)
+        self.decoded += 1
+        self._codes = list(result.codes)
+        self._done = bool(result.complete)
+        self._missed_at = now if changed and not result.codes else None
+        return FrameRead(codes=list(result.codes), refused=dict(result.refused), decoded=True, changed=changed,
+                         result=result)
+
+    def close(self) -> None:
+        close = getattr(self.pipeline, "close", None)
+        if close is not None:
+            close()
