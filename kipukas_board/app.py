@@ -42,6 +42,7 @@ from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
+from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages
@@ -96,6 +97,7 @@ class BoardApp:
         board = load_map(self.settings.map)
         self.journal = Journal.in_dir(self.data_dir)
         self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
+        self.backup = RollingBackup(self.journal, self.data_dir)
         self.pins = PinStore(self.data_dir)
         self.generated_pin: str | None = None
         if admin_pin:
@@ -192,13 +194,15 @@ class BoardApp:
             self.fleet.start()
         self._started = True
         self._health_thread.start()
+        self.backup.start()
 
     def stop(self) -> None:
         parts = (self._stop_health_watch, self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop,
                  self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
                  *([self.fleet.stop] if self.fleet is not None else []),  # it reads the journal: before its close
-                 self.card_desk.catalog.close, self.mode_cards.close, self.journal.close)
+                 self.card_desk.catalog.close, self.mode_cards.close, self.backup.stop, self.backup.run_once,
+                 self.journal.close)
         for part in parts:
             try:
                 part()
@@ -278,7 +282,7 @@ class BoardApp:
     def health(self) -> dict[str, Any]:
         h: dict[str, Any] = {
             "core": {"ok": self.loop.alive()},
-            "journal": {"ok": self.loop.journal_error is None, "error": self.loop.journal_error},
+            "journal": {**self.journal.health(), "backup": self.backup.health()},
             "sensors": self.sensors.health(),
             "leds": {**self.lighting.health(), "ok": self.lighting.alive() or not self._started},
             "voice": self.voice.health(),
@@ -305,6 +309,9 @@ class BoardApp:
         """
         last = None
         while not self._health_stop.wait(HEALTH_POLL_S):
+            if self.journal.write_error is not None and self.journal.probe():
+                log.warning("the journal can be written again")
+                self._reconcile()  # switch changes refused meanwhile are journaled now
             try:
                 flags = health_flags(self.health())
             except Exception:

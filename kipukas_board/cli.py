@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "kipukas_board.commands.run",
     "kipukas_board.commands.maps",
     "kipukas_board.commands.replay",
+    "kipukas_board.commands.journal",
     "kipukas_board.commands.cards",
     "kipukas_board.commands.sensors",
     "kipukas_board.commands.show",
