@@ -93,8 +93,18 @@ class BoardApp:
         self.settings = settings.simulated() if sim else settings
         self.sim = sim
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         board = load_map(self.settings.map)
+        s = self.settings
+        try:  # the one calibration file (calibrate/files.py), with the settings' strip length and cap; read
+            # before anything is created, so a bad one is reported on a board that was left as it was
+            layout = strip_layout(s, board, self.data_dir)
+        except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
+            log.error("LED layout not applied, using the default: %s", exc)
+            try:
+                layout = with_strip_settings(default_layout(board), s)
+            except LayoutError:
+                layout = default_layout(board)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
         self.backup = RollingBackup(self.journal, self.data_dir)
@@ -106,15 +116,6 @@ class BoardApp:
         elif not self.pins.is_set:
             self.generated_pin = self.pins.make_random()
 
-        s = self.settings
-        try:  # the one calibration file (calibrate/files.py), with the settings' strip length and cap
-            layout = strip_layout(s, board, self.data_dir)
-        except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
-            log.error("LED layout not applied, using the default: %s", exc)
-            try:
-                layout = with_strip_settings(default_layout(board), s)
-            except LayoutError:
-                layout = default_layout(board)
         self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
         strip_opts = dict(s.leds.options)
         strip_opts["count"] = layout.count

@@ -50,6 +50,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
+from kipukas_board.store.textfile import TextFileError, read_text
 
 DEFAULT_MAP = "kipuka-8"
 #: The largest settings file read (a settings file is a few hundred bytes).
@@ -271,26 +272,11 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         return Settings()
     path = str(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SETTINGS_BYTES + 1)
-    except IsADirectoryError:
-        raise SettingsError(path, ["is a directory; expected a TOML settings file"]) from None
-    except OSError as exc:
-        raise SettingsError(path, [f"cannot be read: {exc.strerror or exc}"]) from None
-    if len(raw) > MAX_SETTINGS_BYTES:
-        raise SettingsError(path, [f"is larger than {MAX_SETTINGS_BYTES // 1024} KiB; a settings file is a few "
-                                   f"lines of TOML"])
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw:
-        utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
-        kind = "UTF-16 text" if utf16 else "NUL bytes (binary data, or UTF-16 text)"
-        raise SettingsError(path, [f"holds {kind}; expected UTF-8 TOML text"])
+        text = read_text(path, MAX_SETTINGS_BYTES)
+    except TextFileError as exc:
+        raise SettingsError(path, [exc.reason]) from None
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SettingsError(path, [f"is not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r}); "
-                                   f"expected UTF-8 TOML text"]) from None
-    try:
-        data = tomllib.loads(text.removeprefix("\ufeff"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(path, [f"not valid TOML: {exc}"]) from None
     except RecursionError:
