@@ -50,7 +50,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
-from kipukas_board.store.textfile import TextFileError, read_text
+from kipukas_board.textfile import TextFileError, read_text
 
 DEFAULT_MAP = "kipuka-8"
 #: The largest settings file read (a settings file is a few hundred bytes).

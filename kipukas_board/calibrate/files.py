@@ -49,7 +49,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, parse_layout
-from kipukas_board.store.textfile import TextFileError, read_text
+from kipukas_board.textfile import TextFileError, read_text
 
 __all__ = ["Calibration", "CalibrationError", "atomic_write", "calibration_path", "check_against", "dumps",
            "load", "loads", "save"]

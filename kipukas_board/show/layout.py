@@ -48,7 +48,7 @@ from typing import Any
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
-from kipukas_board.store.textfile import TextFileError, read_text
+from kipukas_board.textfile import TextFileError, read_text
 
 #: The most pixels a layout may drive: at 800 kHz a frame of 2,048 WS2812s takes 61 ms (16 frames a
 #: second), and every pixel costs memory in each frame the lighting renders and the page reads.
