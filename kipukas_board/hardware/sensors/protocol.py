@@ -221,7 +221,8 @@ def parse_payload(ftype: int, seq: int, p: bytes) -> Message:
 class DecoderStats:
     frames_ok: int = 0
     bad: dict[str, int] = field(default_factory=lambda: {"cobs": 0, "length": 0, "crc": 0, "payload": 0,
-                                                          "overflow": 0, "timeout": 0, "echo": 0})
+                                                          "overflow": 0, "timeout": 0, "echo": 0,
+                                                          "geometry": 0})
 
     @property
     def frames_bad(self) -> int:
