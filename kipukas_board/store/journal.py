@@ -60,6 +60,8 @@ CREATE TABLE IF NOT EXISTS meta (
 HWM_WIDTH = 20
 #: The most integrity problems one report lists.
 MAX_PROBLEMS = 5
+#: Bytes :meth:`Journal.probe` writes: more than a page, so it needs room a real event could need.
+PROBE_BYTES = 8192
 
 _REASONS = {
     "SQLITE_FULL": "the disk is full",
@@ -251,14 +253,21 @@ class Journal:
             return seq
 
     def probe(self) -> bool:
-        """Try a small write (no event); True and :attr:`write_error` cleared if it went through."""
+        """Try a write as large as a big event (then take it back); True, and :attr:`write_error`
+        cleared, if it went through. A small one could fit in a page already there even on a full disk.
+        """
         with self._lock:
             try:
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('probe', ?)", (repr(self._clock()),))
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('probe', ?)", ("x" * PROBE_BYTES,))
+                self._db.execute("DELETE FROM meta WHERE key = 'probe'")
+                self._db.execute("COMMIT")
                 self._write_mark(max(self._hwm, 0))
             except (sqlite3.Error, OSError) as exc:
-                reason = sqlite_reason(exc)
-                self.write_error = f"the journal {self.path} cannot be written: {reason}"
+                if self._db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
+                self.write_error = f"the journal {self.path} cannot be written: {sqlite_reason(exc)}"
                 return False
             self.write_error = None
             return True
