@@ -325,3 +325,17 @@ def test_sigterm_stops_within_two_seconds_with_pages_open(tmp_path: Path) -> Non
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_map_or_catalog_that_is_binary_or_nested_too_deep_is_named(tmp_path: Path) -> None:
+    from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.cards.catalog import CatalogError, parse_catalog
+
+    for content, expected in ((b"\x00\x01", "NUL bytes"), (b"x = " + b"[" * 5000 + b"]" * 5000, "too deeply")):
+        path = tmp_path / "bad-map.toml"
+        path.write_bytes(content)
+        with pytest.raises(MapError) as err:
+            load_map(str(path))
+        assert str(path) in str(err.value) and expected in str(err.value)
+    with pytest.raises(CatalogError, match="too deeply"):
+        parse_catalog("cards.json", b"[" * 30_000 + b"]" * 30_000)

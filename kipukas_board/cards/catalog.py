@@ -194,6 +194,8 @@ def parse_catalog(source: str, data: bytes) -> list[dict[str, Any]]:
         records = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CatalogError(source, [f"not valid UTF-8 JSON: {exc}"]) from exc
+    except RecursionError:
+        raise CatalogError(source, ["JSON nested too deeply to be a catalog"]) from None
     problems = check_records(records)
     if problems:
         raise CatalogError(source, problems)
