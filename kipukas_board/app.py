@@ -43,7 +43,7 @@ from kipukas_board.show.announcements import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
-from kipukas_board.store.journal import Journal
+from kipukas_board.store.journal import Journal, JournalWriteError
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages
 from kipukas_board.web.actions import register as register_actions
@@ -227,7 +227,13 @@ class BoardApp:
             self.unmapped_channels[change.channel] = change.closed
             return
         source = "sim" if self.sim else "sensor"
-        self.loop.submit(stand_event(sid, change.closed, source))
+        try:
+            self.loop.submit(stand_event(sid, change.closed, source))
+        except JournalWriteError as exc:
+            if isinstance(self.sensors, SimulatedStandSensors):
+                raise  # the simulated hand is refused and its switch put back (the page is told why)
+            # A real token did move: it is journaled by the reconcile once the journal writes again.
+            log.error("switch %s (stand %s) not journaled yet: %s", change.channel, sid, exc)
 
     def _walk_open(self) -> str | None:
         """Why the board test may not start: a calibration walk holds the switches or the strip."""

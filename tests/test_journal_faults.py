@@ -105,6 +105,7 @@ def test_a_damaged_journal_is_one_clear_message_naming_the_file(tmp_path: Path, 
     with pytest.raises(JournalError) as err:
         list(Journal.in_dir(data).events())
     assert str(data / "journal.sqlite") in str(err.value) and "journal restore" in str(err.value)
+    assert "events 1 to 400 had been acknowledged" in str(err.value)  # what is at stake, from the mark
 
     code = cli.main(["run", "--sim", "--data-dir", str(data), "--port", "0", "--admin-pin", PIN])
     out = capsys.readouterr()

@@ -99,8 +99,16 @@ class JournalWriteError(JournalError):
 
 
 def restore_hint(path: str | Path) -> str:
+    """What to do about a damaged journal, with the range at stake when its high-water mark says."""
     data_dir = Path(path).parent
-    return (f"`kipukas-board journal check --data-dir {data_dir}` shows what is readable and "
+    at_stake = ""
+    try:
+        mark = Journal.read_high_water(data_dir / Journal.HWM_FILENAME)
+    except JournalError:
+        mark = None
+    if mark:
+        at_stake = f"events 1 to {mark} had been acknowledged ({data_dir / Journal.HWM_FILENAME}); "
+    return (f"{at_stake}`kipukas-board journal check --data-dir {data_dir}` shows what is readable and "
             f"`kipukas-board journal restore --data-dir {data_dir}` rebuilds it from the last backup")
 
 
