@@ -227,3 +227,16 @@ def test_a_pin_change_the_disk_refuses_leaves_no_temp_file_and_the_old_pin(tmp_p
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["admin-pin.json"]
     assert auth.PinStore(tmp_path).check("135790") and not auth.PinStore(tmp_path).check("246802")
+
+
+def test_a_damaged_high_water_mark_is_said_and_written_again(tmp_path: Path) -> None:
+    j = Journal.in_dir(tmp_path)
+    fill(j, 3)
+    j.close()
+    (tmp_path / "journal.hwm").write_bytes(b"\xff\x00garbage" * 10)
+    j = Journal.in_dir(tmp_path)
+    assert "high-water mark is damaged" in j.health()["problems"][0]
+    assert j.append(stand_event("T2", True)) == 4
+    j.close()
+    assert Journal.read_high_water(tmp_path / "journal.hwm") == 4
+    assert Journal.in_dir(tmp_path).health()["problems"] == []

@@ -131,6 +131,8 @@ class Journal:
         #: Lost ranges found so far, each ``{"first", "last", "found"}`` (seq numbers, wall-clock time).
         self.lost: list[dict[str, Any]] = []
         self._hwm_fd: int | None = None
+        #: Things found at open that the board carries on with but must say (an unreadable mark).
+        self.problems: list[str] = []
         self._hwm = 0
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -186,13 +188,18 @@ class Journal:
         text = raw.decode("ascii", "replace").strip()
         if not text.isascii() or not text.isdigit():
             raise JournalError(f"{path}: the journal's high-water mark is damaged ({raw[:24]!r}, expected a "
-                               f"number); if the journal itself is sound (`kipukas-board journal check`), delete "
-                               f"this file and it is written again")
+                               f"number)")
         return int(text)
 
     def _check_high_water(self) -> None:
         """Compare the mark with the events held; record a shortfall as lost and never reuse it."""
-        mark = self.read_high_water(self.hwm_path) or 0
+        try:
+            mark = self.read_high_water(self.hwm_path) or 0
+        except JournalError as exc:
+            # The journal itself opened sound: carry on, say so, and write a new mark from it.
+            self.problems.append(f"{exc}; loss before this start could not be checked")
+            log.error("%s", self.problems[-1])
+            mark = 0
         last = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
         row = self._db.execute("SELECT seq FROM sqlite_sequence WHERE name='events'").fetchone()
         issued = max(last, row[0] if row else 0)
@@ -219,6 +226,7 @@ class Journal:
         except OSError as exc:
             raise JournalError(f"{self.hwm_path}: cannot write the journal's high-water mark: "
                                f"{exc.strerror}") from None
+        os.ftruncate(self._hwm_fd, HWM_WIDTH + 1)  # whatever stood after the mark goes
         self._write_mark(issued, sync=True)
 
     def _write_mark(self, seq: int, sync: bool = False) -> None:
@@ -312,7 +320,7 @@ class Journal:
     def health(self) -> dict[str, Any]:
         """For the board's health: can it record, and has anything been lost?"""
         return {"ok": self.write_error is None, "recording": self.write_error is None,
-                "error": self.write_error, "lost": [dict(g) for g in self.lost]}
+                "error": self.write_error, "lost": [dict(g) for g in self.lost], "problems": list(self.problems)}
 
     def backup_to(self, dest: str | Path) -> int:
         """Copy the journal into ``dest`` with SQLite's online backup; returns the last seq copied."""
