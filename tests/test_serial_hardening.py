@@ -96,3 +96,16 @@ def test_an_impossible_identity_is_a_health_error(rows: int, cols: int) -> None:
     assert s._identity is not None and (s._identity.rows, s._identity.cols) == (2, 2)  # not taken
     s._on_bytes(identity(6), 1.1)  # a sound IDENTITY clears it
     assert s.health()["identity_error"] is None
+
+
+def test_a_restart_whose_identity_was_lost_is_followed_after_a_run_of_late_frames() -> None:
+    s = adapter()
+    for seq in range(2, 300):  # the board has been up a while
+        s._on_bytes(sp.encode(sp.HEARTBEAT, seq, bytes(6)), 1.0)
+    # it restarts; its IDENTITY (seq 0) is lost, the boot snapshot (1) and heartbeats (2...) arrive
+    s._on_bytes(snapshot(1, {1}, reason=2), 2.0)
+    for seq in range(2, 12):
+        s._on_bytes(sp.encode(sp.HEARTBEAT, seq, bytes(6)), 2.0 + seq * 0.01)
+    assert s.counters["late_frames"] == 8  # at most a run of 8 is refused ...
+    s._on_bytes(snapshot(12, {1}, reason=1), 2.5)
+    assert reported(s) == [("r0c1", True)]  # ... then the new numbering is followed

@@ -180,6 +180,8 @@ def serve(board: Any, threads: int, max_streams: int | None = None) -> int:
     warning = short_pin_warning(host, board.pins.length)
     if warning:
         log.warning("%s", warning)
+    for problem in board.journal.problems:
+        print(f"kipukas-board: WARNING: {problem}", file=sys.stderr, flush=True)
     for gap in board.journal.lost:
         print(f"kipukas-board: WARNING: events {gap['first']} to {gap['last']} of {board.journal.path} were "
               f"acknowledged but are lost (see `kipukas-board journal check`)", file=sys.stderr, flush=True)

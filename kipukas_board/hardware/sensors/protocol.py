@@ -27,6 +27,10 @@ PROTO_VERSION = 1
 MAX_PAYLOAD = 64
 #: The most channels a matrix may have (rows x cols): what a SNAPSHOT's count and bitmap carry here.
 MAX_CHANNELS = 64
+#: A frame at most this far behind the one expected is late (PROTOCOL.md section 3); farther is a gap.
+LATE_WINDOW = 1024
+#: After this many late frames in a row the board's numbering is taken to have started again.
+LATE_RUN = 8
 
 # board -> host
 IDENTITY, CHANGE, SNAPSHOT, HEARTBEAT, ERROR = 0x01, 0x02, 0x03, 0x04, 0x7F

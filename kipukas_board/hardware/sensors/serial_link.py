@@ -143,6 +143,7 @@ class SerialStandSensors(StandSensors):
         self._view: dict[str, bool] = {}    # what we have reported (snapshot() returns this)
         self._identity: sp.Identity | None = None
         self._expected_seq: int | None = None
+        self._late_run = 0  # late frames in a row (PROTOCOL.md section 3: a restart whose IDENTITY was lost)
         self._resync_since: float | None = None
         self._last_request = 0.0
         self._ask_at = 0.0  # while resyncing: when to send the next snapshot request
@@ -419,16 +420,18 @@ class SerialStandSensors(StandSensors):
         if self._expected_seq is not None and msg.seq != self._expected_seq:
             behind = (self._expected_seq - msg.seq) & 0xFFFF
             restart = isinstance(msg, sp.Identity) and msg.seq == 0  # the board's power-on frame
-            if behind < 0x8000 and not restart:
+            if behind <= sp.LATE_WINDOW and not restart and self._late_run < sp.LATE_RUN:
                 # Sent before a frame already taken (PROTOCOL.md section 3): acting on it would put
                 # old states back. Never used; the snapshot asked for covers whatever it held.
                 self.counters["late_frames"] += 1
+                self._late_run += 1
                 self._start_resync(f"late frame (seq {msg.seq}, expected {self._expected_seq})", now,
                                    evidence=True)
                 return
             self.counters["seq_gaps"] += 1
             self._start_resync(f"sequence gap (expected {self._expected_seq}, got {msg.seq})", now, evidence=True)
         self._expected_seq = (msg.seq + 1) & 0xFFFF
+        self._late_run = 0
         if isinstance(msg, sp.Identity):
             self.identity_error = None
             if msg.proto != sp.PROTO_VERSION:
