@@ -80,22 +80,29 @@ def guess(client: Any, pin: str, addr: str) -> int:
 
 def test_guessing_from_many_addresses_meets_a_board_wide_limit_that_survives_a_restart(
         data_dir: Path) -> None:
+    def limiter() -> WrongPinLimiter:
+        return WrongPinLimiter(board_limit=4, board_window_s=600, path=data_dir / "pin-limits.json")
+
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin=PIN)
-    board.pins.limiter = WrongPinLimiter(board_limit=4, board_window_s=600, path=data_dir / "pin-limits.json")
+    board.pins.limiter = limiter()
     client = create_app(board).test_client()
-    assert guess(client, PIN, "10.0.0.1") == 200  # the admin's phone, once: its PIN is remembered
-    statuses = [guess(client, f"{1000 + i:06d}", f"10.0.1.{i}") for i in range(8)]  # one try per address
-    assert statuses[:4] == [403] * 4 and statuses[4:] == [429] * 4
-    assert guess(client, PIN, "10.0.2.1") == 200  # a fresh address with the right PIN still gets in ...
-    assert guess(client, "000000", "10.0.2.2") == 429  # ... a guess does not, and is put on record
-    assert guess(client, PIN, "10.0.2.2") == 429  # ... after which that address waits like the rest
+    addrs = [f"10.0.1.{i}" for i in range(6)]
+    # five tries from each of six addresses, as many as each address alone may have without a wait
+    statuses = [guess(client, f"{1000 + 10 * i + k:06d}", a) for k in range(5) for i, a in enumerate(addrs)]
+    assert statuses.count(403) == 4 + 2  # four hashed board-wide, then the last two addresses' first tries
+    assert statuses.count(429) == len(statuses) - 6
+    assert all(guess(client, PIN, a) == 429 for a in addrs)  # on record: even the right PIN waits
+    assert guess(client, "000000", "10.0.2.2") == 403  # a new address gets one try ...
+    assert guess(client, "000001", "10.0.2.2") == 429  # ... only one
+    assert guess(client, PIN, "10.0.2.1") == 200  # the admin on a new phone is never locked out
     board.stop()
 
-    again = BoardApp(Settings(), data_dir, sim=True, admin_pin=PIN)  # a restart
-    again.pins.limiter = WrongPinLimiter(board_limit=4, board_window_s=600, path=data_dir / "pin-limits.json")
+    again = BoardApp(Settings(), data_dir, sim=True, admin_pin=PIN)  # a restart forgets nothing
+    again.pins.limiter = limiter()
     client = create_app(again).test_client()
-    assert guess(client, "999999", "10.0.3.1") == 429
-    assert guess(client, PIN, "10.0.3.1") == 429  # nothing remembered yet in this run: no hash is tried
+    assert guess(client, "999999", addrs[0]) == 429
+    assert guess(client, PIN, addrs[1]) == 429
+    again.stop()
 
 
 def test_per_address_lockout_is_remembered_across_a_restart(data_dir: Path) -> None:

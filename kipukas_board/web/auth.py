@@ -191,13 +191,10 @@ class PinStore:
         if wait > 0 or not pin:
             return self._refusal(wait)
         board_wait = self.limiter.board_retry_after()
-        if board_wait > 0:
-            # Guessing board-wide (from many addresses) hit the limit: no hashing for anyone. The
-            # remembered PIN still passes, but only for a client with no wrong PIN on record, and a
-            # miss puts one on record: each address gets one cheap try, not a free oracle.
-            if self.limiter.wrong_count(client) == 0 and self._remembered(pin):
-                return PinVerdict(True)
-            self.limiter.failed(client)
+        if board_wait > 0 and self.limiter.wrong_count(client) > 0:
+            # Guessing board-wide (from many addresses) hit the limit. Only an address with no wrong
+            # PIN on record still gets its one try (a wrong one puts it on record), so the admin on a
+            # new phone is never locked out by someone else, and guessing gains one try per address.
             return PinVerdict(False, 429, f"too many wrong PINs on this board; try again in {board_wait:.0f} s",
                               board_wait)
         if self._remembered(pin):
@@ -245,9 +242,11 @@ class WrongPinLimiter:
 
     Per client the wait doubles with every further wrong PIN (``base_s``, 2·``base_s``, ... up to
     ``max_s``); a right PIN clears the client's record. Board-wide, guesses spread over many
-    addresses (one phone can take many on a LAN) meet the same wall: with the defaults at most 30
-    wrong PINs in 10 minutes, 4,320 a day, so a 6-digit PIN takes months, while a player who mistypes
-    twice notices nothing. A right PIN does not clear the board-wide count.
+    addresses (one phone can take many on a LAN) meet a wall too: with the defaults, once 30 wrong
+    PINs came in 10 minutes, only an address with no wrong PIN on record may try (once:
+    :meth:`PinStore.verify`), so guessing gets 4,320 tries a day plus one per new address, and a
+    6-digit PIN takes months, while a player who mistypes twice notices nothing. A right PIN does not
+    clear the board-wide count.
 
     With ``path`` the records are kept in that file (wall-clock times, written on every change), so a
     restart does not clear them; a lockout read back is never longer than ``max_s`` (or the window)
