@@ -64,7 +64,10 @@ class HostGuard:
         host = (hostname if hostname is not None else socket.gethostname()).lower().rstrip(".")
         short = host.split(".", 1)[0]
         self.names = ["localhost", *dict.fromkeys(n for n in (host, short, f"{short}.local") if n)]
-        self.names += [n.lower().rstrip(".") for n in names if n.lower().rstrip(".") not in self.names]
+        for name in names:  # addresses pass anyway (allowed()); a bind such as 0.0.0.0 is no name
+            name = name.lower().rstrip(".")
+            if name and not is_address(name.strip("[]")) and name not in self.names:
+                self.names.append(name)
 
     def allowed(self, name: str) -> bool:
         return is_address(name) or name in self.names
