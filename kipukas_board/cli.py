@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "kipukas_board.commands.sensors",
     "kipukas_board.commands.show",
     "kipukas_board.commands.web_bench",
+    "kipukas_board.commands.flood_bench",
     "kipukas_board.commands.service",
     "kipukas_board.commands.fleet",
 ]

@@ -186,6 +186,8 @@ def make_server(board: BoardApp, host: str, port: int, threads: int = 48, max_st
     waitress_options.setdefault("connection_limit", guard.limit + 8)  # the guard makes room before this
     waitress_options.setdefault("channel_timeout", guard.idle_s)
     waitress_options.setdefault("cleanup_interval", SWEEP_S)
+    # poll(), not select(): select() fails outright once any descriptor of the process is past 1024.
+    waitress_options.setdefault("asyncore_use_poll", True)
     server = create_server(app if app is not None else create_app(board), host=host, port=port, threads=threads,
                            # waitress refuses content_length >= this; Flask refuses > MAX_BODY: the same limit.
                            max_request_body_size=MAX_BODY + 1, **waitress_options)
