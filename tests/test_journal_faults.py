@@ -94,8 +94,21 @@ def damage(path: Path, how: str) -> None:
         path.write_bytes(b"this is not sqlite" * 100)
 
 
+def no_serving(monkeypatch) -> None:
+    """A start that should stop early must not end up serving (and the test waiting on it)."""
+    from kipukas_board.commands import run
+
+    def serve(board, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        board.stop()
+        raise AssertionError("the board started although its files are damaged")
+
+    monkeypatch.setattr(run, "serve", serve)
+
+
 @pytest.mark.parametrize("how", ["zeroed", "half", "page", "garbage"])
-def test_a_damaged_journal_is_one_clear_message_naming_the_file(tmp_path: Path, how: str, capsys) -> None:
+def test_a_damaged_journal_is_one_clear_message_naming_the_file(tmp_path: Path, how: str, capsys,
+                                                                monkeypatch) -> None:
+    no_serving(monkeypatch)
     data = tmp_path / "data"
     j = Journal.in_dir(data)
     for i in range(400):  # several pages
@@ -240,3 +253,13 @@ def test_a_damaged_high_water_mark_is_said_and_written_again(tmp_path: Path) -> 
     j.close()
     assert Journal.read_high_water(tmp_path / "journal.hwm") == 4
     assert Journal.in_dir(tmp_path).health()["problems"] == []
+
+
+def test_a_damaged_card_catalog_is_one_clear_message(tmp_path: Path, capsys, monkeypatch) -> None:
+    no_serving(monkeypatch)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "cards.sqlite").write_bytes(b"not a database at all" * 50)
+    code = cli.main(["run", "--sim", "--data-dir", str(data), "--port", "0", "--admin-pin", PIN])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and str(data / "cards.sqlite") in err
