@@ -289,7 +289,7 @@ class BoardApp:
     def health(self) -> dict[str, Any]:
         h: dict[str, Any] = {
             "core": {"ok": self.loop.alive()},
-            "journal": {**self.journal.health(), "backup": self.backup.health()},
+            "journal": self.journal_health(),
             "sensors": self.sensors.health(),
             "leds": {**self.lighting.health(), "ok": self.lighting.alive() or not self._started},
             "voice": self.voice.health(),
@@ -300,6 +300,15 @@ class BoardApp:
             h["sensors"] = {**h["sensors"], "unmapped_channels": sorted(self.unmapped_channels)}
         for name, source in self.health_sources.items():
             h[name] = source()
+        return h
+
+    def journal_health(self) -> dict[str, Any]:
+        """The journal's health: it cannot record while its last write failed (the journal's own
+        record, or the core's, which also sees a failure outside SQLite), until a write goes through."""
+        h = {**self.journal.health(), "backup": self.backup.health()}
+        error = self.journal.write_error or self.loop.journal_error
+        if error:
+            h.update(ok=False, recording=False, error=error)
         return h
 
     def _stop_health_watch(self) -> None:
@@ -316,8 +325,9 @@ class BoardApp:
         """
         last = None
         while not self._health_stop.wait(HEALTH_POLL_S):
-            if self.journal.write_error is not None and self.journal.probe():
+            if (self.journal.write_error or self.loop.journal_error) and self.journal.probe():
                 log.warning("the journal can be written again")
+                self.loop.journal_error = None
                 self._reconcile()  # switch changes refused meanwhile are journaled now
             try:
                 flags = health_flags(self.health())

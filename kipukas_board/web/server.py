@@ -143,7 +143,7 @@ def create_app(board: BoardApp) -> Flask:
         # ok only while the core runs *and* the journal takes writes: a board that cannot record
         # would acknowledge nothing, so it is not healthy even though it still answers.
         core = board.loop.alive()
-        journal = board.journal.health()
+        journal = board.journal_health()
         ok = core and journal["recording"]
         return jsonify({"ok": ok, "core": core, "recording": journal["recording"], "journal_error": journal["error"],
                         "lost": journal["lost"]}), 200 if ok else 503
