@@ -50,9 +50,9 @@ from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
 from kipukas_board.textfile import TextFileError, read_text
 
-#: The most pixels a layout may drive: at 800 kHz a frame of 2,048 WS2812s takes 61 ms (16 frames a
-#: second), and every pixel costs memory in each frame the lighting renders and the page reads.
-MAX_LEDS = 2048
+#: The most pixels a layout may drive, as the settings' ``[leds] count`` allows: every pixel costs
+#: memory in each frame the lighting renders and the page reads (and, at 800 kHz, 30 us of each frame).
+MAX_LEDS = 10_000
 
 
 class LayoutError(ValueError):
