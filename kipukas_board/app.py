@@ -42,7 +42,8 @@ from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
-from kipukas_board.store.journal import Journal
+from kipukas_board.store.backup import RollingBackup
+from kipukas_board.store.journal import Journal, JournalWriteError
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages
 from kipukas_board.web.actions import register as register_actions
@@ -92,10 +93,21 @@ class BoardApp:
         self.settings = settings.simulated() if sim else settings
         self.sim = sim
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         board = load_map(self.settings.map)
+        s = self.settings
+        try:  # the one calibration file (calibrate/files.py), with the settings' strip length and cap; read
+            # before anything is created, so a bad one is reported on a board that was left as it was
+            layout = strip_layout(s, board, self.data_dir)
+        except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
+            log.error("LED layout not applied, using the default: %s", exc)
+            try:
+                layout = with_strip_settings(default_layout(board), s)
+            except LayoutError:
+                layout = default_layout(board)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
+        self.backup = RollingBackup(self.journal, self.data_dir)
         self.pins = PinStore(self.data_dir)
         self.generated_pin: str | None = None
         if admin_pin:
@@ -104,15 +116,6 @@ class BoardApp:
         elif not self.pins.is_set:
             self.generated_pin = self.pins.make_random()
 
-        s = self.settings
-        try:  # the one calibration file (calibrate/files.py), with the settings' strip length and cap
-            layout = strip_layout(s, board, self.data_dir)
-        except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
-            log.error("LED layout not applied, using the default: %s", exc)
-            try:
-                layout = with_strip_settings(default_layout(board), s)
-            except LayoutError:
-                layout = default_layout(board)
         self.sensors = build("sensors", s.sensors.adapter, **s.sensors.options)
         strip_opts = dict(s.leds.options)
         strip_opts["count"] = layout.count
@@ -192,13 +195,15 @@ class BoardApp:
             self.fleet.start()
         self._started = True
         self._health_thread.start()
+        self.backup.start()
 
     def stop(self) -> None:
         parts = (self._stop_health_watch, self.sensors.stop, *[w.stop for w in self.card_workers], self.loop.stop,
                  self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
                  *([self.fleet.stop] if self.fleet is not None else []),  # it reads the journal: before its close
-                 self.card_desk.close, self.card_desk.catalog.close, self.mode_cards.close, self.journal.close)
+                 self.card_desk.close, self.card_desk.catalog.close, self.mode_cards.close, self.backup.stop,
+                 self.backup.run_once, self.journal.close)
         for part in parts:
             try:
                 part()
@@ -222,7 +227,13 @@ class BoardApp:
             self.unmapped_channels[change.channel] = change.closed
             return
         source = "sim" if self.sim else "sensor"
-        self.loop.submit(stand_event(sid, change.closed, source))
+        try:
+            self.loop.submit(stand_event(sid, change.closed, source))
+        except JournalWriteError as exc:
+            if isinstance(self.sensors, SimulatedStandSensors):
+                raise  # the simulated hand is refused and its switch put back (the page is told why)
+            # A real token did move: it is journaled by the reconcile once the journal writes again.
+            log.error("switch %s (stand %s) not journaled yet: %s", change.channel, sid, exc)
 
     def _walk_open(self) -> str | None:
         """Why the board test may not start: a calibration walk holds the switches or the strip."""
@@ -278,7 +289,7 @@ class BoardApp:
     def health(self) -> dict[str, Any]:
         h: dict[str, Any] = {
             "core": {"ok": self.loop.alive()},
-            "journal": {"ok": self.loop.journal_error is None, "error": self.loop.journal_error},
+            "journal": self.journal_health(),
             "sensors": self.sensors.health(),
             "leds": {**self.lighting.health(), "ok": self.lighting.alive() or not self._started},
             "voice": self.voice.health(),
@@ -289,6 +300,15 @@ class BoardApp:
             h["sensors"] = {**h["sensors"], "unmapped_channels": sorted(self.unmapped_channels)}
         for name, source in self.health_sources.items():
             h[name] = source()
+        return h
+
+    def journal_health(self) -> dict[str, Any]:
+        """The journal's health: it cannot record while its last write failed (the journal's own
+        record, or the core's, which also sees a failure outside SQLite), until a write goes through."""
+        h = {**self.journal.health(), "backup": self.backup.health()}
+        error = self.journal.write_error or self.loop.journal_error
+        if error:
+            h.update(ok=False, recording=False, error=error)
         return h
 
     def _stop_health_watch(self) -> None:
@@ -305,6 +325,10 @@ class BoardApp:
         """
         last = None
         while not self._health_stop.wait(HEALTH_POLL_S):
+            if (self.journal.write_error or self.loop.journal_error) and self.journal.probe():
+                log.warning("the journal can be written again")
+                self.loop.journal_error = None
+                self._reconcile()  # switch changes refused meanwhile are journaled now
             try:
                 flags = health_flags(self.health())
             except Exception:

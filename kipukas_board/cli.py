@@ -19,10 +19,12 @@ COMMAND_MODULES = [
     "kipukas_board.commands.run",
     "kipukas_board.commands.maps",
     "kipukas_board.commands.replay",
+    "kipukas_board.commands.journal",
     "kipukas_board.commands.cards",
     "kipukas_board.commands.sensors",
     "kipukas_board.commands.show",
     "kipukas_board.commands.web_bench",
+    "kipukas_board.commands.flood_bench",
     "kipukas_board.commands.service",
     "kipukas_board.commands.fleet",
 ]

@@ -10,7 +10,7 @@ answered only after its event is on disk, so an acknowledged request survives ``
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.store.journal import Journal
+    >>> from kipukas_board.store.journal import Journal, JournalWriteError
     >>> loop = CoreLoop(Journal(":memory:"), load_map("kipuka-8"))    # doctest: +SKIP
     >>> loop.start()                                                   # doctest: +SKIP
     >>> loop.submit({"type": "stand", "stand": "T1", "occupied": True})  # doctest: +SKIP
@@ -32,7 +32,7 @@ from kipukas_board.board.mapfile import BoardMap, MapError
 from kipukas_board.game import core
 from kipukas_board.game.events import Event, check_event, map_event
 from kipukas_board.game.state import GameState, initial_state
-from kipukas_board.store.journal import Journal
+from kipukas_board.store.journal import Journal, JournalWriteError
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,8 @@ class MapChanged(ValueError):
         super().__init__(
             f"the journal {journal} holds a game in progress on map {was.name!r} ({was.source}), but this start "
             f"loads {now.name!r} ({now.source}), whose stands or paths differ. To carry on, start with "
-            f"--map {was.source}; to start afresh, export the game (kipukas-board export) and move the journal aside")
+            f"--map {was.source}; to start afresh, export the game (kipukas-board export) and move the journal aside "
+            f"(journal.sqlite with its journal.hwm; the journal alone would be reported as lost)")
 
 
 @dataclass
@@ -137,7 +138,9 @@ class CoreLoop:
         """Queue ``event`` (checked first: a malformed one raises ``EventError`` and is not queued).
 
         With ``wait`` (the default) returns the event's journal number once it is durable and
-        applied; otherwise returns None at once.
+        applied; otherwise returns None at once. Raises
+        :class:`~kipukas_board.store.journal.JournalWriteError` when it could not be journaled (it was
+        then not applied either).
         """
         check_event(event)
         item = _Item(event, Future())
@@ -157,10 +160,15 @@ class CoreLoop:
                 break
             try:
                 seq = self.journal.append(item.event)
-            except Exception as exc:  # disk full, file gone: refuse the event, keep running
-                log.exception("could not journal an event")
-                self.journal_error = f"{type(exc).__name__}: {exc}"
+            except JournalWriteError as exc:  # disk full, read-only: refuse the event, keep running
+                log.error("event refused, not journaled: %s", exc)
+                self.journal_error = str(exc)
                 item.done.set_exception(exc)
+                continue
+            except Exception as exc:
+                log.exception("could not journal an event")
+                self.journal_error = f"the event could not be journaled: {exc}"
+                item.done.set_exception(JournalWriteError(self.journal_error))
                 continue
             self.journal_error = None
             state, effects = self._apply(self._state, item.event, seq)

@@ -147,15 +147,17 @@ FAULTS: dict[str, Callable[[Any], None]] = {
 
 
 def register_sim_faults(flask_app: Any, board: Any) -> None:
-    """Add ``POST /api/sim/faults`` ``{"part": "lighting" | "core"}`` (simulation only).
+    """Add ``POST /api/sim/faults`` ``{"part": "lighting" | "core"}`` (simulation only, admin PIN).
 
     It stops that part's thread as a crash would, so the watchdog can be seen to stop pinging and
     ``/api/state``'s health to turn red, end to end, without real hardware. A route plugin for
     :attr:`BoardApp.route_plugins <kipukas_board.app.BoardApp.route_plugins>`.
     """
-    from kipukas_board.web.server import error, json_body
+    from kipukas_board.web.server import error, json_body, require_pin
 
+    # Unlike the simulated switches and cards (a hand on the table), this stops the board: PIN only.
     @flask_app.post("/api/sim/faults")
+    @require_pin(board)
     def sim_fault() -> Any:
         if not board.sim:
             return error(404, "simulation endpoints exist only when the board runs with --sim")

@@ -10,6 +10,8 @@ section (``calibration/settings.example.toml`` has the commented version)::
     [web]
     host = "127.0.0.1"        # a LAN bind ("0.0.0.0") is an explicit choice
     port = 8080
+    names = ["table.example"] # other names the page is reached by (besides its addresses, the
+                              # hostname and <hostname>.local); any other Host header is refused
 
     [sensors]
     adapter = "sim"           # the other keys of a section go to the adapter
@@ -48,8 +50,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
+from kipukas_board.textfile import TextFileError, read_text
 
 DEFAULT_MAP = "kipuka-8"
+#: The largest settings file read (a settings file is a few hundred bytes).
+MAX_SETTINGS_BYTES = 256 * 1024
+#: Most names in ``[web] names``, and the longest (a DNS name is at most 253 characters).
+MAX_NAMES, MAX_NAME_LEN = 32, 253
 
 
 class SettingsError(ValueError):
@@ -128,6 +135,8 @@ class Settings:
     calibration: str = "default"
     host: str = "127.0.0.1"
     port: int = 8080
+    #: Extra host names the page answers to (web/hosts.py).
+    names: list[str] = field(default_factory=list)
     sensors: AdapterChoice = field(default_factory=lambda: AdapterChoice("sim"))
     leds: AdapterChoice = field(default_factory=lambda: AdapterChoice("sim"))
     voice: AdapterChoice = field(default_factory=lambda: AdapterChoice("silent"))
@@ -155,7 +164,7 @@ class Settings:
                 AdapterChoice(SIMULATED["cameras"], {"seat": c.options.get("seat", i + 1), "stands_in_for": c.adapter})
                 for i, c in enumerate(self.cameras)]
         return Settings(
-            map=self.map, calibration=self.calibration, host=self.host, port=self.port,
+            map=self.map, calibration=self.calibration, host=self.host, port=self.port, names=list(self.names),
             led_count=self.led_count, led_power_budget_ma=self.led_power_budget_ma,
             # A simulated sensor section keeps its options (channels = "matrix" for calibration).
             sensors=AdapterChoice(SIMULATED["sensors"], dict(self.sensors.options)
@@ -263,10 +272,15 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         return Settings()
     path = str(path)
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        text = read_text(path, MAX_SETTINGS_BYTES)
+    except TextFileError as exc:
+        raise SettingsError(path, [exc.reason]) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(path, [f"not valid TOML: {exc}"]) from exc
+        raise SettingsError(path, [f"not valid TOML: {exc}"]) from None
+    except RecursionError:
+        raise SettingsError(path, ["nested too deeply to be settings"]) from None
     problems: list[str] = []
     known = {"board", "web", "sensors", "leds", "voice", "cameras", "fleet"}
     for key in data:
@@ -276,8 +290,16 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     board = _table(data, "board", ("map", "calibration"), problems)
     s.map = _text(board, "board", "map", s.map, problems)
     s.calibration = _text(board, "board", "calibration", s.calibration, problems)
-    web = _table(data, "web", ("host", "port"), problems)
+    web = _table(data, "web", ("host", "port", "names"), problems)
     s.host = _text(web, "web", "host", s.host, problems)
+    names = web.get("names", [])
+    if (not isinstance(names, list) or len(names) > MAX_NAMES
+            or not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_LEN and n.isascii() and " " not in n
+                       for n in names)):
+        problems.append(f"[web] names = {names!r:.80} must be a list of at most {MAX_NAMES} host names "
+                        f"(ASCII, no spaces, no port)")
+    else:
+        s.names = [n.lower().rstrip(".") for n in names]
     port = web.get("port", s.port)
     if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
         problems.append(f"[web] port = {port!r} must be a whole number from 1 to 65535")

@@ -226,6 +226,7 @@ def test_events_in_flight_when_the_broker_hangs_and_dies_are_sent_again_in_order
 
 def test_a_journal_that_stops_writing_is_an_alarm_on_the_dashboard(broker, data_dir, monkeypatch) -> None:
     from kipukas_board.fleet.view import FleetView
+    from kipukas_board.store.journal import JournalWriteError
 
     monkeypatch.setattr("kipukas_board.fleet.publisher.FleetPublisher.HEALTH_POLL_S", 0.1)
     view = FleetView(BrokerAddress.parse(broker.url))
@@ -236,13 +237,12 @@ def test_a_journal_that_stops_writing_is_an_alarm_on_the_dashboard(broker, data_
         wait_for(lambda: (view.board("table-01") or {}).get("online"), why="the board on the dashboard")
         assert view.board("table-01")["alarms"] == []
 
-        def full(event: dict) -> int:
-            raise OSError(28, "No space left on device")
-
-        monkeypatch.setattr(board.journal, "append", full)
-        with pytest.raises(OSError):
+        with board.journal._lock:  # the file system turns read-only under the journal
+            board.journal._db.execute("PRAGMA query_only = 1")
+        with pytest.raises(JournalWriteError, match="read-only"):
             board.sim_set_stand("T1", True)
-        assert board.health()["journal"] == {"ok": False, "error": "OSError: [Errno 28] No space left on device"}
+        journal = board.health()["journal"]
+        assert journal["ok"] is False and "read-only" in journal["error"]
         wait_for(lambda: "journal not writing" in view.board("table-01")["alarms"], why="the journal alarm")
     finally:
         board.stop()

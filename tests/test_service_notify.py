@@ -214,9 +214,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def post_json(url: str, body: dict[str, object]) -> dict[str, object]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
+def post_json(url: str, body: dict[str, object], pin: str | None = None) -> dict[str, object]:
+    headers = {"Content-Type": "application/json", **({"X-Admin-Pin": pin} if pin else {})}
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
     with urllib.request.urlopen(req, timeout=5) as resp:
         return json.loads(resp.read())
 
@@ -243,7 +243,7 @@ def test_daemon_notifies_ready_pings_and_stops_pinging_when_a_thread_dies(
         pings = [m for m in drain(sock, 2.0) if m == "WATCHDOG=1"]
         assert len(pings) >= 3, f"expected a ping every 0.2 s, got {pings}"  # 10 when not starved of CPU
 
-        answer = post_json(f"http://127.0.0.1:{port}/api/sim/faults", {"part": "lighting"})
+        answer = post_json(f"http://127.0.0.1:{port}/api/sim/faults", {"part": "lighting"}, pin="2468")
         assert answer["liveness"] == {"core": True, "lighting": False}
         after = drain(sock, 3.0, until="STATUS=not alive: lighting")
         assert after and after[-1] == "STATUS=not alive: lighting", after
@@ -269,12 +269,18 @@ def test_sim_fault_route_names_the_parts_it_knows(data_dir: Path) -> None:
     board.route_plugins.append(register_sim_faults)
     client = create_app(board).test_client()
     board.start()
+    pin = {"X-Admin-Pin": "2468"}
     try:
-        resp = client.post("/api/sim/faults", json={"part": "sensors"})
+        # Stopping a part of the board needs the PIN, even in simulation.
+        assert client.post("/api/sim/faults", json={"part": "core"}).status_code == 401
+        assert client.post("/api/sim/faults", json={"part": "core"}, headers={"X-Admin-Pin": "1357"}).status_code == 403
+        assert board.loop.alive()
+        resp = client.post("/api/sim/faults", json={"part": "sensors"}, headers=pin)
         assert resp.status_code == 400
         assert "expected one of core, lighting" in resp.get_json()["error"]
-        assert client.post("/api/sim/faults", data="x").status_code == 400
-        assert client.post("/api/sim/faults", json={"part": "core"}).get_json()["liveness"]["core"] is False
+        assert client.post("/api/sim/faults", data="x", headers=pin).status_code == 400
+        answer = client.post("/api/sim/faults", json={"part": "core"}, headers=pin).get_json()
+        assert answer["liveness"]["core"] is False
     finally:
         board.stop()
 

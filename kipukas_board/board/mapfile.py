@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kipukas_board.textfile import TextFileError, read_text
+
 GEOGRAPHIES = ("mountain", "forest", "plains", "volcanic", "water")
 STAND_KINDS = ("territory", "movement")
 PATH_KINDS = ("land", "water", "tunnel")
@@ -193,14 +195,14 @@ def available_maps() -> list[str]:
 def load_map(name_or_path: str | Path) -> BoardMap:
     """Read and check a map file by name or path. Raises :class:`MapError` listing every problem."""
     path = resolve_map_path(str(name_or_path))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         raise MapError(str(path), [
             f"no such map file; shipped maps are: {', '.join(available_maps()) or '(none)'}"
-        ]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MapError(str(path), [f"cannot read the file: {exc}"]) from None
+        ])
+    try:
+        text = read_text(path)
+    except TextFileError as exc:
+        raise MapError(str(path), [f"cannot read the file: {exc.reason}"]) from None
     return parse_map(text, source=str(path))
 
 
@@ -210,6 +212,8 @@ def parse_map(text: str, source: str = "<map>") -> BoardMap:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MapError(source, [f"not valid TOML: {exc}"]) from None
+    except RecursionError:
+        raise MapError(source, ["nested too deeply to be a map"]) from None
     return _Checker(source, data, text).check()
 
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, parse_layout
+from kipukas_board.textfile import TextFileError, read_text
 
 __all__ = ["Calibration", "CalibrationError", "atomic_write", "calibration_path", "check_against", "dumps",
            "load", "loads", "save"]
@@ -225,9 +226,9 @@ def check_against(cal: Calibration, board: BoardMap) -> list[str]:
 def load(path: str | Path, board: BoardMap | None = None) -> Calibration:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CalibrationError(str(p), [f"cannot read it: {exc.strerror or exc}"]) from exc
+        text = read_text(p)
+    except TextFileError as exc:
+        raise CalibrationError(str(p), [exc.reason]) from None
     return loads(text, str(p), board)
 
 

@@ -48,6 +48,10 @@ FIELDS: dict[str, str] = {
 REQUIRED = ("code", "slug", "title", "type", "injury_tolerance", "movement", "keal_means")
 
 
+class CatalogFileError(ValueError):
+    """The catalog's own SQLite file cannot be opened (damaged, not a database); names the file."""
+
+
 class CatalogError(ValueError):
     """A catalog that cannot be imported; ``problems`` lists each one (record index and field)."""
 
@@ -194,6 +198,8 @@ def parse_catalog(source: str, data: bytes) -> list[dict[str, Any]]:
         records = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CatalogError(source, [f"not valid UTF-8 JSON: {exc}"]) from exc
+    except RecursionError:
+        raise CatalogError(source, ["JSON nested too deeply to be a catalog"]) from None
     problems = check_records(records)
     if problems:
         raise CatalogError(source, problems)
@@ -206,13 +212,17 @@ class Catalog:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS cards (code TEXT PRIMARY KEY, slug TEXT, "
-                         "data TEXT NOT NULL)")
-        self._db.execute("CREATE INDEX IF NOT EXISTS cards_slug ON cards(slug)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS cards (code TEXT PRIMARY KEY, slug TEXT, "
+                             "data TEXT NOT NULL)")
+            self._db.execute("CREATE INDEX IF NOT EXISTS cards_slug ON cards(slug)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        except sqlite3.Error as exc:
+            raise CatalogFileError(f"{self.path}: the card catalog cannot be opened ({exc}); move it aside "
+                                   f"and import the catalog again (kipukas-board catalog import)") from None
 
     @classmethod
     def in_dir(cls, data_dir: str | Path) -> Catalog:

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.cards.catalog import CATALOG_FILE, CatalogError, UnknownCard
+from kipukas_board.cards.catalog import CATALOG_FILE, CatalogError, CatalogFileError, UnknownCard
 from kipukas_board.cards.payload import MAX_PAYLOAD, CardPayload
 
 #: ``prefix:id``: a mode card's QR payload.
@@ -51,12 +51,16 @@ class ModeCards:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        if self.path != ":memory:":
-            self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS mode_cards (mode TEXT NOT NULL, id TEXT NOT NULL, "
-                         "deck TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (mode, id))")
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS mode_cards (mode TEXT NOT NULL, id TEXT NOT NULL, "
+                             "deck TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (mode, id))")
+        except sqlite3.Error as exc:
+            raise CatalogFileError(f"{self.path}: the card catalog cannot be opened ({exc}); move it aside "
+                                   f"and import the catalogs again (kipukas-board catalog import)") from None
 
     @classmethod
     def in_dir(cls, data_dir: str | Path) -> ModeCards:

@@ -108,15 +108,46 @@ def run(args: argparse.Namespace) -> int:
         print(f"kipukas-board: every adapter is simulated ({where}): nothing senses, lights or speaks until "
               f"real adapters are chosen in the settings (hardware/bring-up.md); run with --sim to drive "
               f"the simulation from the page", file=sys.stderr)
+    from kipukas_board.store.journal import JournalError
+
     try:
         board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin)
     except MapError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
+    except JournalError as exc:  # damaged or unreadable journal: named, with the way back
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        return 2
     except ValueError as exc:  # a bad PIN or adapter option
         print(f"kipukas-board: {exc}", file=sys.stderr)
         return 2
     return serve(board, args.threads, args.max_streams)
+
+
+def short_pin_warning(host: str, digits: int | None) -> str | None:
+    """A warning when a PIN of fewer than 6 digits guards a board that listens beyond loopback.
+
+    >>> short_pin_warning("0.0.0.0", 4) is not None, short_pin_warning("127.0.0.1", 4), short_pin_warning("::", 6)
+    (True, None, None)
+    """
+    from kipukas_board.web.auth import RANDOM_PIN_DIGITS
+
+    if digits is None or digits >= RANDOM_PIN_DIGITS or is_loopback(host):
+        return None
+    return (f"the admin PIN has only {digits} digits and the page listens on {host}, beyond this machine: "
+            f"anyone on the network can try PINs (slowly: wrong ones are limited); use {RANDOM_PIN_DIGITS} or "
+            f"more digits")
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def serve(board: Any, threads: int, max_streams: int | None = None) -> int:
@@ -128,8 +159,7 @@ def serve(board: Any, threads: int, max_streams: int | None = None) -> int:
         board.route_plugins.append(register_sim_faults)
     try:
         # Bodies over 64 KiB refused on arrival; event streams capped below the threads (web/serving.py).
-        server = make_server(board, host, port, threads=threads, max_streams=max_streams, channel_timeout=3600,
-                             ident="kipukas-board")
+        server = make_server(board, host, port, threads=threads, max_streams=max_streams, ident="kipukas-board")
     except ValueError as exc:  # --threads / --max-streams that would starve the page
         print(f"kipukas-board: {exc}", file=sys.stderr)
         board.stop()
@@ -147,8 +177,19 @@ def serve(board: Any, threads: int, max_streams: int | None = None) -> int:
           f"- journal in {board.data_dir}", flush=True)
     if board.generated_pin:
         print(f"Admin PIN for this board: {board.generated_pin} (change it with --admin-pin)", flush=True)
+    warning = short_pin_warning(host, board.pins.length)
+    if warning:
+        log.warning("%s", warning)
+    for problem in board.journal.problems:
+        print(f"kipukas-board: WARNING: {problem}", file=sys.stderr, flush=True)
+    for gap in board.journal.lost:
+        print(f"kipukas-board: WARNING: events {gap['first']} to {gap['last']} of {board.journal.path} were "
+              f"acknowledged but are lost (see `kipukas-board journal check`)", file=sys.stderr, flush=True)
 
     def _stop(signum: int, frame: Any) -> None:
+        # End the open pages' event streams first: waitress waits (up to 5 s) for its threads,
+        # and each stream holds one until its next keepalive.
+        board.broadcaster.close()
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)

@@ -83,7 +83,7 @@ def measure(seconds: float, watchdog_sec: float) -> dict[str, Any]:
             pings = [t for t, m in _collect(sock, seconds, t0) if m == "WATCHDOG=1"]
             req = urllib.request.Request(f"http://127.0.0.1:{port}/api/sim/faults", method="POST",
                                          data=json.dumps({"part": "lighting"}).encode(),
-                                         headers={"Content-Type": "application/json"})
+                                         headers={"Content-Type": "application/json", "X-Admin-Pin": "246813"})
             fault_at = time.monotonic() - t0
             urllib.request.urlopen(req, timeout=10).read()
             after = _collect(sock, 3 * watchdog_sec, t0)

@@ -106,15 +106,17 @@ def percentile(values: list[float], q: float) -> float:
 def run_bench(clients: int, changes: int, interval_ms: float, map_name: str | None = None) -> dict[str, Any]:
     from kipukas_board.app import BoardApp
     from kipukas_board.settings import Settings
-    from kipukas_board.web.serving import make_server
+    from kipukas_board.web.serving import PER_ADDRESS, ConnectionGuard, connection_limit, make_server
 
     settings = Settings()
     if map_name:
         settings.map = map_name
     with tempfile.TemporaryDirectory(prefix="kipukas-bench-sse-") as tmp:
         board = BoardApp(settings, tmp, sim=True, admin_pin="0000")
-        server = make_server(board, "127.0.0.1", 0, threads=clients + 8, max_streams=clients,
-                             channel_timeout=600, ident="kipukas-board-bench")
+        # Every client comes from this one address, as no table's phones would: widen its share.
+        guard = ConnectionGuard(limit=connection_limit(), per_address=max(PER_ADDRESS, clients + 8), idle_s=600)
+        server = make_server(board, "127.0.0.1", 0, threads=clients + 8, max_streams=clients, guard=guard,
+                             ident="kipukas-board-bench")
         port = server.effective_port  # type: ignore[union-attr]
         board.start()
         stopping = threading.Event()

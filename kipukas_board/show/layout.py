@@ -48,6 +48,11 @@ from typing import Any
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
+from kipukas_board.textfile import TextFileError, read_text
+
+#: The most pixels a layout may drive, as the settings' ``[leds] count`` allows: every pixel costs
+#: memory in each frame the lighting renders and the page reads (and, at 800 kHz, 30 us of each frame).
+MAX_LEDS = 10_000
 
 
 class LayoutError(ValueError):
@@ -132,6 +137,10 @@ def _pixels(value: Any, where: str, problems: list[str]) -> list[int]:
     if isinstance(value, str):
         first, sep, last = value.partition("-")
         if sep and first.strip().isdigit() and last.strip().isdigit() and int(first) <= int(last):
+            if int(last) >= MAX_LEDS:
+                problems.append(f"{where} = {value!r}: pixel {int(last)} is past the most a board drives "
+                                f"({MAX_LEDS} pixels, 0 to {MAX_LEDS - 1})")
+                return []
             return list(range(int(first), int(last) + 1))
         problems.append(f"{where} = {value!r}: expected a list of pixel numbers or \"first-last\"")
         return []
@@ -142,7 +151,11 @@ def _pixels(value: Any, where: str, problems: list[str]) -> list[int]:
         return []
     bad = [v for v in value if v < 0]
     if bad:
-        problems.append(f"{where}: pixel numbers start at 0, got {bad}")
+        problems.append(f"{where}: pixel numbers start at 0, got {bad[:5]}")
+        return []
+    if any(v >= MAX_LEDS for v in value) or len(value) > MAX_LEDS:
+        problems.append(f"{where}: pixel numbers go from 0 to {MAX_LEDS - 1} (at most {MAX_LEDS} pixels), "
+                        f"got {max(value)}")
         return []
     return list(value)
 
@@ -177,8 +190,8 @@ def parse_layout(leds: Any, board: BoardMap | None, source: str = "<calibration>
                     ma_per_channel=_number(leds, "ma_per_channel", 20.0, 0.0, 1000.0, problems),
                     idle_ma=_number(leds, "idle_ma", 1.0, 0.0, 100.0, problems))
     count = leds.get("count", 0)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        problems.append(f"count = {count!r}: expected a whole number of pixels")
+    if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_LEDS:
+        problems.append(f"count = {count!r}: expected a whole number of pixels from 0 to {MAX_LEDS}")
         count = 0
     lay.length = count
     owner: dict[int, str] = {}
@@ -234,10 +247,11 @@ def load_layout(path: str | os.PathLike[str] | None, board: BoardMap) -> LedLayo
         return default_layout(board)
     source = str(path)
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        data = tomllib.loads(read_text(path))
+    except TextFileError as exc:
+        raise LayoutError(source, [exc.reason]) from None
     except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(source, [f"not valid TOML: {exc}"]) from exc
+        raise LayoutError(source, [f"not valid TOML: {exc}"]) from None
     if "leds" not in data:
         return default_layout(board)
     return parse_layout(data["leds"], board, source)

@@ -4,6 +4,19 @@ The board's state is never stored, only the events; on start the state is rebuil
 SQLite runs in WAL mode with ``synchronous=FULL``, so once :meth:`Journal.append` has returned the
 event survives a power cut or ``kill -9``.
 
+An SD card can still lose what SQLite wrote (a flipped bit in the WAL makes SQLite drop that frame and
+every later one without a word; a truncated or zeroed file). So the journal also keeps a *high-water
+mark*: the number of the last event it acknowledged, in a small file next to the database
+(``journal.hwm``), outside anything SQLite may roll back. On open it is compared with the events the
+database really holds: a shortfall is recorded as a lost range (``Journal.lost``, shown in the board's
+health), and numbering carries on after the mark, so a lost number is never handed out twice.
+An integrity check (``PRAGMA quick_check``) runs on open; a damaged file is one :class:`JournalError`
+naming the file and the way back (``kipukas-board journal restore``, from the rolling backup of
+:mod:`kipukas_board.store.backup`).
+
+A write that fails (disk full, file system gone read-only) raises :class:`JournalWriteError` with the
+reason, and :attr:`Journal.write_error` says so until a write succeeds again (:meth:`Journal.probe`).
+
 Example::
 
     >>> from kipukas_board.store.journal import Journal
@@ -16,13 +29,18 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -38,9 +56,60 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 """
 
+#: Bytes of the high-water mark file: one decimal number, padded, rewritten in place.
+HWM_WIDTH = 20
+#: The most integrity problems one report lists.
+MAX_PROBLEMS = 5
+#: Bytes :meth:`Journal.probe` writes: more than a page, so it needs room a real event could need.
+PROBE_BYTES = 8192
+
+_REASONS = {
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_READONLY": "the file or its file system is read-only",
+    "SQLITE_READONLY_DIRECTORY": "the data directory is read-only",
+    "SQLITE_IOERR": "the storage reported an input/output error",
+    "SQLITE_CANTOPEN": "the file cannot be opened",
+    "SQLITE_CORRUPT": "the file is damaged",
+    "SQLITE_NOTADB": "the file is not an SQLite database",
+    "SQLITE_BUSY": "another program holds the journal",
+    "SQLITE_PERM": "permission denied",
+}
+
+
+def sqlite_reason(exc: BaseException) -> str:
+    """A plain reason for an SQLite failure, e.g. ``"the disk is full (database or disk is full)"``."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    reason = _REASONS.get(name)
+    if reason is None:
+        for key, text in _REASONS.items():
+            if name.startswith(key):
+                reason = text
+                break
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return f"{reason} ({exc})" if reason else str(exc)
+
 
 class JournalError(RuntimeError):
-    """The journal file cannot be opened or is not a kipukas-board journal."""
+    """The journal file cannot be opened, is damaged, or is not a kipukas-board journal."""
+
+
+class JournalWriteError(JournalError):
+    """An event could not be written: it was not journaled, so nothing may act on it."""
+
+
+def restore_hint(path: str | Path) -> str:
+    """What to do about a damaged journal, with the range at stake when its high-water mark says."""
+    data_dir = Path(path).parent
+    at_stake = ""
+    try:
+        mark = Journal.read_high_water(data_dir / Journal.HWM_FILENAME)
+    except JournalError:
+        mark = None
+    if mark:
+        at_stake = f"events 1 to {mark} had been acknowledged ({data_dir / Journal.HWM_FILENAME}); "
+    return (f"{at_stake}`kipukas-board journal check --data-dir {data_dir}` shows what is readable and "
+            f"`kipukas-board journal restore --data-dir {data_dir}` rebuilds it from the last backup")
 
 
 class Journal:
@@ -50,19 +119,45 @@ class Journal:
     """
 
     FILENAME = "journal.sqlite"
+    HWM_FILENAME = "journal.hwm"
 
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time, check: bool = True) -> None:
         self.path = str(path)
         self._clock = clock
         self._lock = threading.Lock()
+        self.memory = self.path == ":memory:"
+        #: Why the last write failed (None while writes succeed): the board cannot record.
+        self.write_error: str | None = None
+        #: Lost ranges found so far, each ``{"first", "last", "found"}`` (seq numbers, wall-clock time).
+        self.lost: list[dict[str, Any]] = []
+        self._hwm_fd: int | None = None
+        #: Things found at open that the board carries on with but must say (an unreadable mark).
+        self.problems: list[str] = []
+        self._hwm = 0
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path}: not a usable journal ({exc})") from exc
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: not a usable journal: {sqlite_reason(exc)}") from None
+        try:
+            self._open(check)
+        except JournalError:
+            self._db.close()
+            raise
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise JournalError(f"{self.path}: not a usable journal: {sqlite_reason(exc)}; "
+                               f"{restore_hint(self.path)}") from None
+
+    def _open(self, check: bool) -> None:
+        mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        self._db.execute("PRAGMA synchronous=FULL")
+        if check and not self.memory:
+            problems = [r[0] for r in self._db.execute(f"PRAGMA quick_check({MAX_PROBLEMS})").fetchall()]
+            if problems != ["ok"]:
+                raise JournalError(f"{self.path}: the journal is damaged (SQLite's integrity check: "
+                                   f"{'; '.join(problems)}); {restore_hint(self.path)}")
+        self._db.executescript(_SCHEMA)
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if mode.lower() not in ("wal", "memory"):  # some filesystems (network shares) refuse WAL quietly
             raise JournalError(f"{self.path}: the filesystem refused SQLite's WAL mode (journal_mode is {mode!r}); "
                                f"put the data directory on a local disk")
@@ -70,7 +165,80 @@ class Journal:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         elif int(row[0]) != SCHEMA_VERSION:
             raise JournalError(f"{self.path}: journal schema {row[0]}, this version reads {SCHEMA_VERSION}")
+        lost = self._db.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
+        self.lost = json.loads(lost[0]) if lost else []
+        if not self.memory:
+            self._check_high_water()
 
+    # -- the high-water mark ---------------------------------------------------------------------
+    @property
+    def hwm_path(self) -> Path:
+        return Path(self.path).with_name(self.HWM_FILENAME)
+
+    @staticmethod
+    def read_high_water(path: Path) -> int | None:
+        """The mark in ``path`` (None: no file); raises :class:`JournalError` if it is unreadable."""
+        try:
+            with open(path, "rb") as f:
+                raw = f.read(HWM_WIDTH + 2)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise JournalError(f"{path}: the journal's high-water mark cannot be read: {exc.strerror}") from None
+        text = raw.decode("ascii", "replace").strip()
+        if not text.isascii() or not text.isdigit():
+            raise JournalError(f"{path}: the journal's high-water mark is damaged ({raw[:24]!r}, expected a "
+                               f"number)")
+        return int(text)
+
+    def _check_high_water(self) -> None:
+        """Compare the mark with the events held; record a shortfall as lost and never reuse it."""
+        try:
+            mark = self.read_high_water(self.hwm_path) or 0
+        except JournalError as exc:
+            # The journal itself opened sound: carry on, say so, and write a new mark from it.
+            self.problems.append(f"{exc}; loss before this start could not be checked")
+            log.error("%s", self.problems[-1])
+            mark = 0
+        last = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+        row = self._db.execute("SELECT seq FROM sqlite_sequence WHERE name='events'").fetchone()
+        issued = max(last, row[0] if row else 0)
+        if mark > issued:
+            gap = {"first": issued + 1, "last": mark, "found": self._clock()}
+            self.lost.append(gap)
+            log.error("%s: events %d to %d were acknowledged (high-water mark in %s) but are not in the "
+                      "journal: they are lost; numbering carries on at %d. %s", self.path, gap["first"],
+                      gap["last"], self.hwm_path, mark + 1, restore_hint(self.path))
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('lost', ?)", (json.dumps(self.lost),))
+                if row is None:
+                    self._db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)", (mark,))
+                else:
+                    self._db.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'", (mark,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            issued = mark
+        try:
+            self._hwm_fd = os.open(self.hwm_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise JournalError(f"{self.hwm_path}: cannot write the journal's high-water mark: "
+                               f"{exc.strerror}") from None
+        os.ftruncate(self._hwm_fd, HWM_WIDTH + 1)  # whatever stood after the mark goes
+        self._write_mark(issued, sync=True)
+
+    def _write_mark(self, seq: int, sync: bool = False) -> None:
+        if self._hwm_fd is None:
+            return
+        # One short write in place: no rename, no new blocks, so a full disk cannot refuse it.
+        os.pwrite(self._hwm_fd, f"{seq:0{HWM_WIDTH}d}\n".encode(), 0)
+        if sync:
+            os.fsync(self._hwm_fd)
+        self._hwm = seq
+
+    # -- writing ---------------------------------------------------------------------------------
     @classmethod
     def in_dir(cls, data_dir: str | Path) -> Journal:
         """Open (creating if needed) the journal in ``data_dir``."""
@@ -79,37 +247,98 @@ class Journal:
         return cls(d / cls.FILENAME)
 
     def append(self, event: dict[str, Any]) -> int:
-        """Write ``event`` durably; returns its sequence number (1, 2, ...)."""
+        """Write ``event`` durably; returns its sequence number (1, 2, ...).
+
+        Raises :class:`JournalWriteError` (with the reason) when it could not be written.
+        """
         text = json.dumps(event, separators=(",", ":"), sort_keys=True)
         with self._lock:
-            cur = self._db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (self._clock(), text))
-            return int(cur.lastrowid)
+            try:
+                cur = self._db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (self._clock(), text))
+            except sqlite3.Error as exc:
+                self.write_error = f"the journal {self.path} cannot be written: {sqlite_reason(exc)}"
+                raise JournalWriteError(self.write_error) from None
+            seq = int(cur.lastrowid or 0)
+            try:
+                self._write_mark(seq)
+            except OSError as exc:  # the event is durable; only the loss detection is weakened
+                self.write_error = f"the journal's high-water mark {self.hwm_path} cannot be written: {exc.strerror}"
+                log.error("%s", self.write_error)
+            else:
+                self.write_error = None
+            return seq
+
+    def probe(self) -> bool:
+        """Try a write as large as a big event (then take it back); True, and :attr:`write_error`
+        cleared, if it went through. A small one could fit in a page already there even on a full disk.
+        """
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('probe', ?)", ("x" * PROBE_BYTES,))
+                self._db.execute("DELETE FROM meta WHERE key = 'probe'")
+                self._db.execute("COMMIT")
+                self._write_mark(max(self._hwm, 0))
+            except (sqlite3.Error, OSError) as exc:
+                if self._db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
+                self.write_error = f"the journal {self.path} cannot be written: {sqlite_reason(exc)}"
+                return False
+            self.write_error = None
+            return True
+
+    # -- reading ---------------------------------------------------------------------------------
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise JournalError(f"{self.path}: the journal cannot be read: {sqlite_reason(exc)}; "
+                                   f"{restore_hint(self.path)}") from None
 
     def events(self, after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(seq, event)`` in order, from just after ``after``."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, event FROM events WHERE seq > ? ORDER BY seq", (after,)
-            ).fetchall()
-        for seq, text in rows:
-            yield seq, json.loads(text)
+        for seq, _ts, event in self.rows(after):
+            yield seq, event
 
     def rows(self, after: int = 0, limit: int | None = None) -> Iterator[tuple[int, float, dict[str, Any]]]:
         """``(seq, ts, event)``: the same as :meth:`events` with the time each was journaled; at most
         ``limit`` of them (a reader that pages through a long journal keeps its memory bounded)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, ts, event FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
-                (after, -1 if limit is None else limit),
-            ).fetchall()
-        for seq, ts, text in rows:
-            yield seq, ts, json.loads(text)
+        for seq, ts, text in self._read("SELECT seq, ts, event FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                                        (after, -1 if limit is None else limit)):
+            try:
+                event = json.loads(text)
+            except (ValueError, RecursionError):
+                raise JournalError(f"{self.path}: event {seq} is not readable JSON; "
+                                   f"{restore_hint(self.path)}") from None
+            yield seq, ts, event
 
     def last_seq(self) -> int:
+        return int(self._read("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0])
+
+    def health(self) -> dict[str, Any]:
+        """For the board's health: can it record, and has anything been lost?"""
+        return {"ok": self.write_error is None, "recording": self.write_error is None,
+                "error": self.write_error, "lost": [dict(g) for g in self.lost], "problems": list(self.problems)}
+
+    def backup_to(self, dest: str | Path) -> int:
+        """Copy the journal into ``dest`` with SQLite's online backup; returns the last seq copied."""
         with self._lock:
-            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
-        return int(row[0])
+            last = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+            target = sqlite3.connect(str(dest))
+            try:
+                self._db.backup(target)
+                target.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                target.close()
+        return last
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._hwm_fd is not None:
+                with contextlib.suppress(OSError):
+                    os.fsync(self._hwm_fd)
+                os.close(self._hwm_fd)
+                self._hwm_fd = None

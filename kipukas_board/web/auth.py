@@ -22,10 +22,13 @@ a locked-out client is refused before the memory is consulted; and a new PIN rep
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
+import logging
 import os
+import re
 import secrets
 import threading
 import time
@@ -34,7 +37,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger(__name__)
+
 _N, _R, _P = 2**14, 8, 1
+#: A PIN is 4 to 12 ASCII digits: what a phone's number pad types and any HTTP header can carry
+#: (``str.isdigit`` would also pass Arabic-Indic and other digits that no header can send).
+PIN_FORMAT = re.compile(r"[0-9]{4,12}")
+#: New random PINs have this many digits; a shorter one is warned about beyond loopback.
+RANDOM_PIN_DIGITS = 6
+#: The PIN file is a few hundred bytes; anything larger is not one.
+MAX_PIN_FILE = 4096
 #: scrypt checks allowed at once (each takes 128·r·n bytes = 16 MiB); the rest wait their turn.
 MAX_CONCURRENT_CHECKS = 2
 #: How long a check waits for its turn before the request is answered 503 (busy).
@@ -45,6 +57,17 @@ def _hash(pin: str, salt: bytes) -> bytes:
     return hashlib.scrypt(pin.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
 
 
+def check_pin_format(pin: object) -> str:
+    """``pin`` if it is 4 to 12 ASCII digits; otherwise ValueError saying what a PIN must be."""
+    if not isinstance(pin, str) or not PIN_FORMAT.fullmatch(pin):
+        raise ValueError("the admin PIN must be 4 to 12 digits, ASCII 0-9 only")
+    return pin
+
+
+class PinFileError(ValueError):
+    """The stored PIN file cannot be read or written; the message names the file."""
+
+
 class PinStore:
     FILENAME = "admin-pin.json"
 
@@ -52,8 +75,11 @@ class PinStore:
         self.path = Path(data_dir) / self.FILENAME
         self._salt: bytes | None = None
         self._hash: bytes | None = None
-        #: Slows down guessing (see :class:`WrongPinLimiter`); :meth:`verify` consults it.
-        self.limiter = WrongPinLimiter()
+        #: Digits of the stored PIN (None when unknown), for the short-PIN warning.
+        self.length: int | None = None
+        #: Slows down guessing per client and board-wide, remembered across restarts (see
+        #: :class:`WrongPinLimiter`); :meth:`verify` consults it.
+        self.limiter = WrongPinLimiter(path=Path(data_dir) / WrongPinLimiter.FILENAME)
         #: True when the PIN comes from --admin-pin / KIPUKAS_ADMIN_PIN (set on every start): the page
         #: may not change it.
         self.managed = False
@@ -64,33 +90,62 @@ class PinStore:
         self._memo_key = secrets.token_bytes(32)
         self._memo: bytes | None = None  # HMAC of the PIN that last verified (see the module docs)
         if self.path.exists():
-            d = json.loads(self.path.read_text())
+            self._load()
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                raw = f.read(MAX_PIN_FILE + 1)
+            if len(raw) > MAX_PIN_FILE:
+                raise ValueError(f"larger than {MAX_PIN_FILE} bytes")
+            d = json.loads(raw.decode("utf-8"))
             self._salt = bytes.fromhex(d["salt"])
             self._hash = bytes.fromhex(d["scrypt"])
+            length = d.get("digits")
+            self.length = length if isinstance(length, int) else None
+        except OSError as exc:
+            raise PinFileError(f"{self.path}: the admin PIN file cannot be read: {exc.strerror or exc}") from None
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise PinFileError(f"{self.path}: the admin PIN file is damaged ({exc}); delete it and set a new PIN "
+                               f"(--admin-pin, or start without one for a random PIN)") from None
 
     @property
     def is_set(self) -> bool:
         return self._hash is not None
 
     def set(self, pin: str) -> None:
-        """Store ``pin`` (4 to 12 digits), replacing any earlier one; written atomically."""
-        if not (pin.isdigit() and 4 <= len(pin) <= 12):
-            raise ValueError("the admin PIN must be 4 to 12 digits")
+        """Store ``pin`` (4 to 12 ASCII digits), replacing any earlier one; written atomically.
+
+        Raises ValueError for a PIN of another form, :class:`PinFileError` when the file cannot be
+        written (the old PIN then stays, and no half-written file is left behind).
+        """
+        check_pin_format(pin)
         matched = self._check(pin)
         if matched is not None:  # already the PIN: nothing to write, but it is known right now
             self._remember(pin, matched)
+            self.length = len(pin)
             return
         salt = secrets.token_bytes(16)
         digest = _hash(pin, salt)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"salt": salt.hex(), "scrypt": digest.hex(), "n": _N}))
-        os.replace(tmp, self.path)
+        try:
+            with open(tmp, "w", encoding="ascii") as f:
+                f.write(json.dumps({"salt": salt.hex(), "scrypt": digest.hex(), "n": _N, "digits": len(pin)}))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise PinFileError(f"{self.path}: the new PIN could not be saved ({exc.strerror or exc}); "
+                               f"the old PIN still holds") from None
         with self._lock:  # the old PIN is forgotten with its hash: it must not pass from memory
             self._salt, self._hash = salt, digest
             self._memo = self._tag(pin)
+        self.length = len(pin)
 
     def make_random(self) -> str:
-        pin = f"{secrets.randbelow(10**6):06d}"
+        pin = f"{secrets.randbelow(10**RANDOM_PIN_DIGITS):0{RANDOM_PIN_DIGITS}d}"
         self.set(pin)
         return pin
 
@@ -135,6 +190,13 @@ class PinStore:
         wait = self.limiter.retry_after(client)
         if wait > 0 or not pin:
             return self._refusal(wait)
+        board_wait = self.limiter.board_retry_after()
+        if board_wait > 0 and self.limiter.wrong_count(client) > 0:
+            # Guessing board-wide (from many addresses) hit the limit. Only an address with no wrong
+            # PIN on record still gets its one try (a wrong one puts it on record), so the admin on a
+            # new phone is never locked out by someone else, and guessing gains one try per address.
+            return PinVerdict(False, 429, f"too many wrong PINs on this board; try again in {board_wait:.0f} s",
+                              board_wait)
         if self._remembered(pin):
             self.limiter.succeeded(client)
             return PinVerdict(True)
@@ -175,11 +237,20 @@ class PinVerdict:
 
 
 class WrongPinLimiter:
-    """Slows down guessing: after ``free`` wrong PINs from one client, each try must wait.
+    """Slows down guessing: after ``free`` wrong PINs from one client, each try must wait; and no
+    more than ``board_limit`` wrong PINs from all clients together in any ``board_window_s``.
 
-    The wait doubles with every further wrong PIN (``base_s``, 2·``base_s``, ... up to ``max_s``);
-    a right PIN clears the client's record. A 6-digit PIN then takes years to guess over the table's
-    network, while a player who mistypes twice notices nothing.
+    Per client the wait doubles with every further wrong PIN (``base_s``, 2·``base_s``, ... up to
+    ``max_s``); a right PIN clears the client's record. Board-wide, guesses spread over many
+    addresses (one phone can take many on a LAN) meet a wall too: with the defaults, once 30 wrong
+    PINs came in 10 minutes, only an address with no wrong PIN on record may try (once:
+    :meth:`PinStore.verify`), so guessing gets 4,320 tries a day plus one per new address, and a
+    6-digit PIN takes months, while a player who mistypes twice notices nothing. A right PIN does not
+    clear the board-wide count.
+
+    With ``path`` the records are kept in that file (wall-clock times, written on every change), so a
+    restart does not clear them; a lockout read back is never longer than ``max_s`` (or the window)
+    from now, in case the clock went back.
 
     Example::
 
@@ -190,12 +261,72 @@ class WrongPinLimiter:
         10.0
     """
 
+    FILENAME = "pin-limits.json"
+    #: The largest limits file read back.
+    MAX_FILE = 512 * 1024
+
     def __init__(self, free: int = 5, base_s: float = 1.0, max_s: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic, max_clients: int = 4096) -> None:
+                 clock: Callable[[], float] = time.time, max_clients: int = 1024,
+                 board_limit: int = 30, board_window_s: float = 600.0, path: Path | None = None) -> None:
         self.free, self.base_s, self.max_s, self.max_clients = free, base_s, max_s, max_clients
+        self.board_limit, self.board_window_s = board_limit, board_window_s
+        self.path = path
         self._clock = clock
         self._lock = threading.Lock()
         self._wrong: dict[str, tuple[int, float]] = {}  # client -> (wrong count, locked until)
+        self._board: list[float] = []  # times of the board's recent wrong PINs, oldest first
+        if path is not None:
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
+        try:
+            with open(path, "rb") as f:
+                raw = f.read(self.MAX_FILE + 1)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.warning("%s: wrong-PIN records not read (%s); starting without them", path, exc.strerror)
+            return
+        try:
+            if len(raw) > self.MAX_FILE:
+                raise ValueError(f"larger than {self.MAX_FILE} bytes")
+            d = json.loads(raw.decode("utf-8"))
+            now = self._clock()
+            for client, (count, until) in list(d.get("clients", {}).items())[-self.max_clients:]:
+                self._wrong[str(client)] = (int(count), min(float(until), now + self.max_s))
+            self._board = sorted(min(float(t), now) for t in d.get("board", [])[-self.board_limit:])
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+            # Refuse nothing on a damaged file, but say so: a reset counter is a weaker lock.
+            log.error("%s: wrong-PIN records damaged (%s); starting without them", path, exc)
+            self._wrong, self._board = {}, []
+
+    def _save(self) -> None:
+        """Write the records (called with the lock held); a failure is logged, never raised."""
+        if self.path is None:
+            return
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps({"clients": {c: list(v) for c, v in self._wrong.items()},
+                                       "board": self._board}))
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            log.error("%s: wrong-PIN records not saved (%s); they hold until the board restarts",
+                      self.path, exc.strerror)
+
+    def wrong_count(self, client: str) -> int:
+        with self._lock:
+            return self._wrong.get(client, (0, 0.0))[0]
+
+    def board_retry_after(self) -> float:
+        """Seconds until the board takes another PIN to hash (0.0: now), whoever sends it."""
+        with self._lock:
+            now = self._clock()
+            self._board = [t for t in self._board if t > now - self.board_window_s]
+            if len(self._board) < self.board_limit:
+                return 0.0
+            return max(0.0, self._board[-self.board_limit] + self.board_window_s - now)
 
     def retry_after(self, client: str) -> float:
         """Seconds ``client`` must wait before its next try (0.0: it may try now)."""
@@ -206,6 +337,7 @@ class WrongPinLimiter:
     def failed(self, client: str) -> None:
         with self._lock:
             self._count_wrong(client)
+            self._save()
 
     def reserve(self, client: str) -> tuple[float, tuple[int, float]]:
         """Check and count one attempt in a single step. Returns ``(wait, before)``: ``wait`` is 0.0
@@ -222,6 +354,7 @@ class WrongPinLimiter:
             if wait > 0:
                 return wait, before
             self._count_wrong(client)
+            self._save()
             return 0.0, before
 
     def cancel(self, client: str, before: tuple[int, float]) -> None:
@@ -243,6 +376,9 @@ class WrongPinLimiter:
                     self._wrong[client] = before
             else:
                 self._wrong[client] = (count - 1, until)
+            if self._board:
+                self._board.pop()  # this attempt's board-wide count (the newest)
+            self._save()
 
     def _wait(self, count: int) -> float:
         return 0.0 if count <= self.free else min(self.max_s, self.base_s * 2 ** (count - self.free - 1))
@@ -255,10 +391,13 @@ class WrongPinLimiter:
         count, _ = self._wrong.get(client, (0, 0.0))
         count += 1
         self._wrong[client] = (count, self._clock() + self._wait(count))
+        now = self._clock()
+        self._board = [t for t in self._board if t > now - self.board_window_s][-self.board_limit:] + [now]
 
     def succeeded(self, client: str) -> None:
         with self._lock:
-            self._wrong.pop(client, None)
+            if self._wrong.pop(client, None) is not None:
+                self._save()
 
 
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
+from kipukas_board.store.journal import JournalWriteError
+from kipukas_board.web.hosts import HostGuard
 from kipukas_board.web.sse import StreamsFull
 from kipukas_board.web.svg import board_svg
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
+#: Deepest nesting of arrays and objects a request body may have (the API's bodies use 3 or 4).
+MAX_JSON_DEPTH = 32
 #: Seconds a page refused an event stream (too many open) is told to wait before trying again.
 STREAM_RETRY_AFTER_S = 10
 
@@ -34,8 +38,37 @@ def error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
     return jsonify({"error": message, **extra}), status
 
 
+def json_depth(raw: bytes) -> int:
+    """How deeply arrays and objects nest in the JSON text ``raw`` (brackets in strings not counted),
+    found without parsing, so a body nested 30,000 deep is refused before the parser recurses.
+
+    >>> json_depth(b'{"a": [1, {"b": "[[["}]}'), json_depth(b'"x"')
+    (3, 0)
+    """
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
 def json_body(required: bool = True) -> dict[str, Any]:
     """The request's JSON object, or raise :class:`BadRequest` naming what was wrong."""
+    if json_depth(request.get_data(cache=True)) > MAX_JSON_DEPTH:
+        raise BadRequest(f"the JSON body nests arrays and objects more than {MAX_JSON_DEPTH} deep")
     data = request.get_json(silent=True)
     if data is None:
         if not required and not request.get_data():
@@ -55,6 +88,27 @@ def create_app(board: BoardApp) -> Flask:
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, DEBUG=False)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["kipukas"] = board
+    hosts = HostGuard([*board.settings.names, board.settings.host])
+    app.extensions["kipukas_hosts"] = hosts
+
+    @app.before_request
+    def _host_and_origin() -> tuple[Response, int] | None:
+        # Before everything else, the page included: a foreign name must not get the page's token.
+        why = hosts.host_problem(request.headers.get("Host"))
+        if why:
+            return error(421, why)
+        why = hosts.origin_problem(request.headers.get("Origin"), request.scheme, request.host)
+        return error(403, why) if why else None
+
+    @app.errorhandler(JournalWriteError)
+    def _not_recorded(exc: JournalWriteError) -> tuple[Response, int]:
+        resp, status = error(503, f"not done: the board cannot record changes right now ({exc})", recording=False)
+        resp.headers["Retry-After"] = "10"
+        return resp, status
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(exc: RecursionError) -> tuple[Response, int]:
+        return error(400, f"the request nests too deeply (at most {MAX_JSON_DEPTH} levels)")
 
     @app.errorhandler(BadRequest)
     def _bad_request(exc: BadRequest) -> tuple[Response, int]:
@@ -86,8 +140,13 @@ def create_app(board: BoardApp) -> Flask:
 
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
-        ok = board.loop.alive()
-        return jsonify({"ok": ok, "core": ok}), 200 if ok else 503
+        # ok only while the core runs *and* the journal takes writes: a board that cannot record
+        # would acknowledge nothing, so it is not healthy even though it still answers.
+        core = board.loop.alive()
+        journal = board.journal_health()
+        ok = core and journal["recording"]
+        return jsonify({"ok": ok, "core": core, "recording": journal["recording"], "journal_error": journal["error"],
+                        "lost": journal["lost"]}), 200 if ok else 503
 
     @app.get("/api/state")
     def state() -> Response:

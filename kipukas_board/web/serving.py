@@ -1,18 +1,33 @@
 """The board's page under waitress, with the limits that keep it answering.
 
 Every place that serves the page (``kipukas-board run``, ``bench-sse``, the tests' live servers)
-goes through :func:`make_server`, so they all get the same two guards:
+goes through :func:`make_server`, so they all get the same guards:
 
 - waitress refuses a request body over :data:`~kipukas_board.web.server.MAX_BODY` as soon as it
   reads the ``Content-Length`` (or, when chunked, once that much has arrived): without
   ``max_request_body_size`` it would first take in up to 1 GiB and only then let Flask refuse it;
 - open event streams are capped below the thread count (:func:`stream_cap`): each one holds a
   worker thread for as long as a page is open, and without a cap a few dozen connections to
-  ``/api/stream`` would leave no thread for ``/api/state``, the actions or ``/healthz``.
+  ``/api/stream`` would leave no thread for ``/api/state``, the actions or ``/healthz``;
+- connections are bounded (:class:`ConnectionGuard`): at most :data:`CONNECTION_LIMIT` open, at most
+  :data:`PER_ADDRESS` from one address; a connection with no request in progress is closed after
+  :data:`IDLE_S` seconds, and a request must have arrived whole within :data:`REQUEST_S` seconds of
+  its first byte (slow senders are cut off). When the limit is reached the longest-idle connections
+  without a request in progress make room, so silent sockets can never keep a phone out. An event
+  stream always has a request in progress and sends its own keepalive every 15 s, so it is never
+  taken for idle.
+
+So the board serves as many phones as fit in :data:`CONNECTION_LIMIT` (a browser opens up to 6
+connections to a host, one of them the page's event stream): with the defaults, 40 pages following
+the game live (48 threads less 8 kept for the rest) and, as each page needs at most 6 connections,
+enough room for all of them.
 """
 
 from __future__ import annotations
 
+import logging
+import resource
+import time
 from typing import TYPE_CHECKING, Any
 
 from kipukas_board.web.server import MAX_BODY, create_app
@@ -22,8 +37,122 @@ if TYPE_CHECKING:
 
     from kipukas_board.app import BoardApp
 
+log = logging.getLogger(__name__)
+
 #: Threads kept free of event streams for every other request (at most half the threads).
 STREAM_RESERVE = 8
+#: Open connections at most (fewer if the process may not open that many files).
+CONNECTION_LIMIT = 400
+#: Open connections from one address at most (a phone's browser opens up to 6, a few tabs more).
+PER_ADDRESS = 24
+#: Seconds a connection may sit with no request in progress before it is closed.
+IDLE_S = 30.0
+#: Seconds from a request's first byte until it must have arrived whole (headers and body).
+REQUEST_S = 15.0
+#: How often (seconds) the server looks for idle and slow connections.
+SWEEP_S = 2.0
+
+
+class ConnectionGuard:
+    """Bounds waitress's connections (see the module docs); :meth:`install` fits it to a server.
+
+    waitress itself only closes a connection after ``channel_timeout`` without any activity (a
+    slow sender that trickles a byte now and then is never idle) and, at its connection limit, stops
+    accepting altogether, so a few hundred silent sockets lock every phone out.
+    """
+
+    def __init__(self, limit: int = CONNECTION_LIMIT, per_address: int = PER_ADDRESS,
+                 idle_s: float = IDLE_S, request_s: float = REQUEST_S) -> None:
+        self.limit, self.per_address, self.idle_s, self.request_s = limit, per_address, idle_s, request_s
+        self.refused = 0  #: connections closed at once: too many from one address
+        self.evicted = 0  #: idle connections closed to make room
+        self.slow = 0  #: connections closed because a request took too long to arrive
+        self.server: Any = None
+
+    def install(self, server: Any) -> None:
+        """Wrap ``server``'s accept, readable and maintenance (a waitress server object)."""
+        self.server = server
+        accept, readable = server.handle_accept, server.readable
+        guard = self
+
+        class Channel(server.channel_class):  # type: ignore[misc, name-defined]
+            request_started = 0.0
+
+            def received(self, data: bytes) -> bool:
+                if self.request is None and data:
+                    self.request_started = time.time()
+                return bool(super().received(data))
+
+        server.channel_class = Channel
+
+        def handle_accept() -> None:
+            accept()
+            guard._refuse_crowds()
+
+        def guarded_readable() -> bool:
+            if self._open() >= self.limit - 1:
+                self._make_room()
+            return bool(readable())
+
+        server.handle_accept = handle_accept
+        server.readable = guarded_readable
+        server.maintenance = self.maintenance
+
+    def _channels(self) -> list[Any]:
+        return [c for c in self.server.active_channels.values() if not c.will_close]
+
+    def _open(self) -> int:
+        return len(self.server.active_channels)
+
+    def _refuse_crowds(self) -> None:
+        """Close the newest connection of an address holding more than its share."""
+        channels = self._channels()
+        if not channels:
+            return
+        newest = max(channels, key=lambda c: c.creation_time)
+        addr = newest.addr[0] if isinstance(newest.addr, tuple) else newest.addr
+        same = sum(1 for c in channels if (c.addr[0] if isinstance(c.addr, tuple) else c.addr) == addr)
+        if same > self.per_address:
+            self.refused += 1
+            newest.will_close = True
+            newest.handle_close()
+
+    @staticmethod
+    def _busy(channel: Any) -> bool:
+        return bool(channel.requests)
+
+    def _make_room(self) -> None:
+        """At the limit, close the longest-idle connections with no request in progress."""
+        idle = sorted((c for c in self._channels() if not self._busy(c)), key=lambda c: c.last_activity)
+        for channel in idle[: max(1, self.limit // 10)]:
+            self.evicted += 1
+            channel.will_close = True
+
+    def maintenance(self, now: float) -> None:
+        for channel in self._channels():
+            if self._busy(channel):
+                continue  # a request (an event stream, say) is being answered
+            if channel.request is not None and now - channel.request_started > self.request_s:
+                self.slow += 1
+                channel.will_close = True
+            elif channel.last_activity < now - self.idle_s:
+                channel.will_close = True
+
+    def stats(self) -> dict[str, int]:
+        return {"open": self._open() if self.server is not None else 0, "limit": self.limit,
+                "per_address": self.per_address, "refused": self.refused, "evicted": self.evicted,
+                "slow": self.slow}
+
+
+def connection_limit(wanted: int = CONNECTION_LIMIT) -> int:
+    """``wanted``, or less when the process may open fewer files (a socket is a file).
+
+    Keeps 64 files for everything else (journal, cameras, serial port, logs).
+    """
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(16, min(wanted, soft - 64))
 
 
 def stream_cap(threads: int, max_streams: int | None = None) -> int:
@@ -53,6 +182,15 @@ def make_server(board: BoardApp, host: str, port: int, threads: int = 48, max_st
     from waitress import create_server
 
     board.broadcaster.max_clients = stream_cap(threads, max_streams)
-    return create_server(app if app is not None else create_app(board), host=host, port=port, threads=threads,
-                         # waitress refuses content_length >= this; Flask refuses > MAX_BODY: the same limit.
-                         max_request_body_size=MAX_BODY + 1, **waitress_options)
+    guard = waitress_options.pop("guard", None) or ConnectionGuard(limit=connection_limit())
+    waitress_options.setdefault("connection_limit", guard.limit + 8)  # the guard makes room before this
+    waitress_options.setdefault("channel_timeout", guard.idle_s)
+    waitress_options.setdefault("cleanup_interval", SWEEP_S)
+    # poll(), not select(): select() fails outright once any descriptor of the process is past 1024.
+    waitress_options.setdefault("asyncore_use_poll", True)
+    server = create_server(app if app is not None else create_app(board), host=host, port=port, threads=threads,
+                           # waitress refuses content_length >= this; Flask refuses > MAX_BODY: the same limit.
+                           max_request_body_size=MAX_BODY + 1, **waitress_options)
+    guard.install(server)
+    board.health_sources["connections"] = guard.stats
+    return server

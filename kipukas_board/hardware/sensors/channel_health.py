@@ -67,6 +67,16 @@ class ChannelHealth:
             self._closed[channel] = closed
             self._last_change[channel] = self._clock() if now is None else now
 
+    def corrected(self, channel: str, closed: bool, now: float | None = None) -> None:
+        """Note a state a resync found: not a change of the switch (the host had missed or misread
+        one), so it never counts towards chatter; a held channel keeps it as its latest state."""
+        now = self._clock() if now is None else now
+        if self._closed.get(channel) != closed:
+            self._last_change[channel] = now
+        self._closed[channel] = closed
+        if channel in self._chattering:
+            self._chattering[channel] = closed
+
     def trusted(self, channel: str) -> bool:
         return channel not in self._chattering
 

@@ -25,6 +25,12 @@ from dataclasses import dataclass, field
 
 PROTO_VERSION = 1
 MAX_PAYLOAD = 64
+#: The most channels a matrix may have (rows x cols): what a SNAPSHOT's count and bitmap carry here.
+MAX_CHANNELS = 64
+#: A frame at most this far behind the one expected is late (PROTOCOL.md section 3); farther is a gap.
+LATE_WINDOW = 1024
+#: After this many late frames in a row the board's numbering is taken to have started again.
+LATE_RUN = 8
 
 # board -> host
 IDENTITY, CHANGE, SNAPSHOT, HEARTBEAT, ERROR = 0x01, 0x02, 0x03, 0x04, 0x7F
@@ -159,7 +165,8 @@ Message = Identity | Change | Snapshot | Heartbeat | BoardError
 
 class FrameError(ValueError):
     """A block that is not a valid frame; ``kind`` is 'cobs', 'length', 'crc', 'payload', 'overflow',
-    'timeout', or 'echo' (an intact frame of the receiver's own direction: the line echoes)."""
+    'timeout', 'echo' (an intact frame of the receiver's own direction: the line echoes), or 'geometry'
+    (an intact IDENTITY whose matrix cannot exist)."""
 
     def __init__(self, kind: str, detail: str) -> None:
         super().__init__(f"{kind}: {detail}")
@@ -199,7 +206,11 @@ def parse_payload(ftype: int, seq: int, p: bytes) -> Message:
         need(len(p) == 6, "6 bytes: uptime_ms(4), bad commands(2)")
         return Heartbeat(seq, int.from_bytes(p[:4], "big"), int.from_bytes(p[4:], "big"))
     if ftype == IDENTITY:
-        need(len(p) >= 11 and p[1] * p[2] <= 64, "at least 11 bytes, rows x cols <= 64")
+        need(len(p) >= 11, "at least 11 bytes")
+        if not (p[1] >= 1 and p[2] >= 1 and p[1] * p[2] <= MAX_CHANNELS):
+            # Intact (the CRC held), so the board really says so: a firmware or build mistake.
+            raise FrameError("geometry", f"IDENTITY gives an impossible matrix of {p[1]} x {p[2]}: rows and "
+                                         f"columns must be 1 or more and rows x cols at most {MAX_CHANNELS}")
         u = [int.from_bytes(p[3 + 2 * i:5 + 2 * i], "big") for i in range(4)]
         return Identity(seq, p[0], p[1], p[2], u[0], u[1], u[2], u[3], p[11:].decode("ascii", "replace"))
     if ftype == ERROR:
@@ -214,7 +225,8 @@ def parse_payload(ftype: int, seq: int, p: bytes) -> Message:
 class DecoderStats:
     frames_ok: int = 0
     bad: dict[str, int] = field(default_factory=lambda: {"cobs": 0, "length": 0, "crc": 0, "payload": 0,
-                                                          "overflow": 0, "timeout": 0, "echo": 0})
+                                                          "overflow": 0, "timeout": 0, "echo": 0,
+                                                          "geometry": 0})
 
     @property
     def frames_bad(self) -> int:

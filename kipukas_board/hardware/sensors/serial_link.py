@@ -143,6 +143,7 @@ class SerialStandSensors(StandSensors):
         self._view: dict[str, bool] = {}    # what we have reported (snapshot() returns this)
         self._identity: sp.Identity | None = None
         self._expected_seq: int | None = None
+        self._late_run = 0  # late frames in a row (PROTOCOL.md section 3: a restart whose IDENTITY was lost)
         self._resync_since: float | None = None
         self._last_request = 0.0
         self._ask_at = 0.0  # while resyncing: when to send the next snapshot request
@@ -154,9 +155,11 @@ class SerialStandSensors(StandSensors):
         self._last_heartbeat: float | None = None
         self._last_probe = 0.0
         self._connected_once = False
-        self.counters = {"frames_ok": 0, "frames_dropped": 0, "crc_errors": 0, "seq_gaps": 0, "resyncs": 0,
-                         "corrections": 0, "reconnects": 0, "board_errors": 0}
+        self.counters = {"frames_ok": 0, "frames_dropped": 0, "crc_errors": 0, "seq_gaps": 0, "late_frames": 0,
+                         "resyncs": 0, "corrections": 0, "reconnects": 0, "board_errors": 0}
         self.last_error: str | None = None
+        #: Set while the board's latest IDENTITY gave a matrix that cannot exist (health not ok).
+        self.identity_error: str | None = None
         self.board_bad_commands = 0
         #: Called with (SwitchChange, how) after each emit; how is "live" or "resync" (soak, tests).
         self.observer: Callable[[SwitchChange, str], None] | None = None
@@ -230,7 +233,9 @@ class SerialStandSensors(StandSensors):
             channels = self.channels.report(now)
             return {
                 "adapter": "serial",
-                "ok": bool(synced and not stale and not channels["chatter"] and not channels["stuck"]),
+                "ok": bool(synced and not stale and not channels["chatter"] and not channels["stuck"]
+                           and self.identity_error is None),
+                "identity_error": self.identity_error,
                 "connected": connected,
                 "port": self._path or self.device,
                 "synced": synced,
@@ -390,6 +395,11 @@ class SerialStandSensors(StandSensors):
             self._note_error("the sensor board's port echoes the host's commands back: is the Pico at the "
                              "MicroPython prompt (safe-mode pin grounded, or main.py stopped)?")
             return
+        if item.kind == "geometry":  # the board really said so: asking again would get the same answer
+            self.counters["frames_dropped"] += 1
+            self.identity_error = f"{item}; check the firmware's ROWS and COLS (firmware/README.md)"
+            self._note_error(f"sensor board: {self.identity_error}")
+            return
         self.counters["frames_dropped"] += 1
         if item.kind == "crc":
             self.counters["crc_errors"] += 1
@@ -408,10 +418,22 @@ class SerialStandSensors(StandSensors):
         self.counters["frames_ok"] += 1
         self._last_frame = now
         if self._expected_seq is not None and msg.seq != self._expected_seq:
+            behind = (self._expected_seq - msg.seq) & 0xFFFF
+            restart = isinstance(msg, sp.Identity) and msg.seq == 0  # the board's power-on frame
+            if behind <= sp.LATE_WINDOW and not restart and self._late_run < sp.LATE_RUN:
+                # Sent before a frame already taken (PROTOCOL.md section 3): acting on it would put
+                # old states back. Never used; the snapshot asked for covers whatever it held.
+                self.counters["late_frames"] += 1
+                self._late_run += 1
+                self._start_resync(f"late frame (seq {msg.seq}, expected {self._expected_seq})", now,
+                                   evidence=True)
+                return
             self.counters["seq_gaps"] += 1
             self._start_resync(f"sequence gap (expected {self._expected_seq}, got {msg.seq})", now, evidence=True)
         self._expected_seq = (msg.seq + 1) & 0xFFFF
+        self._late_run = 0
         if isinstance(msg, sp.Identity):
+            self.identity_error = None
             if msg.proto != sp.PROTO_VERSION:
                 self._note_error(f"sensor board speaks protocol {msg.proto}; this host speaks "
                                  f"{sp.PROTO_VERSION}: update the firmware or kipukas-board")
@@ -469,7 +491,11 @@ class SerialStandSensors(StandSensors):
         """The board says ``name`` is ``closed``: pass it on if it is news and the channel is trusted."""
         if self._board.get(name) != closed:
             self._board[name] = closed
-            if not self.channels.admit(name, closed, now):
+            if how == "resync":  # the host missed a change, the switch did not make an extra one
+                self.channels.corrected(name, closed, now)
+                if not self.channels.trusted(name):
+                    return False
+            elif not self.channels.admit(name, closed, now):
                 return False
         elif not self.channels.trusted(name):
             return False

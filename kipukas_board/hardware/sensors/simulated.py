@@ -67,15 +67,27 @@ class SimulatedStandSensors(StandSensors):
             return dict(self._closed)
 
     def set(self, channel: str, closed: bool) -> bool:
-        """Close or open the switch on ``channel`` (a stand id); returns True if that was a change."""
+        """Close or open the switch on ``channel`` (a stand id); returns True if that was a change.
+
+        If the consumer refuses the change (raises: the journal could not record it), the switch is
+        put back as it was and the error passes on: a simulated hand that could not be recorded did
+        not move the token, so the switch never differs from what was journaled.
+        """
         channel = self.channel_for(channel)
         with self._lock:
-            if self._closed.get(channel, False) == closed:
+            before = self._closed.get(channel, False)
+            if before == closed:
                 return False
             self._closed[channel] = closed
             emit = self._emit
         if emit is not None:
-            emit(SwitchChange(channel, closed))
+            try:
+                emit(SwitchChange(channel, closed))
+            except BaseException:
+                with self._lock:
+                    if self._closed.get(channel) == closed:
+                        self._closed[channel] = before
+                raise
         return True
 
     def health(self) -> dict[str, Any]:

@@ -1,0 +1,292 @@
+"""Rolling online backups of the journal, and the checks and restore behind ``kipukas-board journal``.
+
+:class:`RollingBackup` copies the live journal with SQLite's online backup API (no pause for the
+board) into ``journal-backup.sqlite`` every few minutes when something new was journaled, after
+moving the previous copy to ``journal-backup.1.sqlite``: two generations, so a backup that an SD card
+damaged still leaves one. Each copy is checked (``PRAGMA quick_check``) before it replaces one.
+
+:func:`check` reads a data directory without changing it; :func:`restore` moves a damaged journal
+aside (never deletes it), starts a new one from the newest sound backup, and carries over every event
+of the damaged journal that is still readable and newer than the backup. What neither holds is
+recorded as lost, so the numbers are never handed out again.
+
+Example::
+
+    kipukas-board journal check --data-dir ~/.local/state/kipukas-board
+    kipukas-board journal restore --data-dir ~/.local/state/kipukas-board
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.store.journal import MAX_PROBLEMS, Journal, JournalError, sqlite_reason
+
+log = logging.getLogger(__name__)
+
+BACKUP_NAMES = ("journal-backup.sqlite", "journal-backup.1.sqlite")
+#: Seconds between backups while events keep coming.
+BACKUP_EVERY_S = 300.0
+
+
+@dataclass
+class FileReport:
+    """What one journal or backup file holds, as far as it can be read."""
+
+    path: Path
+    exists: bool = False
+    sound: bool = False
+    problem: str | None = None
+    events: int = 0
+    first: int = 0
+    last: int = 0
+    lost: list[dict[str, Any]] = field(default_factory=list)
+    modified: float | None = None
+
+    def line(self) -> str:
+        if not self.exists:
+            return f"{self.path}: none"
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.modified)) if self.modified else "?"
+        if not self.sound:
+            return f"{self.path}: DAMAGED ({self.problem}); written {when}"
+        held = f"events {self.first} to {self.last}" if self.events else "no events"
+        return f"{self.path}: sound, {held} ({self.events} rows); written {when}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": str(self.path), "exists": self.exists, "sound": self.sound, "problem": self.problem,
+                "events": self.events, "first": self.first, "last": self.last, "lost": self.lost,
+                "modified": self.modified}
+
+
+def inspect(path: Path) -> FileReport:
+    """Open ``path`` read-only and report on it (never raises for a bad file)."""
+    rep = FileReport(path)
+    if not path.exists():
+        return rep
+    rep.exists = True
+    rep.modified = path.stat().st_mtime
+    if not path.is_file():
+        rep.problem = "not a file"
+        return rep
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        rep.problem = sqlite_reason(exc)
+        return rep
+    try:
+        problems = [r[0] for r in db.execute(f"PRAGMA quick_check({MAX_PROBLEMS})").fetchall()]
+        if problems != ["ok"]:
+            rep.problem = "integrity check: " + "; ".join(problems)
+            return rep
+        n, first, last = db.execute("SELECT COUNT(*), COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) "
+                                    "FROM events").fetchone()
+        rep.events, rep.first, rep.last = int(n), int(first), int(last)
+        row = db.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
+        rep.lost = json.loads(row[0]) if row else []
+        rep.sound = True
+    except (sqlite3.Error, ValueError) as exc:
+        rep.problem = sqlite_reason(exc)
+    finally:
+        db.close()
+    return rep
+
+
+def backups(data_dir: Path) -> list[Path]:
+    return [data_dir / name for name in BACKUP_NAMES]
+
+
+def take_backup(journal: Journal, data_dir: Path) -> FileReport:
+    """One rolling backup of ``journal`` into ``data_dir``; raises :class:`JournalError` if it fails."""
+    newest, older = backups(data_dir)
+    tmp = data_dir / (newest.name + ".tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    try:
+        journal.backup_to(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+    except (sqlite3.Error, OSError) as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise JournalError(f"{tmp}: the journal backup could not be written: {sqlite_reason(exc)}") from None
+    rep = inspect(tmp)
+    if not rep.sound:
+        tmp.unlink()
+        raise JournalError(f"{tmp}: the fresh backup failed its check ({rep.problem}); the older ones are kept")
+    if newest.exists():
+        os.replace(newest, older)
+    os.replace(tmp, newest)
+    rep.path = newest
+    return rep
+
+
+class RollingBackup:
+    """A thread that backs the journal up every ``every_s`` seconds when it has grown, and once at stop."""
+
+    def __init__(self, journal: Journal, data_dir: Path, every_s: float = BACKUP_EVERY_S) -> None:
+        self.journal, self.data_dir, self.every_s = journal, Path(data_dir), every_s
+        self.last: FileReport | None = None
+        self.error: str | None = None
+        self._backed_up = -1
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="journal-backup", daemon=True)
+
+    def start(self) -> None:
+        if not self.journal.memory:
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(5.0)
+
+    def run_once(self) -> None:
+        """Back up now if anything was journaled since the last backup."""
+        try:
+            if self.journal.last_seq() == self._backed_up:
+                return
+            self.last = take_backup(self.journal, self.data_dir)
+            self._backed_up = self.last.last
+            self.error = None
+        except JournalError as exc:
+            if self.error != str(exc):
+                log.error("%s", exc)
+            self.error = str(exc)
+
+    def _run(self) -> None:
+        self.run_once()
+        while not self._stop.wait(self.every_s):
+            self.run_once()
+
+    def health(self) -> dict[str, Any]:
+        last = self.last
+        return {"ok": self.error is None, "error": self.error,
+                "last_seq": last.last if last else None, "taken": last.modified if last else None}
+
+
+# -- the journal command -------------------------------------------------------------------------
+def check(data_dir: Path) -> tuple[bool, list[str], dict[str, Any]]:
+    """Read the journal, its mark and its backups; ``(all sound, report lines, details)``."""
+    path = data_dir / Journal.FILENAME
+    main = inspect(path)
+    lines = [main.line()]
+    ok = main.sound or not main.exists
+    mark: int | None = None
+    try:
+        mark = Journal.read_high_water(data_dir / Journal.HWM_FILENAME)
+    except JournalError as exc:
+        lines.append(str(exc))
+        ok = False
+    held = max(main.last, max((g["last"] for g in main.lost), default=0))
+    if mark is not None:
+        lines.append(f"{data_dir / Journal.HWM_FILENAME}: the last acknowledged event was {mark}")
+        if mark > held and main.sound:
+            lines.append(f"LOST: events {held + 1} to {mark} were acknowledged but are not in the journal")
+            ok = False
+        elif not main.exists and mark > 0:
+            lines.append(f"LOST: the journal is missing; events 1 to {mark} were acknowledged")
+            ok = False
+    for gap in main.lost:
+        lines.append(f"recorded as lost: events {gap['first']} to {gap['last']}")
+    reports = [inspect(p) for p in backups(data_dir)]
+    lines += [r.line() for r in reports]
+    return ok, lines, {"journal": main.to_json(), "high_water": mark, "backups": [r.to_json() for r in reports]}
+
+
+def _readable_rows(path: Path, after: int) -> tuple[list[tuple[int, float, str]], str | None]:
+    """Rows of a (possibly damaged) journal with seq > ``after``, as far as they can be read."""
+    rows: list[tuple[int, float, str]] = []
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return rows, sqlite_reason(exc)
+    try:
+        cur = db.execute("SELECT seq, ts, event FROM events WHERE seq > ? ORDER BY seq", (after,))
+        while True:
+            try:
+                row = cur.fetchone()
+            except sqlite3.Error as exc:
+                return rows, sqlite_reason(exc)
+            if row is None:
+                return rows, None
+            try:
+                json.loads(row[2])
+            except (ValueError, TypeError, RecursionError):
+                continue
+            rows.append((int(row[0]), float(row[1]), row[2]))
+    except sqlite3.Error as exc:
+        return rows, sqlite_reason(exc)
+    finally:
+        db.close()
+
+
+def restore(data_dir: Path, source: Path | None = None) -> list[str]:
+    """Rebuild the journal from ``source`` (default: the newest sound backup). Returns report lines.
+
+    Stop the board first. Raises :class:`JournalError` when no sound backup exists.
+    """
+    path = data_dir / Journal.FILENAME
+    candidates = [source] if source is not None else backups(data_dir)
+    chosen = None
+    for cand in candidates:
+        rep = inspect(cand)
+        if rep.sound:
+            chosen = rep
+            break
+    if chosen is None:
+        why = "; ".join(inspect(c).line() for c in candidates)
+        raise JournalError(f"no sound backup to restore from ({why})")
+    lines = [f"restoring from {chosen.path} (events {chosen.first} to {chosen.last})"]
+    newer, problem = _readable_rows(path, chosen.last) if path.exists() else ([], None)
+    if path.exists():
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(str(path) + suffix)
+            if part.exists():
+                aside = Path(f"{path}.damaged-{stamp}{suffix}")
+                os.replace(part, aside)
+                lines.append(f"moved {part} aside to {aside}")
+    if problem:
+        lines.append(f"the old journal was readable only in part ({problem})")
+    tmp = data_dir / (Journal.FILENAME + ".restoring")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    src = sqlite3.connect(f"file:{chosen.path}?mode=ro", uri=True)
+    dst = sqlite3.connect(str(tmp), isolation_level=None)
+    try:
+        src.backup(dst)
+        dst.execute("BEGIN IMMEDIATE")
+        dst.executemany("INSERT INTO events (seq, ts, event) VALUES (?, ?, ?)", newer)
+        seqs = [r[0] for r in dst.execute("SELECT seq FROM events ORDER BY seq")]
+        row = dst.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
+        lost: list[dict[str, Any]] = json.loads(row[0]) if row else []
+        known = {(g["first"], g["last"]) for g in lost}
+        prev = 0
+        for s in seqs:
+            if s > prev + 1 and not any(a <= prev + 1 and s - 1 <= b for a, b in known):
+                lost.append({"first": prev + 1, "last": s - 1, "found": time.time()})
+            prev = s
+        dst.execute("INSERT OR REPLACE INTO meta VALUES ('lost', ?)", (json.dumps(lost),))
+        top = max(seqs, default=0)
+        dst.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'events'", (top,))
+        dst.execute("COMMIT")
+        dst.execute("PRAGMA journal_mode=WAL")
+    finally:
+        src.close()
+        dst.close()
+    os.replace(tmp, path)
+    lines.append(f"carried over {len(newer)} newer event(s) from the old journal" if newer else
+                 "no newer events could be carried over from the old journal")
+    for gap in lost:
+        lines.append(f"lost: events {gap['first']} to {gap['last']}")
+    lines.append(f"{path} now holds events up to {top}; the board numbers on from its high-water mark")
+    return lines
