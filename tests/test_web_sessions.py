@@ -151,7 +151,8 @@ def test_join_qr_report_and_friendly_errors(table):
     html = c.get("/report").get_data(as_text=True)
     assert "<polyline" in html and "Ana" in html and "Setup is complete" in html
     r = c.get("/no/such/page", headers={"Accept": "text/html"})
-    assert r.status_code == 404 and "<html" in r.get_data(as_text=True) and "Back to the board" in r.get_data(as_text=True)
+    page = r.get_data(as_text=True)
+    assert r.status_code == 404 and "<html" in page and "Back to the board" in page
     r = c.get("/api/nothing")
     assert r.status_code == 404 and r.json["error"].startswith("no such endpoint")
 

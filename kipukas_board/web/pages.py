@@ -74,8 +74,10 @@ def register(app: Flask, board: BoardApp) -> None:
     def _template_values() -> dict[str, Any]:
         # play_styles: the new-game form offers every style the rules know, with the options each needs
         # and how many players it allows on this map (player_limits, also in GET /api/state).
-        return {"csrf_token": guard.token, "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
-                "play_styles": list(STYLES.values()), "player_limits": player_limits(board.loop.state.board)}
+        board_map = board.loop.state.board
+        return {"csrf_token": guard.token, "join_url": join_url(request.host, request.scheme),
+                "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
+                "play_styles": list(STYLES.values()), "player_limits": player_limits(board_map)}
 
     @app.get("/join.svg")
     def join_qr() -> Response:

@@ -98,7 +98,7 @@
       e.classList.toggle("capital", claim === "capital");
       e.classList.toggle("camp", claim === "base_camp");
       e.classList.toggle("downed", !!st.downed);
-      e.classList.toggle("hand", inHand.has(st.id));
+      e.classList.toggle("in-hand", inHand.has(st.id));
       e.classList.toggle("asked", asked.has(st.id));
       e.classList.toggle("selected", selected === st.id);
       e.dataset.occupied = st.occupied ? "true" : "false";
@@ -374,8 +374,7 @@
     const hit = ev.target.closest("[data-stand],[data-hit]");
     if (!hit) return;
     const id = hit.dataset.stand || hit.dataset.hit;
-    if (sim) toggleSim(id);  // in simulation a tap is a hand on the token, and opens the stand too
-    select(id);
+    select(id);  // in simulation the stand's panel has the hand that puts a token on it or lifts it
   });
 
   // -- the log, in sentences ------------------------------------------------------------------
@@ -406,7 +405,7 @@
     u.disabled = !undoInfo.undo || undoInfo.undo.expired;
     u.title = undoInfo.undo ? `Undo: ${undoInfo.undo.text}` : "nothing to undo";
     const r = document.getElementById("bar-redo");
-    r.hidden = !undoInfo.redo;
+    r.disabled = !undoInfo.redo;  // always in its place: buttons must not move under a finger
     r.title = undoInfo.redo ? `Redo: ${undoInfo.redo.text}` : "";
   }
   function confirmDialog(text) {
@@ -533,7 +532,6 @@
     }
   });
 
-  document.getElementById("join-url").textContent = document.body.dataset.join || location.origin;
   KB.setupPin();
   render(state);
   KB.stream({ state: render, said: onSaid });

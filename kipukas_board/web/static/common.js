@@ -7,6 +7,7 @@ const KB = (function () {
   // A phone that gave the right PIN holds a device session (an HttpOnly cookie the page cannot
   // read, which survives board restarts); the page only asks whether it is trusted.
   let trusted = false;
+  const API_TIMEOUT_MS = 8000;
   function pin() { return trusted; }
 
   function el(tag, props, ...children) {
@@ -40,13 +41,15 @@ const KB = (function () {
     const headers = { "X-CSRF-Token": csrf };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), API_TIMEOUT_MS);  // a board that went away mid-request
     try {
-      resp = await fetch(path, { method: o.method || "POST", headers, credentials: "same-origin",
+      resp = await fetch(path, { method: o.method || "POST", headers, credentials: "same-origin", signal: stop.signal,
                                  body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (e) {
       const err = new Error("The board does not answer. Is it switched on and is this phone on its network?");
       err.status = 0; throw err;
-    }
+    } finally { clearTimeout(timer); }
     if (o.raw && resp.ok) return resp;
     let data = null;
     try { data = await resp.json(); } catch (e) { data = null; }
@@ -56,7 +59,7 @@ const KB = (function () {
       if (resp.status === 401 || (resp.status === 403 && /PIN/.test(why))) {
         updateLock(false);
         askPin("Enter the board's PIN to do that.");
-        why = "This needs the board's PIN.";
+        why = "This needs the admin PIN: enter it and try again.";
       }
       if (resp.status === 404 && path.startsWith("/api/actions/")) why += " (this board's rules engine does not offer it yet)";
       const err = new Error(why); err.status = resp.status; err.data = data; throw err;
@@ -80,7 +83,7 @@ const KB = (function () {
     trusted = !!ok;
     const b = document.getElementById("pin-button");
     if (b) {
-      b.textContent = trusted ? "🔓" : "PIN";
+      b.textContent = trusted ? "PIN ✓" : "PIN";
       b.setAttribute("aria-label", trusted ? "unlocked: this phone may change the game" : "enter the PIN");
       b.classList.toggle("unlocked", trusted);
     }
