@@ -80,8 +80,9 @@ def chart_svg(cycles: list[dict[str, Any]], players: list[dict[str, Any]]) -> st
     for i, c in enumerate(cycles):
         out.append(f'<text x="{x(i):.0f}" y="{H - PAD + 14}" text-anchor="middle" font-size="10">{c["cycle"]}</text>')
     out.append(f'<text x="{W / 2:.0f}" y="{H - 2}" text-anchor="middle" font-size="10">cycle</text>')
-    for p in players:
-        pts = " ".join(f"{x(i):.1f},{y(c['held'].get(p['seat'], 0)):.1f}" for i, c in enumerate(cycles))
+    for k, p in enumerate(players):
+        nudge = (k - (len(players) - 1) / 2) * 3.5  # equal counts stay apart, one line beside the other
+        pts = " ".join(f"{x(i):.1f},{y(c['held'].get(p['seat'], 0)) + nudge:.1f}" for i, c in enumerate(cycles))
         color = escape(p["color"])
         out.append(f'<polyline fill="none" stroke="{color}" stroke-width="3" points="{pts}" '
                    f'data-seat="{p["seat"]}"><title>{escape(p["name"])}</title></polyline>')
