@@ -163,3 +163,22 @@ def test_new_game_form_offers_only_the_player_counts_the_map_allows(table):
     mass = re.search(r'<option value="mass_contention"[^>]*data-max="(\d+)" data-why="([^"]*)"', html)
     assert dom and dom.group(1) == "2" and "at most 2 players" in dom.group(2)
     assert mass and int(mass.group(1)) == 2 and "territories can be held" in mass.group(2)  # kipuka-8
+
+
+def test_problems_clear_themselves_when_what_they_were_about_moves_on(table):
+    c, board = table.client, table.board
+    table.act("new-game", {"players": PLAYERS, "first_placer": 1})
+    for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+        board.sim_set_stand(sid, True)
+    assert table.act("roll-diel").status_code == 200  # cycle 2: the opening night
+    assert board.loop.state.diel_phase == "night"
+    board.sim_set_stand("M6a", True)  # a soul moved at night: a problem naming the stand
+    open_now = c.get("/api/problems").json["problems"]
+    assert [p["stands"] for p in open_now] == [["M6a"]], open_now
+    board.sim_set_stand("M6a", False)  # taken back: the problem is over
+    assert c.get("/api/problems").json["problems"] == []
+    assert any("M6a" in p for p in board.loop.state.problems)  # the rules engine's list keeps it
+    board.sim_set_stand("M3a", True)
+    assert c.get("/api/problems").json["problems"]
+    assert table.act("roll-diel").status_code == 200  # the next cycle begins: everything before is past
+    assert c.get("/api/problems").json["problems"] == []

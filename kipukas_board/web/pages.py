@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
+from kipukas_board.board.mapfile import available_maps
 from kipukas_board.game.playstyles import STYLES, player_limits
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
@@ -77,7 +78,8 @@ def register(app: Flask, board: BoardApp) -> None:
         board_map = board.loop.state.board
         return {"csrf_token": guard.token, "join_url": join_url(request.host, request.scheme),
                 "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
-                "play_styles": list(STYLES.values()), "player_limits": player_limits(board_map)}
+                "play_styles": list(STYLES.values()), "player_limits": player_limits(board_map),
+                "other_maps": [m for m in available_maps() if m != board.settings.map and m != board_map.name]}
 
     @app.get("/join.svg")
     def join_qr() -> Response:
@@ -113,6 +115,12 @@ def register(app: Flask, board: BoardApp) -> None:
                  "said": narration.sentences(seq)}
                 for seq, ts, ev in board.journal.rows(after)]
         return jsonify({"entries": rows})
+
+    @app.get("/api/problems")
+    def open_problems() -> Response:
+        """The problems still open (each clears itself when what it was about moved on; see
+        :class:`~kipukas_board.web.narrate.ProblemLedger`)."""
+        return jsonify({"problems": narration.problems.open()})
 
     @app.post("/api/pin/check")
     @require_pin(board)

@@ -214,7 +214,6 @@
     renderCards(s);
     renderHealth(s.health || {});
     renderCalibration((s.health || {}).calibration);
-    renderProblems(s);
     refreshSelectors(s);
     if (selected) showStand(selected);
     document.getElementById("bar-roll").disabled = s.phase !== "play";
@@ -222,14 +221,22 @@
     scheduleLog();
   }
 
-  // Problems: newest first, each can be put aside on this phone; the ones put aside stay aside.
-  function renderProblems(s) {
+  // Problems still open (the board clears each one when what it was about moved on), newest first;
+  // a phone can also put one aside.
+  let openProblems = [];
+  async function refreshProblems() {
+    try { openProblems = (await (await fetch("/api/problems")).json()).problems; } catch (e) { return; }
+    renderProblems();
+  }
+  function renderProblems() {
     const seen = JSON.parse(sessionStorage.getItem("kipukas-problems-seen") || "[]");
-    const items = (s.problems || []).map((p, i) => [p, i]).filter(([p]) => !seen.includes(p)).reverse()
-      .map(([p]) => el("li", { class: "error" }, el("span", { text: p }), el("button", { type: "button", class: "small", text: "OK",
-        "aria-label": "put this problem aside", onclick: () => {
-          sessionStorage.setItem("kipukas-problems-seen", JSON.stringify([...seen, p].slice(-50))); renderProblems(state);
-        } })));
+    const items = openProblems.filter((p) => !seen.includes(`${p.seq}:${p.text}`)).reverse()
+      .map((p) => el("li", { class: "error", dataset: { seq: String(p.seq) } }, el("span", { text: p.text }),
+        el("button", { type: "button", class: "small", text: "OK", "aria-label": "put this problem aside",
+          onclick: () => {
+            sessionStorage.setItem("kipukas-problems-seen", JSON.stringify([...seen, `${p.seq}:${p.text}`].slice(-50)));
+            renderProblems();
+          } })));
     section("problems-panel", items);
   }
 
@@ -394,6 +401,7 @@
         if (state.phase === "setup") document.getElementById("now-why").textContent = whatNow(state)[2];
       } catch (e) { /* the stream's status shows the link is down */ }
       refreshUndo();
+      refreshProblems();
     }, 400);
   }
 

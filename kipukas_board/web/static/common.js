@@ -140,18 +140,30 @@ const KB = (function () {
   }
 
   // Open the event stream; handlers maps event names to functions of the parsed JSON. EventSource
-  // retries a dropped stream by itself, but gives up on a refusal (503 when too many pages are open),
-  // so then the page tries again after the board's Retry-After (10 s).
+  // retries a dropped stream by itself, but gives up on an error answer (503 when too many pages are
+  // open, or a board still starting), so then the page tries again: soon at first (a restart), then
+  // every 10 s (the board's Retry-After when it is busy).
   function stream(handlers) {
     const link = document.getElementById("link");
+    let refusals = 0;
+    const STALL_MS = 6000;
     const open = () => {
       const es = new EventSource("/api/stream");
-      es.addEventListener("open", () => { link.textContent = "live"; link.className = "pill up"; refreshLock(); });
+      es.addEventListener("open", () => {
+        refusals = 0; link.textContent = "live"; link.className = "pill up"; refreshLock();
+      });
       es.addEventListener("error", () => {
         link.className = "pill down";
-        if (es.readyState !== EventSource.CLOSED) { link.textContent = "reconnecting…"; return; }
-        link.textContent = "board busy: retrying…";
-        setTimeout(open, 10000);
+        if (es.readyState !== EventSource.CLOSED) {
+          link.textContent = "reconnecting…";
+          // A connection a stopping board accepted but never answers would keep the stream
+          // "connecting" for good: start over if it is not open again soon.
+          setTimeout(() => { if (es.readyState === EventSource.CONNECTING) { es.close(); open(); } }, STALL_MS);
+          return;
+        }
+        link.textContent = "retrying…";
+        refusals += 1;
+        setTimeout(open, Math.min(10000, 1000 * refusals));
       });
       for (const [name, fn] of Object.entries(handlers)) {
         es.addEventListener(name, (ev) => fn(JSON.parse(ev.data)));
