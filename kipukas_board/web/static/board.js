@@ -114,12 +114,13 @@
 
   // Storms and wins light the table for a moment; the page shows the same moment as an overlay that
   // ends by itself, and the map under it always shows the state.
+  const FX_MS = 1300;  // the overlay's whole life: the map shows the holders again well within 2 s
   function fx(kind) {
     const box = document.getElementById("fx");
     box.className = ""; void box.offsetWidth;  // restart the animation
     box.className = `fx-${kind}`;
     clearTimeout(fx.timer);
-    fx.timer = setTimeout(() => { box.className = ""; }, 1800);
+    fx.timer = setTimeout(() => { box.className = ""; }, FX_MS);
   }
 
   // -- captions and the phone's own voice (opt-in, remembered per phone) -------------------------
