@@ -367,8 +367,7 @@ def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path
         assert page.locator("#players b").count() == 0  # the name is text, not markup
         assert page.text_content('#players li[data-seat="1"] .count') == "3 territories"
         assert page.text_content("#diel") == f"{s.diel_phase} {s.diel_cycle}"
-        assert f"{['Ana <b>', 'Ben'][s.initiative - 1]} has the initiative" in page.text_content("#now") \
-            or "Fight over" in page.text_content("#now")
+        assert page.text_content("#now") == f"First answer the board: {s.questions[0]['text']}"  # before all else
         assert s.questions[-1]["text"] in page.text_content("#questions")
         assert page.locator("#questions .buttons button").count() == len(s.questions[-1]["options"])
         assert "2 Fern Hollow" in page.text_content("#contention")

@@ -49,6 +49,8 @@
     }
     const d = s.diel || {};
     const ini = s.initiative && typeof s.initiative === "object" ? s.initiative.seat : s.initiative;
+    const asked = (s.questions || [])[0];
+    if (asked) return [null, `First answer the board: ${asked.text}`, "Tap the answer under “The board asks”."];
     const opening = (s.rules && s.rules.opening) || [];
     if (!d.phase) {
       return [ini, `Roll the diel die to start cycle 1.`,
@@ -65,8 +67,10 @@
       return [ini, `Fight over ${contested.map((t) => tlabel(s, t.number)).join(", ")}, then tap who won.`, allows];
     }
     const fixed = d.cycle < opening.length ? ` Cycle ${d.cycle + 1} is fixed: ${opening[d.cycle]}.` : "";
+    const total = (s.style_options || {}).cycles;
+    const left = total ? ` ${plural(Math.max(0, total - d.cycle), "cycle", "cycles")} left of ${total}.` : "";
     return [ini, ini != null ? `${who(s, ini)} has the initiative. Then roll the diel die.` : "Play the cycle, then roll the diel die.",
-      `Cycle ${d.cycle}. ${allows}${fixed}`];
+      `Cycle ${d.cycle}. ${allows}${fixed}${left}`];
   }
   function firstWhy(s) {
     const first = s.setup && s.setup.order && s.setup.order[0];
