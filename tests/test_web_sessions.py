@@ -9,6 +9,7 @@ import pytest
 
 from kipukas_board.app import BoardApp
 from kipukas_board.settings import Settings
+from kipukas_board.web.narrate import describe
 from kipukas_board.web.server import create_app
 from kipukas_board.web.sessions import COOKIE, WebKeys
 
@@ -134,6 +135,8 @@ def test_log_is_sentences_with_names_and_what_the_board_said(table):
     last = entries[-1]
     assert last["text"] == "A token was placed on stand T1 (simulated)."
     assert any("Ana places a capital on" in s for s in last["said"]), last
+    assert describe({"type": "bout", "territory": 3, "winner": 1, "loser": 2, "defeated": 2},
+                    {1: "Ana", 2: "Ben"}) == "Ana won a bout against Ben in territory 3, 2 souls of Ben defeated."
     assert not any(re.search(r"\w+=\w+", t) for t in texts)  # no raw key=value fields
 
 
@@ -161,8 +164,8 @@ def test_new_game_form_offers_only_the_player_counts_the_map_allows(table):
     html = table.client.get("/").get_data(as_text=True)
     dom = re.search(r'<option value="domination"[^>]*data-max="(\d+)" data-why="([^"]*)"', html)
     mass = re.search(r'<option value="mass_contention"[^>]*data-max="(\d+)" data-why="([^"]*)"', html)
-    assert dom and dom.group(1) == "2" and "at most 2 players" in dom.group(2)
-    assert mass and int(mass.group(1)) == 2 and "territories can be held" in mass.group(2)  # kipuka-8
+    assert dom and dom.group(1) == "2" and dom.group(2).startswith("up to 2 players")
+    assert mass and mass.group(1) == "2" and "8 allow 2 players" in mass.group(2)  # kipuka-8
 
 
 def test_problems_clear_themselves_when_what_they_were_about_moves_on(table):

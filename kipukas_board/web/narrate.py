@@ -92,6 +92,12 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
         return "The undone action was done again."
     if kind == "resolve_contention":
         return f"{seat('winner')} won the contention over {_terr(terr, event.get('territory'))}."
+    if kind == "bout":
+        n = int(event.get("defeated") or 0)
+        lost = f", {n} soul{'s' if n != 1 else ''} of {seat('loser')} defeated" if n else ""
+        cleared = "; the territory is cleared" if event.get("cleared") else ""
+        return (f"{seat('winner')} won a bout against {seat('loser')} in "
+                f"{_terr(terr, event.get('territory'))}{lost}{cleared}.")
     if kind == "take_initiative":
         return f"{seat('seat')} took the initiative."
     if kind in ("soul_lost", "soul_wasted"):

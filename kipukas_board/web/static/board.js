@@ -267,7 +267,8 @@
   // Health: one plain line per part; the numbers behind it on demand.
   const PLAIN = { core: ["rules engine running", "rules engine stopped"], sensors: ["stand sensors working", "stand sensors not answering"],
     leds: ["lights working", "lights not working"], voice: ["voice working", "voice not working"],
-    calibration: ["calibrated", "calibration needs attention"] };
+    calibration: ["calibrated", "calibration needs attention"], journal: ["journal writing", "journal not writing"],
+    fleet: ["fleet link up", "fleet link down"] };
   function healthRow(name, h, label) {
     const ok = h && h.ok !== false;
     const plain = PLAIN[name] ? PLAIN[name][ok ? 0 : 1] : `${label} ${ok ? "working" : "not working"}`;
@@ -283,7 +284,7 @@
     for (const c of h.cameras || []) rows.push(healthRow(`camera-${c.seat}`, c, `camera at seat ${c.seat}`));
     if (h.calibration) rows.push(healthRow("calibration", h.calibration));
     if (h.journal) rows.push(healthRow("journal", h.journal));
-    if (h.fleet) rows.push(healthRow("fleet link", h.fleet));
+    if (h.fleet) rows.push(healthRow("fleet", h.fleet));
     if (h.sensors && h.sensors.unmapped_channels) {
       rows.push(el("li", { class: "bad", text: `Sensor channels the calibration does not know: ${h.sensors.unmapped_channels.join(", ")}.` }));
     }
@@ -510,7 +511,8 @@
     while (box.children.length > max) box.lastElementChild.remove();
     [...box.children].forEach((r, i) => { r.querySelector("label").firstChild.textContent = `Seat ${i + 1}`; });
     document.getElementById("add-player").disabled = box.children.length >= max;
-    document.getElementById("player-count-note").textContent = `2 to ${max} players: ${styleOpt().dataset.why || ""}`;
+    const why = styleOpt().dataset.why || `up to ${max} players`;
+    document.getElementById("player-count-note").textContent = why.charAt(0).toUpperCase() + why.slice(1) + ".";
   }
   addPlayerRow(); addPlayerRow();
   document.getElementById("add-player").addEventListener("click", addPlayerRow);
