@@ -121,9 +121,10 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         page.click('#actionbar a[href="#controls-panel"]')
         page.click("#new-game summary")
         assert page.is_disabled("#add-player")  # Domination: 2 players
-        assert page.text_content("#player-count-note").startswith("Up to 2 players")
+        assert page.text_content("#player-count-note") == "2 players on this map."
+        assert "up to 2 players" in page.text_content("#play-style-summary")  # and why
         page.select_option("#play-style", "mass_contention")
-        assert "8 allow 2 players" in page.text_content("#player-count-note")  # kipuka-8: 8 territories
+        assert "8 allow 2 players" in page.text_content("#play-style-summary")  # kipuka-8: 8 territories
         _layout_ok(page, size[0])
         _shot(page, tmp_path, f"companion-new-game-{size[0]}x{size[1]}")
         page.select_option("#play-style", "domination")

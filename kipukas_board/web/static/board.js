@@ -511,8 +511,8 @@
     while (box.children.length > max) box.lastElementChild.remove();
     [...box.children].forEach((r, i) => { r.querySelector("label").firstChild.textContent = `Seat ${i + 1}`; });
     document.getElementById("add-player").disabled = box.children.length >= max;
-    const why = styleOpt().dataset.why || `up to ${max} players`;
-    document.getElementById("player-count-note").textContent = why.charAt(0).toUpperCase() + why.slice(1) + ".";
+    // (why this many: the style's summary above says, from the rules' own reason)
+    document.getElementById("player-count-note").textContent = `${max === 2 ? "2" : `2 to ${max}`} players on this map.`;
   }
   addPlayerRow(); addPlayerRow();
   document.getElementById("add-player").addEventListener("click", addPlayerRow);
