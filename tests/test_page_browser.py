@@ -248,11 +248,7 @@ def test_board_test_button_on_the_calibration_page(browser, tmp_path):
         ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)
         page = ctx.new_page()
         try:
-            page.goto(srv.url + "/calibrate")
-            page.wait_for_selector("#link.up", timeout=5000)
-            page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
-            page.reload()
-            page.wait_for_selector("#link.up", timeout=5000)
+            _unlock(page, srv.url, "/calibrate")
             assert page.text_content("#board-test-toggle") == "Start board test"
             page.click("#board-test-toggle")
             page.wait_for_selector('#board-test-toggle[aria-pressed="true"]', timeout=3000)
