@@ -44,7 +44,8 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(srv.url + "/creature-combat")
-        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+        token = page.get_attribute('meta[name="csrf-token"]', "content")  # the PIN once: a device session
+        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
         page.reload()
         page.wait_for_selector("#link.up", timeout=5000)
         assert page.text_content("#cc-phase") == "no game: start one under Controls"

@@ -49,7 +49,8 @@ def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> N
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
         page.goto(srv.url + "/duel")
-        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+        token = page.get_attribute('meta[name="csrf-token"]', "content")  # the PIN once: a device session
+        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
         page.reload()
         page.wait_for_selector("#link.up", timeout=5000)
         assert page.text_content("#duel-phase") == "no duel: start one under Controls"

@@ -134,9 +134,12 @@ def test_stream_sends_a_state_event_per_change_over_waitress(data_dir: Path) -> 
 
         def listen() -> None:
             with urllib.request.urlopen(f"{url}/api/stream", timeout=10) as resp:
+                kind = ""
                 for raw in resp:
                     line = raw.decode().rstrip("\n")
-                    if line.startswith("data: "):
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    if line.startswith("data: ") and kind == "state":  # "said" events carry captions
                         got.append(json.loads(line[6:]))
                         ready.set()
                         if len(got) == 4:

@@ -105,7 +105,7 @@ def install(env: dict[str, str], *args: str, check: bool = True) -> subprocess.C
 def steps(out: str) -> dict[str, str]:
     """Step title → "already done" / "to do" / "skipped", from the script's output."""
     found = {m.group(3): m.group(4) for m in map(STEP.match, out.splitlines()) if m}
-    assert len(found) == 11, out
+    assert len(found) == 12, out
     return found
 
 
@@ -154,7 +154,7 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     assert "python3-picamera2" in first.stdout and "dtparam=spi=on" in first.stdout
 
     done = install(fake, "--admin-pin", "2468")
-    assert "install: 10 step(s) done now, 0 were already done, 1 skipped" in done.stdout, done.stdout
+    assert "install: 11 step(s) done now, 0 were already done, 1 skipped" in done.stdout, done.stdout
 
     # What the steps left behind, read back from the fake root.
     passwd = (root / "etc/passwd").read_text()
@@ -180,6 +180,11 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     environment = root / "etc/kipukas-board/environment"
     assert environment.read_text() == "KIPUKAS_ADMIN_PIN=2468\n"
     assert environment.stat().st_mode & 0o777 == 0o600
+
+    # The board answers as kipukas.local: the host is named so and Avahi announces the page.
+    assert (root / "etc/hostname").read_text() == "kipukas\n"
+    assert re.search(r"^127\.0\.1\.1\tkipukas$", (root / "etc/hosts").read_text(), re.M)
+    assert "<port>8080</port>" in (root / "etc/avahi/services/kipukas-board.service").read_text()
 
     # apt was asked once for exactly the missing packages; pip was held to apt's numpy.
     apt_log = (root / "apt-get.log").read_text().splitlines()
@@ -209,11 +214,11 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     plan = steps(second.stdout)
     assert plan.pop("service running").startswith("skipped")
     assert set(plan.values()) == {"already done"}, second.stdout
-    assert "dry run: 0 step(s) to do, 10 already done, 1 skipped" in second.stdout
+    assert "dry run: 0 step(s) to do, 11 already done, 1 skipped" in second.stdout
     third = install(fake, "--admin-pin", "2468")
-    assert "install: 0 step(s) done now, 10 were already done" in third.stdout
+    assert "install: 0 step(s) done now, 11 were already done" in third.stdout
     assert tree(root) == after, "a run with nothing to do changed files"
-    assert len((root / "apt-get.log").read_text().splitlines()) == 2
+    assert len((root / "apt-get.log").read_text().splitlines()) == 3  # update, packages, avahi-daemon
     assert "# edited by hand" in settings.read_text()  # the maker's settings are never overwritten
 
     # Drift is noticed step by step: a user removed from a group is put back, nothing else redone.

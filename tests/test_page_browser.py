@@ -63,22 +63,27 @@ def test_click_stand_colours_territory_via_sse(page, tmp_path):
         page.wait_for_selector("#link.up", timeout=5000)
         before = _fill(page, '[data-territory="2"]')
         assert before != CLAIMED_UNKNOWN
-        page.click('[data-stand="T2"]')
+        page.click('[data-stand="T2"]')  # opens the stand; in simulation its panel has the hand
+        page.click("#stand-sim button")
         _wait_fill(page, '[data-territory="2"]', CLAIMED_UNKNOWN)
         assert srv.board.loop.state.territories[2].claim == "base_camp"
         assert page.get_attribute('[data-stand="T2"]', "data-occupied") == "true"
         # A change made elsewhere (another phone, a real switch) arrives by the stream alone.
         srv.board.sim_set_stand("T2", False)
         _wait_fill(page, '[data-territory="2"]', before)
-        page.wait_for_function("document.querySelector('#log').textContent.includes('lifted from T2')",
+        page.wait_for_function("document.querySelector('#log').textContent.includes('lifted from stand T2')",
                                timeout=3000)
 
 
 def _unlock(page, url: str, path: str = "/") -> None:
+    """Enter the PIN as a phone does once: the board trusts this browser (a device-session cookie)."""
     page.goto(url + path)
-    page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+    token = page.get_attribute('meta[name="csrf-token"]', "content")
+    r = page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token})
+    assert r.ok, r.text()
     page.reload()
     page.wait_for_selector("#link.up", timeout=5000)
+    page.wait_for_selector("#pin-button.unlocked", timeout=3000)
 
 
 def _post(url: str, path: str, body: dict) -> dict:
@@ -101,6 +106,8 @@ def _new_game_on_the_page(page, style: str = "domination", **options: str) -> No
             page.fill(field, value)
     page.evaluate("document.getElementById('message').hidden = true")
     page.click('#new-game-form button[type="submit"]')
+    if page.evaluate("document.getElementById('confirm-dialog').open"):  # a game is running: asked first
+        page.click("#confirm-yes")
     page.wait_for_selector("#message.ok:not([hidden])", timeout=3000)
 
 
@@ -187,11 +194,11 @@ def test_control_refused_without_pin_and_works_with_it(page, tmp_path):
         page.wait_for_selector("#message.error", timeout=2000)
         assert "admin PIN" in page.text_content("#message")
         assert srv.board.calibration.sensors is None
-        page.click("#pin-button")
+        page.wait_for_selector("#pin-dialog[open]", timeout=2000)  # the action asked for the PIN itself
         page.fill("#pin-input", "0000")
         page.click("#pin-ok")
-        page.wait_for_selector("#pin-error:not([hidden])", timeout=3000)
-        assert "wrong admin PIN" in page.text_content("#pin-error")
+        page.wait_for_function("document.querySelector('#pin-error').textContent.includes('wrong admin PIN')",
+                               timeout=3000)
         page.fill("#pin-input", PIN)
         page.click("#pin-ok")
         page.wait_for_selector("#pin-button.unlocked", timeout=3000)
@@ -202,11 +209,7 @@ def test_control_refused_without_pin_and_works_with_it(page, tmp_path):
 
 def test_sensor_calibration_walk_through_in_simulation(page, tmp_path):
     with serve_board(tmp_path, channels="matrix") as srv:
-        page.goto(srv.url + "/calibrate")
-        page.wait_for_selector("#link.up", timeout=5000)
-        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        _unlock(page, srv.url, "/calibrate")
         page.click("#sensors-start")
         stands = list(srv.board.loop.state.board.stands)
         for sid in stands:
@@ -234,6 +237,7 @@ def test_sensor_calibration_walk_through_in_simulation(page, tmp_path):
         page.goto(srv.url + "/")
         page.wait_for_selector("#link.up", timeout=5000)
         page.click('[data-stand="T4"]')
+        page.click("#stand-sim button")
         _wait_fill(page, '[data-territory="4"]', CLAIMED_UNKNOWN)
 
 
@@ -244,11 +248,7 @@ def test_board_test_button_on_the_calibration_page(browser, tmp_path):
         ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)
         page = ctx.new_page()
         try:
-            page.goto(srv.url + "/calibrate")
-            page.wait_for_selector("#link.up", timeout=5000)
-            page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
-            page.reload()
-            page.wait_for_selector("#link.up", timeout=5000)
+            _unlock(page, srv.url, "/calibrate")
             assert page.text_content("#board-test-toggle") == "Start board test"
             page.click("#board-test-toggle")
             page.wait_for_selector('#board-test-toggle[aria-pressed="true"]', timeout=3000)
@@ -313,10 +313,7 @@ def test_camera_preview_and_focus_in_chromium(page, tmp_path):
 
     cam = FrameCamera(seat=1)
     with serve_board(tmp_path, cameras=[cam]) as srv:
-        page.goto(srv.url + "/calibrate")
-        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        _unlock(page, srv.url, "/calibrate")
         row = '#cameras li[data-seat="1"]'
         page.click(f"{row} .preview-toggle")
         page.wait_for_function("s => { const i = document.querySelector(s); return !i.hidden && i.naturalWidth > 0; }",
@@ -365,10 +362,10 @@ def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path
         page.wait_for_function("document.querySelector('#cards').textContent.includes('Wyrm')", timeout=3000)
         assert page.locator("#players b").count() == 0  # the name is text, not markup
         assert page.text_content('#players li[data-seat="1"] .count') == "3 territories"
-        assert page.text_content("#diel") == f"{s.diel_phase} · cycle {s.diel_cycle}"
-        assert page.text_content("#initiative") == f"initiative: {['Ana <b>', 'Ben'][s.initiative - 1]}"
+        assert page.text_content("#diel") == f"{s.diel_phase} {s.diel_cycle}"
+        assert page.text_content("#now") == f"First answer the board: {s.questions[0]['text']}"  # before all else
         assert s.questions[-1]["text"] in page.text_content("#questions")
-        assert page.locator("#questions button").count() == len(s.questions[-1]["options"])
+        assert page.locator("#questions .buttons button").count() == len(s.questions[-1]["options"])
         assert "2 Fern Hollow" in page.text_content("#contention")
         assert page.locator("#contention button").count() == 2
         assert page.get_attribute('[data-territory="2"]', "class").endswith("contention")

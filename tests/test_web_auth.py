@@ -78,7 +78,7 @@ def test_control_refused_without_pin_wrong_pin_then_rate_limited(client):
 
 def test_pin_check_endpoint(client):
     c, _ = client
-    assert c.post("/api/pin/check", headers={"X-Admin-Pin": PIN}).json == {"ok": True}
+    assert c.post("/api/pin/check", headers={"X-Admin-Pin": PIN}).json["ok"] is True
     assert c.post("/api/pin/check", headers={"X-Admin-Pin": "1111"}).status_code == 403
 
 
@@ -120,7 +120,7 @@ def test_log_endpoint(client):
     c, board = client
     board.sim_set_stand("T1", True)
     entries = c.get("/api/log?limit=5").json["entries"]
-    assert entries[-1]["text"] == "token placed on T1 (sim)"
+    assert entries[-1]["text"] == "A token was placed on stand T1 (simulated)."
     assert c.get("/api/log?limit=x").status_code == 400
 
 

@@ -26,14 +26,15 @@ class Served:
 
 
 @contextmanager
-def serve_board(data_dir: Path, cameras: list[Any] | None = None, map_name: str = "kipuka-8",
+def serve_board(data_dir: Path, cameras: list[Any] | None = None, map_name: str = "kipuka-8", port: int = 0,
                 **sensor_options: object) -> Iterator[Served]:
+    """A board on ``port`` (0: a free one; give the same port again to restart a board in place)."""
     settings = Settings(map=map_name)
     settings.sensors.options = dict(sensor_options)
     board = BoardApp(settings, data_dir, sim=True, admin_pin=PIN)
     if cameras is not None:
         board.cameras = cameras
-    server = make_server(board, "127.0.0.1", 0, threads=12, channel_timeout=60)
+    server = make_server(board, "127.0.0.1", port, threads=12, channel_timeout=60)
     board.start()
     stopping = threading.Event()
 

@@ -17,7 +17,9 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
                                           kipukas_board.modes; "kipukas" is the default)
     POST /api/actions/roll-diel          {} (the board rolls) or {"phase": "storm"} (a physical roll)
     POST /api/actions/answer             {"question": "q3", "answer": 2}
-    POST /api/actions/undo               {}
+    GET  /api/undo                       what undo would take back and redo would do again, in words
+    POST /api/actions/undo               {} ({"confirm": "new_game"} to take back a new game)
+    POST /api/actions/redo               {} (again the action undo just took back, same rolls)
     POST /api/actions/correction         {"target": "stand", "stand": "M4a", "owner": 1, "downed": true}
     POST /api/actions/resolve-contention {"territory": 3, "winner": 2}
     POST /api/actions/bout               {"territory": 3, "winner": 1, "loser": 2, "defeated": 1?,
@@ -55,6 +57,7 @@ from kipukas_board.game.rolls import (
     roll_event,
 )
 from kipukas_board.game.rolls import roll_random_territory as _roll_territory
+from kipukas_board.web.narrate import describe
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
 if TYPE_CHECKING:
@@ -213,14 +216,74 @@ def register(app: Any, board: BoardApp) -> None:
                              f"got {body['answer']!r}")
         return submit({"type": "answer", "question": qid, "answer": body["answer"]})
 
+    # Redo: the actions undo took back (their journaled events), newest last, each with the undo
+    # stack's top as it was right after, so any new action in between makes them stale (kept in memory:
+    # a restart forgets what could be redone, never what was done).
+    redo_stack: list[tuple[dict[str, Any], int | None]] = []
+
+    def event_at(seq: int | None) -> dict[str, Any] | None:
+        if seq is None:
+            return None
+        return next((ev for n, _, ev in board.journal.rows(seq - 1) if n == seq), None)
+
+    def undo_top(s: Any) -> int | None:
+        return s.undo[-1].seq if s.undo else None
+
+    def sentence(event: dict[str, Any] | None, action: str) -> str:
+        if event is None:
+            return action.replace("_", " ")
+        s = state()
+        return describe(event, {p.seat: p.name for p in s.players},
+                        {n: t.name for n, t in s.board.territories.items() if t.name})
+
+    def redo_ready() -> tuple[dict[str, Any], int | None] | None:
+        while redo_stack and redo_stack[-1][1] != undo_top(state()):
+            redo_stack.clear()  # something else was done since: the undone actions no longer fit
+        return redo_stack[-1] if redo_stack else None
+
+    @app.get("/api/undo")
+    def undo_info() -> Response:
+        s = state()
+        top = s.undo[-1] if s.undo else None
+        undo_doc = None
+        if top is not None:
+            undo_doc = {"action": top.action, "seq": top.seq, "expired": top.expired,
+                        "text": sentence(event_at(top.seq), top.action),
+                        "needs_confirm": top.action == "new_game"}
+        ready = redo_ready()
+        redo_doc = {"action": ready[0]["type"], "text": sentence(ready[0], ready[0]["type"])} if ready else None
+        return jsonify({"undo": undo_doc, "redo": redo_doc})
+
     @app.post("/api/actions/undo")
     @pin
     def undo() -> Response | tuple[Response, int]:
-        json_body(required=False)
+        body = json_body(required=False)
+        only(body, {"confirm"})
         s = state()
         if not s.undo or s.undo[-1].expired:
             raise Conflict("nothing to undo" if not s.undo else "the last action is too far back to undo")
-        return submit({"type": "undo"})
+        top = s.undo[-1]
+        if top.action == "new_game" and body.get("confirm") != "new_game":
+            raise Conflict("undoing now takes back the new game itself (players and setup); send "
+                           '{"confirm": "new_game"} to do that')
+        original = event_at(top.seq)
+        resp = submit({"type": "undo"})
+        if original is not None and not isinstance(resp, tuple):
+            redo_stack.append((original, undo_top(state())))
+        return resp
+
+    @app.post("/api/actions/redo")
+    @pin
+    def redo() -> Response | tuple[Response, int]:
+        json_body(required=False)
+        ready = redo_ready()
+        if ready is None:
+            raise Conflict("nothing to redo (only what undo just took back, before anything else is done)")
+        redo_stack.pop()
+        kept = list(redo_stack)
+        resp = submit(dict(ready[0]))
+        redo_stack[:] = [(ev, undo_top(state())) for ev, _ in kept] if not isinstance(resp, tuple) else kept
+        return resp
 
     @app.post("/api/actions/correction")
     @pin

@@ -113,6 +113,14 @@ class PinStore:
     def is_set(self) -> bool:
         return self._hash is not None
 
+    @property
+    def fingerprint(self) -> str | None:
+        """A short id of the stored PIN hash (None: no PIN): it changes whenever the PIN does, so
+        device sessions signed with it (web/sessions.py) end with a change of PIN."""
+        with self._lock:
+            digest = self._hash
+        return hashlib.sha256(b"fingerprint" + digest).hexdigest()[:24] if digest else None
+
     def set(self, pin: str) -> None:
         """Store ``pin`` (4 to 12 ASCII digits), replacing any earlier one; written atomically.
 

@@ -14,13 +14,19 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
+from kipukas_board.board.mapfile import available_maps
 from kipukas_board.game.playstyles import STYLES, player_limits
 from kipukas_board.web.auth import CsrfGuard
-from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+from kipukas_board.web.join import join_url, qr_svg
+from kipukas_board.web.narrate import Narration, describe
+from kipukas_board.web.report import game_report
+from kipukas_board.web.server import BadRequest, device_trusted, error, json_body, require_pin
+from kipukas_board.web.sessions import COOKIE, WebKeys
 from kipukas_board.web.svg import board_svg
 
 if TYPE_CHECKING:
@@ -32,21 +38,23 @@ PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for
                "there and restart the board, or the old PIN would come back at the next start")
 
 
-def describe(event: dict[str, Any]) -> str:
-    """One line a player can read for a journaled event (unknown types fall back to their fields)."""
-    kind = event.get("type")
-    if kind == "stand":
-        how = "placed on" if event.get("occupied") else "lifted from"
-        return f"token {how} {event.get('stand')} ({event.get('source', 'sensor')})"
-    if kind == "map":
-        return f"board started on map {event.get('name')}"
-    fields = ", ".join(f"{k}={v}" for k, v in event.items() if k != "type" and not isinstance(v, dict | list))
-    return f"{kind}: {fields}" if fields else str(kind)
-
-
 def register(app: Flask, board: BoardApp) -> None:
-    guard = CsrfGuard()
+    def said(seq: int, text: list[str], kinds: list[str]) -> None:
+        board.broadcaster.publish("said", json.dumps({"seq": seq, "said": text, "effects": kinds}))
+
+    narration = Narration(said)
+    board.loop.subscribe(narration)
+    app.extensions["kipukas_narration"] = narration
+    keys = WebKeys(board.data_dir)
+    app.extensions["kipukas_keys"] = keys
+    guard = CsrfGuard(keys.csrf_token)  # the same token after a restart: open pages keep working
     app.extensions["kipukas_csrf"] = guard
+
+    def trust_device(resp: Response) -> Response:
+        """Remember this phone as trusted (it just gave the right PIN) until the session expires."""
+        cookie = keys.issue(board.pins.fingerprint or "")
+        resp.set_cookie(COOKIE, cookie, max_age=int(keys.session_s), httponly=True, samesite="Strict", path="/")
+        return resp
 
     @app.before_request
     def _csrf() -> tuple[Response, int] | None:
@@ -67,8 +75,24 @@ def register(app: Flask, board: BoardApp) -> None:
     def _template_values() -> dict[str, Any]:
         # play_styles: the new-game form offers every style the rules know, with the options each needs
         # and how many players it allows on this map (player_limits, also in GET /api/state).
-        return {"csrf_token": guard.token, "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
-                "play_styles": list(STYLES.values()), "player_limits": player_limits(board.loop.state.board)}
+        board_map = board.loop.state.board
+        return {"csrf_token": guard.token, "join_url": join_url(request.host, request.scheme),
+                "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
+                "play_styles": list(STYLES.values()), "player_limits": player_limits(board_map),
+                "other_maps": [m for m in available_maps() if m != board.settings.map and m != board_map.name]}
+
+    @app.get("/join.svg")
+    def join_qr() -> Response:
+        """A QR code of this page's address on the table's network, for other phones to join."""
+        url = join_url(request.host, request.scheme)
+        resp = Response(qr_svg(url), mimetype="image/svg+xml")
+        resp.headers["Cache-Control"] = "no-store"
+        resp.headers["X-Join-Url"] = url
+        return resp
+
+    @app.get("/report")
+    def report_page() -> str:
+        return render_template("report.html", report=game_report(board))
 
     @app.get("/calibrate")
     def calibrate_page() -> str:
@@ -84,14 +108,37 @@ def register(app: Flask, board: BoardApp) -> None:
             return error(400, f"limit must be a whole number, got {request.args.get('limit')!r}")
         limit = max(1, min(limit, LOG_LIMIT))
         after = max(0, board.journal.last_seq() - limit)
-        rows = [{"seq": seq, "ts": ts, "type": ev.get("type"), "text": describe(ev)}
+        state = board.loop.state
+        names = {p.seat: p.name for p in state.players}
+        places = {n: t.name for n, t in state.board.territories.items() if t.name}
+        rows = [{"seq": seq, "ts": ts, "type": ev.get("type"), "text": describe(ev, names, places),
+                 "said": narration.sentences(seq)}
                 for seq, ts, ev in board.journal.rows(after)]
         return jsonify({"entries": rows})
+
+    @app.get("/api/problems")
+    def open_problems() -> Response:
+        """The problems still open (each clears itself when what it was about moved on; see
+        :class:`~kipukas_board.web.narrate.ProblemLedger`)."""
+        return jsonify({"problems": narration.problems.open()})
 
     @app.post("/api/pin/check")
     @require_pin(board)
     def pin_check() -> Response:
-        return jsonify({"ok": True})
+        return trust_device(jsonify({"ok": True, "expires": int(time.time() + keys.session_s)}))
+
+    @app.get("/api/pin/status")
+    def pin_status() -> Response:
+        """Is this phone trusted (the session cookie is HttpOnly: the page asks instead of reading it)?"""
+        ok = device_trusted(board)
+        return jsonify({"trusted": ok, "expires": keys.expires(request.cookies.get(COOKIE)) if ok else None})
+
+    @app.post("/api/pin/forget")
+    def pin_forget() -> Response:
+        """Lock this phone again (ends its device session)."""
+        resp = jsonify({"ok": True})
+        resp.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict")
+        return resp
 
     @app.post("/api/pin")
     @require_pin(board)
@@ -105,4 +152,4 @@ def register(app: Flask, board: BoardApp) -> None:
             board.pins.set(new)
         except ValueError as exc:
             return error(400, str(exc))
-        return jsonify({"ok": True})
+        return trust_device(jsonify({"ok": True}))  # every other phone's session ended with the old PIN

@@ -14,10 +14,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 
 from kipukas_board.store.journal import JournalWriteError
 from kipukas_board.web.hosts import HostGuard
+from kipukas_board.web.sessions import COOKIE
 from kipukas_board.web.sse import StreamsFull
 from kipukas_board.web.svg import board_svg
 
@@ -83,6 +84,12 @@ class BadRequest(ValueError):
     pass
 
 
+def wants_page() -> bool:
+    """Is this a browser asking for a page (not a script asking the API)?"""
+    return (request.method == "GET" and not request.path.startswith("/api/")
+            and request.accept_mimetypes.accept_html and "text/html" in request.headers.get("Accept", ""))
+
+
 def create_app(board: BoardApp) -> Flask:
     app = Flask(__name__)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, DEBUG=False)
@@ -119,8 +126,20 @@ def create_app(board: BoardApp) -> Flask:
         return error(413, f"request body too large (limit {MAX_BODY} bytes)")
 
     @app.errorhandler(404)
-    def _not_found(exc: Exception) -> tuple[Response, int]:
+    def _not_found(exc: Exception) -> tuple[Response | str, int]:
+        if wants_page():
+            return render_template("error.html", title="Page not found",
+                                   text=f"This board has no page at {request.path}."), 404
         return error(404, f"no such endpoint: {request.method} {request.path}")
+
+    @app.errorhandler(500)
+    def _failed(exc: Exception) -> tuple[Response | str, int]:
+        log.error("request %s %s failed: %s", request.method, request.path, exc)
+        if wants_page():
+            return render_template("error.html", title="Something went wrong",
+                                   text="The board could not show this page. Try again; if it keeps "
+                                        "happening, restart the board."), 500
+        return error(500, "the board failed to answer this request (see its log)")
 
     @app.errorhandler(405)
     def _not_allowed(exc: Exception) -> tuple[Response, int]:
@@ -196,12 +215,28 @@ def create_app(board: BoardApp) -> Flask:
     return app
 
 
+def device_trusted(board: BoardApp) -> bool:
+    """Does this request come from a phone that entered the right PIN (a device session)?
+
+    The session cookie alone is not enough: the request must also carry the page's ``X-CSRF-Token``,
+    which a page of another site cannot send (the cookie is ``SameSite=Strict`` as well).
+    """
+    keys = current_app.extensions.get("kipukas_keys")
+    if keys is None:
+        return False
+    return (keys.csrf_ok(request.headers.get("X-CSRF-Token"))
+            and keys.session_ok(request.cookies.get(COOKIE), board.pins.fingerprint))
+
+
 def require_pin(board: BoardApp) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator for routes that change the game: refuse without the right ``X-Admin-Pin``."""
+    """Decorator for routes that change the game: refuse without the right ``X-Admin-Pin`` or a
+    device session (:func:`device_trusted`)."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if not request.headers.get("X-Admin-Pin") and device_trusted(board):
+                return fn(*args, **kwargs)
             # Wrong PINs are counted per client address and rate-limited (web/auth.py).
             verdict = board.pins.verify(request.headers.get("X-Admin-Pin"), request.remote_addr or "?")
             if not verdict.ok:

@@ -15,6 +15,8 @@ from kipukas_board.board.mapfile import BoardMap
 PAD = 70
 #: Radius of a stand's tap target, in map units (stands on the shipped maps are ~100 apart).
 HIT_R = 45
+#: Half a drawn stand's size, in map units: large enough to read a token's mark on a phone.
+STAND_R = 26
 
 
 def _hull(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -76,11 +78,16 @@ def board_svg(board: BoardMap) -> str:
         dock = " dock" if s.id in board.docks else ""
         if s.kind == "territory":
             out.append(f'<rect class="stand stand-territory" data-stand="{sid}" data-territory-of="{s.territory}" '
-                       f'x="{s.x - 16:.1f}" y="{s.y - 16:.1f}" width="32" height="32" rx="4">'
+                       f'x="{s.x - STAND_R:.1f}" y="{s.y - STAND_R:.1f}" width="{2 * STAND_R}" '
+                       f'height="{2 * STAND_R}" rx="4">'
                        f'<title>{sid}</title></rect>')
         else:
             out.append(f'<circle class="stand stand-movement{dock}" data-stand="{sid}" '
-                       f'data-territory-of="{s.territory}" cx="{s.x:.1f}" cy="{s.y:.1f}" r="15">'
+                       f'data-territory-of="{s.territory}" cx="{s.x:.1f}" cy="{s.y:.1f}" r="{STAND_R}">'
                        f'<title>{sid}{" (dock)" if dock else ""}</title></circle>')
+    # A letter on each token (C capital, B base camp, ? in hand, × downed), set by the page.
+    out.append("</g><g class=\"marks\" aria-hidden=\"true\">")
+    for s in board.stands.values():
+        out.append(f'<text class="mark" data-mark="{escape(s.id)}" x="{s.x:.1f}" y="{s.y + 8:.1f}"></text>')
     out.append("</g></svg>")
     return "\n".join(out)

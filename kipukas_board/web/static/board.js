@@ -1,126 +1,294 @@
-// The table's page: the live board, players, questions, contention, timers, cards, log, health,
-// and the PIN-guarded controls. Everything the board says is shown with textContent.
+// The table's page: what to do now, the board drawn from the game's state, captions of what the
+// board says, questions and corrections, and the PIN-guarded actions. Everything the board says is
+// put on the page with textContent, never as HTML.
 "use strict";
 (function () {
   const { el, api, act, message } = KB;
   const sim = document.body.dataset.sim === "true";
   let state = JSON.parse(document.getElementById("initial-state").textContent);
+  let selected = null;  // the stand tapped last (its panel is open)
 
   const player = (s, seat) => (s.players || []).find((p) => p.seat === seat);
+  const who = (s, seat) => (player(s, seat) || {}).name || (seat == null ? "nobody" : `seat ${seat}`);
   const tname = (s, n) => ((s.map.territories || []).find((m) => m.number === n) || {}).name || "";
-  const plural = (n) => `${n} ${n === 1 ? "territory" : "territories"}`;
+  const tlabel = (s, n) => (tname(s, n) ? `${tname(s, n)} (${n})` : `territory ${n}`);
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const none = (what) => el("li", { class: "none", text: what || "none" });
   const swatch = (c) => { const e = el("span", { class: "swatch" }); e.style.background = c || "#555"; return e; };
+  const CLAIMED_UNKNOWN = "#c8aa78";  // show/lighting.py: a claim whose holder the board does not know
+  const EMPTY = "#24252b";
   function fill(id, items, empty) {
     document.getElementById(id).replaceChildren(...(items.length ? items : [none(empty)]));
+  }
+  function section(id, items) {  // a panel that shows only when it has something to say
+    const list = document.querySelector(`#${id} ul`);
+    list.replaceChildren(...items);
+    document.getElementById(id).hidden = !items.length;
+  }
+
+  // -- what now: who, what and why, for every moment of setup and play --------------------------
+  function whatNow(s) {
+    const ps = s.players || [];
+    if (!ps.length) {
+      return [null, "No game yet. Start one under More actions → New game.",
+        "Each player puts their tokens by their seat; one phone with the PIN starts the game."];
+    }
+    if (s.phase === "over") {
+      return [s.winner, s.winner != null ? `${who(s, s.winner)} won. Game over.` : "The game is over without a winner.",
+        "Start a new game under More actions, or print the game report."];
+    }
+    if (s.phase === "setup") {
+      const placer = s.setup && s.setup.placer;
+      const k = (s.setup && s.setup.placements) || 0;
+      const capital = k < ps.length;
+      const what = capital ? "place your capital" : "place a base camp";
+      const order = ((s.setup && s.setup.order) || []).map((seat) => who(s, seat)).join(", then ");
+      return [placer, `${who(s, placer)}: ${what} on a territory stand.`,
+        `${capital ? "Everyone places a capital first, then base camps" : "Base camps now"}, in turn: ${order}. ` +
+        firstWhy(s)];
+    }
+    const d = s.diel || {};
+    const ini = s.initiative && typeof s.initiative === "object" ? s.initiative.seat : s.initiative;
+    const asked = (s.questions || [])[0];
+    if (asked) return [null, `First answer the board: ${asked.text}`, "Tap the answer under “The board asks”."];
+    const opening = (s.rules && s.rules.opening) || [];
+    if (!d.phase) {
+      return [ini, `Roll the diel die to start cycle 1.`,
+        opening.length ? `The first ${opening.length} cycles are fixed (${opening.join(", ")}); the die decides after that.` : ""];
+    }
+    const allows = {
+      day: "Day: resolve contention, play a card, move souls and claim territory.",
+      night: s.edition === "2023" ? "Night: discard, draw, craft, then sabotage or lay a trap. Souls may not move."
+        : "Night: draw, craft, sabotage or take the initiative. Souls may not move.",
+      storm: "Storm: souls outside a capital or base camp lose a keal means. Initiative carries over.",
+    }[d.phase] || "";
+    const contested = (s.territories || []).filter((t) => t.contention);
+    if (contested.length && d.phase === "day") {
+      return [ini, `Fight over ${contested.map((t) => tlabel(s, t.number)).join(", ")}, then tap who won.`, allows];
+    }
+    const fixed = d.cycle < opening.length ? ` Cycle ${d.cycle + 1} is fixed: ${opening[d.cycle]}.` : "";
+    const total = (s.style_options || {}).cycles;
+    const left = total ? ` ${plural(Math.max(0, total - d.cycle), "cycle", "cycles")} left of ${total}.` : "";
+    return [ini, ini != null ? `${who(s, ini)} has the initiative. Then roll the diel die.` : "Play the cycle, then roll the diel die.",
+      `Cycle ${d.cycle}. ${allows}${fixed}${left}`];
+  }
+  function firstWhy(s) {
+    const first = s.setup && s.setup.order && s.setup.order[0];
+    return first != null ? `${who(s, first)} places first (${placementWhy || "highest D6 roll"}).` : "";
+  }
+  let placementWhy = "";
+
+  // -- the map, drawn from the state (light effects are passing overlays: see fx) -----------------
+  function drawBoard(s) {
+    const owned = (seat) => (player(s, seat) || {}).color;
+    for (const t of s.territories) {
+      const e = document.querySelector(`[data-territory="${t.number}"]`);
+      if (!e) continue;
+      const c = t.claim ? (t.owner != null ? owned(t.owner) || CLAIMED_UNKNOWN : CLAIMED_UNKNOWN) : EMPTY;
+      e.style.fill = c; e.style.stroke = c;
+      e.classList.toggle("contention", !!t.contention);
+      e.dataset.owner = t.owner == null ? "" : String(t.owner);
+      e.dataset.claim = t.claim || "";
+    }
+    const claims = new Map(s.territories.map((t) => [t.number, t]));
+    const inHand = new Set((s.hand || []).map((h) => h.stand));
+    const asked = new Set((s.questions || []).map((q) => q.stand).filter(Boolean));
+    for (const st of s.stands) {
+      const e = document.querySelector(`[data-stand="${CSS.escape(st.id)}"]`);
+      if (!e) continue;
+      const t = claims.get(st.territory);
+      const claim = st.kind === "territory" && st.occupied && t ? t.claim : null;
+      e.classList.toggle("occupied", st.occupied);
+      e.classList.toggle("capital", claim === "capital");
+      e.classList.toggle("camp", claim === "base_camp");
+      e.classList.toggle("downed", !!st.downed);
+      e.classList.toggle("in-hand", inHand.has(st.id));
+      e.classList.toggle("asked", asked.has(st.id));
+      e.classList.toggle("selected", selected === st.id);
+      e.dataset.occupied = st.occupied ? "true" : "false";
+      const owner = st.owner != null ? st.owner : (claim && t ? t.owner : null);
+      e.style.fill = st.occupied ? (owned(owner) || "#e6e2d8") : "";
+      const mark = document.querySelector(`[data-mark="${CSS.escape(st.id)}"]`);
+      if (mark) {
+        mark.textContent = claim === "capital" ? "C" : claim === "base_camp" ? "B"
+          : inHand.has(st.id) ? "?" : st.occupied && st.downed ? "×" : "";
+      }
+    }
+  }
+
+  // Storms and wins light the table for a moment; the page shows the same moment as an overlay that
+  // ends by itself, and the map under it always shows the state.
+  const FX_MS = 1300;  // the overlay's whole life: the map shows the holders again well within 2 s
+  function fx(kind) {
+    const box = document.getElementById("fx");
+    box.className = ""; void box.offsetWidth;  // restart the animation
+    box.className = `fx-${kind}`;
+    clearTimeout(fx.timer);
+    fx.timer = setTimeout(() => { box.className = ""; }, FX_MS);
+  }
+
+  // -- captions and the phone's own voice (opt-in, remembered per phone) -------------------------
+  const speak = document.getElementById("speak");
+  speak.checked = localStorage.getItem("kipukas-speak") === "1";
+  speak.addEventListener("change", () => {
+    localStorage.setItem("kipukas-speak", speak.checked ? "1" : "0");
+    if (speak.checked) say(["Speech on."]);
+  });
+  function say(lines) {
+    if (!speak.checked || !("speechSynthesis" in window)) return;
+    for (const line of lines) window.speechSynthesis.speak(new SpeechSynthesisUtterance(line));
+  }
+  function onSaid(d) {
+    if (d.said && d.said.length) {
+      document.getElementById("caption").textContent = d.said.join(" ");
+      say(d.said);
+    }
+    if ((d.effects || []).includes("storm")) fx("storm");
+    if ((d.effects || []).includes("won")) fx("won");
   }
 
   function render(s) {
     state = s;
-    KB.paintBoard(s);
-    document.getElementById("phase").textContent = s.phase === "over" ? "game over" : s.phase;
-    document.getElementById("diel").textContent = s.diel && s.diel.phase
-      ? `${s.diel.phase} · cycle ${s.diel.cycle}` : "no diel roll yet";
-    document.getElementById("diel").dataset.phase = (s.diel && s.diel.phase) || "";
-    const ini = document.getElementById("initiative");
-    const iniSeat = s.initiative && typeof s.initiative === "object" ? s.initiative.seat : s.initiative;
-    ini.hidden = iniSeat == null;
-    if (iniSeat != null) ini.textContent = `initiative: ${(player(s, iniSeat) || {}).name || "seat " + iniSeat}`;
+    drawBoard(s);
+    document.getElementById("phase").textContent = s.phase === "over" ? "game over" : (s.players || []).length ? s.phase : "no game";
+    const diel = document.getElementById("diel");
+    diel.textContent = s.diel && s.diel.phase ? `${s.diel.phase} ${s.diel.cycle}` : "–";
+    diel.dataset.phase = (s.diel && s.diel.phase) || "";
+    const [seat, now, why] = whatNow(s);
+    const nowEl = document.getElementById("now");
+    nowEl.textContent = now;
+    nowEl.dataset.who = seat == null ? "" : String(seat);
+    nowEl.style.borderColor = (player(s, seat) || {}).color || "transparent";
+    document.getElementById("now-why").textContent = why;
     const win = document.getElementById("winner");
-    win.hidden = s.winner == null;
-    if (s.winner != null) win.textContent = `${(player(s, s.winner) || {}).name || "seat " + s.winner} wins`;
+    win.hidden = s.phase !== "over";
+    win.textContent = s.winner != null ? `${who(s, s.winner)} wins` : "Game over";
 
     // Players and how many territories each holds.
     const held = {};
-    for (const t of s.territories) if (t.owner != null && t.claim) held[t.owner] = (held[t.owner] || 0) + 1;
-    const unknown = s.territories.filter((t) => t.claim && t.owner == null).length;
-    const rows = (s.players || []).map((p) => el("li", { dataset: { seat: String(p.seat) } }, swatch(p.color),
-      el("span", { class: "name", text: p.name }),
-      el("span", { class: "count", text: plural(held[p.seat] || 0) })));
-    if (unknown) rows.push(el("li", {}, swatch("#c8aa78"), el("span", { class: "name", text: "holder unknown" }),
-      el("span", { class: "count", text: plural(unknown) })));
-    fill("players", rows, "no game yet: start one under Controls");
+    let unknown = 0;
+    for (const t of s.territories) {
+      if (!t.claim) continue;
+      if (t.owner != null) held[t.owner] = (held[t.owner] || 0) + 1; else unknown += 1;
+    }
+    const rows = (s.players || []).map((p) => el("li", { dataset: { seat: String(p.seat) }, class: p.eliminated ? "out" : "" },
+      swatch(p.color), el("span", { class: "name", text: p.name + (p.eliminated ? " (out)" : "") }),
+      el("span", { class: "count", text: plural(held[p.seat] || 0, "territory", "territories") })));
+    if (unknown) rows.push(el("li", {}, swatch(CLAIMED_UNKNOWN), el("span", { class: "name", text: "holder unknown" }),
+      el("span", { class: "count", text: plural(unknown, "territory", "territories") })));
+    fill("players", rows, "No game yet.");
 
-    // Open questions, each with its answers.
-    fill("questions", (s.questions || []).map((q) => {
-      const li = el("li", { class: "question" }, el("p", { text: q.text || q.question || JSON.stringify(q) }));
-      const opts = q.options || q.answers || [];
+    // Open questions: the stand is marked on the map; seats are answered by name.
+    section("questions-panel", (s.questions || []).map((q) => {
+      const li = el("li", { class: "question", dataset: { question: q.id } }, el("p", { text: q.text || JSON.stringify(q) }));
+      if (q.stand) li.append(el("button", { type: "button", class: "link", text: `Show ${q.stand} on the map`, onclick: () => select(q.stand) }));
       const row = el("div", { class: "buttons" });
-      for (const o of opts) {
-        const value = typeof o === "object" ? o.value : o;
-        const label = typeof o === "object" ? (o.label || String(o.value)) : String(o);
-        row.append(el("button", { type: "button", text: label,
-          onclick: () => act("/api/actions/answer", { question: q.id, answer: value }, "answered") }));
+      for (const o of q.options || []) {
+        const p = typeof o === "number" ? player(s, o) : null;
+        const b = el("button", { type: "button", text: p ? p.name : String(o),
+          onclick: () => act("/api/actions/answer", { question: q.id, answer: o }, "Answered.") });
+        if (p) b.prepend(swatch(p.color));
+        row.append(b);
       }
       li.append(row);
       return li;
-    }), "none");
+    }));
 
-    // Territories in contention.
-    fill("contention", s.territories.filter((t) => t.contention).map((t) => {
-      const li = el("li", {}, el("span", { text: `${t.number} ${tname(s, t.number)}` }));
-      for (const p of s.players || []) {
-        li.append(el("button", { type: "button", text: `${p.name} won`,
-          onclick: () => act("/api/actions/resolve-contention", { territory: t.number, winner: p.seat }, "resolved") }));
+    // Territories in contention: tap who won.
+    section("contention-panel", s.territories.filter((t) => t.contention).map((t) => {
+      const li = el("li", {}, el("p", { text: `${t.number} ${tname(s, t.number)}`.trim() }));
+      const row = el("div", { class: "buttons" });
+      const seats = t.contenders && t.contenders.length ? t.contenders : (s.players || []).map((p) => p.seat);
+      for (const seat of seats) {
+        row.append(el("button", { type: "button", text: `${who(s, seat)} won`,
+          onclick: () => act("/api/actions/resolve-contention", { territory: t.number, winner: seat }, "Contention resolved.") }));
       }
+      li.append(row);
       return li;
-    }), "none");
+    }));
 
     // Timers count diel cycles: {"label", "seat", "started", "cycles", "due"} (game/core.py).
     const cycle = (s.diel && s.diel.cycle) || 0;
-    fill("timers", (s.timers || []).map((t) => {
+    section("timers-panel", (s.timers || []).map((t) => {
       const left = t.due - cycle;
-      const who = t.seat != null ? ` (${(player(s, t.seat) || {}).name || "seat " + t.seat})` : "";
-      const when = left > 0 ? `due in cycle ${t.due}, ${left} ${left === 1 ? "cycle" : "cycles"} left` : "due now";
-      return el("li", { class: left > 0 ? "" : "bad", dataset: { timer: String(t.id) }, text: `${t.label}${who}: ${when}` });
-    }), "none");
+      const whose = t.seat != null ? ` (${who(s, t.seat)})` : "";
+      const when = left > 0 ? `due in cycle ${t.due}, ${plural(left, "cycle", "cycles")} left` : "due now";
+      return el("li", { class: left > 0 ? "" : "bad", dataset: { timer: String(t.id) }, text: `${t.label}${whose}: ${when}` });
+    }));
 
     renderCards(s);
     renderHealth(s.health || {});
     renderCalibration((s.health || {}).calibration);
-    fill("problems", (s.problems || []).map((p) => el("li", { class: "error", text: p })), "none");
     refreshSelectors(s);
+    if (selected) showStand(selected);
+    document.getElementById("bar-roll").disabled = s.phase !== "play";
+    document.getElementById("map-name").textContent = s.map.name;
     scheduleLog();
   }
 
-  // The last card shown at each seat, with its data.
+  // Problems still open (the board clears each one when what it was about moved on), newest first;
+  // a phone can also put one aside.
+  let openProblems = [];
+  async function refreshProblems() {
+    try { openProblems = (await (await fetch("/api/problems")).json()).problems; } catch (e) { return; }
+    renderProblems();
+  }
+  function renderProblems() {
+    const seen = JSON.parse(sessionStorage.getItem("kipukas-problems-seen") || "[]");
+    const items = openProblems.filter((p) => !seen.includes(`${p.seq}:${p.text}`)).reverse()
+      .map((p) => el("li", { class: "error", dataset: { seq: String(p.seq) } }, el("span", { text: p.text }),
+        el("button", { type: "button", class: "small", text: "OK", "aria-label": "put this problem aside",
+          onclick: () => {
+            sessionStorage.setItem("kipukas-problems-seen", JSON.stringify([...seen, `${p.seq}:${p.text}`].slice(-50)));
+            renderProblems();
+          } })));
+    section("problems-panel", items);
+  }
+
+  // The last card shown at each seat, as a player reads it (no internal fields).
+  const CARD_HIDE = new Set(["seat", "card", "name", "title", "known", "seq", "payload", "serial", "copy", "code", "ts"]);
   function renderCards(s) {
     const bySeat = new Map();
     for (const c of s.cards || []) if (c && c.seat != null) bySeat.set(c.seat, c);
     const boxes = [];
     for (const [seat, c] of [...bySeat.entries()].sort((a, b) => a[0] - b[0])) {
-      const p = player(s, seat);
       const card = c.card && typeof c.card === "object" ? { ...c, ...c.card } : c;
       const dl = el("dl");
       for (const [k, v] of Object.entries(card)) {
-        if (["seat", "card", "name", "title"].includes(k) || v == null || typeof v === "object") continue;
+        if (CARD_HIDE.has(k) || v == null || typeof v === "object" || typeof v === "boolean") continue;
         dl.append(el("dt", { text: k.replace(/_/g, " ") }), el("dd", { text: String(v) }));
       }
-      boxes.push(el("div", { class: "card", dataset: { seat: String(seat) } },
-        el("h3", { text: `${p ? p.name : "seat " + seat}: ${card.name || card.title || card.code || "card"}` }), dl));
+      const title = card.name || card.title || (card.known === false ? "a card the board does not know" : card.code || "card");
+      boxes.push(el("div", { class: "card", dataset: { seat: String(seat) } }, el("h3", { text: `${who(s, seat)}: ${title}` }), dl));
     }
-    document.getElementById("cards").replaceChildren(...(boxes.length ? boxes : [el("p", { class: "none", text: "no card shown yet" })]));
+    document.getElementById("cards").replaceChildren(...(boxes.length ? boxes : [el("p", { class: "none", text: "No card shown yet." })]));
   }
 
-  function healthRow(name, h) {
+  // Health: one plain line per part; the numbers behind it on demand.
+  const PLAIN = { core: ["rules engine running", "rules engine stopped"], sensors: ["stand sensors working", "stand sensors not answering"],
+    leds: ["lights working", "lights not working"], voice: ["voice working", "voice not working"],
+    calibration: ["calibrated", "calibration needs attention"], journal: ["journal writing", "journal not writing"],
+    fleet: ["fleet link up", "fleet link down"] };
+  function healthRow(name, h, label) {
     const ok = h && h.ok !== false;
+    const plain = PLAIN[name] ? PLAIN[name][ok ? 0 : 1] : `${label} ${ok ? "working" : "not working"}`;
     const detail = h ? Object.entries(h).filter(([k, v]) => k !== "ok" && typeof v !== "object")
-      .map(([k, v]) => `${k} ${v}`).join(", ") : "";
+      .map(([k, v]) => `${k.replace(/_/g, " ")}: ${v}`).join(", ") : "";
+    const why = h && (h.error || h.note);
     return el("li", { class: ok ? "ok" : "bad", dataset: { part: name } },
-      el("span", { class: "dot", text: ok ? "●" : "▲" }), el("b", { text: name }), el("span", { class: "detail", text: detail }));
+      el("span", { class: "dot", text: ok ? "●" : "▲", "aria-hidden": "true" }),
+      el("details", {}, el("summary", { text: plain + (!ok && why ? `: ${why}` : "") }), el("p", { class: "detail", text: detail || "no details" })));
   }
-
   function renderHealth(h) {
-    const rows = [healthRow("core", h.core), healthRow("sensor link", h.sensors), healthRow("LEDs", h.leds),
-      healthRow("voice", h.voice)];
-    for (const c of h.cameras || []) rows.push(healthRow(`camera seat ${c.seat}`, c));
+    const rows = [healthRow("core", h.core), healthRow("sensors", h.sensors), healthRow("leds", h.leds), healthRow("voice", h.voice)];
+    for (const c of h.cameras || []) rows.push(healthRow(`camera-${c.seat}`, c, `camera at seat ${c.seat}`));
     if (h.calibration) rows.push(healthRow("calibration", h.calibration));
     if (h.journal) rows.push(healthRow("journal", h.journal));
-    if (h.fleet) rows.push(healthRow("fleet link", h.fleet));
+    if (h.fleet) rows.push(healthRow("fleet", h.fleet));
     if (h.sensors && h.sensors.unmapped_channels) {
-      rows.push(el("li", { class: "bad", text: `unmapped sensor channels: ${h.sensors.unmapped_channels.join(", ")} (run the calibration)` }));
+      rows.push(el("li", { class: "bad", text: `Sensor channels the calibration does not know: ${h.sensors.unmapped_channels.join(", ")}.` }));
     }
-    rows.push(el("li", { class: "detail", text: `${h.stream_clients || 0} pages open` }));
+    rows.push(el("li", { class: "detail", text: `${plural(h.stream_clients || 0, "page", "pages")} open` }));
     document.getElementById("health").replaceChildren(...rows);
   }
 
@@ -147,92 +315,221 @@
     const keepSeat = seat.value;
     seat.replaceChildren(...(s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
     if (keepSeat) seat.value = keepSeat;
-    const terr = document.getElementById("act-territory");
-    if (terr.options.length !== s.territories.length) {
-      terr.replaceChildren(...s.territories.map((t) => el("option", { value: String(t.number), text: `${t.number} ${tname(s, t.number)}` })));
-    }
-    // Soul wasted: which soul token (a movement stand holding one), and who defeated it.
     keepOptions(document.getElementById("act-stand"), s.stands.filter((st) => st.occupied && st.kind === "movement")
-      .map((st) => el("option", { value: st.id, text: st.owner != null ? `${st.id} (${(player(s, st.owner) || {}).name || "seat " + st.owner})` : st.id })));
+      .map((st) => el("option", { value: st.id, text: st.owner != null ? `${st.id} (${who(s, st.owner)})` : st.id })));
     keepOptions(document.getElementById("act-by"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
+    keepOptions(document.getElementById("fix-owner"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
     const hill = document.querySelector('#new-game-form [name="territory"]');
     if (hill.options.length !== s.territories.length + 1) {
       keepOptions(hill, s.territories.map((t) => el("option", { value: String(t.number), text: `${t.number} ${tname(s, t.number)}` })));
     }
   }
 
-  // The event log: the journal's last entries, fetched after changes (at most every 500 ms).
+  // -- a tapped stand: what the board believes is on it, and the way to correct it -----------------
+  function select(id) {
+    selected = id;
+    showStand(id);
+    drawBoard(state);
+    document.getElementById("stand-panel").scrollIntoView({ block: "nearest" });
+  }
+  function showStand(id) {
+    const s = state;
+    const st = s.stands.find((x) => x.id === id);
+    const panel = document.getElementById("stand-panel");
+    if (!st) { panel.hidden = true; return; }
+    panel.hidden = false;
+    const t = s.territories.find((x) => x.number === st.territory);
+    document.getElementById("stand-title").textContent = `Stand ${st.id} · ${tlabel(s, st.territory)}`;
+    let info;
+    const inHand = (s.hand || []).find((h) => h.stand === st.id);
+    if (inHand) info = `A token of ${who(s, inHand.owner)} was lifted from here and is in hand.`;
+    else if (!st.occupied) info = "No token here.";
+    else if (st.kind === "territory") {
+      info = t && t.claim ? `${t.claim === "capital" ? "Capital" : "Base camp"} of ${t.owner != null ? who(s, t.owner) : "someone the board does not know"}.`
+        : "A token, not counted as a claim.";
+    } else info = `A soul of ${st.owner != null ? who(s, st.owner) : "someone the board does not know"}${st.downed ? ", downed" : ""}.`;
+    document.getElementById("stand-info").textContent = info;
+    document.getElementById("fix-claim-row").hidden = st.kind !== "territory";
+    document.getElementById("fix-downed-row").hidden = st.kind === "territory";
+    const ownerSel = document.getElementById("fix-owner");
+    const owner = st.kind === "territory" && t ? t.owner : st.owner;
+    if (owner != null && document.activeElement !== ownerSel) ownerSel.value = String(owner);
+    const simBox = document.getElementById("stand-sim");
+    simBox.replaceChildren(...(sim ? [el("button", { type: "button", text: st.occupied ? "Lift the token (simulation)" : "Put a token here (simulation)",
+      onclick: () => toggleSim(st.id) })] : []));
+  }
+  document.getElementById("stand-close").addEventListener("click", () => {
+    selected = null; document.getElementById("stand-panel").hidden = true; drawBoard(state);
+  });
+  document.getElementById("correct-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const st = state.stands.find((x) => x.id === selected);
+    if (!st) return;
+    const owner = Number(document.getElementById("fix-owner").value) || null;
+    if (st.kind === "territory") {
+      const claim = document.getElementById("fix-claim").value;
+      const body = { target: "territory", territory: st.territory, owner };
+      if (claim) body.claim = claim === "none" ? null : claim;
+      act("/api/actions/correction", body, `Corrected ${tlabel(state, st.territory)}.`);
+    } else {
+      const body = { target: "stand", stand: st.id, owner };
+      const downed = document.getElementById("fix-downed").value;
+      if (downed) body.downed = downed === "true";
+      act("/api/actions/correction", body, `Corrected stand ${st.id}.`);
+    }
+  });
+  async function toggleSim(id) {
+    const st = state.stands.find((x) => x.id === id);
+    try { await api(`/api/sim/stands/${encodeURIComponent(id)}`, { occupied: !(st && st.occupied) }); }
+    catch (err) { message(err.message, "error"); }
+  }
+  document.getElementById("board").addEventListener("click", (ev) => {
+    const hit = ev.target.closest("[data-stand],[data-hit]");
+    if (!hit) return;
+    const id = hit.dataset.stand || hit.dataset.hit;
+    select(id);  // in simulation the stand's panel has the hand that puts a token on it or lifts it
+  });
+
+  // -- the log, in sentences ------------------------------------------------------------------
   let logTimer = null;
   function scheduleLog() {
     if (logTimer) return;
     logTimer = setTimeout(async () => {
       logTimer = null;
       try {
-        const r = await fetch("/api/log?limit=30");
+        const r = await fetch("/api/log?limit=40");
         const d = await r.json();
+        const first = d.entries.find((e) => e.type === "new_game");
+        if (first) placementWhy = (first.text.match(/\((D6 for first placement: [^)]*)\)/) || [])[1] || placementWhy;
         document.getElementById("log").replaceChildren(...d.entries.slice().reverse().map((e) =>
-          el("li", { value: String(e.seq) }, el("time", { text: new Date(e.ts * 1000).toLocaleTimeString() }), " ",
-            el("span", { text: e.text }))));
+          el("li", { value: String(e.seq) }, el("time", { text: new Date(e.ts * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }), " ",
+            el("span", { text: [e.text, ...(e.said || [])].join(" ") }))));
+        if (state.phase === "setup") document.getElementById("now-why").textContent = whatNow(state)[2];
       } catch (e) { /* the stream's status shows the link is down */ }
-    }, 500);
+      refreshUndo();
+      refreshProblems();
+    }, 400);
   }
 
-  // Controls.
-  document.querySelectorAll("[data-action]").forEach((b) => b.addEventListener("click", () => {
+  // -- undo and redo: say what, confirm a new game, redo what was undone ----------------------------
+  let undoInfo = { undo: null, redo: null };
+  async function refreshUndo() {
+    try { undoInfo = await (await fetch("/api/undo")).json(); } catch (e) { return; }
+    const u = document.getElementById("bar-undo");
+    u.disabled = !undoInfo.undo || undoInfo.undo.expired;
+    u.title = undoInfo.undo ? `Undo: ${undoInfo.undo.text}` : "nothing to undo";
+    const r = document.getElementById("bar-redo");
+    r.disabled = !undoInfo.redo;  // always in its place: buttons must not move under a finger
+    r.title = undoInfo.redo ? `Redo: ${undoInfo.redo.text}` : "";
+  }
+  function confirmDialog(text) {
+    const dlg = document.getElementById("confirm-dialog");
+    document.getElementById("confirm-text").textContent = text;
+    dlg.returnValue = "";
+    dlg.showModal();
+    return new Promise((done) => dlg.addEventListener("close", () => done(dlg.returnValue === "yes"), { once: true }));
+  }
+  document.getElementById("bar-undo").addEventListener("click", async () => {
+    await refreshUndo();
+    const u = undoInfo.undo;
+    if (!u) { message("Nothing to undo.", "error"); return; }
+    const newGame = u.needs_confirm;
+    const ok = await confirmDialog(newGame ? `Undo the new game itself? Its players and setup will be gone. (${u.text})`
+      : `Undo this? ${u.text}`);
+    if (!ok) return;
+    const r = await act("/api/actions/undo", newGame ? { confirm: "new_game" } : {}, `Undone: ${u.text}`);
+    if (r) refreshUndo();
+  });
+  document.getElementById("bar-redo").addEventListener("click", async () => {
+    if (!undoInfo.redo) return;
+    const r = await act("/api/actions/redo", {}, `Done again: ${undoInfo.redo.text}`);
+    if (r) refreshUndo();
+  });
+
+  // -- actions ----------------------------------------------------------------------------------
+  let busyUntil = 0;  // two quick presses of Roll must not advance two cycles
+  document.querySelectorAll("[data-action]").forEach((b) => b.addEventListener("click", async () => {
     const a = b.dataset.action;
     const seat = Number(document.getElementById("act-seat").value) || null;
-    const territory = Number(document.getElementById("act-territory").value) || null;
     let body = {};
     if (a === "roll-diel") {
-      const phys = document.getElementById("physical-roll").value;
-      if (phys) body = { phase: phys };
-    } else if (a === "initiative") body = { seat };
-    else if (a === "resolve-contention") body = { territory, winner: seat };
+      if (Date.now() < busyUntil) return;
+      busyUntil = Date.now() + 1500;
+      b.disabled = true;
+      const phys = document.getElementById("physical-roll");
+      const physical = phys.value;
+      if (physical) body = { phase: physical };
+      phys.value = "";  // a physical roll is for one cycle only
+      try { await act("/api/actions/roll-diel", body, physical ? "Roll recorded." : "Rolled."); }
+      finally { setTimeout(() => { b.disabled = state.phase !== "play"; }, 800); }
+      return;
+    }
+    if (a === "initiative") body = { seat };
     else if (a === "soul-lost") {
       body = { seat };  // the soul-lost action takes seat, by, count and stand (web/actions.py)
       const stand = document.getElementById("act-stand").value;
       const by = Number(document.getElementById("act-by").value);
-      if (stand) body.stand = stand;
+      if (stand) {
+        body.stand = stand;
+        const st = state.stands.find((x) => x.id === stand);
+        if (st && st.owner != null) body.seat = st.owner;
+      }
       if (by) body.by = by;
-    }
-    else if (a === "end-game" && !confirm("End this game?")) return;
-    act(`/api/actions/${a}`, body, `${b.textContent}: done`);
+    } else if (a === "end-game" && !(await confirmDialog("End this game now?"))) return;
+    act(`/api/actions/${a}`, body, `${b.textContent}: done.`);
   }));
 
   document.getElementById("export-log").addEventListener("click", async () => {
     try {
       const resp = await api("/api/journal/export", undefined, { method: "GET", raw: true });
       const blob = await resp.blob();
-      const a = el("a", { href: URL.createObjectURL(blob), download: "kipukas-journal.json" });
+      const a = el("a", { href: URL.createObjectURL(blob), download: "kipukas-journal.jsonl" });
       document.body.append(a); a.click(); a.remove();
     } catch (e) { message(e.message, "error"); }
   });
 
+  // -- new game: players allowed by the map and style, and why --------------------------------------
   const COLORS = ["#d7263d", "#1b98e0", "#f4d35e", "#2ec4b6"];
+  const styleSelect = document.getElementById("play-style");
+  const styleOpt = () => styleSelect.selectedOptions[0];
+  const maxPlayers = () => Math.min(COLORS.length, Number(styleOpt().dataset.max || 4));
   function addPlayerRow() {
     const box = document.getElementById("new-players");
     const n = box.children.length + 1;
-    if (n > 4) return;
+    if (n > maxPlayers()) return;
     box.append(el("div", { class: "row player-row" },
-      el("label", {}, `Seat ${n} `, el("input", { name: "name", value: `Player ${n}`, maxlength: "40", required: "" })),
-      el("input", { name: "color", type: "color", value: COLORS[n - 1], "aria-label": `seat ${n} colour` })));
+      el("label", {}, `Seat ${n}`, el("input", { name: "name", value: `Player ${n}`, maxlength: "40", required: "", autocomplete: "off" })),
+      el("input", { name: "color", type: "color", value: COLORS[n - 1], "aria-label": `seat ${n} colour` }),
+      el("button", { type: "button", class: "small", text: "✕", "aria-label": `remove seat ${n}`, onclick: (ev) => {
+        if (box.children.length > 2) { ev.target.closest(".player-row").remove(); playerCount(); }
+      } })));
+    playerCount();
+  }
+  function playerCount() {
+    const box = document.getElementById("new-players");
+    const max = maxPlayers();
+    while (box.children.length > max) box.lastElementChild.remove();
+    [...box.children].forEach((r, i) => { r.querySelector("label").firstChild.textContent = `Seat ${i + 1}`; });
+    document.getElementById("add-player").disabled = box.children.length >= max;
+    // (why this many: the style's summary above says, from the rules' own reason)
+    document.getElementById("player-count-note").textContent = `${max === 2 ? "2" : `2 to ${max}`} players on this map.`;
   }
   addPlayerRow(); addPlayerRow();
   document.getElementById("add-player").addEventListener("click", addPlayerRow);
-  // Play styles that need options (King of the Hill: territory and cycles; Coastal War and The Ends
-  // Must Justify the Means: cycles; The Cost Is Too Great: soul_limit) show just those fields.
-  const styleSelect = document.getElementById("play-style");
-  const styleNeeds = () => (styleSelect.selectedOptions[0].dataset.needs || "").split(" ").filter(Boolean);
+  const styleNeeds = () => (styleOpt().dataset.needs || "").split(" ").filter(Boolean);
   function showStyleOptions() {
     const needs = styleNeeds();
     document.querySelectorAll("#new-game-form [data-option]").forEach((l) => { l.hidden = !needs.includes(l.dataset.option); });
-    document.getElementById("play-style-summary").textContent = styleSelect.selectedOptions[0].title;
+    document.getElementById("play-style-summary").textContent = styleOpt().title;
+    playerCount();
   }
   styleSelect.addEventListener("change", showStyleOptions);
   showStyleOptions();
-  document.getElementById("new-game-form").addEventListener("submit", (ev) => {
+  document.getElementById("new-game-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = ev.target;
+    if ((state.players || []).length && state.phase !== "over" &&
+        !(await confirmDialog("A game is running. Start a new one instead?"))) return;
     const players = [...document.querySelectorAll(".player-row")].map((r, i) => ({
       seat: i + 1, name: r.querySelector('[name="name"]').value.trim(), color: r.querySelector('[name="color"]').value }));
     const options = {};
@@ -240,21 +537,17 @@
       const v = f.elements[key].value;
       options[key] = key === "territory" && v === "random" ? "random" : Number(v);
     }
-    act("/api/actions/new-game", { players, map: state.map.name, edition: f.edition.value,
-      play_style: f.play_style.value, options }, "new game started");
+    const r = await act("/api/actions/new-game", { players, map: state.map.name, edition: f.edition.value,
+      play_style: f.play_style.value, options }, "New game started.");
+    if (r) {
+      const rolls = r.event && r.event.placement_rolls;
+      if (rolls) placementWhy = "D6 for first placement: " + rolls.map(([seat, roll]) => `${(players[seat - 1] || {}).name} ${roll}`).join(", ");
+      document.getElementById("new-game").open = false;
+      window.scrollTo({ top: 0 });
+    }
   });
 
-  if (sim) {
-    document.getElementById("board").addEventListener("click", async (ev) => {
-      const hit = ev.target.closest("[data-stand],[data-hit]");
-      if (!hit) return;
-      const id = hit.dataset.stand || hit.dataset.hit;
-      const st = state.stands.find((x) => x.id === id);
-      try { await api(`/api/sim/stands/${encodeURIComponent(id)}`, { occupied: !(st && st.occupied) }); }
-      catch (err) { message(err.message, "error"); }
-    });
-  }
   KB.setupPin();
   render(state);
-  KB.stream({ state: render });
+  KB.stream({ state: render, said: onSaid });
 })();

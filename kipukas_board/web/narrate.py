@@ -1,0 +1,224 @@
+"""The game told in sentences a player can read: the log, the captions and what undo would undo.
+
+Two sources make the log: each journaled event (what a player or a token did) in one sentence with
+names, and what the rules made of it (claims, contention, storms, wins) in the words the board
+speaks (:func:`~kipukas_board.show.announcements.phrases_for`, written rather than spelled out for
+the voice). The rules' effects are not journaled, so those come from :class:`Narration`, which
+follows the core loop and remembers the last :data:`KEEP` events' sentences; after a restart the
+older entries show their event sentence alone.
+
+Example::
+
+    >>> describe({"type": "resolve_contention", "territory": 2, "winner": 2}, {2: "Ben"}, {2: "Lowlands"})
+    'Ben won the contention over Lowlands (2).'
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kipukas_board.show.announcements import phrases_for
+from kipukas_board.show.phrases import PHRASES
+
+#: Events whose sentences are kept (about one evening of play).
+KEEP = 2000
+#: The board's phrases as written on the page: stand ids as printed on the board, not spelled out.
+WRITTEN = {**PHRASES, "stand": "stand {id}"}
+
+_SOURCES = {"sensor": "", "sim": " (simulated)", "resync": " (found at start)", "page": " (from the page)"}
+_CLAIMS = {"capital": "a capital", "base_camp": "a base camp"}
+
+
+def _seat(names: Mapping[int, str], seat: Any) -> str:
+    return names.get(seat) or (f"seat {seat}" if seat is not None else "nobody")
+
+
+def _terr(territories: Mapping[int, str], n: Any) -> str:
+    name = territories.get(n) if isinstance(n, int) else None
+    return f"{name} ({n})" if name else f"territory {n}"
+
+
+def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
+             territories: Mapping[int, str] | None = None) -> str:
+    """One sentence for a journaled event, with players' names (``names``: seat → name)."""
+    names = dict(names or {})
+    terr = territories or {}
+    kind = event.get("type")
+    seat = lambda key: _seat(names, event.get(key))  # noqa: E731
+    if kind == "stand":
+        how = "placed on" if event.get("occupied") else "lifted from"
+        return f"A token was {how} stand {event.get('stand')}{_SOURCES.get(str(event.get('source')), '')}."
+    if kind == "map":
+        return f"The board started on the map {event.get('name')}."
+    if kind == "new_game":
+        players = event.get("players") or []
+        who = ", ".join(str(p.get("name")) for p in players if isinstance(p, dict)) or "no players"
+        style = str(event.get("play_style", "domination")).replace("_", " ")
+        first = _names(players).get(event.get("first_placer"))  # type: ignore[arg-type]
+        rolls = event.get("placement_rolls")
+        why = ""
+        if isinstance(rolls, list) and rolls:
+            everyone = {**names, **_names(players)}
+            why = " (D6 for first placement: " + ", ".join(
+                f"{_seat(everyone, r[0])} {r[1]}" for r in rolls if isinstance(r, list) and len(r) == 2) + ")"
+        lead = f" {first} places first{why}." if first else ""
+        return f"New game of {style} for {who}.{lead}"
+    if kind == "roll_diel":
+        phase, cycle = event.get("phase"), event.get("cycle")
+        how = {"fixed": "the fixed opening", "physical": "a roll at the table"}.get(str(event.get("source")))
+        how = how or (f"the board rolled {event.get('roll')}" if event.get("roll") is not None else "a roll")
+        return f"Cycle {cycle}: {phase} ({how})."
+    if kind == "answer":
+        answer = event.get("answer")
+        shown = names.get(answer, answer) if isinstance(answer, int) else answer
+        return f"Question {event.get('question')} answered: {shown}."
+    if kind == "correction":
+        what = []
+        if "owner" in event:
+            what.append(f"held by {_seat(names, event['owner'])}")
+        if "downed" in event:
+            what.append("a downed soul" if event["downed"] else "a standing soul")
+        if "claim" in event:
+            what.append(_CLAIMS.get(str(event["claim"]), "no claim"))
+        where = f"stand {event.get('stand')}" if event.get("target") == "stand" else _terr(terr, event.get("territory"))
+        return f"Corrected {where}: {', '.join(what)}."
+    if kind == "undo":
+        return "The last action was undone."
+    if kind == "redo":
+        return "The undone action was done again."
+    if kind == "resolve_contention":
+        return f"{seat('winner')} won the contention over {_terr(terr, event.get('territory'))}."
+    if kind == "bout":
+        n = int(event.get("defeated") or 0)
+        lost = f", {n} soul{'s' if n != 1 else ''} of {seat('loser')} defeated" if n else ""
+        cleared = "; the territory is cleared" if event.get("cleared") else ""
+        return (f"{seat('winner')} won a bout against {seat('loser')} in "
+                f"{_terr(terr, event.get('territory'))}{lost}{cleared}.")
+    if kind == "take_initiative":
+        return f"{seat('seat')} took the initiative."
+    if kind in ("soul_lost", "soul_wasted"):
+        count = int(event.get("count") or 1)
+        by = f", defeated by {seat('by')}" if event.get("by") is not None else ""
+        where = f" on stand {event.get('stand')}" if event.get("stand") else ""
+        return f"{seat('seat')} lost {count} soul{'s' if count != 1 else ''}{where}{by}."
+    if kind == "timer_start":
+        return f"Timer started: {event.get('label')}, {event.get('cycles')} cycles."
+    if kind == "timer_cancel":
+        return f"Timer {event.get('timer')} cancelled."
+    if kind == "dice_roll":
+        return f"Dice rolled ({str(event.get('kind')).replace('_', ' ')}): {event.get('rolls')}."
+    if kind == "end_game":
+        if event.get("winner") is not None:
+            return f"The game was ended: {seat('winner')} wins."
+        return "The game was ended."
+    if kind == "card":
+        return f"A card was shown at seat {event.get('seat')}."
+    fields = ", ".join(f"{k} {v}" for k, v in event.items() if k != "type" and not isinstance(v, dict | list))
+    return f"{str(kind).replace('_', ' ').capitalize()}: {fields}." if fields else f"{kind}."
+
+
+def _names(players: Any) -> dict[int, str]:
+    return {p["seat"]: str(p.get("name")) for p in players or []
+            if isinstance(p, dict) and isinstance(p.get("seat"), int)}
+
+
+def said(state: Any, effects: list[dict[str, Any]]) -> list[str]:
+    """What the board says about ``effects``, written for the page (the captions)."""
+    return [text for e in effects for text in phrases_for(e, state, WRITTEN)]
+
+
+class ProblemLedger:
+    """The problems still worth showing: each one clears itself when what it was about has moved on.
+
+    The rules engine keeps every problem in the state's list; a table only wants the open ones:
+
+    - a refused action's problem clears at the next action the rules accept;
+    - a problem naming a stand clears when that stand changes again (the token was lifted or put back);
+    - every problem clears when the next diel cycle begins or a new game starts.
+
+    Example::
+
+        >>> ledger = ProblemLedger()
+        >>> ledger.follow(7, 1, {"M6a"}, [{"type": "problem", "text": "a token was put on M6a during the night"}])
+        >>> [p["text"] for p in ledger.open()]
+        ['a token was put on M6a during the night']
+        >>> ledger.follow(8, 1, {"M6a"}, [{"type": "stand", "stand": "M6a", "occupied": False}])
+        >>> ledger.open()
+        []
+    """
+
+    def __init__(self, keep: int = 20) -> None:
+        self._open: list[dict[str, Any]] = []
+        self._keep = keep
+        self._lock = threading.Lock()
+
+    def follow(self, seq: int, cycle: int, stands: set[str] | frozenset[str], effects: list[dict[str, Any]]) -> None:
+        kinds = {str(e.get("type")) for e in effects}
+        accepted = bool(kinds - {"problem", "stand", "question"})  # the rules did something
+        moved = {str(e.get("stand")) for e in effects if e.get("type") == "stand"}
+        with self._lock:
+            keep = []
+            for p in self._open:
+                if "new_game" in kinds or cycle > p["cycle"]:
+                    continue
+                if p["stands"] & moved or (p["refused"] and accepted):
+                    continue
+                keep.append(p)
+            refused = bool(effects) and kinds == {"problem"}
+            for e in effects:
+                if e.get("type") == "problem":  # quiet ones too: quiet is for the voice only
+                    text = str(e.get("text", ""))
+                    named = {w.strip(".,;:()'\"") for w in text.split()} & set(stands)
+                    keep.append({"text": text, "seq": seq, "cycle": cycle, "stands": named, "refused": refused})
+            self._open = keep[-self._keep:]
+
+    def open(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [{**p, "stands": sorted(p["stands"])} for p in self._open]
+
+
+class Narration:
+    """Follows the core loop: the sentences each event's effects gave, by journal number.
+
+    ``publish(seq, said, kinds)`` is called for every change that says something (the page shows
+    it as a caption and may speak it; ``kinds`` are the effect types, e.g. ``storm`` and ``won`` for
+    the map's passing light effects).
+    """
+
+    def __init__(self, publish: Callable[[int, list[str], list[str]], None] | None = None, keep: int = KEEP) -> None:
+        self._by_seq: OrderedDict[int, tuple[float, list[str]]] = OrderedDict()
+        self._keep = keep
+        self._lock = threading.Lock()
+        self._publish = publish
+        self.problems = ProblemLedger()
+
+    def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
+        self.problems.follow(state.seq, state.diel_cycle, frozenset(state.board.stands),
+                             effects + ([{"type": "new_game"}] if self._new_game(state) else []))
+        text = said(state, effects)
+        with self._lock:
+            if text:
+                self._by_seq[state.seq] = (time.time(), text)
+                while len(self._by_seq) > self._keep:
+                    self._by_seq.popitem(last=False)
+        kinds = sorted({str(e.get("type")) for e in effects})
+        if self._publish is not None and (text or {"storm", "won"} & set(kinds)):
+            self._publish(state.seq, text, kinds)
+
+    _players: tuple[Any, ...] | None = None
+
+    def _new_game(self, state: Any) -> bool:
+        """Did a new game (or an undo past one) just change who plays?"""
+        players = tuple(getattr(state, "players", ()))
+        changed = self._players is not None and players != self._players
+        self._players = players
+        return changed
+
+    def sentences(self, seq: int) -> list[str]:
+        with self._lock:
+            got = self._by_seq.get(seq)
+        return list(got[1]) if got else []

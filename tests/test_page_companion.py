@@ -1,0 +1,345 @@
+"""The table's page as a companion, in real headless Chromium at phone sizes (360x740, 390x844):
+what to do now, the map drawn from the state with light effects that end, safe undo, corrections from
+a tapped stand, a page that keeps working across a board restart, the phone layout, and axe-core's
+accessibility rules (npm package, installed by scripts/run-tests) on the board, new-game and
+calibration pages. Screenshots go to ``$KIPUKAS_SCREENSHOTS`` (default: the test's tmp dir).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+ROOT = Path(__file__).resolve().parents[1]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def _need(ok: bool, why: str) -> None:
+    if ok:
+        return
+    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":  # CI installs everything: a skip would hide a failure
+        pytest.fail(why, pytrace=False)
+    pytest.skip(why)
+
+
+PHONES = [(360, 740), (390, 844)]
+PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
+SETUP = ("T1", "T8", "T2", "T7", "T5", "T4")  # capitals 1 / 8, then base camps 2, 7 / 5, 4 (first placer 1)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _need(os.path.exists(CHROMIUM), f"{CHROMIUM} is missing: install the Debian package chromium")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _context(browser, size, bypass_csp=True):
+    """A phone. ``bypass_csp``: Playwright's wait_for_function evaluates strings, which the page's CSP
+    forbids (test_page_browser.py checks the pages keep their own CSP)."""
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=bypass_csp,
+                              device_scale_factor=1, is_mobile=True, has_touch=True)
+    return ctx
+
+
+def _shot(page, tmp_path, name: str, full: bool = False) -> None:
+    shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
+    page.screenshot(path=os.path.join(shots, f"{name}.png"), full_page=full)
+
+
+def _post(url: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _unlock(page, url: str, path: str = "/") -> None:
+    page.goto(url + path)
+    token = page.get_attribute('meta[name="csrf-token"]', "content")
+    assert page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+    page.reload()
+    page.wait_for_selector("#link.up", timeout=5000)
+    page.wait_for_selector("#pin-button.unlocked", timeout=3000)
+
+
+def _game_in_play(srv) -> None:
+    _post(srv.url, "/api/actions/new-game", {"players": PLAYERS, "first_placer": 1})
+    for sid in SETUP:
+        srv.board.sim_set_stand(sid, True)
+    assert srv.board.loop.state.phase == "play"
+
+
+def _wait_text(page, selector: str, text: str, timeout: float = 3000, prop: str = "textContent") -> None:
+    """Wait until ``selector``'s ``prop`` (textContent, title) includes ``text``."""
+    page.wait_for_function("([s, t, p]) => (document.querySelector(s)[p] || '').includes(t)",
+                           arg=[selector, text, prop], timeout=timeout)
+
+
+def _fill(page, selector: str) -> str:
+    return page.eval_on_selector(selector, "e => getComputedStyle(e).fill")
+
+
+def _layout_ok(page, width: int) -> None:
+    """Nothing wider than the phone; an opaque header of at most 64 px; the action bar on screen."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    header = page.evaluate("""() => { const h = document.querySelector('header'); const r = h.getBoundingClientRect();
+        return [r.height, getComputedStyle(h).backgroundColor]; }""")
+    assert header[0] <= 64, f"header is {header[0]} px tall"
+    assert header[1].startswith("rgb(") and "rgba" not in header[1], f"header background {header[1]} is see-through"
+    bar = page.evaluate("() => document.getElementById('actionbar').getBoundingClientRect().bottom")
+    assert bar <= page.viewport_size["height"] + 0.5  # the main actions need no scrolling
+    wide = page.evaluate("""w => [...document.querySelectorAll('body *')].filter(e => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.right > w + 1 && getComputedStyle(e).position !== 'fixed'; })
+        .map(e => e.tagName + '#' + e.id).slice(0, 5)""", width)
+    assert not wide, f"elements reach past {width} px: {wide}"
+
+
+@pytest.mark.parametrize("size", PHONES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
+    with serve_board(tmp_path) as srv:
+        ctx = _context(browser, size)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _unlock(page, srv.url)
+        assert "No game yet" in page.text_content("#now")
+        _layout_ok(page, size[0])
+        _shot(page, tmp_path, f"companion-empty-{size[0]}x{size[1]}")
+        # New game from the page: the map and the players the style allows, and why.
+        page.click('#actionbar a[href="#controls-panel"]')
+        page.click("#new-game summary")
+        assert page.is_disabled("#add-player")  # Domination: 2 players
+        assert page.text_content("#player-count-note") == "2 players on this map."
+        assert "up to 2 players" in page.text_content("#play-style-summary")  # and why
+        page.select_option("#play-style", "mass_contention")
+        assert "8 allow 2 players" in page.text_content("#play-style-summary")  # kipuka-8: 8 territories
+        _layout_ok(page, size[0])
+        _shot(page, tmp_path, f"companion-new-game-{size[0]}x{size[1]}")
+        page.select_option("#play-style", "domination")
+        page.click('#new-game-form button[type="submit"]')
+        _wait_text(page, "#now", "place your capital", 3000)
+        s = srv.board.loop.state
+        placer = s.placer
+        name = {1: "Player 1", 2: "Player 2"}[placer]
+        assert page.text_content("#now").startswith(f"{name}: place your capital")
+        _wait_text(page, "#now-why", "D6 for first placement", 3000)  # who places first, and why: the dice are shown
+        for i, sid in enumerate(SETUP):
+            srv.board.sim_set_stand(sid, True)
+            if i == 1:
+                _wait_text(page, "#now", "place a base camp", 3000)
+        _wait_text(page, "#now", "has the initiative", 3000)
+        assert "Cycle 1. Day" in page.text_content("#now-why")  # setup ends in the opening day
+        assert "Cycle 2 is fixed: night" in page.text_content("#now-why")
+        # Capitals and base camps read differently; the holder's colour is on the token.
+        assert page.text_content('[data-mark="T1"]') == "C" and page.text_content('[data-mark="T2"]') == "B"
+        assert "capital" in page.get_attribute('[data-stand="T1"]', "class")
+        # Two quick presses of Roll advance one cycle.
+        page.click("#bar-roll")
+        page.click("#bar-roll", force=True)
+        page.wait_for_function("document.querySelector('#diel').textContent === 'night 2'", timeout=3000)
+        time.sleep(0.5)
+        assert srv.board.loop.state.diel_cycle == 2
+        _wait_text(page, "#caption", "Night 2", 3000)
+        assert "Souls may not move" in page.text_content("#now-why")
+        _layout_ok(page, size[0])
+        _shot(page, tmp_path, f"companion-play-{size[0]}x{size[1]}")
+        _shot(page, tmp_path, f"companion-play-full-{size[0]}x{size[1]}", full=True)
+        ctx.close()
+        assert not errors, errors
+
+
+def test_storm_and_win_effects_end_and_the_map_shows_the_holders_again(browser, tmp_path):
+    """The lights flash white in a storm and chase on a win; the page shows both as passing overlays,
+    and the map underneath shows the holders' colours again within 2 s."""
+    with serve_board(tmp_path) as srv:
+        ctx = _context(browser, PHONES[1], bypass_csp=True)  # wait_for_function evaluates strings
+        page = ctx.new_page()
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        _game_in_play(srv)
+        # Day 1: a soul lifted from its stand is "in hand": drawn dashed with a ?, owner still known.
+        srv.board.sim_set_stand("M1a", True)
+        srv.board.sim_set_stand("M1a", False)
+        page.wait_for_function("() => document.querySelector('[data-stand=\"M1a\"]').classList.contains('in-hand')",
+                               timeout=3000)
+        assert page.text_content('[data-mark="M1a"]') == "?"
+        srv.board.sim_set_stand("M1a", True)
+        for _ in range(2):  # the rest of the fixed opening
+            _post(srv.url, "/api/actions/roll-diel", {})
+        red = "rgb(215, 38, 61)"
+        page.wait_for_function("c => getComputedStyle(document.querySelector('[data-territory=\"1\"]')).fill === c",
+                               arg=red, timeout=3000)
+        # (how soon, measured: tests/page_effects_bench.py)
+        seq = srv.board.loop.state.seq
+        _post(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
+        page.wait_for_selector("#fx.fx-storm", timeout=3000)  # the storm is shown...
+        page.wait_for_function("() => document.getElementById('fx').className === ''", timeout=3000)
+        assert srv.board.loop.state.seq == seq + 1  # ...and over by itself, with no later change to repaint
+        assert _fill(page, '[data-territory="1"]') == red and _fill(page, '[data-territory="8"]') == "rgb(27, 152, 224)"
+        assert "storm" in page.text_content("#caption").lower()
+        _post(srv.url, "/api/actions/end-game", {"winner": 1})
+        page.wait_for_selector("#fx.fx-won", timeout=3000)
+        page.wait_for_function("() => document.getElementById('fx').className === ''", timeout=3000)
+        assert _fill(page, '[data-territory="1"]') == red
+        assert page.text_content("#winner") == "Ana wins" and "Ana won" in page.text_content("#now")
+        ctx.close()
+
+
+def test_undo_asks_first_names_what_and_redo_brings_it_back(browser, tmp_path):
+    with serve_board(tmp_path) as srv:
+        ctx = _context(browser, PHONES[0])
+        page = ctx.new_page()
+        _unlock(page, srv.url)
+        _game_in_play(srv)
+        seat = 2 if srv.board.loop.state.initiative == 1 else 1
+        _post(srv.url, "/api/actions/initiative", {"seat": seat})
+        name = {1: "Ana", 2: "Ben"}[seat]
+        _wait_text(page, "#bar-undo", "took the initiative", 3000, "title")
+        page.click("#bar-undo")
+        page.wait_for_selector("#confirm-dialog[open]", timeout=2000)
+        _wait_text(page, "#confirm-text", f"Undo this? {name} took the initiative.", 3000)
+        _shot(page, tmp_path, "companion-undo-confirm-360x740")
+        page.click("#confirm-no")
+        assert srv.board.loop.state.initiative == seat  # nothing undone without a yes
+        page.click("#bar-undo")
+        page.click("#confirm-yes")
+        page.wait_for_selector("#bar-redo:not([disabled])", timeout=3000)
+        assert srv.board.loop.state.initiative != seat
+        page.click("#bar-redo")
+        page.wait_for_selector("#bar-redo[disabled]", timeout=3000)
+        assert srv.board.loop.state.initiative == seat
+        # Back to the new game: it is named, and goes only with a clear yes.
+        while srv.board.loop.state.undo[-1].action != "new_game":
+            _post(srv.url, "/api/actions/undo", {})
+        _wait_text(page, "#bar-undo", "New game", 3000, "title")
+        page.click("#bar-undo")
+        _wait_text(page, "#confirm-text", "Undo the new game itself?", 3000)
+        page.click("#confirm-yes")
+        _wait_text(page, "#now", "No game yet", 3000)
+        ctx.close()
+
+
+def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, tmp_path):
+    with serve_board(tmp_path) as srv:
+        ctx = _context(browser, PHONES[1])
+        page = ctx.new_page()
+        _unlock(page, srv.url)
+        _game_in_play(srv)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        srv.board.sim_set_stand("M6a", True)  # a soul next to nobody's territory: the board asks whose
+        q = srv.board.loop.state.questions[-1]
+        page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
+        answers = page.locator("#questions .buttons button").all_text_contents()
+        assert sorted(answers) == ["Ana", "Ben"]  # by name, not seat number
+        assert "asked" in page.get_attribute('[data-stand="M6a"]', "class")
+        assert page.evaluate("document.getElementById('questions-panel').getBoundingClientRect().top") < \
+            page.evaluate("document.getElementById('map').getBoundingClientRect().top")  # near the top
+        page.click('#questions .buttons button:has-text("Ben")')
+        page.wait_for_selector("#questions-panel", state="hidden", timeout=3000)
+        assert srv.board.loop.state.stands["M6a"].owner == 2 and not any(x["id"] == q["id"] for x in
+                                                                       srv.board.loop.state.questions)
+        # The tap on the stand: what the board believes, and the fix (Ana's soul after all).
+        page.dispatch_event('[data-hit="M6a"]', "click")
+        page.wait_for_selector("#stand-panel:not([hidden])", timeout=2000)
+        _wait_text(page, "#stand-info", "A soul of Ben", 3000)
+        _shot(page, tmp_path, "companion-stand-390x844")
+        page.select_option("#fix-owner", "1")
+        page.click('#correct-form button[type="submit"]')
+        _wait_text(page, "#stand-info", "A soul of Ana", 3000)
+        assert srv.board.loop.state.stands["M6a"].owner == 1
+        assert "selected" in page.get_attribute('[data-stand="M6a"]', "class")
+        # The night move is a problem near the top until the soul goes back.
+        assert "M6a during the night" in page.text_content("#problems")
+        srv.board.sim_set_stand("M6a", False)
+        page.wait_for_selector("#problems-panel", state="hidden", timeout=3000)
+        ctx.close()
+
+
+@contextmanager
+def _serve_again(data_dir, port: int):
+    """The board started again on the same port (the old socket may take a moment to be released)."""
+    for _ in range(50):
+        try:
+            cm = serve_board(data_dir, port=port)
+            srv = cm.__enter__()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        pytest.fail(f"port {port} stayed taken after the first board stopped")
+    try:
+        yield srv
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def test_an_open_page_keeps_working_across_a_board_restart(browser, tmp_path):
+    """The page keeps its CSRF token and the phone its device session: after the board restarts the
+    next tap works without a reload and without the PIN."""
+    with serve_board(tmp_path) as srv:
+        port = int(srv.url.rsplit(":", 1)[1])
+        ctx = _context(browser, PHONES[1])
+        page = ctx.new_page()
+        _unlock(page, srv.url)
+        _game_in_play(srv)
+        _wait_text(page, "#now", "roll the diel die", 3000)
+    page.wait_for_selector("#link.down", timeout=5000)  # the board is gone
+    with _serve_again(tmp_path, port) as srv:
+        page.wait_for_selector("#link.up", timeout=15000)  # the stream came back by itself
+        page.click("#bar-roll")
+        page.wait_for_selector("#message.ok:not([hidden])", timeout=3000)
+        assert srv.board.loop.state.diel_cycle == 2
+        assert page.is_visible("#pin-button.unlocked")
+        ctx.close()
+
+
+def test_unknown_pages_and_a_board_that_does_not_answer_are_said_plainly(browser, tmp_path):
+    with serve_board(tmp_path) as srv:
+        ctx = _context(browser, PHONES[0])
+        page = ctx.new_page()
+        resp = page.goto(srv.url + "/no-such-page")
+        assert resp.status == 404 and "no page at /no-such-page" in page.text_content("main")
+        _layout_ok_plain = page.evaluate("document.documentElement.scrollWidth")
+        assert _layout_ok_plain <= PHONES[0][0]
+        _unlock(page, srv.url)
+        _game_in_play(srv)
+        page.wait_for_function("!document.querySelector('#bar-roll').disabled", timeout=3000)
+    page.click("#bar-roll")
+    page.wait_for_selector("#message.error:not([hidden])", timeout=10000)  # refused, or no answer in 8 s
+    assert "does not answer" in page.text_content("#message")
+    ctx.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/calibrate", "/report"])
+def test_axe_finds_nothing_serious_or_critical(browser, tmp_path, path):
+    _need(AXE.exists(), f"{AXE} is missing: run `npm ci` in {ROOT} (scripts/run-tests does)")
+    with serve_board(tmp_path) as srv:
+        ctx = _context(browser, PHONES[1], bypass_csp=True)  # axe is injected as a script
+        page = ctx.new_page()
+        _unlock(page, srv.url, "/calibrate" if path == "/calibrate" else "/")  # controls show unlocked
+        if path != "/calibrate":
+            _game_in_play(srv)
+            _post(srv.url, "/api/actions/roll-diel", {})
+            srv.board.sim_set_stand("M6a", True)  # a question on the page
+        page.goto(srv.url + path)
+        if path == "/":  # the board page with its new-game form open: both checked at once
+            page.click("#new-game summary")
+        page.wait_for_timeout(600)
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+        bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+               for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        assert not bad, "\n".join(bad)
+        ctx.close()
