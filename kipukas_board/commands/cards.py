@@ -1,6 +1,6 @@
 """Card scanning commands.
 
-    kipukas-board scan PATH... [--camera N] [--json]      # decode images (or one frame of camera N)
+    kipukas-board scan PATH... [--camera N] [--json] [--budget-ms MS]   # decode images (or a frame of camera N)
     kipukas-board scan --seat N [--seconds S] [--json]    # read seat N's camera as the board does
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
@@ -45,6 +45,8 @@ def register(sub: Any) -> None:
     s.add_argument("--data-dir", type=Path, help="data directory whose calibration holds the seat's focus and "
                                                  "exposure (default: the service's, as the settings say)")
     s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    s.add_argument("--budget-ms", type=float, metavar="MS",
+                   help="the pipeline's time budget per image (default 80; more on a slow or emulated machine)")
     s.set_defaults(func=scan)
 
     b = sub.add_parser("bench-qr", help="measure the QR decoders and the pipeline on captures with known payloads")
@@ -195,6 +197,9 @@ def scan(args: argparse.Namespace) -> int:
     if not args.paths and args.camera is None:
         _err("scan needs at least one PATH, --camera N or --seat N")
         return 2
+    if args.budget_ms is not None and not args.budget_ms > 0:
+        _err(f"--budget-ms must be a number of milliseconds above 0, got {args.budget_ms}")
+        return 2
     import cv2
 
     from kipukas_board.vision.pipeline import Pipeline
@@ -233,7 +238,7 @@ def scan(args: argparse.Namespace) -> int:
         else:
             frames.append((f"camera {args.camera}", frame))
     for name, img in frames:
-        result = Pipeline().decode(img)
+        result = (Pipeline() if args.budget_ms is None else Pipeline(budget_ms=args.budget_ms)).decode(img)
         out[name] = {"codes": result.codes, "ms": round(result.ms, 2)}
         if result.refused:
             out[name]["refused"] = result.refused
