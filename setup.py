@@ -29,11 +29,10 @@ def shipped_packages() -> dict[str, str]:
 
 SHIPPED = shipped_packages()
 
-# Namespace discovery: every page's templates/ and static/ folders (web/, each game mode's) are
-# packages of data files.
+# Namespace discovery: a folder without __init__.py in the package (the pages' templates/ and
+# static/, web/ and each game mode's, the fleet's examples/) is a package of data files, all shipped.
 CODE = find_namespace_packages(include=["kipukas_board", "kipukas_board.*"], exclude=["*.__pycache__"])
-PAGE_FILES = {p: ["*.html"] for p in CODE if p.endswith(".templates")}
-PAGE_FILES |= {p: ["*"] for p in CODE if p.endswith(".static")}
+PAGE_FILES = {p: ["*"] for p in CODE if not Path(*p.split("."), "__init__.py").exists()}
 
 setup(
     packages=CODE + list(SHIPPED),

@@ -8,8 +8,8 @@ board needs no checkout.
 
 Example::
 
-    >>> sorted(p.name for p in shipped_dir("maps").glob("*.toml"))
-    ['kipuka-12.toml', 'kipuka-8.toml']
+    >>> (shipped_dir("maps") / "kipuka-8.toml").is_file()
+    True
 """
 
 from __future__ import annotations
