@@ -46,6 +46,13 @@ def test_scan_json(captures: Path, capsys) -> None:
     assert all(isinstance(v["ms"], float) for v in doc["images"].values())
 
 
+def test_scan_takes_a_time_budget_above_zero(captures: Path, capsys) -> None:
+    assert main(["scan", str(captures / "one.png"), "--budget-ms", "0"]) == 2
+    assert "--budget-ms must be a number of milliseconds above 0, got 0.0" in capsys.readouterr().err
+    assert main(["scan", str(captures / "one.png"), "--budget-ms", "5000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["images"]["one.png"]["codes"] == [P]
+
+
 def test_scan_names_unreadable_files(tmp_path: Path, capsys) -> None:
     bad = tmp_path / "notes.txt"
     bad.write_text("hello")

@@ -3,9 +3,12 @@
 The fake root (``KIPUKAS_ROOT``) holds a Raspberry Pi OS-like /etc, /boot/firmware/config.txt,
 /proc/device-tree/model and an empty dpkg database. Users and groups are made there by the real
 useradd/groupadd/usermod (``--prefix``), the unit enabled by the real ``systemctl --root``; only
-apt-get and the base python3 are stand-ins (they would need the network and a Pi): the apt-get
-stand-in records packages in the fake dpkg database, which the script reads with the real
-dpkg-query, and the python3 stand-in makes a venv whose pip records what it was asked to install.
+apt-get, apt-cache and the base python3 are stand-ins (they would need the network and a Pi): the
+apt-get stand-in records packages in the fake dpkg database, which the script reads with the real
+dpkg-query; the apt-cache stand-in knows every package but those listed in the fake root's
+``apt-unknown`` (plain Debian lacks Raspberry Pi OS's); the python3 stand-in makes a venv whose pip
+records what it was asked to install, and fails while the fake root holds a ``pip-fails`` file.
+The install on a real arm64 Debian is proven by scripts/prove-install-arm64 (README).
 """
 
 from __future__ import annotations
@@ -38,6 +41,18 @@ if "install" in sys.argv:
                          f"Version: {versions.get(p, '1.0-1')}\n\n")
 """
 
+APT_CACHE_STANDIN = r"""#!/usr/bin/env python3
+# apt-cache stand-in for "policy PKG...": a candidate for every package not listed in apt-unknown.
+import os, sys
+root = os.environ["KIPUKAS_ROOT"]
+try:
+    unknown = open(os.path.join(root, "apt-unknown")).read().split()
+except FileNotFoundError:
+    unknown = []
+for p in sys.argv[2:]:
+    print(f"{p}:\n  Installed: (none)\n  Candidate: {'(none)' if p in unknown else '1.0-1'}")
+"""
+
 PYTHON_STANDIN = r"""#!/usr/bin/env python3
 # python3 stand-in for "-m venv --system-site-packages DIR": a venv whose python logs pip calls.
 import os, stat, sys
@@ -50,8 +65,14 @@ with open(py, "w") as f:
     f.write('''#!/usr/bin/env python3
 import os, sys
 bin_dir = os.path.dirname(os.path.abspath(__file__))
+if "pip" in sys.argv and os.path.exists(os.path.join(os.environ["KIPUKAS_ROOT"], "pip-fails")):
+    sys.exit("pip stand-in: failing as asked")
+if "show" in sys.argv:
+    sys.exit(1)
 with open(os.path.join(bin_dir, "..", "pip.log"), "a") as log:
     log.write(" ".join(sys.argv[1:]) + "\\n")
+if "rpi_ws281x>=5.0" in sys.argv:
+    os.makedirs(os.path.join(bin_dir, "..", "lib", "python3.11", "site-packages", "rpi_ws281x"))
 if "-e" in sys.argv:
     exe = os.path.join(bin_dir, "kipukas-board")
     open(exe, "w").write("#!/bin/sh\\n")
@@ -86,12 +107,12 @@ def fake(tmp_path: Path) -> dict[str, str]:
     root = make_fake_root(tmp_path)
     tools = tmp_path / "tools"
     tools.mkdir()
-    for name, text in (("apt-get", APT_STANDIN), ("python3-base", PYTHON_STANDIN)):
+    for name, text in (("apt-get", APT_STANDIN), ("apt-cache", APT_CACHE_STANDIN), ("python3-base", PYTHON_STANDIN)):
         (tools / name).write_text(text)
         (tools / name).chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KIPUKAS_")}
     env.update(KIPUKAS_ROOT=str(root), KIPUKAS_APT_GET=str(tools / "apt-get"),
-               KIPUKAS_PYTHON=str(tools / "python3-base"))
+               KIPUKAS_APT_CACHE=str(tools / "apt-cache"), KIPUKAS_PYTHON=str(tools / "python3-base"))
     return env
 
 
@@ -121,6 +142,8 @@ def test_dry_run_on_this_machine_lists_every_step_and_exits_0() -> None:
     assert "dry run (nothing is changed)" in proc.stdout
     assert set(plan.values()) <= {"to do", "already done", "skipped"}
     assert proc.stdout.rstrip().splitlines()[-1].startswith("dry run: ")
+    if not Path("/run/systemd/system").is_dir():  # a container or chroot: enabled, started at boot
+        assert "service running: skipped (systemd is not running here" in proc.stdout, proc.stdout
 
 
 def test_bad_options_are_refused_with_a_reason(fake: dict[str, str]) -> None:
@@ -149,12 +172,13 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     plan = steps(first.stdout)
     assert tree(root) == before, "a dry run changed the fake root"
     assert plan.pop("service running").startswith("skipped")  # not the live system
+    assert plan.pop("rpi-ws281x for the ws281x LED adapter").startswith("skipped")  # the LEDs are not ws281x
     assert set(plan.values()) == {"to do"}, first.stdout
     assert "create group gpio, add kipukas" in first.stdout and "add kipukas to video" in first.stdout
     assert "python3-picamera2" in first.stdout and "dtparam=spi=on" in first.stdout
 
     done = install(fake, "--admin-pin", "2468")
-    assert "install: 11 step(s) done now, 0 were already done, 1 skipped" in done.stdout, done.stdout
+    assert "install: 11 step(s) done now, 0 were already done, 2 skipped" in done.stdout, done.stdout
 
     # What the steps left behind, read back from the fake root.
     passwd = (root / "etc/passwd").read_text()
@@ -189,11 +213,11 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     # apt was asked once for exactly the missing packages; pip was held to apt's numpy.
     apt_log = (root / "apt-get.log").read_text().splitlines()
     assert apt_log[0].startswith("update")
-    assert "python3-picamera2" in apt_log[1] and "python3-opencv" in apt_log[1]
+    assert "python3-picamera2" in apt_log[1] and "python3-lgpio" in apt_log[1]
+    assert "python3-opencv" not in apt_log[1]  # OpenCV is the headless wheel unless --opencv apt
     venv = root / "opt/kipukas-board/venv"
     pins = [line for line in (venv / "kipukas-constraints.txt").read_text().splitlines() if not line.startswith("#")]
-    assert pins == ["numpy==1.24.2", "opencv-python===from-apt", "opencv-python-headless===from-apt",
-                    "opencv-contrib-python===from-apt", "opencv-contrib-python-headless===from-apt"]
+    assert pins == ["numpy==1.24.2"]
     reqs = (venv / "kipukas-requirements.txt").read_text().splitlines()
     assert any(r.startswith("flask") for r in reqs)
     assert any(r.startswith("mpremote") for r in reqs)  # scripts/flash-pico uses the venv's
@@ -202,10 +226,13 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     vision = (venv / "kipukas-vision.txt").read_text().splitlines()
     assert sorted(re.split(r"[<>=]", r)[0] for r in vision) == ["pyzbar", "zxing-cpp"], vision
     pip_log = (venv / "pip.log").read_text().splitlines()
-    assert len(pip_log) == 3
+    assert len(pip_log) == 4
     assert f"-c {venv}/kipukas-constraints.txt -r {venv}/kipukas-requirements.txt" in pip_log[0]
     assert "--no-deps" in pip_log[1] and pip_log[1].endswith(f"-r {venv}/kipukas-vision.txt")
-    assert "--no-deps" in pip_log[2] and pip_log[2].endswith(f"-e {root}/opt/kipukas-board/app")
+    # OpenCV: the contrib wheel (WeChat), only binary, held to apt's numpy by the constraints.
+    assert pip_log[2].endswith(f"--only-binary=:all: -c {venv}/kipukas-constraints.txt "
+                               "opencv-contrib-python-headless>=4.8,<4.12"), pip_log[2]
+    assert "--no-deps" in pip_log[3] and pip_log[3].endswith(f"-e {root}/opt/kipukas-board/app")
 
     # Run twice: nothing left to plan, nothing done again.
     settings.write_text(settings.read_text() + "\n# edited by hand\n")
@@ -213,8 +240,9 @@ def test_install_applies_every_step_once_and_then_plans_nothing(fake: dict[str, 
     second = install(fake, "--dry-run", "--admin-pin", "2468")
     plan = steps(second.stdout)
     assert plan.pop("service running").startswith("skipped")
+    assert plan.pop("rpi-ws281x for the ws281x LED adapter").startswith("skipped")
     assert set(plan.values()) == {"already done"}, second.stdout
-    assert "dry run: 0 step(s) to do, 11 already done, 1 skipped" in second.stdout
+    assert "dry run: 0 step(s) to do, 11 already done, 2 skipped" in second.stdout
     third = install(fake, "--admin-pin", "2468")
     assert "install: 0 step(s) done now, 11 were already done" in third.stdout
     assert tree(root) == after, "a run with nothing to do changed files"
@@ -248,3 +276,75 @@ def test_script_documents_its_usage() -> None:
     out = subprocess.run(["bash", str(SCRIPT), "--help"], capture_output=True, text=True, check=True).stdout
     assert "--dry-run" in out and "sudo scripts/install-pi" in out
     assert textwrap.dedent(out).strip()
+
+
+def needs_root() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("useradd --prefix needs root, even on a fake root")
+    need_tool("systemctl", "systemd")
+    need_tool("useradd", "passwd")
+
+
+def test_on_plain_debian_the_raspberry_pi_packages_are_left_out_with_what_then_does_not_work(
+        fake: dict[str, str]) -> None:
+    needs_root()
+    root = Path(fake["KIPUKAS_ROOT"])
+    (root / "apt-unknown").write_text("python3-picamera2\npython3-lgpio\n")
+    (root / "boot/firmware/config.txt").unlink()  # not Raspberry Pi OS either
+    plan = install(fake, "--dry-run").stdout
+    assert "CSI cameras (camera adapter picamera2) do not work; USB cameras (adapter opencv) still do" in plan
+    assert "python3-lgpio: GPIO on a Pi 5" in plan
+    assert "SPI enabled: skipped (no /boot/firmware/config.txt: not Raspberry Pi OS" in plan
+    done = install(fake)
+    apt_log = (root / "apt-get.log").read_text().splitlines()
+    assert "python3-numpy" in apt_log[1] and "picamera2" not in apt_log[1] and "lgpio" not in apt_log[1]
+    again = install(fake, "--dry-run").stdout
+    assert steps(again)["apt packages"] == "already done", again
+    assert "left out: python3-picamera2" in again  # still said on every run
+    assert "install: 9 step(s) done now" in done.stdout, done.stdout
+
+
+def test_a_failed_step_stops_the_run_says_so_and_is_retried_by_the_next(fake: dict[str, str]) -> None:
+    needs_root()
+    root = Path(fake["KIPUKAS_ROOT"])
+    (root / "pip-fails").write_text("")
+    failed = install(fake, check=False)
+    assert failed.returncode != 0
+    assert "step 'venv /opt/kipukas-board/venv' failed" in failed.stderr, failed.stderr
+    assert "run install-pi again" in failed.stderr
+    plan = steps(install(fake, "--dry-run").stdout)
+    assert plan["venv /opt/kipukas-board/venv"] == "to do" and plan["program files in /opt/kipukas-board/app"] \
+        == "already done"
+    assert plan["command /usr/local/bin/kipukas-board"] == "to do"  # nothing after the failure was done
+    (root / "pip-fails").unlink()
+    done = install(fake)
+    assert "install: 5 step(s) done now, 5 were already done, 2 skipped" in done.stdout, done.stdout
+
+
+def test_opencv_from_apt_when_asked(fake: dict[str, str]) -> None:
+    needs_root()
+    root = Path(fake["KIPUKAS_ROOT"])
+    install(fake, "--opencv", "apt")
+    apt_log = (root / "apt-get.log").read_text().splitlines()
+    assert "python3-opencv" in apt_log[1]
+    venv = root / "opt/kipukas-board/venv"
+    assert "opencv-contrib-python-headless===from-apt" in (venv / "kipukas-constraints.txt").read_text()
+    assert "opencv-contrib-python-headless>=" not in (venv / "pip.log").read_text()
+    proc = install(fake, "--opencv", "cuda", check=False)
+    assert proc.returncode == 2 and "--opencv takes wheel or apt" in proc.stderr
+
+
+def test_ws281x_is_installed_with_its_compiler_only_when_the_settings_choose_it(fake: dict[str, str]) -> None:
+    needs_root()
+    root = Path(fake["KIPUKAS_ROOT"])
+    install(fake)
+    assert "rpi_ws281x" not in (root / "opt/kipukas-board/venv/pip.log").read_text()
+    settings = root / "etc/kipukas-board/settings.toml"
+    settings.write_text(settings.read_text().replace('[leds]\nadapter = "sim"', '[leds]\nadapter = "ws281x"'))
+    plan = install(fake, "--dry-run").stdout
+    assert steps(plan)["rpi-ws281x for the ws281x LED adapter"] == "to do", plan
+    assert "build-essential python3-dev (to compile it); pip install rpi_ws281x>=5.0" in plan
+    install(fake)
+    assert "install -y -q --no-install-recommends build-essential python3-dev" in (root / "apt-get.log").read_text()
+    assert "rpi_ws281x>=5.0" in (root / "opt/kipukas-board/venv/pip.log").read_text()
+    assert steps(install(fake, "--dry-run").stdout)["rpi-ws281x for the ws281x LED adapter"] == "already done"

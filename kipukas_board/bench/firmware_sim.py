@@ -28,14 +28,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
+from kipukas_board.resources import shipped_dir
+
+FIRMWARE_DIR = shipped_dir("firmware")
 SHIM_DIR = FIRMWARE_DIR / "machine_shim"
 
 
 def firmware_modules() -> dict[str, ModuleType]:
     """Import the firmware's own files (kb_proto, kb_debounce, kb_led, kb_matrix, kb_firmware) and the shim."""
     if not (FIRMWARE_DIR / "kb_firmware.py").exists():
-        raise FileNotFoundError(f"the firmware sources are not at {FIRMWARE_DIR} (this needs a source checkout)")
+        raise FileNotFoundError(f"the firmware sources are not at {FIRMWARE_DIR} "
+                                "(a checkout's firmware/, or kipukas_board/data/firmware in an installed package)")
     # appended, not prepended: firmware/config.py and main.py must never shadow another "config"
     for d in (str(SHIM_DIR), str(FIRMWARE_DIR)):
         if d not in sys.path:

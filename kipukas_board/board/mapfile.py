@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.textfile import TextFileError, read_text
+from kipukas_board.resources import shipped_dir
 
 GEOGRAPHIES = ("mountain", "forest", "plains", "volcanic", "water")
 STAND_KINDS = ("territory", "movement")
@@ -57,8 +58,8 @@ MAX_TERRITORIES = 12  # that can be held; transit territories (water) come on to
 MAX_ALL_TERRITORIES = 20
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 
-#: The folder of maps shipped with the project; ``--map NAME`` looks here.
-MAPS_DIR = Path(__file__).resolve().parents[2] / "calibration" / "maps"
+#: The folder of maps shipped with the project (in the checkout or the installed package); ``--map NAME`` looks here.
+MAPS_DIR = shipped_dir("maps")
 
 
 @dataclass(frozen=True)

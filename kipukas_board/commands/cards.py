@@ -231,6 +231,9 @@ def scan(args: argparse.Namespace) -> int:
     if not args.paths and args.camera is None:
         _err("scan needs at least one PATH, --camera N or --seat N")
         return 2
+    if args.budget_ms is not None and not args.budget_ms > 0:
+        _err(f"--budget-ms must be a number of milliseconds above 0, got {args.budget_ms}")
+        return 2
     import cv2
 
     from kipukas_board.vision.pipeline import Pipeline
