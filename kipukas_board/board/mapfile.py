@@ -46,8 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.textfile import TextFileError, read_text
 from kipukas_board.resources import shipped_dir
+from kipukas_board.textfile import TextFileError, read_text
 
 GEOGRAPHIES = ("mountain", "forest", "plains", "volcanic", "water")
 STAND_KINDS = ("territory", "movement")
