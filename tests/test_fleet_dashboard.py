@@ -113,8 +113,9 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
                 threading.Thread(target=board_page.run, daemon=True).start()
                 try:
                     page.goto(f"http://127.0.0.1:{board_page.effective_port}/")
-                    page.wait_for_selector('#health li[data-part="fleet link"].ok')
-                    assert "board_id table-02" in page.inner_text('#health li[data-part="fleet link"]')
+                    page.wait_for_selector('#health li[data-part="fleet"].ok')
+                    row = page.text_content('#health li[data-part="fleet"]')
+                    assert "fleet link up" in row and "board id: table-02" in row
                 finally:
                     two.broadcaster.close()
                     board_page.close()
