@@ -7,8 +7,9 @@ database and replay gives the same state even after the catalog changes.
 The state keeps the last card shown at each seat in ``state.cards`` (one entry per seat, sorted by
 seat), which the page shows.
 
-During play, a soul card (one with a Movement Range in the catalog) shown while its player holds a
-lifted soul token (the latest one of that seat in ``state.hand``) emits a ``reachable`` effect: the
+During play, a soul card binds to a soul token (:mod:`kipukas_board.game.souls`). A soul card (one
+with a Movement Range in the catalog) shown while its player holds a lifted soul token (the latest
+one of that seat in ``state.hand``) emits a ``reachable`` effect: the
 stands that token can reach this turn, which the lighting blinks in the player's colour. The range
 is the card's ``movement`` (a downed soul's: the edition's downed table), along land paths, plus
 water paths for a Water dweller and tunnels for an Underground dweller (the web rules' habitats).
@@ -27,6 +28,7 @@ from typing import Any
 
 from kipukas_board.game.editions import edition
 from kipukas_board.game.events import Event, EventError, _field, register_event_type
+from kipukas_board.game.souls import card_shown
 from kipukas_board.game.state import GameState
 
 #: Path kinds a soul may use besides land, by the card's habitat (web rules, "Geography").
@@ -87,10 +89,11 @@ def apply_card(state: GameState, event: Event, dice: Any = None) -> tuple[GameSt
         problems = (*problems, f"seat {event['seat']}: {entry['error']}")
     for flag in entry["flags"]:
         problems = (*problems, f"seat {event['seat']}: {flag}")
+    state = card_shown(state.evolve(cards=cards, problems=problems), effects, event, card)
     reach = reachable_effect(state, event["seat"], card)
     if reach is not None:
         effects.append(reach)
-    return state.evolve(cards=cards, problems=problems), effects
+    return state, effects
 
 
 def reachable_effect(state: GameState, seat: int, card: dict[str, Any] | None) -> Effect | None:

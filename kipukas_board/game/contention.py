@@ -54,7 +54,8 @@ from kipukas_board.game.common import (
 )
 from kipukas_board.game.editions import MAX_MOVE, edition
 from kipukas_board.game.playstyles import style
-from kipukas_board.game.state import ClaimWait, GameState, StandState
+from kipukas_board.game.souls import damage, soul_stand, waste
+from kipukas_board.game.state import ClaimWait, GameState, Soul, StandState
 
 #: Sensor changes a territory stand waits, after a token came back down on it, for the attacker's
 #: soul token to leave its movement stand (the soul stepped onto the territory stand).
@@ -359,6 +360,15 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
             return problem(state, effects, f"bout: {sid!r} is not a movement stand of territory {n}")
         if st is None or not st.occupied or st.owner not in (loser, None) or st.awaiting is not None:
             return problem(state, effects, f"bout: {sid} holds no soul token of {seat_name(state, loser)} to take off")
+    soul = None
+    if "soul" in event:
+        soul = state.souls.get(event["soul"])
+        why, sid = _bout_soul(state, event, soul, loser, n, sid)
+        if why is not None or soul is None:
+            return problem(state, effects, why or "bout: no such soul")
+        if not event.get("final_blow", soul.downed):  # a KEAL means bout: the soul is hurt, not defeated
+            state = damage(state, effects, soul, 1, "bout", by=winner)
+            return refresh_contention(state, effects, n)
     count = int(event.get("defeated", 1))
     cleared = bool(event.get("cleared", False))
     holder = state.territories[n].owner
@@ -367,6 +377,8 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
     if sid is not None:
         st = state.stands[sid]
         state = _put(state, sid, replace(st, owner=loser, awaiting="wasted"))
+    if soul is not None:  # its Final Blow was lost: wasted (counted lost below, with the bout's count)
+        state = waste(state, effects, soul, winner, "final_blow", count_loss=False)
     if cleared:
         state, _ = _waste_tokens(state, n, loser)
         if loser == holder and winner != holder:
@@ -378,3 +390,27 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
     if count:
         state = lose_soul(state, effects, loser, winner, count)
     return refresh_contention(state, effects, n)
+
+
+def _bout_soul(state: GameState, event: dict[str, Any], soul: Soul | None, loser: int, n: int,
+               sid: str | None) -> tuple[str | None, str | None]:
+    """(why the named soul cannot have lost this bout, or None; the losing soul's stand, or None
+    when it stands on none)."""
+    if soul is None:
+        return f"bout: no soul {event['soul']!r} is known (bind its card first)", None
+    if soul.seat != loser:
+        return f"bout: {soul.title} is {seat_name(state, soul.seat)}'s soul, not the loser's", None
+    if soul.wasted:
+        return f"bout: {soul.title} was already wasted", None
+    final = event.get("final_blow", soul.downed)
+    if final and not soul.downed:
+        return (f"bout: {soul.title} has lost {soul.lost} of {soul.tolerance} KEAL means and is not downed: "
+                f"only a downed soul is engaged in a Final Blow"), None
+    if not final and soul.downed:
+        return f"bout: {soul.title} is downed: the next bout against it is its Final Blow", None
+    at = soul_stand(state, soul.id)
+    if at is not None and state.board.stands[at].territory != n:
+        return f"bout: {soul.title} stands on {at}, not in territory {n}", None
+    if sid is not None and at is not None and sid != at:
+        return f"bout: {soul.title} stands on {at}, not on {sid}", None
+    return None, (at if final else (sid or at))

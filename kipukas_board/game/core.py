@@ -50,6 +50,7 @@ from kipukas_board.game.playstyles import best, body_count, style, too_many_play
 from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
 from kipukas_board.game.rolls import dice_outcome
 from kipukas_board.game.setup import announce, on_stand_setup
+from kipukas_board.game.souls import on_soul_bind, on_soul_damage, on_soul_fix, on_soul_unbind
 from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, UndoEntry, initial_state
 
 #: Player actions that can be undone, newest last.
@@ -273,6 +274,10 @@ _HANDLERS = {
     "dice_roll": _on_dice_roll,
     "end_game": _on_end_game,
     "card": _on_card,
+    "soul_bind": on_soul_bind,
+    "soul_unbind": on_soul_unbind,
+    "soul_fix": on_soul_fix,
+    "soul_damage": on_soul_damage,
 }
 
 __all__ = ["apply", "check_claims_win", "refresh_all_contention"]

@@ -2,7 +2,9 @@
 
 At each new cycle, in this order: the hand is emptied (lifted tokens went into base camps), claims
 whose token is still off the map are asked about, a storm exposes every soul token not inside a
-capital or base camp (downed ones are wasted), souls loitering in an enemy capital since two cycles
+capital or base camp (a bound soul loses one KEAL means, downed ones are wasted), volcanic territories
+hurt and plains heal the souls the board knows (:func:`~kipukas_board.game.souls.land_effects`),
+souls loitering in an enemy capital since two cycles
 ago are imprisoned, due timers are announced, and cycle-counted play styles are decided.
 
 Loitering: the rules say a soul left in an enemy capital "for more than 1 day after arriving" is
@@ -19,6 +21,7 @@ from kipukas_board.game.contention import end_of_cycle, fights_continue
 from kipukas_board.game.editions import MAX_PRISONERS, edition
 from kipukas_board.game.movement import ask_vanished
 from kipukas_board.game.playstyles import cycles_winner, style
+from kipukas_board.game.souls import land_effects, storm_damage
 from kipukas_board.game.state import GameState, StandState
 
 
@@ -54,6 +57,7 @@ def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameSt
     fights_continue(state, effects)
     if phase == "storm":
         state = _storm(state, effects, cycle)
+    state = land_effects(state, effects)
     state = _imprison(state, effects, cycle)
     state = _timers(state, effects, cycle)
     return _decide(state, effects, cycle)
@@ -64,10 +68,11 @@ def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
     exposed = sorted(sid for sid, st in state.stands.items()
                      if st.occupied and st.awaiting is None and board.stands[sid].kind == "movement")
     wasted = [sid for sid in exposed if state.stands[sid].downed]
-    if wasted:
+    unbound = [sid for sid in wasted if state.stands[sid].soul is None]
+    if unbound:  # tokens whose soul the board does not know: counted here; bound souls below
         stands = dict(state.stands)
         lost = dict(state.souls_lost)
-        for sid in wasted:
+        for sid in unbound:
             st = stands[sid]
             stands[sid] = StandState(occupied=True, owner=st.owner, downed=True, awaiting="wasted", since=st.since)
             if st.owner is not None:
@@ -75,6 +80,7 @@ def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
         state = state.evolve(stands=stands, souls_lost=lost)
     effects.append({"type": "storm", "cycle": cycle, "exposed": exposed, "wasted": wasted})
     state = state.evolve(storm_exposed=tuple(exposed))
+    state = storm_damage(state, effects, exposed)
     return soul_limits(state, effects)
 
 
@@ -99,7 +105,7 @@ def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
         territories[spec.territory] = replace(t, prisoners=(*t.prisoners, st.owner))
         stands = dict(state.stands)
         stands[sid] = StandState(occupied=True, owner=st.owner, downed=st.downed, awaiting="imprisoned",
-                                 since=st.since)
+                                 since=st.since, soul=st.soul)
         state = state.evolve(territories=territories, stands=stands)
         effects.append({"type": "imprisoned", "territory": spec.territory, "stand": sid,
                         "prisoner_of": t.owner, "owner": st.owner})

@@ -12,7 +12,8 @@ Every roll that decides something is *in* the event (the runtime rolls before jo
 
 Event types: ``map``, ``stand``, ``new_game``, ``roll_diel``, ``answer``, ``correction``, ``undo``,
 ``resolve_contention``, ``bout``, ``soul_lost`` / ``soul_wasted``, ``take_initiative``, ``timer_start``,
-``timer_cancel``, ``dice_roll``, ``end_game``.
+``timer_cancel``, ``dice_roll``, ``end_game``, ``soul_bind``, ``soul_unbind``, ``soul_fix``,
+``soul_damage``.
 
 Example::
 
@@ -38,6 +39,7 @@ Event = dict[str, Any]
 PLAYER_ACTIONS = frozenset({
     "new_game", "roll_diel", "answer", "correction", "resolve_contention", "bout", "soul_lost", "soul_wasted",
     "take_initiative", "timer_start", "timer_cancel", "dice_roll", "end_game",
+    "soul_bind", "soul_unbind", "soul_fix", "soul_damage",
 })
 
 DICE_KINDS = ("random_territory", "rogue_path", "retreat", "trap", "d6", "d20")
@@ -246,6 +248,52 @@ def _check_bout(e: Event) -> None:
         _field(e, "stand", str, "the defeated soul's stand id or null")
     if "cleared" in e:
         _field(e, "cleared", bool, "true or false (the loser has no soul left in the territory)")
+    if "soul" in e:
+        _soul_id(e)
+    if "final_blow" in e:
+        _field(e, "final_blow", bool, "true or false (the bout was the Final Blow against the losing soul)")
+
+
+def _soul_id(e: Event) -> str:
+    v = _field(e, "soul", str, "a soul id from /api/state's souls")
+    if not v or len(v) > 40:
+        raise EventError(f"{e.get('type')!r} event field 'soul' must be a soul id of 1 to 40 characters, got {v!r}")
+    return v
+
+
+def _check_soul_bind(e: Event) -> None:
+    _field(e, "stand", str, "the movement stand whose token the soul is")
+    if "soul" in e:
+        _soul_id(e)
+    else:
+        _seat(e, "seat")
+
+
+def _check_soul_unbind(e: Event) -> None:
+    _soul_id(e)
+
+
+def _check_soul_fix(e: Event) -> None:
+    _soul_id(e)
+    _positive(e, "lost", optional=True, low=0)
+    if "wasted" in e:
+        _field(e, "wasted", bool, "true (the soul is wasted)")
+    _seat(e, "by", optional=True, nullable=True)
+    if "lost" not in e and not e.get("wasted"):
+        raise EventError("'soul_fix' event needs 'lost' (KEAL means lost) or 'wasted': true")
+
+
+def _check_soul_damage(e: Event) -> None:
+    _soul_id(e)
+    _positive(e, "count", optional=True)
+    _positive(e, "healed", optional=True)
+    if e.get("count", 1) > 20 or e.get("healed", 1) > 20:
+        raise EventError("'soul_damage' event fields 'count' and 'healed' must be 1 to 20")
+    _seat(e, "by", optional=True, nullable=True)
+    if "cause" in e:
+        cause = _field(e, "cause", str, "a short word for what hurt or healed the soul")
+        if len(cause) > 40:
+            raise EventError(f"'soul_damage' event field 'cause' must be at most 40 characters, got {cause!r}")
 
 
 def _check_soul_lost(e: Event) -> None:
@@ -310,5 +358,7 @@ for _name, _fn in {
     "soul_lost": _check_soul_lost, "soul_wasted": _check_soul_lost,
     "take_initiative": _check_initiative, "timer_start": _check_timer_start,
     "timer_cancel": _check_timer_cancel, "dice_roll": _check_dice_roll, "end_game": _check_end_game,
+    "soul_bind": _check_soul_bind, "soul_unbind": _check_soul_unbind, "soul_fix": _check_soul_fix,
+    "soul_damage": _check_soul_damage,
 }.items():
     register_event_type(_name, _fn)

@@ -43,6 +43,7 @@ from kipukas_board.game.contention import (
     token_back,
 )
 from kipukas_board.game.editions import MAX_MOVE, SUPPLY, edition
+from kipukas_board.game.souls import rest_reset, token_moved
 from kipukas_board.game.state import GameState, Lift, StandState
 
 #: Tokens the hand remembers (older lifts are forgotten: they went into base camps or off the map).
@@ -109,10 +110,11 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     lift, hand = _take_from_hand(state, sid)
     owner: int | None = None
     downed = False
+    soul: str | None = None
     since = state.diel_cycle
     why = ""
     if lift is not None:
-        owner, downed = lift.owner, lift.downed
+        owner, downed, soul = lift.owner, lift.downed, lift.soul
         if state.board.stands[lift.stand].territory == n:
             since = lift.since  # a step within the territory is no new arrival (no dodging imprisonment)
         state = state.evolve(hand=hand)
@@ -135,10 +137,12 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
         state = problem(state, effects, f"{seat_name(state, owner)} already has all {SUPPLY['soul']} soul tokens "
                                         f"on the map; the token on {sid} cannot be theirs")
         owner, why = None, f"{seat_name(state, owner)} has no soul token left"
-    state = _set_stand(state, sid, StandState(occupied=True, owner=owner, downed=downed, since=since))
+    state = _set_stand(state, sid, StandState(occupied=True, owner=owner, downed=downed, since=since, soul=soul))
     if owner is None:
         state = ask(state, effects, "stand_owner", f"Whose soul token is on {sid}? ({why})",
                     _options(state), stand=sid)
+    elif soul is None:  # a soul card shown at the seat before the token came down binds to it
+        state = token_moved(state, effects, owner, sid=sid)
     return refresh_contention(state, effects, n)
 
 
@@ -155,7 +159,10 @@ def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     was = state.contenders.get(n, ())
     contested = n if st.owner is not None and st.owner in was else None
     against = tuple(s for s in was if s != st.owner) if contested else ()
-    state = state.evolve(hand=(*state.hand, Lift(sid, st.owner, st.downed, contested, against, st.since))[-HAND_SIZE:])
+    lift = Lift(sid, st.owner, st.downed, contested, against, st.since, st.soul)
+    state = rest_reset(state.evolve(hand=(*state.hand, lift)[-HAND_SIZE:]), st.soul)
+    if st.soul is None:  # a soul card shown at the seat just before binds to the token lifted
+        state = token_moved(state, effects, st.owner, lift=lift)
     return refresh_contention(state, effects, n)
 
 

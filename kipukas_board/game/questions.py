@@ -28,6 +28,7 @@ from kipukas_board.game.common import (
 )
 from kipukas_board.game.contention import answer_fight_over
 from kipukas_board.game.editions import SUPPLY
+from kipukas_board.game.souls import answer_bind, answer_seat, waste
 from kipukas_board.game.state import GameState, StandState
 
 
@@ -62,6 +63,10 @@ def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) ->
             against = q.get("against") or []
             state = lose_soul(state, effects, q["owner"], by=against[0] if len(against) == 1 else None)
         return state
+    if kind == "soul_bind":
+        return answer_bind(state, effects, q, answer)
+    if kind == "soul_seat":
+        return answer_seat(state, effects, q, answer)
     if kind == "claim_lost":
         lifted = dict(state.lifted_claims)
         if answer == "lost":
@@ -83,8 +88,10 @@ def on_soul_lost(state: GameState, event: dict[str, Any], effects: list[Effect])
     sid = event.get("stand")
     if sid in state.stands and state.stands[sid].occupied and state.board.stands[sid].kind == "movement":
         st = state.stands[sid]
+        if st.soul is not None and st.soul in state.souls and not state.souls[st.soul].wasted:
+            state = waste(state, effects, state.souls[st.soul], by, "lost", count_loss=False)  # counted above
         state = _put_stand(state, sid, StandState(occupied=True, owner=st.owner, downed=st.downed,
-                                                  awaiting="wasted", since=st.since))
+                                                  awaiting="wasted", since=st.since, soul=st.soul))
         state = refresh_contention(state, effects, state.board.stands[sid].territory)
     return state
 
@@ -104,7 +111,7 @@ def _set_stand_owner(state: GameState, effects: list[Effect], sid: str, owner: i
             and souls_on_board(state, owner) >= SUPPLY["soul"]):
         return problem(state, effects, f"seat {owner} already has all {SUPPLY['soul']} soul tokens on the map")
     state = _put_stand(state, sid, StandState(occupied=True, owner=owner, since=st.since, awaiting=st.awaiting,
-                                              downed=st.downed if downed is None else downed))
+                                              downed=st.downed if downed is None else downed, soul=st.soul))
     return refresh_contention(state, effects, state.board.stands[sid].territory)
 
 

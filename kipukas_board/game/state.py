@@ -44,6 +44,7 @@ class StandState:
     downed: bool = False  # the soul(s) on this stand are downed (entered by players)
     awaiting: str | None = None  # "imprisoned" | "wasted": the token should be lifted; its lift is no move
     since: int = 0  # diel cycle the token arrived (for loitering in an enemy capital)
+    soul: str | None = None  # id of the soul bound to this token (see :mod:`kipukas_board.game.souls`)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,34 @@ class Lift:
     contested: int | None = None  # the territory in contention it left (asked about if it never reappears)
     against: tuple[int, ...] = ()  # the other contenders there when it left
     since: int = 0  # the diel cycle it arrived where it was lifted from
+    soul: str | None = None  # the soul bound to the token, carried to where it is put down
+
+
+@dataclass(frozen=True)
+class Soul:
+    """A soul card the board has bound to a soul token: who it is and how hurt it is.
+
+    ``lost`` counts KEAL means lost, from 0 to ``tolerance`` (the card's injury tolerance); at the
+    tolerance the soul is *downed*. A *wasted* soul is out of play for good (only undo brings it back).
+    Where it stands is kept on the stand (``StandState.soul``) or the lifted token (``Lift.soul``).
+    """
+
+    id: str
+    seat: int
+    code: str
+    copy: str | None
+    serial: str | None
+    title: str
+    tolerance: int
+    movement: int
+    habitat: str = ""
+    lost: int = 0
+    wasted: bool = False
+    rested: int = 0  # plains healing: diel cycles rested towards the next KEAL means healed
+
+    @property
+    def downed(self) -> bool:
+        return not self.wasted and self.lost >= self.tolerance
 
 
 @dataclass(frozen=True)
@@ -135,6 +164,8 @@ class GameState:
     hand: tuple[Lift, ...] = ()  # tokens lifted and not yet put down
     lifted_claims: dict[str, tuple[int | None, str | None]] = field(default_factory=dict)
     claim_waits: tuple[ClaimWait, ...] = ()  # territory stands waiting for an attacker's soul
+    souls: dict[str, Soul] = field(default_factory=dict)  # soul cards bound (or shown), by id
+    soul_pending: dict[int, str] = field(default_factory=dict)  # seat -> soul shown, waiting for its token
     souls_lost: dict[int, int] = field(default_factory=dict)
     souls_defeated: dict[int, int] = field(default_factory=dict)
     claims_gained: dict[int, int] = field(default_factory=dict)

@@ -20,6 +20,7 @@ from typing import Any
 
 from kipukas_board.game.editions import EDITIONS
 from kipukas_board.game.playstyles import player_limits, scores
+from kipukas_board.game.souls import where
 from kipukas_board.game.state import GameState, turn_order, waiting_stands
 
 
@@ -70,7 +71,19 @@ def state_json(state: GameState) -> dict[str, Any]:
         "last_roll": state.last_roll,
         "questions": list(state.questions),
         "cards": list(state.cards),
+        "souls": souls_json(state),
         "timers": list(state.timers),
         "problems": list(state.problems),
         "can_undo": bool(state.undo) and not state.undo[-1].expired,
     }
+
+
+def souls_json(state: GameState) -> list[dict[str, Any]]:
+    """The souls the board knows (DESIGN.md §3): ``stand`` is null for one in a hand, a base camp or
+    a capital (or shown and not yet bound to a token)."""
+    if not state.souls:
+        return []
+    stands = where(state)
+    return [{"id": s.id, "seat": s.seat, "code": s.code, "title": s.title, "stand": stands[s.id],
+             "keal": {"tolerance": s.tolerance, "lost": s.lost}, "downed": s.downed, "wasted": s.wasted}
+            for s in state.souls.values()]

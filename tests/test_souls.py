@@ -1,0 +1,245 @@
+"""Souls: soul cards bound to soul tokens, KEAL means, downed and wasted souls, storms and the land.
+
+Pure-core tests on the kipuka-8 map (territory 1 and 8 volcanic, 3 and 6 plains) with a small
+catalog of made-up soul cards written into the card events, as the card desk writes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.game.cards import card_event
+from kipukas_board.game.core import apply
+from kipukas_board.game.events import check_event, map_event, stand_event
+from kipukas_board.game.state import GameState, initial_state
+from kipukas_board.game.view import state_json
+
+BOARD = load_map("kipuka-8")
+SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]  # seat 1: T1, T2, T5; seat 2: T8, T3, T7
+CARDS: dict[str, dict[str, Any]] = {
+    "AaAa": {"code": "AaAa", "title": "Ash Walker", "movement": 2, "injury_tolerance": 2, "habitat": "Volcanic"},
+    "BbBb": {"code": "BbBb", "title": "Bog Hound", "movement": 3, "injury_tolerance": 2, "habitat": "Forest"},
+    "CcCc": {"code": "CcCc", "title": "Cliff Owl", "movement": 4, "injury_tolerance": 1, "habitat": "Mountain"},
+    "IiIi": {"code": "IiIi", "title": "Iron Key", "movement": 0, "injury_tolerance": 0, "habitat": ""},
+}
+
+
+def card(seat: int, code: str, copy: str = "0001") -> dict[str, Any]:
+    return check_event(card_event(seat, f"kpks.us/{code}#{copy}?Xy{copy}", code, copy, f"Xy{copy}", CARDS[code]))
+
+
+def roll(cycle: int, phase: str) -> dict[str, Any]:
+    return {"type": "roll_diel", "cycle": cycle, "phase": phase, "roll": None, "source": "physical"}
+
+
+def opening() -> list[dict[str, Any]]:
+    """Day 3 of a two-player web game, nothing moved yet."""
+    events = [map_event(BOARD.name, BOARD.source_text),
+              {"type": "new_game", "edition": "web", "play_style": "highest_body_count", "first_placer": 1,
+               "options": {}, "players": [{"seat": s, "name": f"P{s}", "color": "#102030"} for s in (1, 2)]}]
+    events += [stand_event(sid, True) for sid in SETUP]
+    events += [{"type": "roll_diel", "cycle": c, "phase": p, "roll": None, "source": "fixed"}
+               for c, p in ((2, "night"), (3, "day"))]
+    return events
+
+
+def fold(events: list[dict[str, Any]], state: GameState | None = None) -> tuple[GameState, list[dict[str, Any]]]:
+    s = state or initial_state(BOARD)
+    fx: list[dict[str, Any]] = []
+    for e in events:
+        s, f = apply(s, check_event(e), seq=s.seq + 1)
+        fx.extend(f)
+    return s, fx
+
+
+def souls(s: GameState) -> dict[str, dict[str, Any]]:
+    return {d["id"]: d for d in state_json(s)["souls"]}
+
+
+def test_a_card_shown_before_a_token_binds_to_the_next_token_of_that_seat() -> None:
+    s, fx = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True)])  # a soul steps out of T2
+    assert souls(s) == {"BbBb#0001": {"id": "BbBb#0001", "seat": 1, "code": "BbBb", "title": "Bog Hound",
+                                      "stand": "M2b", "keal": {"tolerance": 2, "lost": 0}, "downed": False,
+                                      "wasted": False}}
+    assert {"type": "soul_bound", "soul": "BbBb#0001", "title": "Bog Hound", "seat": 1, "stand": "M2b"} in fx
+    s, _ = fold([stand_event("M2b", False), stand_event("M3a", True)], s)  # it walks on: the token carries it
+    assert souls(s)["BbBb#0001"]["stand"] == "M3a"
+    s, _ = fold([stand_event("M3a", False), stand_event("T2", False), stand_event("T2", True)], s)
+    assert s.soul_pending == {}
+
+
+def test_a_card_shown_with_a_token_in_hand_binds_to_that_token_and_an_item_binds_nothing() -> None:
+    s, _ = fold([*opening(), stand_event("M2b", True)])  # nobody showed a card: the board knows no soul
+    assert souls(s) == {}
+    s, fx = fold([stand_event("M2b", False), card(1, "IiIi"), card(1, "CcCc"), stand_event("M3a", True)], s)
+    assert list(souls(s)) == ["CcCc#0001"] and souls(s)["CcCc#0001"]["stand"] == "M3a"
+    assert any(e["type"] == "soul_bound" and e.get("lifted_from") == "M2b" for e in fx)
+
+
+def test_a_card_shown_at_two_seats_is_a_question_not_a_guess() -> None:
+    s, _ = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True), card(2, "BbBb")])
+    q = s.questions[-1]
+    assert q["kind"] == "soul_seat" and q["options"] == [1, 2]
+    assert souls(s)["BbBb#0001"]["stand"] == "M2b"  # nothing moved before the answer
+    s, _ = fold([{"type": "answer", "question": q["id"], "answer": 2}], s)
+    assert souls(s)["BbBb#0001"]["seat"] == 2 and souls(s)["BbBb#0001"]["stand"] is None
+    assert s.soul_pending == {2: "BbBb#0001"}
+
+
+def test_a_soul_bound_twice_is_a_question_and_bind_moves_it() -> None:
+    s, _ = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True), stand_event("M2a", True),
+                 stand_event("M2a", False), card(1, "BbBb")])  # the Bog Hound shown for a second token
+    q = s.questions[-1]
+    assert q["kind"] == "soul_bind" and q["options"] == ["bind", "keep"] and "M2b" in q["text"]
+    kept, _ = fold([{"type": "answer", "question": q["id"], "answer": "keep"}], s)
+    assert souls(kept)["BbBb#0001"]["stand"] == "M2b"
+    moved, _ = fold([{"type": "answer", "question": q["id"], "answer": "bind"}, stand_event("M3a", True)], s)
+    assert souls(moved)["BbBb#0001"]["stand"] == "M3a" and moved.stands["M2b"].soul is None
+
+
+def test_bind_unbind_and_fix_on_the_page_are_undoable() -> None:
+    s, _ = fold([*opening(), stand_event("M2b", True), card(1, "CcCc")])
+    assert souls(s)["CcCc#0001"]["stand"] is None  # waits for a token
+    s, _ = fold([{"type": "soul_bind", "stand": "M2b", "soul": "CcCc#0001"}], s)
+    assert souls(s)["CcCc#0001"]["stand"] == "M2b"
+    s2, _ = fold([{"type": "soul_fix", "soul": "CcCc#0001", "lost": 1}], s)
+    assert souls(s2)["CcCc#0001"]["downed"] and s2.stands["M2b"].downed
+    s3, _ = fold([{"type": "undo"}], s2)
+    assert souls(s3) == souls(s)
+    s4, fx = fold([{"type": "soul_unbind", "soul": "CcCc#0001"}], s)
+    assert souls(s4)["CcCc#0001"]["stand"] is None and {"type": "soul_unbound", "soul": "CcCc#0001",
+                                                        "title": "Cliff Owl"} in fx
+    bad, fx = fold([{"type": "soul_fix", "soul": "CcCc#0001", "lost": 5}], s)
+    assert "tolerates 1 KEAL means" in fx[-1]["text"] and souls(bad) == souls(s)
+
+
+def _soul_in_t3() -> GameState:
+    """Seat 1's Bog Hound (tolerance 2) stands on M3a, in seat 2's plains territory 3 (in contention)."""
+    s, _ = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True), stand_event("M2b", False),
+                 stand_event("M3a", True)])
+    assert s.contenders.get(3)
+    return s
+
+
+def test_bouts_hurt_down_and_the_final_blow_wastes_a_soul_counted_for_the_play_style() -> None:
+    s = _soul_in_t3()
+    bout = {"type": "bout", "territory": 3, "winner": 2, "loser": 1, "soul": "BbBb#0001"}
+    s, fx = fold([bout], s)
+    assert souls(s)["BbBb#0001"]["keal"] == {"tolerance": 2, "lost": 1} and s.souls_lost == {}
+    assert [e["cause"] for e in fx if e["type"] == "soul_keal"] == ["bout"]
+    s, _ = fold([bout], s)
+    assert souls(s)["BbBb#0001"]["downed"] and s.stands["M3a"].downed
+    refused, fx = fold([{**bout, "final_blow": False}], s)
+    assert "is downed" in fx[-1]["text"]
+    s, fx = fold([bout], s)  # downed: this bout is its Final Blow
+    d = souls(s)["BbBb#0001"]
+    assert d["wasted"] and not d["downed"] and s.stands["M3a"].awaiting == "wasted"
+    assert s.souls_lost == {1: 1} and s.souls_defeated == {2: 1}  # counted once, no "soul wasted" button
+    assert state_json(s)["scores"] == {"defeated": {"1": 0, "2": 1}}
+    again, fx = fold([card(1, "BbBb")], s)
+    assert "was wasted" in fx[-1]["text"]
+    s, _ = fold([stand_event("M3a", False)], s)  # its token taken off
+    assert souls(s)["BbBb#0001"]["stand"] is None and souls(s)["BbBb#0001"]["wasted"]
+
+
+def test_a_storm_costs_every_exposed_bound_soul_one_keal_means_and_wastes_the_downed() -> None:
+    s, _ = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True), card(1, "CcCc"), stand_event("M5a", True),
+                 {"type": "soul_fix", "soul": "CcCc#0001", "lost": 1}])
+    s, fx = fold([roll(4, "storm")], s)
+    hits = {e["soul"]: (e["change"], e["wasted"], e["cause"]) for e in fx if e["type"] == "soul_keal"}
+    assert hits == {"BbBb#0001": (-1, False, "storm"), "CcCc#0001": (0, True, "storm")}
+    assert s.souls_lost == {1: 1} and s.stands["M5a"].awaiting == "wasted"
+
+
+def test_volcanic_land_hurts_once_a_cycle_except_volcanic_dwellers() -> None:
+    s, _ = fold([*opening(), card(1, "BbBb"), stand_event("M1a", True), card(1, "AaAa"), stand_event("M1b", True)])
+    s, fx = fold([roll(4, "day")], s)
+    assert [(e["soul"], e["cause"]) for e in fx if e["type"] == "soul_keal"] == [("BbBb#0001", "volcanic")]
+    s, _ = fold([roll(5, "night"), roll(6, "day")], s)  # lost 2 at cycle 5, the Final Blow at cycle 6
+    assert souls(s)["BbBb#0001"]["wasted"] and souls(s)["AaAa#0001"]["keal"]["lost"] == 0
+
+
+def test_plains_heal_one_keal_means_per_two_cycles_rested_out_of_contention() -> None:
+    s, _ = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True), stand_event("M2b", False),
+                 stand_event("M6a", True), {"type": "soul_fix", "soul": "BbBb#0001", "lost": 2}])
+    s, fx = fold([roll(4, "night")], s)  # first cycle rested: nothing yet
+    assert not [e for e in fx if e["type"] == "soul_keal"]
+    s, fx = fold([roll(5, "day")], s)
+    assert [(e["change"], e["cause"]) for e in fx if e["type"] == "soul_keal"] == [(1, "plains")]
+    s, _ = fold([stand_event("M6a", False), stand_event("M6b", True), roll(6, "day")], s)  # moved: starts over
+    assert souls(s)["BbBb#0001"]["keal"]["lost"] == 1
+    fought = _soul_in_t3()  # territory 3 is plains too, but in contention: no rest
+    fought, _ = fold([{"type": "soul_fix", "soul": "BbBb#0001", "lost": 1}, roll(4, "day"), roll(5, "day")], fought)
+    assert souls(fought)["BbBb#0001"]["keal"]["lost"] == 1
+
+
+def test_a_downed_soul_moves_by_the_editions_downed_table() -> None:
+    s, _ = fold([*opening(), card(1, "CcCc"), stand_event("M2b", True),
+                 {"type": "soul_fix", "soul": "CcCc#0001", "lost": 1}, stand_event("M2b", False)])
+    assert s.hand[-1].downed
+    _, fx = fold([card(1, "CcCc")], s)
+    reach = next(e for e in fx if e["type"] == "reachable")
+    from kipukas_board.game.editions import edition
+    assert reach["moves"] == edition("web").downed_move(4).spaces < 4
+
+
+OPS = ("card", "card", "stand", "stand", "stand", "bout", "damage", "heal", "fix", "roll", "undo", "answer")
+NEAR = ["M2a", "M2b", "M3a", "M3b", "M1a", "M6a", "M5a"]
+
+
+def to_event(s: GameState, op: str, a: int, b: int) -> dict[str, Any] | None:
+    ids = list(s.souls)
+    if op == "card":
+        return card(1 + b % 2, ("AaAa", "BbBb", "CcCc", "IiIi")[a % 4], copy=f"000{a % 2}")
+    if op == "stand":
+        sid = NEAR[a % len(NEAR)]
+        return stand_event(sid, not s.stands[sid].occupied)
+    if op == "roll":
+        return roll(s.diel_cycle + 1, ("day", "night", "storm")[a % 3])
+    if op == "undo":
+        return {"type": "undo"}
+    if op == "answer" and s.questions:
+        q = s.questions[a % len(s.questions)]
+        return {"type": "answer", "question": q["id"], "answer": q["options"][b % len(q["options"])]}
+    if not ids:
+        return None
+    soul = s.souls[ids[a % len(ids)]]
+    if op == "bout":
+        return {"type": "bout", "territory": 3, "winner": 3 - soul.seat, "loser": soul.seat, "soul": soul.id}
+    if op == "damage":
+        return {"type": "soul_damage", "soul": soul.id, "count": 1 + b % 3}
+    if op == "heal":
+        return {"type": "soul_damage", "soul": soul.id, "healed": 1 + b % 2}
+    if op == "fix":
+        return {"type": "soul_fix", "soul": soul.id, "lost": b % 3}
+    return None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 30), st.integers(0, 30)), max_size=40))
+def test_soul_bookkeeping_holds_whatever_happens(ops) -> None:
+    s, _ = fold(opening())
+    journal = list(opening())
+    for op, a, b in ops:
+        event = to_event(s, op, a, b)
+        if event is None:
+            continue
+        before = s
+        s, _ = fold([event], s)
+        journal.append(event)
+        for soul in s.souls.values():
+            assert 0 <= soul.lost <= soul.tolerance, soul
+            assert not (soul.downed and soul.wasted)
+            if event["type"] != "undo" and soul.id in before.souls and before.souls[soul.id].wasted:
+                assert soul.wasted, (event, soul)  # wasted souls stay wasted
+        bound = [st_.soul for st_ in s.stands.values() if st_.soul is not None and st_.occupied]
+        assert len(bound) == len(set(bound)), "a soul on two stands"
+        for sid, stand in s.stands.items():
+            if stand.soul is not None and stand.occupied and not s.souls[stand.soul].wasted:
+                assert stand.downed == s.souls[stand.soul].downed, sid
+    replayed, _ = fold(journal)
+    assert state_json(replayed) == state_json(s)  # replay is exact
