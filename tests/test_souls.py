@@ -243,3 +243,83 @@ def test_soul_bookkeeping_holds_whatever_happens(ops) -> None:
                 assert stand.downed == s.souls[stand.soul].downed, sid
     replayed, _ = fold(journal)
     assert state_json(replayed) == state_json(s)  # replay is exact
+
+
+# -- the bout assistant ------------------------------------------------------------------------------
+HERO = {"code": "HMPU", "title": "Hilbert", "movement": 2, "injury_tolerance": 1, "habitat": "Plains",
+        "die": "D6-D6", "genetic_disposition": "Avian", "motivation": "Passion", "brawl_sequence": "HMPU"}
+RAVEN = {"code": "ZrrD", "title": "Raven", "movement": 3, "injury_tolerance": 1, "habitat": "Forest",
+         "die": "", "genetic_disposition": "Avian", "motivation": "Survival", "brawl_sequence": "ZrrD"}
+
+
+def _duel(attacker_affinity: str = "Avian", raven: dict[str, Any] | None = None) -> GameState:
+    """Hilbert (seat 1) walked into seat 2's plains territory 3, where the Raven stands on M3b."""
+    events = opening()
+    events[1] = {**events[1], "players": [{"seat": 1, "name": "Ana", "color": "#102030",
+                                           "affinity": attacker_affinity},
+                                          {"seat": 2, "name": "Bo", "color": "#302010"}]}
+    r = raven or RAVEN
+    s, _ = fold([*events,
+                 check_event(card_event(2, "kpks.us/ZrrD#0001", r["code"], "0001", None, r)),
+                 stand_event("M3b", True),
+                 check_event(card_event(1, "kpks.us/HMPU#0001", "HMPU", "0001", None, HERO)),
+                 stand_event("M2b", True), stand_event("M2b", False), stand_event("M3a", True)])
+    assert {d["stand"] for d in souls(s).values()} == {"M3a", "M3b"}
+    return s
+
+
+def bout_roll(rolls: dict[str, Any], archetype: int = 0, attacker: str = "HMPU#0001",
+              defender: str = "ZrrD#0001") -> dict[str, Any]:
+    return check_event({"type": "bout_roll", "territory": 3, "attacker": attacker, "defender": defender,
+                        "archetype": archetype, "rolls": rolls})
+
+
+def test_the_bout_plan_names_every_modifier_and_its_source() -> None:
+    from kipukas_board.game.bouts import plan_bout
+    plan = plan_bout(_duel(), 3, "HMPU#0001", "ZrrD#0001", archetype=-2)
+    assert isinstance(plan, dict)
+    att, dfn = plan["attacker"], plan["defender"]
+    assert att["dice"] == [6, 6] and att["assumed"] is None
+    assert dfn["dice"] == [20] and "no die" in dfn["assumed"]
+    assert [m["value"] for m in att["modifiers"]] == [1, 3, -2]  # affinity, plains dweller on plains, fists
+    assert "affinity" in att["modifiers"][0]["source"] and "primary" in att["modifiers"][1]["source"]
+    assert dfn["modifiers"] == [] and plan["final_blow"] is False and plan["best_of"] == 1
+    nomad = plan_bout(_duel(raven={**RAVEN, "habitat": "Nomad"}), 3, "HMPU#0001", "ZrrD#0001")
+    assert isinstance(nomad, dict) and [m["value"] for m in nomad["attacker"]["modifiers"]] == [1]
+    assert "nomad" in nomad["notes"][0]
+    assert "downed" not in str(plan_bout(_duel(), 3, "ZrrD#0001", "ZrrD#0001"))  # same seat: refused, why
+    assert "both" in str(plan_bout(_duel(), 3, "ZrrD#0001", "ZrrD#0001"))
+
+
+def test_a_won_attack_costs_a_keal_means_a_failed_one_nothing_and_the_final_blow_wastes() -> None:
+    s = _duel()
+    lost, fx = fold([bout_roll({"attacker": [[1, 1]], "defender": [[19]]})], s)  # 2+4 against 19
+    assert souls(lost) == souls(s) and lost.last_bout["winner"] == "defender"
+    assert lost.last_bout["rounds"] == [{"attacker": 6, "defender": 19, "won": "defender", "brawl": False}]
+    s, fx = fold([bout_roll({"attacker": [[6, 6]], "defender": [[3]]})], s)
+    assert souls(s)["ZrrD#0001"]["downed"] and s.last_bout["winner"] == "attacker"
+    # the Final Blow: the Raven fights for self (Survival): best 2 of 3; Hilbert's Passion adds 3 to attack
+    from kipukas_board.game.bouts import plan_bout
+    plan = plan_bout(s, 3, "HMPU#0001", "ZrrD#0001")
+    assert isinstance(plan, dict) and plan["final_blow"] and plan["best_of"] == 3
+    assert plan["attacker"]["bonus"] == 1 + 3 + 3
+    wasted, fx = fold([bout_roll({"attacker": [[1, 1], [1, 1], [6, 6]], "defender": [[20], [1], [1]]})], s)
+    assert [r["won"] for r in wasted.last_bout["rounds"]] == ["defender", "attacker", "attacker"]
+    assert souls(wasted)["ZrrD#0001"]["wasted"] and wasted.souls_lost == {2: 1} and wasted.souls_defeated == {1: 1}
+    assert wasted.territories[3].taker == 1  # the holder has no soul left: Hilbert may take the base camp
+    undone, _ = fold([{"type": "undo"}], wasted)
+    assert souls(undone) == souls(s)
+    replayed, _ = fold([{"type": "undo"}, bout_roll({"attacker": [[1, 1], [1, 1], [6, 6]],
+                                                     "defender": [[20], [1], [1]]})], wasted)
+    assert state_json(replayed)["souls"] == state_json(wasted)["souls"]
+
+
+def test_a_tie_goes_to_the_brawl_sequence_and_bad_rolls_are_refused() -> None:
+    from kipukas_board.game.bouts import brawl_winner
+    assert [brawl_winner(a, b) for a, b in [("Aa9-", "ZAAA"), ("Zz0_", "aAAA"), ("Aa9-", "AzAA"), ("Zz0_", "Z9AA"),
+                                            ("Aa9-", "Aa0A"), ("Aa0_", "Aa-A"), ("Aa9-", "Aa9_")]] == ["a"] * 7
+    s = _duel()
+    tied, _ = fold([bout_roll({"attacker": [[5, 5]], "defender": [[14]]})], s)  # 10+4 = 14: HMPU beats ZrrD
+    assert tied.last_bout["rounds"][0]["brawl"] and tied.last_bout["winner"] == "attacker"
+    bad, fx = fold([bout_roll({"attacker": [[7, 1]], "defender": [[3]]})], s)
+    assert "attacker's rolls must be 1 round(s) of D6+D6" in fx[-1]["text"] and souls(bad) == souls(s)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import parse_map
+from kipukas_board.game.bouts import on_bout_roll
 from kipukas_board.game.cards import apply_card
 from kipukas_board.game.common import (
     Effect,
@@ -278,6 +279,7 @@ _HANDLERS = {
     "soul_unbind": on_soul_unbind,
     "soul_fix": on_soul_fix,
     "soul_damage": on_soul_damage,
+    "bout_roll": on_bout_roll,
 }
 
 __all__ = ["apply", "check_claims_win", "refresh_all_contention"]

@@ -13,7 +13,7 @@ Every roll that decides something is *in* the event (the runtime rolls before jo
 Event types: ``map``, ``stand``, ``new_game``, ``roll_diel``, ``answer``, ``correction``, ``undo``,
 ``resolve_contention``, ``bout``, ``soul_lost`` / ``soul_wasted``, ``take_initiative``, ``timer_start``,
 ``timer_cancel``, ``dice_roll``, ``end_game``, ``soul_bind``, ``soul_unbind``, ``soul_fix``,
-``soul_damage``.
+``soul_damage``, ``bout_roll``.
 
 Example::
 
@@ -39,7 +39,7 @@ Event = dict[str, Any]
 PLAYER_ACTIONS = frozenset({
     "new_game", "roll_diel", "answer", "correction", "resolve_contention", "bout", "soul_lost", "soul_wasted",
     "take_initiative", "timer_start", "timer_cancel", "dice_roll", "end_game",
-    "soul_bind", "soul_unbind", "soul_fix", "soul_damage",
+    "soul_bind", "soul_unbind", "soul_fix", "soul_damage", "bout_roll",
 })
 
 DICE_KINDS = ("random_territory", "rogue_path", "retreat", "trap", "d6", "d20")
@@ -261,6 +261,25 @@ def _soul_id(e: Event) -> str:
     return v
 
 
+def _check_bout_roll(e: Event) -> None:
+    _positive(e, "territory")
+    for name in ("attacker", "defender"):
+        v = _field(e, name, str, "a soul id from /api/state's souls")
+        if not v or len(v) > 40:
+            raise EventError(f"'bout_roll' event field {name!r} must be a soul id of 1 to 40 characters, got {v!r}")
+    arch = e.get("archetype", 0)
+    if not _is_int(arch) or abs(arch) > 40:
+        raise EventError(f"'bout_roll' event field 'archetype' must be a whole number -40 to 40, got {arch!r}")
+    rolls = e.get("rolls")
+    if (not isinstance(rolls, dict) or set(rolls) != {"attacker", "defender"}
+            or not all(isinstance(r, list) and 1 <= len(r) <= 3
+                       and all(isinstance(x, list) and 1 <= len(x) <= 6 and all(_is_int(f) and 1 <= f <= 100 for f in x)
+                               for x in r) for r in rolls.values())):
+        raise EventError("'bout_roll' event field 'rolls' must be {\"attacker\": [[faces], ...], \"defender\": "
+                         f"[[faces], ...]}} (1 to 3 rounds of 1 to 6 dice), got {rolls!r:.160}")
+    _choice(e, "source", ("board", "physical"), optional=True)
+
+
 def _check_soul_bind(e: Event) -> None:
     _field(e, "stand", str, "the movement stand whose token the soul is")
     if "soul" in e:
@@ -359,6 +378,6 @@ for _name, _fn in {
     "take_initiative": _check_initiative, "timer_start": _check_timer_start,
     "timer_cancel": _check_timer_cancel, "dice_roll": _check_dice_roll, "end_game": _check_end_game,
     "soul_bind": _check_soul_bind, "soul_unbind": _check_soul_unbind, "soul_fix": _check_soul_fix,
-    "soul_damage": _check_soul_damage,
+    "soul_damage": _check_soul_damage, "bout_roll": _check_bout_roll,
 }.items():
     register_event_type(_name, _fn)

@@ -75,7 +75,10 @@ def new_soul(state: GameState, seat: int, event: dict[str, Any], card: dict[str,
     tol = card.get("injury_tolerance")
     return Soul(id=sid, seat=seat, code=code, copy=copy, serial=event.get("serial"),
                 title=str(card.get("title") or code), tolerance=tol if isinstance(tol, int) and tol >= 0 else 0,
-                movement=int(card.get("movement") or 0), habitat=str(card.get("habitat") or ""))
+                movement=int(card.get("movement") or 0), habitat=str(card.get("habitat") or ""),
+                die=str(card.get("die") or ""), archetype=str(card.get("genetic_disposition") or ""),
+                motivation=str(card.get("motivation") or ""),
+                brawl=str(card.get("brawl_sequence") or card.get("code") or ""))
 
 
 def find_soul(state: GameState, event: dict[str, Any]) -> Soul | None:

@@ -89,6 +89,10 @@ class Soul:
     tolerance: int
     movement: int
     habitat: str = ""
+    die: str = ""  # the card's Die Rolls ("D6-D6"; empty: see kipukas_board.game.bouts.DEFAULT_DIE)
+    archetype: str = ""  # the Archetypal Gene (the catalog's genetic_disposition), for affinity
+    motivation: str = ""
+    brawl: str = ""  # the brawl sequence that breaks ties
     lost: int = 0
     wasted: bool = False
     rested: int = 0  # plains healing: diel cycles rested towards the next KEAL means healed
@@ -166,6 +170,7 @@ class GameState:
     claim_waits: tuple[ClaimWait, ...] = ()  # territory stands waiting for an attacker's soul
     souls: dict[str, Soul] = field(default_factory=dict)  # soul cards bound (or shown), by id
     soul_pending: dict[int, str] = field(default_factory=dict)  # seat -> soul shown, waiting for its token
+    last_bout: dict[str, Any] | None = None  # the bout assistant's last reckoning, for the page
     souls_lost: dict[int, int] = field(default_factory=dict)
     souls_defeated: dict[int, int] = field(default_factory=dict)
     claims_gained: dict[int, int] = field(default_factory=dict)

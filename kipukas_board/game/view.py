@@ -72,6 +72,7 @@ def state_json(state: GameState) -> dict[str, Any]:
         "questions": list(state.questions),
         "cards": list(state.cards),
         "souls": souls_json(state),
+        "last_bout": state.last_bout,
         "timers": list(state.timers),
         "problems": list(state.problems),
         "can_undo": bool(state.undo) and not state.undo[-1].expired,

@@ -128,6 +128,8 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
             count = int(effect.get("count", 1))
             return [p["soul_lost" if count == 1 else "souls_lost"].format(player=n.player(effect.get("seat")),
                                                                            count=count)]
+        if kind in ("soul_keal", "soul_bound"):
+            return _soul(effect, n, p)
         if kind == "eliminated":
             return [p["eliminated"].format(player=n.player(effect.get("seat")))]
         if kind == "timer_due":
@@ -157,6 +159,26 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         log.warning("cannot announce effect %r: %s", effect, exc)
     return []
+
+
+def _soul(effect: Mapping[str, Any], n: _Namer, p: Mapping[str, str]) -> list[str]:
+    """Which soul lost or healed what, and why (the cause's words, or the cause itself)."""
+    names = {"player": n.player(effect.get("seat")), "title": str(effect.get("title", ""))}
+    if effect["type"] == "soul_bound":
+        return [p["soul_bound"].format(**names, stand=n.stand(effect["stand"]))] if effect.get("stand") else []
+    cause = str(effect.get("cause", ""))
+    names["cause"] = p.get(f"cause_{cause}", cause)
+    if effect.get("wasted"):
+        return [p["soul_wasted"].format(**names)]
+    change = int(effect.get("change", 0))
+    if change == 0:
+        return []
+    key = "soul_keal_lost" if change < 0 else "soul_keal_healed"
+    out = [p[key if abs(change) == 1 else key + "_many"].format(
+        **names, count=abs(change), lost=effect.get("lost"), tolerance=effect.get("tolerance"))]
+    if effect.get("downed") and change < 0:
+        out.append(p["soul_downed"].format(**names))
+    return out
 
 
 def _dice(effect: Mapping[str, Any], n: _Namer, p: Mapping[str, str]) -> list[str]:

@@ -43,6 +43,21 @@ PHRASES: dict[str, str] = {
     "soul_lost": "{player} loses {count} soul.",
     "souls_lost": "{player} loses {count} souls.",
     "eliminated": "{player} has lost too many souls and is out of the game.",
+    # souls the board knows: {player} {title} {stand} {lost} {tolerance} {cause}
+    "soul_bound": "{player}'s {title} is on {stand}.",
+    "soul_keal_lost": "{player}'s {title} loses one keal means {cause}, {lost} of {tolerance} lost.",
+    "soul_keal_lost_many": "{player}'s {title} loses {count} keal means {cause}, {lost} of {tolerance} lost.",
+    "soul_keal_healed": "{player}'s {title} heals one keal means {cause}, {lost} of {tolerance} lost.",
+    "soul_keal_healed_many": "{player}'s {title} heals {count} keal means {cause}, {lost} of {tolerance} lost.",
+    "soul_downed": "{player}'s {title} is downed.",
+    "soul_wasted": "{player}'s {title} is wasted {cause}.",
+    # why: {cause} is one of these
+    "cause_storm": "in the storm",
+    "cause_volcanic": "to the volcano",
+    "cause_plains": "resting on the plains",
+    "cause_bout": "in the bout",
+    "cause_final_blow": "by the final blow",
+    "cause_fixed": "by a correction",
     # timers: {label} {player}
     "timer_due": "Timer due: {label}.",
     "timer_due_player": "{player}, your timer is due: {label}.",

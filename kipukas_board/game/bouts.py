@@ -1,0 +1,227 @@
+"""The bout assistant: the arithmetic of a bout between two souls the board knows, and its outcome.
+
+What the rule books say a roll is made of (web rules, "What modifies a roll?", "Habitat Effects",
+"Motivation (Final Blow)", "Brawl in the Event of a Tie"; the 2023 book's "Final Attack"), and what
+the board computes, each number with its source beside it:
+
+* **Dice** from the card's Die Rolls ("D6-D6" is two D6 summed; "D20" one D20). A card whose die
+  field is empty rolls :data:`DEFAULT_DIE` (one D20; the README's rules section says why). The 2023
+  book's Final Attack "is always two D20s rolled against each other": one D20 a side.
+* **Affinity:** +1 to every roll of a soul whose Archetypal Gene is its player's declared affinity.
+* **Habitat** by the territory's geography: primary (+2 mountain or forest dwellers in their own land,
+  +3 plains dwellers on plains), else secondary (-2 for plains dwellers in mountains or forest).
+  When either soul is a Nomad no habitat effect applies to the bout.
+* **Archetype interaction** (the fists tool's number): given by the players, added to the attack.
+* **Final Blow** motives: Self (Survival, Possessor, Satisfaction) makes it best 2 of 3; Support
+  (Passion, Sacrifice, Conscience) +3 to its attack roll; Society (Duty, Spirit, Service) +3 to its
+  defense roll.
+* **Ties** go to the brawl sequence: compared left to right, capitals (A highest) beat lowercase (a
+  highest) beat digits (9 highest) beat a dash beats an underscore.
+
+The runtime rolls with the board's dice (or takes the players' physical rolls) and journals one
+``bout_roll`` event holding the faces; :func:`on_bout_roll` recomputes the plan from the state,
+settles it and hands the outcome to the one contention path,
+:func:`~kipukas_board.game.contention.on_bout`: a won attack costs the defender one KEAL means (its
+Final Blow wastes it); a failed attack hurts nobody.
+
+Example::
+
+    >>> parse_die("D6-D6"), parse_die("")
+    (((6, 6), None), ((20,), 'the card gives no die: one D20 assumed'))
+    >>> brawl_winner("HMPU", "ZrrD")
+    'a'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kipukas_board.game.common import Effect, movement_stands, problem, seat_name
+from kipukas_board.game.contention import on_bout
+from kipukas_board.game.souls import soul_stand
+from kipukas_board.game.state import GameState, Soul
+
+#: What a soul rolls when its card's die field is empty.
+DEFAULT_DIE = (20,)
+_DIE_RE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+MAX_DICE = 6
+#: Motivation -> the triad it fights to preserve (web rules, "Motivation (Final Blow)").
+TRIADS = {m: t for t, ms in {"self": ("survival", "possessor", "satisfaction"),
+                             "support": ("passion", "sacrifice", "conscience"),
+                             "society": ("duty", "spirit", "service")}.items() for m in ms}
+#: Geography -> (its dwellers' primary bonus, the habitat its secondary effect hits and by how much).
+HABITAT_ROLLS: dict[str, tuple[int, tuple[str, int] | None]] = {
+    "mountain": (2, ("plains", -2)), "forest": (2, ("plains", -2)), "plains": (3, None),
+}
+ARCHETYPE_LIMIT = 40
+
+
+def parse_die(text: str) -> tuple[tuple[int, ...], str | None]:
+    """The dice a card's Die Rolls field names (sides of each die) and what was assumed, if anything."""
+    parts = [p for p in re.split(r"[-+,/ ]+", (text or "").strip()) if p]
+    if not parts:
+        return DEFAULT_DIE, "the card gives no die: one D20 assumed"
+    dice: list[int] = []
+    for part in parts:
+        m = _DIE_RE.match(part)
+        if m is None or not 2 <= int(m.group(2)) <= 100:
+            return DEFAULT_DIE, f"the card's die {text!r} is not understood: one D20 assumed"
+        dice += [int(m.group(2))] * int(m.group(1) or 1)
+    if len(dice) > MAX_DICE:
+        return DEFAULT_DIE, f"the card's die {text!r} names more than {MAX_DICE} dice: one D20 assumed"
+    return tuple(dice), None
+
+
+def _brawl_rank(ch: str) -> tuple[int, int]:
+    if "A" <= ch <= "Z":
+        return 0, ord(ch) - ord("A")
+    if "a" <= ch <= "z":
+        return 1, ord(ch) - ord("a")
+    if ch.isdigit():
+        return 2, 9 - int(ch)
+    return 3, {"-": 0, "_": 1}.get(ch, 2)
+
+
+def brawl_winner(a: str, b: str) -> str | None:
+    """``"a"`` or ``"b"``: whose brawl sequence wins (None if they are the same)."""
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            return "a" if _brawl_rank(x) < _brawl_rank(y) else "b"
+    if len(a) != len(b):
+        return "a" if len(a) > len(b) else "b"
+    return None
+
+
+def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool, final: bool,
+          archetype: int) -> dict[str, Any]:
+    dice, assumed = parse_die(soul.die)
+    if final and state.edition == "2023":
+        dice, assumed = (20,), "2023 rules: a final attack is one D20 against one D20"
+    mods: list[dict[str, Any]] = []
+    player = state.player(soul.seat)
+    if player is not None and player.affinity and soul.archetype and \
+            player.affinity.strip().lower() == soul.archetype.strip().lower():
+        mods.append({"source": f"affinity: {soul.archetype} is {player.name}'s declared affinity", "value": 1})
+    habitat = soul.habitat.strip().lower()
+    if not nomads and geography in HABITAT_ROLLS:
+        bonus, secondary = HABITAT_ROLLS[geography]
+        if habitat == geography:
+            mods.append({"source": f"habitat: a {habitat} dweller in {geography} land (primary)", "value": bonus})
+        elif secondary is not None and habitat == secondary[0]:
+            mods.append({"source": f"habitat: a {habitat} dweller in {geography} land (secondary)",
+                         "value": secondary[1]})
+    if role == "attacker" and archetype:
+        mods.append({"source": "archetype interaction (fists tool)", "value": archetype})
+    triad = TRIADS.get(soul.motivation.strip().lower())
+    if final and triad == "support" and role == "attacker":
+        mods.append({"source": f"Final Blow: {soul.motivation} fights for support, +3 attack", "value": 3})
+    if final and triad == "society" and role == "defender":
+        mods.append({"source": f"Final Blow: {soul.motivation} fights for society, +3 defense", "value": 3})
+    return {"soul": soul.id, "title": soul.title, "seat": soul.seat, "die": soul.die, "dice": list(dice),
+            "assumed": assumed, "modifiers": mods, "bonus": sum(m["value"] for m in mods), "brawl": soul.brawl}
+
+
+def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
+              archetype: int = 0) -> dict[str, Any] | str:
+    """Both sides of a bout in ``territory`` (a dict), or a text saying why it cannot be fought."""
+    if state.phase != "play":
+        return f"a bout is fought only while the game is in play (it is in {state.phase})"
+    if territory not in state.territories:
+        return f"no territory {territory} on this map"
+    if abs(archetype) > ARCHETYPE_LIMIT:
+        return f"the archetype modifier must be -{ARCHETYPE_LIMIT} to {ARCHETYPE_LIMIT}, got {archetype}"
+    souls = []
+    for role, sid in (("attacker", attacker), ("defender", defender)):
+        soul = state.souls.get(sid)
+        if soul is None:
+            return f"the {role} {sid!r} is no soul the board knows (bind its card first)"
+        if soul.wasted:
+            return f"the {role}, {soul.title}, was wasted"
+        at = soul_stand(state, soul.id)
+        if at is None or state.board.stands[at].territory != territory:
+            return f"the {role}, {soul.title}, does not stand in territory {territory}"
+        souls.append(soul)
+    att, dfn = souls
+    if att.seat == dfn.seat:
+        return f"{att.title} and {dfn.title} are both {seat_name(state, att.seat)}'s souls"
+    if att.downed:
+        return f"{att.title} is downed and cannot attack"
+    final = dfn.downed
+    geography = state.board.territories[territory].geography
+    nomads = "nomad" in (att.habitat.strip().lower(), dfn.habitat.strip().lower())
+    best_of = 3 if final and "self" in (TRIADS.get(att.motivation.lower()), TRIADS.get(dfn.motivation.lower())) else 1
+    notes = []
+    if nomads:
+        notes.append("a nomad is in the bout: no habitat effects apply")
+    if best_of == 3:
+        notes.append("a soul fighting for self makes the Final Blow best 2 of 3")
+    return {"territory": territory, "geography": geography, "final_blow": final, "best_of": best_of,
+            "archetype": archetype, "notes": notes,
+            "attacker": _side(state, att, "attacker", geography, nomads, final, archetype),
+            "defender": _side(state, dfn, "defender", geography, nomads, final, archetype)}
+
+
+def roll_plan(plan: dict[str, Any], dice: Any) -> dict[str, list[list[int]]]:
+    """Roll every round of ``plan`` with ``dice`` (the runtime's side: the faces go into the event)."""
+    return {role: [[dice.roll(s) for s in plan[role]["dice"]] for _ in range(plan["best_of"])]
+            for role in ("attacker", "defender")}
+
+
+def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
+    """Sums per round, ties by brawl, and who won the bout; or a text naming rolls that do not fit."""
+    rounds = []
+    wins = {"attacker": 0, "defender": 0}
+    need = plan["best_of"] // 2 + 1
+    for role in ("attacker", "defender"):
+        got = rolls.get(role) if isinstance(rolls, dict) else None
+        sides = plan[role]["dice"]
+        if (not isinstance(got, list) or len(got) != plan["best_of"]
+                or not all(isinstance(r, list) and len(r) == len(sides)
+                           and all(isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= s
+                                   for f, s in zip(r, sides, strict=True)) for r in got)):
+            return (f"the {role}'s rolls must be {plan['best_of']} round(s) of "
+                    f"{'+'.join(f'D{s}' for s in sides)} faces, got {got!r:.120}")
+    for i in range(plan["best_of"]):
+        if max(wins.values()) >= need:
+            break
+        a = sum(rolls["attacker"][i]) + plan["attacker"]["bonus"]
+        d = sum(rolls["defender"][i]) + plan["defender"]["bonus"]
+        brawl = None
+        if a == d:
+            brawl = brawl_winner(plan["attacker"]["brawl"], plan["defender"]["brawl"])
+            won = "attacker" if brawl == "a" else "defender"
+        else:
+            won = "attacker" if a > d else "defender"
+        wins[won] += 1
+        rounds.append({"attacker": a, "defender": d, "won": won, "brawl": brawl is not None})
+    winner = "attacker" if wins["attacker"] >= need else "defender"
+    return {"rounds": rounds, "winner": winner}
+
+
+def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+    """A bout the board reckoned: recompute the plan, settle the journaled rolls, apply the outcome."""
+    plan = plan_bout(state, event["territory"], event["attacker"], event["defender"], event.get("archetype", 0))
+    if isinstance(plan, str):
+        return problem(state, effects, f"bout: {plan}")
+    result = settle(plan, event["rolls"])
+    if isinstance(result, str):
+        return problem(state, effects, f"bout: {result}")
+    att, dfn = state.souls[event["attacker"]], state.souls[event["defender"]]
+    n = plan["territory"]
+    record = {**plan, "rolls": event["rolls"], **result, "source": event.get("source", "board")}
+    effects.append({"type": "bout_rolled", "territory": n, "attacker": att.id, "defender": dfn.id,
+                    "winner": result["winner"], "final_blow": plan["final_blow"],
+                    "sums": [[r["attacker"], r["defender"]] for r in result["rounds"]]})
+    state = state.evolve(last_bout=record)
+    if result["winner"] == "attacker":
+        outcome: dict[str, Any] = {"type": "bout", "territory": n, "winner": att.seat, "loser": dfn.seat,
+                                   "soul": dfn.id, "final_blow": plan["final_blow"]}
+        if plan["final_blow"]:
+            at = soul_stand(state, dfn.id)
+            others = [m for m in movement_stands(state.board, n) if m != at and state.stands[m].occupied
+                      and state.stands[m].owner == dfn.seat and state.stands[m].awaiting is None]
+            outcome["cleared"] = not others
+    else:  # the attack failed: nobody is hurt, the attacker's turn with that soul ends
+        outcome = {"type": "bout", "territory": n, "winner": dfn.seat, "loser": att.seat, "defeated": 0}
+    return on_bout(state, outcome, effects)
