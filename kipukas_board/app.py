@@ -45,7 +45,7 @@ from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal, JournalWriteError
 from kipukas_board.vision.desk import CameraWorker, CardDesk
-from kipukas_board.web import board_test_api, calibration_api, cards_api, pages
+from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, souls_api
 from kipukas_board.web.actions import register as register_actions
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
@@ -142,7 +142,7 @@ class BoardApp:
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
         self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register, pages.register,
-                                                 calibration_api.register, _mode_routes,
+                                                 calibration_api.register, souls_api.register, _mode_routes,
                                                  board_test_api.register]
         self._started = False
         self._lock = threading.Lock()

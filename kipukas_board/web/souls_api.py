@@ -1,0 +1,140 @@
+"""The souls' actions and the bout assistant on the page (a route plugin, like :mod:`.actions`).
+
+Every action needs the admin PIN and a JSON body, answers like :mod:`.actions` (``{"ok": true, "seq",
+"event", "effects"}``; 400 naming a bad field, 409 when the rules refuse it):
+
+    POST /api/actions/soul-bind     {"stand": "M3a", "soul": "RrDC#0001"} or {"stand": "M3a", "seat": 1}
+                                    (the card last shown at that seat)
+    POST /api/actions/soul-unbind   {"soul": "RrDC#0001"}
+    POST /api/actions/soul-fix      {"soul": "RrDC#0001", "lost": 2} or {"soul": ..., "wasted": true}
+    POST /api/actions/soul-damage   {"soul": "RrDC#0001", "count": 1, "cause": "trap"} or {..., "healed": 1}
+    GET  /api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001&archetype=-5
+                                    both sides' dice and modifiers with their sources (no PIN: it changes
+                                    nothing); 409 saying why when no such bout can be fought
+    POST /api/actions/bout-roll     {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001",
+                                     "archetype": -5?, "rolls": {"attacker": [[4, 2]], "defender": [[5]]}?}
+                                    without ``rolls`` the board rolls with its dice; the faces are journaled
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from flask import Response, jsonify, request
+
+from kipukas_board.game.bouts import plan_bout, roll_plan
+from kipukas_board.game.common import refused
+from kipukas_board.game.events import EventError, check_event
+from kipukas_board.web.actions import Conflict, _Effects, _int
+from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+
+def _soul_field(body: dict[str, Any], name: str = "soul") -> str:
+    v = body.get(name)
+    if not isinstance(v, str) or not v or len(v) > 40:
+        raise BadRequest(f"field {name!r} must be a soul id from /api/state's souls, got {v!r:.60}")
+    return v
+
+
+def register(app: Any, board: BoardApp) -> None:
+    recorder = _Effects()
+    board.loop.subscribe(recorder)
+    pin = require_pin(board)
+
+    def submit(event: dict[str, Any]) -> Response | tuple[Response, int]:
+        try:
+            check_event(event)
+            seq = board.loop.submit(event)
+        except EventError as exc:
+            raise BadRequest(str(exc)) from None
+        effects = recorder.get(seq)
+        if refused(effects):
+            return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
+                            "event": event, "effects": effects}), 409
+        return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
+
+    def only(body: dict[str, Any], allowed: set[str]) -> None:
+        extra = sorted(set(body) - allowed)
+        if extra:
+            raise BadRequest(f"unexpected field(s) {', '.join(extra)}; expected {', '.join(sorted(allowed))}")
+
+    def in_play(what: str) -> None:
+        s = board.loop.state
+        if s.phase != "play":
+            raise Conflict(f"{what} only while a game is in play (the game is in {s.phase})")
+
+    @app.post("/api/actions/soul-bind")
+    @pin
+    def soul_bind() -> Response | tuple[Response, int]:
+        body = json_body()
+        only(body, {"stand", "soul", "seat"})
+        in_play("souls are bound")
+        stand = body.get("stand")
+        if not isinstance(stand, str) or stand not in board.loop.state.stands:
+            raise BadRequest(f"field 'stand' must be a stand id of this map, got {stand!r:.40}")
+        if "soul" in body:
+            return submit({"type": "soul_bind", "stand": stand, "soul": _soul_field(body)})
+        return submit({"type": "soul_bind", "stand": stand,
+                       "seat": _int(body, "seat", "the seat whose last card is the soul")})
+
+    @app.post("/api/actions/soul-unbind")
+    @pin
+    def soul_unbind() -> Response | tuple[Response, int]:
+        body = json_body()
+        only(body, {"soul"})
+        return submit({"type": "soul_unbind", "soul": _soul_field(body)})
+
+    @app.post("/api/actions/soul-fix")
+    @pin
+    def soul_fix() -> Response | tuple[Response, int]:
+        body = json_body()
+        only(body, {"soul", "lost", "wasted", "by"})
+        return submit({"type": "soul_fix", **body, "soul": _soul_field(body)})
+
+    @app.post("/api/actions/soul-damage")
+    @pin
+    def soul_damage() -> Response | tuple[Response, int]:
+        body = json_body()
+        only(body, {"soul", "count", "healed", "cause", "by"})
+        in_play("KEAL means change")
+        return submit({"type": "soul_damage", **body, "soul": _soul_field(body)})
+
+    def _plan(territory: Any, attacker: Any, defender: Any, archetype: Any) -> dict[str, Any]:
+        if not isinstance(territory, int) or isinstance(territory, bool):
+            raise BadRequest(f"field 'territory' must be a territory number, got {territory!r:.20}")
+        if not isinstance(archetype, int) or isinstance(archetype, bool):
+            raise BadRequest(f"field 'archetype' must be a whole number (the fists tool's), got {archetype!r:.20}")
+        for name, v in (("attacker", attacker), ("defender", defender)):
+            _soul_field({name: v}, name)
+        plan = plan_bout(board.loop.state, territory, attacker, defender, archetype)
+        if isinstance(plan, str):
+            raise Conflict(plan)
+        return plan
+
+    @app.get("/api/bout/plan")
+    def bout_plan() -> Response | tuple[Response, int]:
+        args = request.args
+        try:
+            territory = int(args.get("territory", ""))
+            archetype = int(args.get("archetype", "0") or 0)
+        except ValueError:
+            return error(400, "query 'territory' and 'archetype' must be whole numbers")
+        return jsonify(_plan(territory, args.get("attacker"), args.get("defender"), archetype))
+
+    @app.post("/api/actions/bout-roll")
+    @pin
+    def bout_roll() -> Response | tuple[Response, int]:
+        body = json_body()
+        only(body, {"territory", "attacker", "defender", "archetype", "rolls"})
+        in_play("a bout is fought")
+        plan = _plan(body.get("territory"), body.get("attacker"), body.get("defender"), body.get("archetype", 0))
+        event = {"type": "bout_roll", "territory": plan["territory"], "attacker": body["attacker"],
+                 "defender": body["defender"], "archetype": plan["archetype"]}
+        if "rolls" in body:
+            event.update(rolls=body["rolls"], source="physical")
+        else:
+            event.update(rolls=roll_plan(plan, board.loop.dice), source="board")
+        return submit(event)
