@@ -149,6 +149,7 @@
 
   function render(s) {
     state = s;
+    document.dispatchEvent(new CustomEvent("kb:state", { detail: s }));  // for souls.js
     drawBoard(s);
     document.getElementById("phase").textContent = s.phase === "over" ? "game over" : (s.players || []).length ? s.phase : "no game";
     const diel = document.getElementById("diel");

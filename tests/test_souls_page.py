@@ -1,0 +1,89 @@
+"""The souls panel and the bout assistant in real headless Chromium, at phone sizes."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+
+import pytest
+from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+
+from kipukas_board.cards.catalog import Catalog
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+if not os.path.exists(CHROMIUM):
+    _missing = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
+    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+        pytest.fail(_missing, pytrace=False)
+    pytest.skip(_missing, allow_module_level=True)
+
+CARDS = [
+    {"code": "HMPU", "slug": "hilbert", "title": "Hilbert", "type": "Character", "genetic_disposition": "Avian",
+     "motivation": "Passion", "habitat": "Plains", "injury_tolerance": 1, "movement": 2, "die": "D6-D6",
+     "brawl_sequence": "HMPU", "keal_means": []},
+    {"code": "ZrrD", "slug": "raven", "title": "Raven", "type": "Species", "genetic_disposition": "Avian",
+     "motivation": "Survival", "habitat": "Forest", "injury_tolerance": 1, "movement": 3, "die": "",
+     "brawl_sequence": "ZrrD", "keal_means": []},
+]
+
+
+def _post(url: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.mark.parametrize("viewport", [(360, 740), (390, 844)])
+def test_souls_panel_and_bout_assistant_on_a_phone(tmp_path, viewport):
+    Catalog.in_dir(tmp_path).import_records(CARDS)
+    with playwright_api.sync_playwright() as p, serve_board(tmp_path) as srv:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, bypass_csp=True)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+            {"seat": 1, "name": "Ana", "color": "#d7263d", "affinity": "Avian"},
+            {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
+        for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
+        srv.board.sim_set_stand("M3b", True)
+        _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
+        for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
+            srv.board.sim_set_stand(sid, on)
+        page.goto(srv.url + "/")
+        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("document.querySelector('#souls').textContent.includes('Hilbert')", timeout=3000)
+        assert "M3a" in page.text_content('#souls [data-soul="HMPU#0001"]')
+        page.select_option("#bout-territory", "3")
+        page.dispatch_event("#bout-territory", "change")
+        page.select_option("#bout-attacker", "HMPU#0001")
+        page.select_option("#bout-defender", "ZrrD#0001")
+        page.fill("#bout-archetype", "-1")
+        page.dispatch_event("#bout-archetype", "change")
+        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('no die')", timeout=3000)
+        plan = page.text_content("#bout-plan")
+        assert "D6 + D6" in plan and "affinity" in plan and "+3 habitat" in plan and "-1 archetype" in plan
+        page.fill("#bout-att-rolls", "6 6")
+        page.fill("#bout-def-rolls", "4")
+        page.click("#bout-physical")
+        page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Hilbert wins')",
+                               timeout=3000)
+        page.wait_for_function("document.querySelector('#souls').textContent.includes('downed')", timeout=3000)
+        assert srv.board.loop.state.souls["ZrrD#0001"].downed
+        shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
+        for panel in ("souls", "bout"):
+            name = f"{panel}-{viewport[0]}x{viewport[1]}.png"
+            page.locator(f"#{panel}-panel").screenshot(path=os.path.join(shots, name))
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
+        ctx.close()
+        browser.close()
+        assert not errors, errors
