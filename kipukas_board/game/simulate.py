@@ -3,7 +3,8 @@
 :func:`random_game` plays both sides with a :class:`~kipukas_board.game.dice.Dice` (seeded for
 repeatable runs): setup placements, souls stepping out of base camps, moves along paths, claims,
 diel rolls, answers to the board's questions, resolutions and the takes that follow them, timers and
-soul losses. Every event goes
+soul losses, soul cards shown as souls step out of base camps (from :data:`SIM_CARDS`, a few made-up
+cards) and bouts between the souls the board knows, rolled with the bout assistant. Every event goes
 through :func:`~kipukas_board.game.events.check_event` and the real core, so the result is a journal
 the board could have written.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.game.bouts import plan_bout, roll_plan
+from kipukas_board.game.cards import card_event
 from kipukas_board.game.core import apply
 from kipukas_board.game.dice import Dice
 from kipukas_board.game.events import check_event, map_event, stand_event
@@ -29,6 +32,15 @@ from kipukas_board.game.rolls import diel_event, placement_rolls
 from kipukas_board.game.state import GameState, initial_state
 
 COLORS = ["#e4572e", "#1e90ff", "#2e8b57", "#daa520"]
+#: Made-up soul cards the generated games show (catalog records, as the card desk writes them in).
+SIM_CARDS: list[dict[str, Any]] = [
+    {"code": "SmAa", "title": "Sim Ash Walker", "movement": 2, "injury_tolerance": 2, "habitat": "Volcanic",
+     "die": "D6-D6", "genetic_disposition": "Brutal", "motivation": "Survival", "brawl_sequence": "SmAa"},
+    {"code": "SmBb", "title": "Sim Bog Hound", "movement": 3, "injury_tolerance": 1, "habitat": "Plains",
+     "die": "", "genetic_disposition": "Magic", "motivation": "Passion", "brawl_sequence": "Sm-b"},
+    {"code": "SmCc", "title": "Sim Cliff Owl", "movement": 4, "injury_tolerance": 3, "habitat": "Nomad",
+     "die": "D20", "genetic_disposition": "Avian", "motivation": "Duty", "brawl_sequence": "S9Cc"},
+]
 
 
 class _Driver:
@@ -41,6 +53,7 @@ class _Driver:
         self.edition = edition
         self.options = options or {}
         self.events: list[dict[str, Any]] = []
+        self.shown = 0
         self.state: GameState = initial_state(board)
         self.emit(map_event(board.name, board.source_text))
 
@@ -80,7 +93,7 @@ class _Driver:
         elif s.contenders and r == 7:
             n = self.pick(sorted(s.contenders))
             self.emit({"type": "resolve_contention", "territory": n, "winner": self.pick(list(s.contenders[n]))})
-        elif r == 10 and self.take():
+        elif (r == 10 and self.take()) or (r in (11, 12) and self.bout()):
             return
         elif r == 8:
             seat = self.pick(list(s.seats))
@@ -89,6 +102,36 @@ class _Driver:
             self.emit({"type": "soul_lost", "seat": self.pick(list(s.seats)), "by": self.pick(list(s.seats))})
         else:
             self.move()
+
+    def show_card(self, seat: int | None) -> None:
+        """A soul card shown at ``seat`` (binds to the token it puts down next)."""
+        if seat is None:
+            return
+        self.shown += 1
+        card = SIM_CARDS[self.shown % len(SIM_CARDS)]
+        copy = f"{self.shown:04d}"
+        self.emit(card_event(seat, f"kpks.us/{card['code']}#{copy}", card["code"], copy, None, card, source="sim"))
+
+    def bout(self) -> bool:
+        """Two bound souls of different seats in one territory fight; the dice are the driver's."""
+        s, b = self.state, self.board
+        by_territory: dict[int, list[Any]] = {}
+        for sid, st in s.stands.items():
+            soul = s.souls.get(st.soul) if st.soul is not None and st.occupied and st.awaiting is None else None
+            if soul is not None and not soul.wasted:
+                by_territory.setdefault(b.stands[sid].territory, []).append(soul)
+        for n, souls in sorted(by_territory.items()):
+            attackers = [x for x in souls if not x.downed]
+            for att in attackers:
+                foes = [x for x in souls if x.seat != att.seat]
+                if foes:
+                    plan = plan_bout(s, n, att.id, foes[0].id, archetype=self.dice.roll(7) - 4)
+                    if isinstance(plan, dict):
+                        self.emit({"type": "bout_roll", "territory": n, "attacker": att.id, "defender": foes[0].id,
+                                   "archetype": plan["archetype"], "rolls": roll_plan(plan, self.dice),
+                                   "source": "board"})
+                        return True
+        return False
 
     def take(self) -> bool:
         """A fight's winner takes the base camp: the holder's token off, the soul onto the stand."""
@@ -108,6 +151,10 @@ class _Driver:
 
     def move(self) -> None:
         s, b = self.state, self.board
+        gone = [sid for sid, st in s.stands.items() if st.occupied and st.awaiting == "wasted"]
+        if gone:  # a wasted soul's token is taken off the map
+            self.emit(stand_event(gone[0], False))
+            return
         souls = [sid for sid, st in s.stands.items()
                  if st.occupied and st.owner is not None and b.stands[sid].kind == "movement" and st.awaiting is None]
         if souls and self.dice.roll(3) > 1:
@@ -126,6 +173,8 @@ class _Driver:
         camp = self.pick(held)
         out = [n for n, _ in b.edges(camp) if not s.stands[n].occupied]
         if out:
+            if self.dice.roll(3) > 1:  # most souls step out with their card shown
+                self.show_card(s.territories[b.stands[camp].territory].owner)
             self.emit(stand_event(self.pick(out), True))
 
 

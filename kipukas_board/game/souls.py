@@ -85,9 +85,14 @@ def find_soul(state: GameState, event: dict[str, Any]) -> Soul | None:
     """The soul already known for the card in ``event`` (same code and copy, and serial when both
     have one)."""
     code, copy, serial = event.get("code"), event.get("copy"), event.get("serial")
-    for s in state.souls.values():
+    base = f"{code}#{copy}" if copy else str(code)
+    sid, n = base, 1
+    while sid in state.souls:  # ids are CODE#COPY, CODE#COPY-2, ... (see new_soul): no scan of every soul
+        s = state.souls[sid]
         if s.code == code and s.copy == copy and (s.serial is None or serial is None or s.serial == serial):
             return s
+        n += 1
+        sid = f"{base}-{n}"
     return None
 
 
@@ -431,7 +436,7 @@ def land_effects(state: GameState, effects: list[Effect]) -> GameState:
     if not state.souls:
         return state
     board = state.board
-    for sid, st in sorted(state.stands.items()):
+    for sid, st in state.stands.items():  # map order: the same on every replay
         if st.soul is None or not st.occupied or st.awaiting is not None:
             continue
         soul = state.souls.get(st.soul)
