@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kipukas_board.game.common import Effect, ask, movement_stands, problem, seat_name, soul_limits, win
+from kipukas_board.game.common import (
+    Effect,
+    ask,
+    movement_stands,
+    problem,
+    refresh_contention,
+    seat_name,
+    soul_limits,
+    win,
+)
 from kipukas_board.game.contention import end_of_cycle, fights_continue
 from kipukas_board.game.editions import MAX_PRISONERS, edition
 from kipukas_board.game.movement import ask_vanished
@@ -78,6 +87,8 @@ def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
             if st.owner is not None:
                 lost[st.owner] = lost.get(st.owner, 0) + 1
         state = state.evolve(stands=stands, souls_lost=lost)
+        for n in sorted({board.stands[sid].territory for sid in unbound}):  # the wasted fight no more
+            state = refresh_contention(state, effects, n)
     effects.append({"type": "storm", "cycle": cycle, "exposed": exposed, "wasted": wasted})
     state = state.evolve(storm_exposed=tuple(exposed))
     state = storm_damage(state, effects, exposed)
@@ -109,6 +120,7 @@ def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
         state = state.evolve(territories=territories, stands=stands)
         effects.append({"type": "imprisoned", "territory": spec.territory, "stand": sid,
                         "prisoner_of": t.owner, "owner": st.owner})
+        state = refresh_contention(state, effects, spec.territory)  # a prisoner fights no more
     return state
 
 

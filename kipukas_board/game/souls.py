@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from kipukas_board.game.common import Effect, ask, lose_soul, problem, seat_name
+from kipukas_board.game.common import Effect, ask, lose_soul, problem, refresh_contention, seat_name
 from kipukas_board.game.state import GameState, Lift, Soul
 
 #: The question asked when a binding would clash with another; its answers.
@@ -308,6 +308,8 @@ def waste(state: GameState, effects: list[Effect], soul: Soul, by: int | None, c
                     "change": 0, "lost": soul.lost, "tolerance": soul.tolerance, "downed": False,
                     "wasted": True, "cause": cause, "stand": sid})
     state = put_soul(state, soul)
+    if sid is not None:  # a token waiting to be taken off no longer counts in a fight
+        state = refresh_contention(state, effects, state.board.stands[sid].territory)
     return lose_soul(state, effects, soul.seat, by) if count_loss else state
 
 
