@@ -187,8 +187,9 @@ def test_a_downed_soul_moves_by_the_editions_downed_table() -> None:
     assert reach["moves"] == edition("web").downed_move(4).spaces < 4
 
 
-OPS = ("card", "card", "stand", "stand", "stand", "bout", "damage", "heal", "fix", "roll", "undo", "answer")
-NEAR = ["M2a", "M2b", "M3a", "M3b", "M1a", "M6a", "M5a"]
+OPS = ("card", "card", "stand", "stand", "stand", "bout", "damage", "heal", "fix", "roll", "undo", "answer",
+       "bout_roll")
+NEAR = ["M2a", "M2b", "M3a", "M3b", "M3a", "M3b", "M1a", "M6a", "M5a"]
 
 
 def to_event(s: GameState, op: str, a: int, b: int) -> dict[str, Any] | None:
@@ -208,6 +209,15 @@ def to_event(s: GameState, op: str, a: int, b: int) -> dict[str, Any] | None:
     if not ids:
         return None
     soul = s.souls[ids[a % len(ids)]]
+    if op == "bout_roll":
+        from kipukas_board.game.bouts import plan_bout, roll_plan
+        from kipukas_board.game.dice import SeededDice
+        for foe in s.souls.values():
+            plan = plan_bout(s, 3, soul.id, foe.id, archetype=b % 5 - 2)
+            if isinstance(plan, dict):
+                return {"type": "bout_roll", "territory": 3, "attacker": soul.id, "defender": foe.id,
+                        "archetype": plan["archetype"], "rolls": roll_plan(plan, SeededDice(a * 31 + b))}
+        return None
     if op == "bout":
         return {"type": "bout", "territory": 3, "winner": 3 - soul.seat, "loser": soul.seat, "soul": soul.id}
     if op == "damage":
@@ -222,8 +232,10 @@ def to_event(s: GameState, op: str, a: int, b: int) -> dict[str, Any] | None:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 30), st.integers(0, 30)), max_size=40))
 def test_soul_bookkeeping_holds_whatever_happens(ops) -> None:
-    s, _ = fold(opening())
-    journal = list(opening())
+    start = [*opening(), card(2, "AaAa", "0009"), stand_event("M3b", True),  # two souls face off in T3
+             card(1, "BbBb", "0009"), stand_event("M2b", True), stand_event("M2b", False), stand_event("M3a", True)]
+    s, _ = fold(start)
+    journal = list(start)
     for op, a, b in ops:
         event = to_event(s, op, a, b)
         if event is None:
@@ -323,3 +335,17 @@ def test_a_tie_goes_to_the_brawl_sequence_and_bad_rolls_are_refused() -> None:
     assert tied.last_bout["rounds"][0]["brawl"] and tied.last_bout["winner"] == "attacker"
     bad, fx = fold([bout_roll({"attacker": [[7, 1]], "defender": [[3]]})], s)
     assert "attacker's rolls must be 1 round(s) of D6+D6" in fx[-1]["text"] and souls(bad) == souls(s)
+
+
+def test_generated_games_show_souls_and_fight_bouts() -> None:
+    from kipukas_board.game.dice import SeededDice
+    from kipukas_board.game.simulate import random_game
+
+    board = load_map("kipuka-12")
+    events = random_game(board, 3000, SeededDice(3), players=3, play_style="mass_contention")
+    kinds = {e["type"] for e in events}
+    assert {"card", "bout_roll"} <= kinds
+    s = initial_state(board)
+    for e in events:
+        s, _ = apply(s, check_event(e))
+    assert s.souls and any(x.lost or x.wasted for x in s.souls.values())
