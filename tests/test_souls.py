@@ -299,6 +299,8 @@ def test_the_bout_plan_names_every_modifier_and_its_source() -> None:
     nomad = plan_bout(_duel(raven={**RAVEN, "habitat": "Nomad"}), 3, "HMPU#0001", "ZrrD#0001")
     assert isinstance(nomad, dict) and [m["value"] for m in nomad["attacker"]["modifiers"]] == [1]
     assert "nomad" in nomad["notes"][0]
+    peace = _duel().evolve(contenders={})  # the same souls, no fight between them
+    assert "a bout is fought in contention" in str(plan_bout(peace, 3, "HMPU#0001", "ZrrD#0001"))
     assert "downed" not in str(plan_bout(_duel(), 3, "ZrrD#0001", "ZrrD#0001"))  # same seat: refused, why
     assert "both" in str(plan_bout(_duel(), 3, "ZrrD#0001", "ZrrD#0001"))
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kipukas_board.game.common import Effect, movement_stands, problem, seat_name
+from kipukas_board.game.common import Effect, movement_stands, problem, refused, seat_name
 from kipukas_board.game.contention import on_bout
 from kipukas_board.game.souls import soul_stand
 from kipukas_board.game.state import GameState, Soul
@@ -145,6 +145,10 @@ def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
     att, dfn = souls
     if att.seat == dfn.seat:
         return f"{att.title} and {dfn.title} are both {seat_name(state, att.seat)}'s souls"
+    contenders = state.contenders.get(territory, ())
+    if att.seat not in contenders or dfn.seat not in contenders:
+        return (f"territory {territory} is no fight between {seat_name(state, att.seat)} and "
+                f"{seat_name(state, dfn.seat)} (contenders {list(contenders)}): a bout is fought in contention")
     if att.downed:
         return f"{att.title} is downed and cannot attack"
     final = dfn.downed
@@ -210,10 +214,6 @@ def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect])
     att, dfn = state.souls[event["attacker"]], state.souls[event["defender"]]
     n = plan["territory"]
     record = {**plan, "rolls": event["rolls"], **result, "source": event.get("source", "board")}
-    effects.append({"type": "bout_rolled", "territory": n, "attacker": att.id, "defender": dfn.id,
-                    "winner": result["winner"], "final_blow": plan["final_blow"],
-                    "sums": [[r["attacker"], r["defender"]] for r in result["rounds"]]})
-    state = state.evolve(last_bout=record)
     if result["winner"] == "attacker":
         outcome: dict[str, Any] = {"type": "bout", "territory": n, "winner": att.seat, "loser": dfn.seat,
                                    "soul": dfn.id, "final_blow": plan["final_blow"]}
@@ -224,4 +224,13 @@ def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect])
             outcome["cleared"] = not others
     else:  # the attack failed: nobody is hurt, the attacker's turn with that soul ends
         outcome = {"type": "bout", "territory": n, "winner": dfn.seat, "loser": att.seat, "defeated": 0}
-    return on_bout(state, outcome, effects)
+    applied: list[Effect] = []
+    new = on_bout(state, outcome, applied)
+    if refused(applied):  # the outcome does not fit the fight: nothing happened but the problem
+        effects.extend(applied)
+        return new
+    effects.append({"type": "bout_rolled", "territory": n, "attacker": att.id, "defender": dfn.id,
+                    "winner": result["winner"], "final_blow": plan["final_blow"],
+                    "sums": [[r["attacker"], r["defender"]] for r in result["rounds"]]})
+    effects.extend(applied)
+    return new.evolve(last_bout=record)
