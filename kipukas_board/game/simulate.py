@@ -32,6 +32,8 @@ from kipukas_board.game.rolls import diel_event, placement_rolls
 from kipukas_board.game.state import GameState, initial_state
 
 COLORS = ["#e4572e", "#1e90ff", "#2e8b57", "#daa520"]
+#: Soul cards each simulated player holds at a time (a new game starts with fresh souls).
+DECK = 12
 #: Made-up soul cards the generated games show (catalog records, as the card desk writes them in).
 SIM_CARDS: list[dict[str, Any]] = [
     {"code": "SmAa", "title": "Sim Ash Walker", "movement": 2, "injury_tolerance": 2, "habitat": "Volcanic",
@@ -53,7 +55,6 @@ class _Driver:
         self.edition = edition
         self.options = options or {}
         self.events: list[dict[str, Any]] = []
-        self.shown = 0
         self.state: GameState = initial_state(board)
         self.emit(map_event(board.name, board.source_text))
 
@@ -104,13 +105,24 @@ class _Driver:
             self.move()
 
     def show_card(self, seat: int | None) -> None:
-        """A soul card shown at ``seat`` (binds to the token it puts down next)."""
+        """A soul card from ``seat``'s hand shown (it binds to the token put down next): one of
+        :data:`DECK` cards that is neither wasted nor standing on the map; a wasted card is replaced
+        by a new one, as players draw."""
         if seat is None:
             return
-        self.shown += 1
-        card = SIM_CARDS[self.shown % len(SIM_CARDS)]
-        copy = f"{self.shown:04d}"
-        self.emit(card_event(seat, f"kpks.us/{card['code']}#{copy}", card["code"], copy, None, card, source="sim"))
+        s = self.state
+        on_map = {st.soul for st in s.stands.values() if st.soul is not None and st.occupied}
+        drawn = sum(1 for x in s.souls.values() if x.seat == seat and x.wasted)  # wasted cards are replaced
+        free = []
+        for k in range(drawn, drawn + DECK):
+            card = SIM_CARDS[(seat + k) % len(SIM_CARDS)]
+            copy = f"{seat}{k:03d}"
+            soul = s.souls.get(f"{card['code']}#{copy}")
+            if soul is None or (not soul.wasted and soul.id not in on_map and soul.seat == seat):
+                free.append((card, copy))
+        if free:
+            card, copy = self.pick(free)
+            self.emit(card_event(seat, f"kpks.us/{card['code']}#{copy}", card["code"], copy, None, card, source="sim"))
 
     def bout(self) -> bool:
         """Two bound souls of different seats in one territory fight; the dice are the driver's."""
