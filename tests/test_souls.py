@@ -351,3 +351,14 @@ def test_generated_games_show_souls_and_fight_bouts() -> None:
     for e in events:
         s, _ = apply(s, check_event(e))
     assert s.souls and any(x.lost or x.wasted for x in s.souls.values())
+
+
+def test_a_token_marked_downed_by_hand_and_its_soul_agree() -> None:
+    s, _ = fold([*opening(), stand_event("M2b", True),
+                 {"type": "correction", "target": "stand", "stand": "M2b", "owner": 1, "downed": True},
+                 stand_event("M2b", False), card(1, "CcCc"), stand_event("M3a", True)])
+    assert souls(s)["CcCc#0001"]["downed"] and s.stands["M3a"].downed  # first seen downed: starts downed
+    s, fx = fold([{"type": "correction", "target": "stand", "stand": "M3a", "downed": False}], s)
+    assert not souls(s)["CcCc#0001"]["downed"] and souls(s)["CcCc#0001"]["keal"]["lost"] == 0
+    s, _ = fold([{"type": "correction", "target": "stand", "stand": "M3a", "downed": True}], s)
+    assert souls(s)["CcCc#0001"]["keal"]["lost"] == 1 and s.stands["M3a"].downed

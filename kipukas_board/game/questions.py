@@ -28,7 +28,7 @@ from kipukas_board.game.common import (
 )
 from kipukas_board.game.contention import answer_fight_over
 from kipukas_board.game.editions import SUPPLY
-from kipukas_board.game.souls import answer_bind, answer_seat, waste
+from kipukas_board.game.souls import answer_bind, answer_seat, marked_downed, waste
 from kipukas_board.game.state import GameState, StandState
 
 
@@ -130,6 +130,8 @@ def on_correction(state: GameState, event: dict[str, Any], effects: list[Effect]
         before = len(effects)
         state = _set_stand_owner(state, effects, sid, owner if "owner" in event else st.owner, event.get("downed"))
         if not refused(effects[before:]):
+            if "downed" in event:  # the soul bound to the token follows
+                state = marked_downed(state, effects, sid, event["downed"])
             effects.append({"type": "corrected", "stand": sid})
         return state
     n = event["territory"]

@@ -165,6 +165,7 @@ def bind_stand(state: GameState, effects: list[Effect], soul: Soul, sid: str, fo
     if not force and ((st.soul is not None and st.soul != soul.id) or other is not None):
         return _ask_bind(state, effects, soul, sid, st.soul, other)
     state = _unbind_everywhere(state, soul.id)
+    soul = _as_marked(state, soul, st.downed)
     old = state.stands[sid].soul
     stands = dict(state.stands)
     stands[sid] = replace(state.stands[sid], soul=soul.id)
@@ -186,6 +187,7 @@ def bind_lift(state: GameState, effects: list[Effect], soul: Soul, lift: Lift, f
         return _ask_bind(state, effects, soul, lift.stand, lift.soul, other, lifted=True)
     old = lift.soul
     state = _unbind_everywhere(state, soul.id)
+    soul = _as_marked(state, soul, lift.downed)
     lift = next((h for h in state.hand if h.stand == lift.stand), lift)
     state = state.evolve(hand=tuple(replace(h, soul=soul.id) if h is lift else h for h in state.hand))
     if old is not None and old != soul.id:
@@ -193,6 +195,28 @@ def bind_lift(state: GameState, effects: list[Effect], soul: Soul, lift: Lift, f
     effects.append({"type": "soul_bound", "soul": soul.id, "title": soul.title, "seat": soul.seat,
                     "stand": None, "lifted_from": lift.stand})
     return put_soul(state, soul)
+
+
+def _as_marked(state: GameState, soul: Soul, downed: bool) -> Soul:
+    """A soul seen for the first time on a token the players marked downed starts downed (the
+    board never saw its injuries); a soul it already knows keeps its own count."""
+    if downed and soul.id not in state.souls and not soul.downed:
+        return replace(soul, lost=soul.tolerance)
+    return soul
+
+
+def marked_downed(state: GameState, effects: list[Effect], sid: str, downed: bool) -> GameState:
+    """The players corrected the token on ``sid`` to downed (or not): its bound soul follows, its
+    KEAL means lost set to the tolerance (or one below it)."""
+    soul_id = state.stands[sid].soul
+    soul = state.souls.get(soul_id) if soul_id is not None else None
+    if soul is None or soul.wasted or soul.downed == downed:
+        return state
+    lost = soul.tolerance if downed else max(0, soul.tolerance - 1)
+    effects.append({"type": "soul_keal", "soul": soul.id, "title": soul.title, "seat": soul.seat,
+                    "change": soul.lost - lost, "lost": lost, "tolerance": soul.tolerance, "downed": downed,
+                    "wasted": False, "cause": "fixed", "stand": sid})
+    return put_soul(state, replace(soul, lost=lost))
 
 
 def _ask_bind(state: GameState, effects: list[Effect], soul: Soul, sid: str, carried: str | None,
