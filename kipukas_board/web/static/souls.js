@@ -69,7 +69,9 @@
              defender: $("bout-defender").value, archetype: Number($("bout-archetype").value) || 0 };
   }
 
+  let planAsked = 0;  // answers to older questions arriving late are dropped
   async function showPlan() {
+    const asked = ++planAsked;
     const b = bout();
     const box = $("bout-plan");
     if (!b.attacker || !b.defender || b.attacker === b.defender) {
@@ -79,11 +81,12 @@
                                     archetype: b.archetype });
     try {
       const p = await api(`/api/bout/plan?${q}`, undefined, { method: "GET" });
+      if (asked !== planAsked) return;
       box.replaceChildren(el("div", { text: `${p.final_blow ? "Final Blow" : "KEAL means bout"} in ${p.geography} land` +
         (p.best_of > 1 ? `, best ${Math.ceil(p.best_of / 2)} of ${p.best_of}` : "") }),
         ...p.notes.map((t) => el("div", { class: "hint", text: t })),
         sideBlock("Attack", p.attacker), sideBlock("Defense", p.defender));
-    } catch (e) { box.replaceChildren(el("span", { class: "error", text: e.message })); }
+    } catch (e) { if (asked === planAsked) box.replaceChildren(el("span", { class: "error", text: e.message })); }
   }
 
   function renderResult(r) {
