@@ -65,8 +65,18 @@ def test_souls_bind_fight_and_show_in_the_state(data_dir: Path) -> None:
         assert any("Raven loses one keal means in the bout" in c["text"] for c in t.state()["captions"])
         t.act("bout-roll", {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001",
                             "rolls": {"attacker": [[1, 1]], "defender": [[20]]}})  # physical: the attack fails
+        # the Raven is downed: without a number typed in, the board's typing table gives the Final Blow's
+        (data_dir / "typing.toml").write_text("[modifiers]\nbrutal = { Brutal = -3, Avian = 2 }\n")
+        p = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001").get_json()
+        assert {"source": "archetype interaction from typing.toml: Brutal against Brutal", "value": -3} \
+            in p["attacker"]["modifiers"] and p["final_blow"]
+        (data_dir / "typing.toml").write_text("[modifiers]\nBrutal = { Brutal = \"lots\" }\n")
+        bad = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001")
+        assert bad.status_code == 409 and "modifiers.Brutal.Brutal must be a whole number" in bad.get_json()["error"]
+        (data_dir / "typing.toml").write_text("[modifiers]\nbrutal = { Brutal = -3 }\n")
         assert not next(s for s in t.state()["souls"] if s["id"] == "ZrrD#0001")["wasted"]
-        t.act("bout-roll", {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001"})  # the Final Blow
+        out = t.act("bout-roll", {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001"})  # Final Blow
+        assert out["event"]["archetype"] == -3 and "typing.toml" in out["event"]["archetype_source"]
         raven = next(s for s in t.state()["souls"] if s["id"] == "ZrrD#0001")
         assert raven["wasted"] and t.state()["souls_lost"] == {"2": 1}
         t.act("undo")

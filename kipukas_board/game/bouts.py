@@ -93,8 +93,31 @@ def brawl_winner(a: str, b: str) -> str | None:
     return None
 
 
+def check_typing_table(table: Any, source: str) -> dict[str, dict[str, int]]:
+    """A typing table (``{attacking adaptation: {defending adaptation: modifier}}``, from the TOML
+    file described in the README), checked; raises ``ValueError`` naming the entry that is wrong."""
+    rows = table.get("modifiers") if isinstance(table, dict) else None
+    if not isinstance(rows, dict):
+        raise ValueError(f"{source}: expected a [modifiers] table of attacking adaptations")
+    out: dict[str, dict[str, int]] = {}
+    for attack, row in rows.items():
+        if not isinstance(row, dict):
+            raise ValueError(f"{source}: modifiers.{attack} must be a table of defending adaptations")
+        for defense, value in row.items():
+            if not isinstance(value, int) or isinstance(value, bool) or abs(value) > ARCHETYPE_LIMIT:
+                raise ValueError(f"{source}: modifiers.{attack}.{defense} must be a whole number "
+                                 f"-{ARCHETYPE_LIMIT} to {ARCHETYPE_LIMIT}, got {value!r}")
+        out[attack.strip().lower()] = {d.strip().lower(): v for d, v in row.items()}
+    return out
+
+
+def table_modifier(table: dict[str, dict[str, int]], attack: str, defense: str) -> int:
+    """The typing table's modifier for ``attack`` against ``defense`` (0 where it names none)."""
+    return table.get(attack.strip().lower(), {}).get(defense.strip().lower(), 0)
+
+
 def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool, final: bool,
-          archetype: int) -> dict[str, Any]:
+          archetype: int, archetype_source: str = "") -> dict[str, Any]:
     dice, assumed = parse_die(soul.die)
     if final and state.edition == "2023":
         dice, assumed = (20,), "2023 rules: a final attack is one D20 against one D20"
@@ -112,7 +135,7 @@ def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool,
             mods.append({"source": f"habitat: a {habitat} dweller in {geography} land (secondary)",
                          "value": secondary[1]})
     if role == "attacker" and archetype:
-        mods.append({"source": "archetype interaction (fists tool)", "value": archetype})
+        mods.append({"source": archetype_source or "archetype interaction (fists tool)", "value": archetype})
     triad = TRIADS.get(soul.motivation.strip().lower())
     if final and triad == "support" and role == "attacker":
         mods.append({"source": f"Final Blow: {soul.motivation} fights for support, +3 attack", "value": 3})
@@ -123,7 +146,7 @@ def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool,
 
 
 def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
-              archetype: int = 0) -> dict[str, Any] | str:
+              archetype: int = 0, archetype_source: str = "") -> dict[str, Any] | str:
     """Both sides of a bout in ``territory`` (a dict), or a text saying why it cannot be fought."""
     if state.phase != "play":
         return f"a bout is fought only while the game is in play (it is in {state.phase})"
@@ -162,7 +185,7 @@ def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
         notes.append("a soul fighting for self makes the Final Blow best 2 of 3")
     return {"territory": territory, "geography": geography, "final_blow": final, "best_of": best_of,
             "archetype": archetype, "notes": notes,
-            "attacker": _side(state, att, "attacker", geography, nomads, final, archetype),
+            "attacker": _side(state, att, "attacker", geography, nomads, final, archetype, archetype_source),
             "defender": _side(state, dfn, "defender", geography, nomads, final, archetype)}
 
 
@@ -205,7 +228,8 @@ def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
 
 def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
     """A bout the board reckoned: recompute the plan, settle the journaled rolls, apply the outcome."""
-    plan = plan_bout(state, event["territory"], event["attacker"], event["defender"], event.get("archetype", 0))
+    plan = plan_bout(state, event["territory"], event["attacker"], event["defender"], event.get("archetype", 0),
+                     event.get("archetype_source", ""))
     if isinstance(plan, str):
         return problem(state, effects, f"bout: {plan}")
     result = settle(plan, event["rolls"])

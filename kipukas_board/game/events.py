@@ -278,6 +278,10 @@ def _check_bout_roll(e: Event) -> None:
         raise EventError("'bout_roll' event field 'rolls' must be {\"attacker\": [[faces], ...], \"defender\": "
                          f"[[faces], ...]}} (1 to 3 rounds of 1 to 6 dice), got {rolls!r:.160}")
     _choice(e, "source", ("board", "physical"), optional=True)
+    if "archetype_source" in e:
+        src = _field(e, "archetype_source", str, "where the archetype modifier came from")
+        if len(src) > 120:
+            raise EventError(f"'bout_roll' event field 'archetype_source' must be at most 120 characters, got {src!r}")
 
 
 def _check_soul_bind(e: Event) -> None:

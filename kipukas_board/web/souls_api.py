@@ -14,15 +14,19 @@ Every action needs the admin PIN and a JSON body, answers like :mod:`.actions` (
     POST /api/actions/bout-roll     {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001",
                                      "archetype": -5?, "rolls": {"attacker": [[4, 2]], "defender": [[5]]}?}
                                     without ``rolls`` the board rolls with its dice; the faces are journaled
+
+Without ``archetype``, a Final Blow takes its archetype modifier from ``typing.toml`` in the board's
+data directory when there is one (the number and its source go into the journaled event); otherwise 0.
 """
 
 from __future__ import annotations
 
+import tomllib
 from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify, request
 
-from kipukas_board.game.bouts import plan_bout, roll_plan
+from kipukas_board.game.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
 from kipukas_board.game.common import refused
 from kipukas_board.game.events import EventError, check_event
 from kipukas_board.web.actions import Conflict, _Effects, _int
@@ -30,6 +34,11 @@ from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
+
+
+#: The typing table a board may have in its data directory (format in the README); none ships.
+TYPING_FILE = "typing.toml"
+MAX_TYPING_BYTES = 64 * 1024
 
 
 def _soul_field(body: dict[str, Any], name: str = "soul") -> str:
@@ -102,16 +111,36 @@ def register(app: Any, board: BoardApp) -> None:
         in_play("KEAL means change")
         return submit({"type": "soul_damage", **body, "soul": _soul_field(body)})
 
+    def _typing(attacker: str, defender: str) -> tuple[int, str]:
+        """The typing table's number for a Final Blow (gene against gene), if the board has a table."""
+        path = board.data_dir / TYPING_FILE
+        s = board.loop.state
+        att, dfn = s.souls.get(attacker), s.souls.get(defender)
+        if not path.is_file() or att is None or dfn is None or not dfn.downed:
+            return 0, ""
+        if path.stat().st_size > MAX_TYPING_BYTES:
+            raise Conflict(f"{path}: a typing table is at most {MAX_TYPING_BYTES} bytes")
+        try:
+            table = check_typing_table(tomllib.loads(path.read_text(encoding="utf-8")), str(path))
+        except (ValueError, UnicodeDecodeError) as exc:  # tomllib.TOMLDecodeError is a ValueError
+            raise Conflict(f"{path}: {exc}") from None
+        value = table_modifier(table, att.archetype, dfn.archetype)
+        return value, f"archetype interaction from {TYPING_FILE}: {att.archetype} against {dfn.archetype}"
+
     def _plan(territory: Any, attacker: Any, defender: Any, archetype: Any) -> dict[str, Any]:
         if not isinstance(territory, int) or isinstance(territory, bool):
             raise BadRequest(f"field 'territory' must be a territory number, got {territory!r:.20}")
-        if not isinstance(archetype, int) or isinstance(archetype, bool):
-            raise BadRequest(f"field 'archetype' must be a whole number (the fists tool's), got {archetype!r:.20}")
         for name, v in (("attacker", attacker), ("defender", defender)):
             _soul_field({name: v}, name)
-        plan = plan_bout(board.loop.state, territory, attacker, defender, archetype)
+        source = ""
+        if archetype is None:
+            archetype, source = _typing(attacker, defender)
+        if not isinstance(archetype, int) or isinstance(archetype, bool):
+            raise BadRequest(f"field 'archetype' must be a whole number (the fists tool's), got {archetype!r:.20}")
+        plan = plan_bout(board.loop.state, territory, attacker, defender, archetype, source)
         if isinstance(plan, str):
             raise Conflict(plan)
+        plan["archetype_source"] = source
         return plan
 
     @app.get("/api/bout/plan")
@@ -119,7 +148,7 @@ def register(app: Any, board: BoardApp) -> None:
         args = request.args
         try:
             territory = int(args.get("territory", ""))
-            archetype = int(args.get("archetype", "0") or 0)
+            archetype = int(args["archetype"]) if args.get("archetype") not in (None, "") else None
         except ValueError:
             return error(400, "query 'territory' and 'archetype' must be whole numbers")
         return jsonify(_plan(territory, args.get("attacker"), args.get("defender"), archetype))
@@ -130,9 +159,11 @@ def register(app: Any, board: BoardApp) -> None:
         body = json_body()
         only(body, {"territory", "attacker", "defender", "archetype", "rolls"})
         in_play("a bout is fought")
-        plan = _plan(body.get("territory"), body.get("attacker"), body.get("defender"), body.get("archetype", 0))
+        plan = _plan(body.get("territory"), body.get("attacker"), body.get("defender"), body.get("archetype"))
         event = {"type": "bout_roll", "territory": plan["territory"], "attacker": body["attacker"],
                  "defender": body["defender"], "archetype": plan["archetype"]}
+        if plan["archetype_source"]:
+            event["archetype_source"] = plan["archetype_source"]
         if "rolls" in body:
             event.update(rolls=body["rolls"], source="physical")
         else:

@@ -64,9 +64,11 @@
     return box;
   }
 
-  function bout() {
-    return { territory: Number($("bout-territory").value), attacker: $("bout-attacker").value,
-             defender: $("bout-defender").value, archetype: Number($("bout-archetype").value) || 0 };
+  function bout() {  // an empty archetype field: the board's typing table (a Final Blow) or 0
+    const b = { territory: Number($("bout-territory").value), attacker: $("bout-attacker").value,
+                defender: $("bout-defender").value };
+    if ($("bout-archetype").value.trim() !== "") b.archetype = Number($("bout-archetype").value) || 0;
+    return b;
   }
 
   let planAsked = 0;  // answers to older questions arriving late are dropped
@@ -77,8 +79,8 @@
     if (!b.attacker || !b.defender || b.attacker === b.defender) {
       box.replaceChildren("Pick two souls in a territory to see both sides."); return;
     }
-    const q = new URLSearchParams({ territory: b.territory, attacker: b.attacker, defender: b.defender,
-                                    archetype: b.archetype });
+    const q = new URLSearchParams({ territory: b.territory, attacker: b.attacker, defender: b.defender });
+    if (b.archetype !== undefined) q.set("archetype", b.archetype);
     try {
       const p = await api(`/api/bout/plan?${q}`, undefined, { method: "GET" });
       if (asked !== planAsked) return;
