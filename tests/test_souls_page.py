@@ -56,10 +56,13 @@ def test_souls_panel_and_bout_assistant_on_a_phone(tmp_path, viewport):
         _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
         for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
             srv.board.sim_set_stand(sid, on)
-        page.goto(srv.url + "/")
-        page.evaluate("pin => sessionStorage.setItem('kipukas-admin-pin', pin)", PIN)
+        page.goto(srv.url + "/")  # the PIN entered once, as a phone does: the board trusts this browser
+        token = page.get_attribute('meta[name="csrf-token"]', "content")
+        r = page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token})
+        assert r.ok, r.text()
         page.reload()
         page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_selector("#pin-button.unlocked", timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('Hilbert')", timeout=3000)
         assert "M3a" in page.text_content('#souls [data-soul="HMPU#0001"]')
         page.select_option("#bout-territory", "3")
