@@ -47,8 +47,10 @@ def test_scan_json(captures: Path, capsys) -> None:
 
 
 def test_scan_takes_a_time_budget_above_zero(captures: Path, capsys) -> None:
-    assert main(["scan", str(captures / "one.png"), "--budget-ms", "0"]) == 2
-    assert "--budget-ms must be a number of milliseconds above 0, got 0.0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # argparse refuses it, naming the option
+        main(["scan", str(captures / "one.png"), "--budget-ms", "0"])
+    assert refused.value.code == 2
+    assert "--budget-ms: expected milliseconds above 0, got '0'" in capsys.readouterr().err
     assert main(["scan", str(captures / "one.png"), "--budget-ms", "5000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["images"]["one.png"]["codes"] == [P]
 

@@ -206,7 +206,11 @@ def test_events_in_flight_when_the_broker_hangs_and_dies_are_sent_again_in_order
     try:
         toggle(board, 2)
         assert_all_in_order(col, "table-01", data_dir)
-        time.sleep(1.2)  # the broker's autosave: the collector's session survives the kill
+        # The broker's autosave (every second) must have written the collector's session since it
+        # subscribed, or the kill below would lose the session; wait for the file, not for a time.
+        db = Path(broker.dir) / "mosquitto.db"
+        since = time.time()
+        wait_for(lambda: db.exists() and db.stat().st_mtime > since, why="the broker to save its sessions")
         os.kill(broker.proc.pid, signal.SIGSTOP)
         try:
             toggle(board, 25)

@@ -126,7 +126,7 @@ def install(env: dict[str, str], *args: str, check: bool = True) -> subprocess.C
 def steps(out: str) -> dict[str, str]:
     """Step title → "already done" / "to do" / "skipped", from the script's output."""
     found = {m.group(3): m.group(4) for m in map(STEP.match, out.splitlines()) if m}
-    assert len(found) == 12, out
+    assert len(found) == 13, out
     return found
 
 
@@ -301,7 +301,7 @@ def test_on_plain_debian_the_raspberry_pi_packages_are_left_out_with_what_then_d
     again = install(fake, "--dry-run").stdout
     assert steps(again)["apt packages"] == "already done", again
     assert "left out: python3-picamera2" in again  # still said on every run
-    assert "install: 9 step(s) done now" in done.stdout, done.stdout
+    assert "install: 10 step(s) done now" in done.stdout, done.stdout
 
 
 def test_a_failed_step_stops_the_run_says_so_and_is_retried_by_the_next(fake: dict[str, str]) -> None:
@@ -318,7 +318,7 @@ def test_a_failed_step_stops_the_run_says_so_and_is_retried_by_the_next(fake: di
     assert plan["command /usr/local/bin/kipukas-board"] == "to do"  # nothing after the failure was done
     (root / "pip-fails").unlink()
     done = install(fake)
-    assert "install: 5 step(s) done now, 5 were already done, 2 skipped" in done.stdout, done.stdout
+    assert "install: 6 step(s) done now, 5 were already done, 2 skipped" in done.stdout, done.stdout
 
 
 def test_opencv_from_apt_when_asked(fake: dict[str, str]) -> None:
