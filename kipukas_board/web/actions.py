@@ -38,16 +38,13 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
 
-from kipukas_board.game.common import refused
 from kipukas_board.game.editions import MAX_MOVE, PHASES
-from kipukas_board.game.events import DICE_KINDS, EventError, check_event
+from kipukas_board.game.events import DICE_KINDS
 from kipukas_board.game.playstyles import STYLES, too_many_players
 from kipukas_board.game.rolls import (
     diel_event,
@@ -59,28 +56,11 @@ from kipukas_board.game.rolls import (
 from kipukas_board.game.rolls import roll_random_territory as _roll_territory
 from kipukas_board.web.narrate import describe
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+from kipukas_board.web.submit import Submitter, only_fields
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
 
-
-class _Effects:
-    """Remembers the effects of the last events (by journal number) for the action's answer."""
-
-    def __init__(self, keep: int = 64) -> None:
-        self._by_seq: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
-        self._keep = keep
-        self._lock = threading.Lock()
-
-    def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
-        with self._lock:
-            self._by_seq[state.seq] = effects
-            while len(self._by_seq) > self._keep:
-                self._by_seq.popitem(last=False)
-
-    def get(self, seq: int | None) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._by_seq.get(seq or -1, []))
 
 
 class Conflict(Exception):
@@ -102,27 +82,12 @@ def _int(body: dict[str, Any], name: str, what: str, optional: bool = False, nul
 
 def register(app: Any, board: BoardApp) -> None:
     """Add the action routes and the journal export to the Flask ``app``."""
-    recorder = _Effects()
-    board.loop.subscribe(recorder)
+    submit = Submitter(board)
     pin = require_pin(board)
 
     @app.errorhandler(Conflict)
     def _conflict(exc: Conflict) -> tuple[Response, int]:
         return error(409, str(exc))
-
-    def submit(event: dict[str, Any]) -> Response | tuple[Response, int]:
-        """Journal ``event``; answer with what the rules made of it. When the rules refused it (its
-        only effects are problems, now shown on the page), the answer is a 409 naming them."""
-        try:
-            check_event(event)
-            seq = board.loop.submit(event)
-        except EventError as exc:
-            raise BadRequest(str(exc)) from None
-        effects = recorder.get(seq)
-        if refused(effects):
-            return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
-                            "event": event, "effects": effects}), 409
-        return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
 
     def state() -> Any:
         return board.loop.state
@@ -133,10 +98,7 @@ def register(app: Any, board: BoardApp) -> None:
             raise Conflict(f"{what} only while a game is in play (the game is in {s.phase}"
                            f"{'' if s.started else ', no game started'})")
 
-    def only(body: dict[str, Any], allowed: set[str]) -> None:
-        extra = sorted(set(body) - allowed)
-        if extra:
-            raise BadRequest(f"unknown field(s) {', '.join(extra)}; expected {', '.join(sorted(allowed)) or 'none'}")
+    only = only_fields
 
     @app.post("/api/actions/new-game")
     @pin

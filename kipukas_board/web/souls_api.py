@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, Any
 from flask import Response, jsonify, request
 
 from kipukas_board.game.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
-from kipukas_board.game.common import refused
-from kipukas_board.game.events import EventError, check_event
-from kipukas_board.web.actions import Conflict, _Effects, _int
+from kipukas_board.web.actions import Conflict, _int
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+from kipukas_board.web.submit import Submitter
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -49,21 +48,8 @@ def _soul_field(body: dict[str, Any], name: str = "soul") -> str:
 
 
 def register(app: Any, board: BoardApp) -> None:
-    recorder = _Effects()
-    board.loop.subscribe(recorder)
+    submit = Submitter(board)
     pin = require_pin(board)
-
-    def submit(event: dict[str, Any]) -> Response | tuple[Response, int]:
-        try:
-            check_event(event)
-            seq = board.loop.submit(event)
-        except EventError as exc:
-            raise BadRequest(str(exc)) from None
-        effects = recorder.get(seq)
-        if refused(effects):
-            return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
-                            "event": event, "effects": effects}), 409
-        return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
 
     def only(body: dict[str, Any], allowed: set[str]) -> None:
         extra = sorted(set(body) - allowed)

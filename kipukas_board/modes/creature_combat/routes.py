@@ -26,17 +26,15 @@ refuse now (a creature that is resting, a slot already filled) a 409 saying why.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, jsonify, render_template
 
-from kipukas_board.game.events import EventError, check_event
-from kipukas_board.modes.creature_combat.rules import DECK_COST, LAND_DECK, deck_problems, refused
+from kipukas_board.modes.creature_combat.rules import DECK_COST, LAND_DECK, deck_problems
 from kipukas_board.modes.creature_combat.table import DEFAULT_TABLE, TableError, load_table
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+from kipukas_board.web.submit import Submitter, only_fields
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -55,23 +53,18 @@ ACTIONS: dict[str, set[str]] = {
 TABLE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
-def _only(body: dict[str, Any], allowed: set[str], where: str = "") -> None:
-    extra = sorted(set(body) - allowed)
-    if extra:
-        raise BadRequest(f"unknown field(s) {where}{', '.join(extra)}; expected {', '.join(sorted(allowed)) or 'none'}")
-
 
 def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
     """The ``new_game`` event for ``POST /api/actions/new-game``: each player's deck read from the
     catalog and written in, the table layout read and written in, the deck limits checked."""
-    _only(body, {"game", "players", "options", "table"})
+    only_fields(body, {"game", "players", "options", "table"})
     players = body.get("players")
     if not isinstance(players, list) or not 2 <= len(players) <= 4:
         raise BadRequest(f"field 'players' must be a list of 2 to 4 players, got {players!r:.80}")
     opts = body.get("options") or {}
     if not isinstance(opts, dict):
         raise BadRequest(f"field 'options' must be an object with deck_cost and land_deck, got {opts!r:.60}")
-    _only(opts, {"deck_cost", "land_deck"}, "in 'options': ")
+    only_fields(opts, {"deck_cost", "land_deck"}, "in 'options': ")
     deck_cost, land_deck = opts.get("deck_cost", DECK_COST), opts.get("land_deck", LAND_DECK)
     for k, v in (("deck_cost", deck_cost), ("land_deck", land_deck)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -91,7 +84,7 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
     for i, p in enumerate(players):
         if not isinstance(p, dict):
             raise BadRequest(f"field 'players[{i}]' must be an object with seat, name, color and deck")
-        _only(p, {"seat", "name", "color", "deck"}, f"in 'players[{i}]': ")
+        only_fields(p, {"seat", "name", "color", "deck"}, f"in 'players[{i}]': ")
         deck, seat = p.get("deck"), p.get("seat")
         if not isinstance(deck, str) or deck not in decks:
             known = ", ".join(sorted(decks)) or "none yet: kipukas-board catalog import FILE.toml"
@@ -117,28 +110,9 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
             "options": {"deck_cost": deck_cost, "land_deck": land_deck}, "table": table}
 
 
-class _Effects:
-    """The effects of the latest events by journal number (for each action's answer)."""
-
-    def __init__(self, keep: int = 64) -> None:
-        self._by_seq: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
-        self._keep = keep
-        self._lock = threading.Lock()
-
-    def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
-        with self._lock:
-            self._by_seq[state.seq] = effects
-            while len(self._by_seq) > self._keep:
-                self._by_seq.popitem(last=False)
-
-    def get(self, seq: int | None) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._by_seq.get(seq or -1, []))
-
 
 def register(app: Flask, board: BoardApp) -> None:
-    recorder = _Effects()
-    board.loop.subscribe(recorder)
+    submit = Submitter(board)
     pin = require_pin(board)
     bp = Blueprint("creature_combat", __name__, template_folder=str(HERE / "templates"),
                    static_folder=str(HERE / "static"), static_url_path="/creature-combat/static")
@@ -157,22 +131,13 @@ def register(app: Flask, board: BoardApp) -> None:
         @pin
         def run() -> Response | tuple[Response, int]:
             body = json_body(required=False)
-            _only(body, allowed)
+            only_fields(body, allowed)
             if board.loop.state.extra.get("game") != NAME:
                 return error(409, "no Creature Combat Territory game is running (start one with "
                                   "POST /api/actions/new-game {\"game\": \"creature-combat\", ...})")
             kind = "undo" if name == "undo" else "cc_" + name.replace("-game", "")
             event = {"type": kind, **body}
-            try:
-                check_event(event)
-                seq = board.loop.submit(event)
-            except EventError as exc:
-                raise BadRequest(str(exc)) from None
-            effects = recorder.get(seq)
-            if refused(effects):
-                return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
-                                "event": event, "effects": effects}), 409
-            return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
+            return submit(event)
 
         run.__name__ = f"cc_{name.replace('-', '_')}"
         return run

@@ -30,10 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, jsonify, render_template
 
-from kipukas_board.game.events import EventError, check_event
-from kipukas_board.modes.creature_combat.routes import _Effects, _only
-from kipukas_board.modes.duel.rules import DECK_SIZE, HEARTS, deck_problems, refused
+from kipukas_board.modes.duel.rules import DECK_SIZE, HEARTS, deck_problems
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+from kipukas_board.web.submit import Submitter, only_fields
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -52,7 +51,7 @@ ACTIONS: dict[str, set[str]] = {
 
 def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
     """The ``new_game`` event: each player's deck read from the catalog and written in, checked."""
-    _only(body, {"game", "players", "challenged", "hearts", "deck_size"})
+    only_fields(body, {"game", "players", "challenged", "hearts", "deck_size"})
     players = body.get("players")
     if not isinstance(players, list) or len(players) != 2:
         raise BadRequest(f"field 'players' must be a list of 2 players (the card duel is for two), got {players!r:.80}")
@@ -65,7 +64,7 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
     for i, p in enumerate(players):
         if not isinstance(p, dict):
             raise BadRequest(f"field 'players[{i}]' must be an object with seat, name, color and deck")
-        _only(p, {"seat", "name", "color", "deck"}, f"in 'players[{i}]': ")
+        only_fields(p, {"seat", "name", "color", "deck"}, f"in 'players[{i}]': ")
         deck = p.get("deck")
         if not isinstance(deck, str) or deck not in decks:
             known = ", ".join(sorted(decks)) or "none yet: kipukas-board catalog import FILE.toml"
@@ -89,8 +88,7 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
 
 
 def register(app: Flask, board: BoardApp) -> None:
-    recorder = _Effects()
-    board.loop.subscribe(recorder)
+    submit = Submitter(board)
     pin = require_pin(board)
     bp = Blueprint("duel", __name__, template_folder=str(HERE / "templates"),
                    static_folder=str(HERE / "static"), static_url_path="/duel/static")
@@ -107,21 +105,12 @@ def register(app: Flask, board: BoardApp) -> None:
         @pin
         def run() -> Response | tuple[Response, int]:
             body = json_body(required=False)
-            _only(body, allowed)
+            only_fields(body, allowed)
             if board.loop.state.extra.get("game") != NAME:
                 return error(409, "no card duel is running (start one with POST /api/actions/new-game "
                                   "{\"game\": \"duel\", ...})")
             event = {"type": "undo" if name == "undo" else "duel_" + name, **body}
-            try:
-                check_event(event)
-                seq = board.loop.submit(event)
-            except EventError as exc:
-                raise BadRequest(str(exc)) from None
-            effects = recorder.get(seq)
-            if refused(effects):
-                return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
-                                "event": event, "effects": effects}), 409
-            return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
+            return submit(event)
 
         run.__name__ = f"duel_{name}"
         return run

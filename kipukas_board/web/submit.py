@@ -1,0 +1,76 @@
+"""Journal an action's event and answer with what the rules made of it: one way for every route.
+
+The board's actions, the souls' and every game mode's routes all do the same three things: check the
+event, hand it to the core loop (which journals it before the rules see it), and answer with the
+effects the rules produced, as a 409 naming the problems when the rules refused it. That lives here
+once, so a refusal reads the same on every route.
+
+Example, inside a route plugin::
+
+    submit = Submitter(board)
+    @app.post("/api/actions/roll-diel")
+    def roll() -> Response:
+        return submit({"type": "roll_diel"})
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from flask import Response, jsonify
+
+from kipukas_board.game.common import refused
+from kipukas_board.game.events import EventError, check_event
+from kipukas_board.web.server import BadRequest
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+
+class EffectsBySeq:
+    """Remembers the effects of the latest events, by journal number, for each action's answer."""
+
+    def __init__(self, keep: int = 64) -> None:
+        self._by_seq: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
+        self._keep = keep
+        self._lock = threading.Lock()
+
+    def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._by_seq[state.seq] = effects
+            while len(self._by_seq) > self._keep:
+                self._by_seq.popitem(last=False)
+
+    def get(self, seq: int | None) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._by_seq.get(seq or -1, []))
+
+
+class Submitter:
+    """Calling it with an event journals it and returns the HTTP answer (see the module docs)."""
+
+    def __init__(self, board: BoardApp) -> None:
+        self.board = board
+        self.recorder = EffectsBySeq()
+        board.loop.subscribe(self.recorder)
+
+    def __call__(self, event: dict[str, Any]) -> Response | tuple[Response, int]:
+        try:
+            check_event(event)
+            seq = self.board.loop.submit(event)
+        except EventError as exc:
+            raise BadRequest(str(exc)) from None
+        effects = self.recorder.get(seq)
+        if refused(effects):
+            return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
+                            "event": event, "effects": effects}), 409
+        return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
+
+
+def only_fields(body: dict[str, Any], allowed: set[str], where: str = "") -> None:
+    """Refuse a body with a field the route does not take, naming it and the fields it does."""
+    extra = sorted(set(body) - allowed)
+    if extra:
+        raise BadRequest(f"unknown field(s) {where}{', '.join(extra)}; expected {', '.join(sorted(allowed)) or 'none'}")
