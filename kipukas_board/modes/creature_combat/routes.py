@@ -29,12 +29,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Flask, Response, jsonify, render_template
+from flask import Flask
 
 from kipukas_board.modes.creature_combat.rules import DECK_COST, LAND_DECK, deck_problems
 from kipukas_board.modes.creature_combat.table import DEFAULT_TABLE, TableError, load_table
-from kipukas_board.web.server import BadRequest, error, json_body, require_pin
-from kipukas_board.web.submit import Submitter, only_fields
+from kipukas_board.modes.routes import mode_blueprint
+from kipukas_board.web.server import BadRequest
+from kipukas_board.web.submit import only_fields
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -110,38 +111,8 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
             "options": {"deck_cost": deck_cost, "land_deck": land_deck}, "table": table}
 
 
-
 def register(app: Flask, board: BoardApp) -> None:
-    submit = Submitter(board)
-    pin = require_pin(board)
-    bp = Blueprint("creature_combat", __name__, template_folder=str(HERE / "templates"),
-                   static_folder=str(HERE / "static"), static_url_path="/creature-combat/static")
-
-    @bp.get("/creature-combat")
-    def page() -> str:
-        import json
-
-        return render_template("creature_combat.html", sim=board.sim, initial=json.dumps(board.state_json()))
-
-    @bp.get("/api/creature-combat/decks")
-    def decks() -> Response:
-        return jsonify({"decks": board.mode_cards.decks(NAME)})
-
-    def action(name: str, allowed: set[str]) -> Any:
-        @pin
-        def run() -> Response | tuple[Response, int]:
-            body = json_body(required=False)
-            only_fields(body, allowed)
-            if board.loop.state.extra.get("game") != NAME:
-                return error(409, "no Creature Combat Territory game is running (start one with "
-                                  "POST /api/actions/new-game {\"game\": \"creature-combat\", ...})")
-            kind = "undo" if name == "undo" else "cc_" + name.replace("-game", "")
-            event = {"type": kind, **body}
-            return submit(event)
-
-        run.__name__ = f"cc_{name.replace('-', '_')}"
-        return run
-
-    for name, allowed in ACTIONS.items():
-        bp.add_url_rule(f"/api/actions/creature-combat/{name}", view_func=action(name, allowed), methods=["POST"])
-    app.register_blueprint(bp)
+    """The mode's page and actions (``end-game`` is the ``cc_end`` event)."""
+    app.register_blueprint(mode_blueprint(
+        board, name=NAME, slug="creature-combat", here=HERE, template="creature_combat.html",
+        title="Creature Combat Territory game", actions=ACTIONS, event_type=lambda a: "cc_" + a.replace("-game", "")))

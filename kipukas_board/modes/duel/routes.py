@@ -24,15 +24,15 @@ refuse now (not that player's turn, a card already in play) a 409 saying why.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Flask, Response, jsonify, render_template
+from flask import Flask
 
 from kipukas_board.modes.duel.rules import DECK_SIZE, HEARTS, deck_problems
-from kipukas_board.web.server import BadRequest, error, json_body, require_pin
-from kipukas_board.web.submit import Submitter, only_fields
+from kipukas_board.modes.routes import mode_blueprint
+from kipukas_board.web.server import BadRequest
+from kipukas_board.web.submit import only_fields
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -88,33 +88,6 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
 
 
 def register(app: Flask, board: BoardApp) -> None:
-    submit = Submitter(board)
-    pin = require_pin(board)
-    bp = Blueprint("duel", __name__, template_folder=str(HERE / "templates"),
-                   static_folder=str(HERE / "static"), static_url_path="/duel/static")
-
-    @bp.get("/duel")
-    def page() -> str:
-        return render_template("duel.html", sim=board.sim, initial=json.dumps(board.state_json()))
-
-    @bp.get("/api/duel/decks")
-    def decks() -> Response:
-        return jsonify({"decks": board.mode_cards.decks(NAME)})
-
-    def action(name: str, allowed: set[str]) -> Any:
-        @pin
-        def run() -> Response | tuple[Response, int]:
-            body = json_body(required=False)
-            only_fields(body, allowed)
-            if board.loop.state.extra.get("game") != NAME:
-                return error(409, "no card duel is running (start one with POST /api/actions/new-game "
-                                  "{\"game\": \"duel\", ...})")
-            event = {"type": "undo" if name == "undo" else "duel_" + name, **body}
-            return submit(event)
-
-        run.__name__ = f"duel_{name}"
-        return run
-
-    for name, allowed in ACTIONS.items():
-        bp.add_url_rule(f"/api/actions/duel/{name}", view_func=action(name, allowed), methods=["POST"])
-    app.register_blueprint(bp)
+    """The duel's page and actions."""
+    app.register_blueprint(mode_blueprint(board, name=NAME, slug="duel", here=HERE, template="duel.html",
+                                          title="card duel", actions=ACTIONS, event_type=lambda a: "duel_" + a))

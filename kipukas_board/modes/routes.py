@@ -1,0 +1,64 @@
+"""A game mode's page and actions as one Flask blueprint: what every mode's routes have in common.
+
+Each mode serves ``/<slug>`` (its page, from its own ``templates/`` and ``static/``), ``GET
+/api/<slug>/decks`` (the decks imported for it) and ``POST /api/actions/<slug>/<action>`` for each
+action it declares; an action is refused with a 409 while another game runs, and otherwise becomes
+an event journaled through the same :class:`~kipukas_board.web.submit.Submitter` as the board's
+own actions.
+
+Example, in a mode's ``register``::
+
+    app.register_blueprint(mode_blueprint(board, name="duel", slug="duel", here=HERE,
+                                          template="duel.html", title="card duel",
+                                          actions=ACTIONS, event_type=lambda a: "duel_" + a))
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flask import Blueprint, Response, jsonify, render_template
+
+from kipukas_board.web.server import error, json_body, require_pin
+from kipukas_board.web.submit import Submitter, only_fields
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+
+def mode_blueprint(board: BoardApp, *, name: str, slug: str, here: Path, template: str, title: str,
+                   actions: dict[str, set[str]], event_type: Callable[[str], str]) -> Blueprint:
+    """The blueprint of game mode ``name`` (see the module docs); ``event_type`` names the event an
+    action becomes (``undo`` is always the board's own undo)."""
+    submit = Submitter(board)
+    pin = require_pin(board)
+    bp = Blueprint(name.replace("-", "_"), __name__, template_folder=str(here / "templates"),
+                   static_folder=str(here / "static"), static_url_path=f"/{slug}/static")
+
+    @bp.get(f"/{slug}")
+    def page() -> str:
+        return render_template(template, sim=board.sim, initial=json.dumps(board.state_json()))
+
+    @bp.get(f"/api/{slug}/decks")
+    def decks() -> Response:
+        return jsonify({"decks": board.mode_cards.decks(name)})
+
+    def action(act: str, allowed: set[str]) -> Any:
+        @pin
+        def run() -> Response | tuple[Response, int]:
+            body = json_body(required=False)
+            only_fields(body, allowed)
+            if board.loop.state.extra.get("game") != name:
+                return error(409, f"no {title} is running (start one with POST /api/actions/new-game "
+                                  f"{{\"game\": \"{name}\", ...}})")
+            return submit({"type": "undo" if act == "undo" else event_type(act), **body})
+
+        run.__name__ = f"{slug.replace('-', '_')}_{act.replace('-', '_')}"
+        return run
+
+    for act, allowed in actions.items():
+        bp.add_url_rule(f"/api/actions/{slug}/{act}", view_func=action(act, allowed), methods=["POST"])
+    return bp
