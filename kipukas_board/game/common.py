@@ -7,18 +7,17 @@ and appends the effects it caused, so a handler reads as the rule it implements.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.game.editions import SUPPLY, edition
 from kipukas_board.game.playstyles import claims_winner, last_standing, style
-from kipukas_board.game.state import GameState
+from kipukas_board.game.state import GameState, amend
 
 Effect = dict[str, Any]
 
 # -- per-map tables, computed once per map object ---------------------------------------------------
-_Tables = tuple[BoardMap, dict[str, dict[str, int]], dict[int, tuple[str, ...]], dict[int, str]]
+_Tables = tuple[BoardMap, dict[str, dict[str, int]], dict[int, tuple[str, ...]], dict[int, str], tuple[str, ...]]
 _TABLES: dict[int, _Tables] = {}
 
 
@@ -43,7 +42,8 @@ def _tables(board: BoardMap) -> _Tables:
         if len(_TABLES) > 16:
             _TABLES.clear()
         squares = {s.territory: s.id for s in board.stands.values() if s.kind == "territory"}
-        t = (board, dist, {n: tuple(v) for n, v in movement.items()}, squares)
+        every = tuple(s.id for s in board.stands.values() if s.kind == "movement")
+        t = (board, dist, {n: tuple(v) for n, v in movement.items()}, squares, every)
         _TABLES[id(board)] = t
     return t
 
@@ -157,9 +157,9 @@ def claims_of(state: GameState, seat: int) -> tuple[int, int]:
 
 
 def souls_on_board(state: GameState, seat: int) -> int:
-    board = state.board
-    return sum(1 for sid, st in state.stands.items()
-               if st.occupied and st.owner == seat and board.stands[sid].kind == "movement")
+    """How many soul tokens of ``seat`` stand on the map's movement stands."""
+    stands = state.stands
+    return sum(1 for sid in _tables(state.board)[4] if stands[sid].owner == seat and stands[sid].occupied)
 
 
 def capital_protected(state: GameState, owner: int | None, territory: int | None = None,
@@ -222,7 +222,7 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
     taken = owner is not None and t.owner is not None and owner != t.owner
     # Prisoners stay imprisoned "until ... the base camp/capital is taken": a prison taken frees them.
     freed = t.prisoners if taken else ()
-    territories[n] = replace(t, owner=owner, claim=claim, taker=t.taker if owner == t.owner else None,
+    territories[n] = amend(t, owner=owner, claim=claim, taker=t.taker if owner == t.owner else None,
                              prisoners=() if freed else t.prisoners)
     effects.append({"type": "claimed", "territory": n, "owner": owner, "claim": claim})
     if freed:
@@ -246,11 +246,12 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
 def present_enemies(state: GameState, n: int) -> set[int]:
     """Seats other than the holder with a soul token standing in territory ``n`` (not one waiting
     to be taken off as imprisoned or wasted)."""
-    t = state.territories[n]
+    holder = state.territories[n].owner
+    stands = state.stands
     present = set()
-    for sid in movement_stands(state.board, n):
-        st = state.stands[sid]
-        if st.occupied and st.owner is not None and st.owner != t.owner and st.awaiting is None:
+    for sid in _tables(state.board)[2][n]:
+        st = stands[sid]
+        if st.occupied and st.owner is not None and st.owner != holder and st.awaiting is None:
             present.add(st.owner)
     return present
 
@@ -277,7 +278,7 @@ def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameS
     if bool(enemies) == t.contention and contenders == old and resolved == t.resolved:
         return state
     territories = dict(state.territories)
-    territories[n] = replace(t, contention=bool(enemies), resolved=resolved)
+    territories[n] = amend(t, contention=bool(enemies), resolved=resolved)
     cont = dict(state.contenders)
     if enemies:
         cont[n] = contenders  # type: ignore[assignment]

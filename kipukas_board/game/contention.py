@@ -35,7 +35,6 @@ Example events::
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from kipukas_board.game.common import (
@@ -55,7 +54,7 @@ from kipukas_board.game.common import (
 from kipukas_board.game.editions import MAX_MOVE, edition
 from kipukas_board.game.playstyles import style
 from kipukas_board.game.souls import damage, soul_stand, waste
-from kipukas_board.game.state import ClaimWait, GameState, Soul, StandState
+from kipukas_board.game.state import ClaimWait, GameState, Soul, StandState, amend
 
 #: Sensor changes a territory stand waits, after a token came back down on it, for the attacker's
 #: soul token to leave its movement stand (the soul stepped onto the territory stand).
@@ -178,7 +177,7 @@ def tick_waits(state: GameState, effects: list[Effect], before: tuple[ClaimWait,
     for w in state.claim_waits:
         if w.placed and w in before:
             if w.left > 1:
-                state = _set_waits(state, w.territory, replace(w, left=w.left - 1))
+                state = _set_waits(state, w.territory, amend(w, left=w.left - 1))
             else:
                 state = _expire(state, effects, w)
     return state
@@ -207,7 +206,7 @@ def end_of_cycle(state: GameState, effects: list[Effect]) -> GameState:
     for n, t in state.territories.items():
         if t.taker is not None and t.taker not in present_enemies(state, n):
             territories = dict(state.territories)
-            territories[n] = replace(t, taker=None)
+            territories[n] = amend(t, taker=None)
             state = state.evolve(territories=territories)
             effects.append({"type": "claim_chance_ended", "territory": n, "seat": t.taker})
     return state
@@ -234,7 +233,7 @@ def _waste_tokens(state: GameState, n: int, seat: int, only: str | None = None) 
     for sid in ([only] if only else movement_stands(state.board, n)):
         st = stands[sid]
         if st.occupied and st.owner == seat and st.awaiting is None:
-            stands[sid] = replace(st, awaiting="wasted")
+            stands[sid] = amend(st, awaiting="wasted")
             wasted.append(sid)
     return (state.evolve(stands=stands) if wasted else state), wasted
 
@@ -242,7 +241,7 @@ def _waste_tokens(state: GameState, n: int, seat: int, only: str | None = None) 
 def _holder_cleared(state: GameState, effects: list[Effect], n: int, winner: int) -> GameState:
     t = state.territories[n]
     territories = dict(state.territories)
-    territories[n] = replace(t, taker=winner)
+    territories[n] = amend(t, taker=winner)
     state = state.evolve(territories=territories)
     sid = territory_stand_id(state.board, n)
     effects.append({"type": "claim_waiting", "territory": n, "stand": sid, "seat": winner, "placed": False,
@@ -322,7 +321,7 @@ def answer_fight_over(state: GameState, effects: list[Effect], q: dict[str, Any]
     else:  # they retreat: their tokens there no longer count, and lifting them is a move
         t = state.territories[n]
         territories = dict(state.territories)
-        territories[n] = replace(t, resolved=t.resolved | {seat})
+        territories[n] = amend(t, resolved=t.resolved | {seat})
         state = state.evolve(territories=territories)
     by = q.get("by")
     if seat == state.territories[n].owner and by is not None and by != seat:
@@ -376,7 +375,7 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
                     "stand": sid, "cleared": cleared})
     if sid is not None:
         st = state.stands[sid]
-        state = _put(state, sid, replace(st, owner=loser, awaiting="wasted"))
+        state = _put(state, sid, amend(st, owner=loser, awaiting="wasted"))
     if soul is not None:  # its Final Blow was lost: wasted (counted lost below, with the bout's count)
         state = waste(state, effects, soul, winner, "final_blow", count_loss=False)
     if cleared:

@@ -52,7 +52,18 @@ from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
 from kipukas_board.game.rolls import dice_outcome
 from kipukas_board.game.setup import announce, on_stand_setup
 from kipukas_board.game.souls import on_soul_bind, on_soul_damage, on_soul_fix, on_soul_unbind
-from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, UndoEntry, initial_state
+from kipukas_board.game.state import (
+    GameState,
+    Player,
+    StandState,
+    TerritoryState,
+    UndoEntry,
+    amend,
+    changed_draft,
+    draft,
+    initial_state,
+    seal,
+)
 
 #: Player actions that can be undone, newest last.
 UNDO_DEPTH = 20
@@ -66,22 +77,25 @@ def apply(state: GameState, event: Event, dice: Any = None, seq: int | None = No
     effects: list[Effect] = []
     if kind == "undo":
         new = _undo(state, effects)
-    else:
-        handler = _HANDLERS.get(kind)
-        if handler is None:
-            return (state.evolve(seq=seq) if seq is not None else state), []
-        new = handler(state, event, effects)
-        if kind in PLAYER_ACTIONS and new is not state and not refused(effects):  # a refusal is no action
+        return (new.evolve(seq=seq) if seq is not None else new), effects
+    handler = _HANDLERS.get(kind)
+    if handler is None:
+        return (state.evolve(seq=seq) if seq is not None else state), []
+    work = draft(state)  # the handler's private copy, changed in place (see game.state.draft)
+    try:
+        new = handler(work, event, effects)
+        changed = new is not work or changed_draft(work)
+        if kind in PLAYER_ACTIONS and changed and not refused(effects):  # a refusal is no action
             entry = UndoEntry(action=kind, seq=seq, before=state.evolve(undo=()))
             return new.evolve(undo=(*state.undo, entry)[-UNDO_DEPTH:], seq=new.seq if seq is None else seq), effects
         if kind == "stand" and new.undo and not new.undo[-1].expired:
             top = new.undo[-1]
-            top = (UndoEntry(top.action, top.seq, top.before, (*top.since, event))
-                   if len(top.since) < UNDO_SINCE else UndoEntry(top.action, top.seq, top.before, expired=True))
+            top = (amend(top, since=(*top.since, event)) if len(top.since) < UNDO_SINCE
+                   else amend(top, since=(), expired=True))
             return new.evolve(undo=(*new.undo[:-1], top), seq=new.seq if seq is None else seq), effects
-    if seq is not None:
-        new = new.evolve(seq=seq)
-    return new, effects
+        return (new.evolve(seq=seq) if seq is not None else new), effects
+    finally:
+        seal(work)  # also when the handler raised: no draft outlives the step
 
 
 def _undo(state: GameState, effects: list[Effect]) -> GameState:

@@ -14,8 +14,6 @@ when cycle ``c + 2`` begins has stayed more than one full cycle and is imprisone
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kipukas_board.game.common import (
     Effect,
     ask,
@@ -31,7 +29,7 @@ from kipukas_board.game.editions import MAX_PRISONERS, edition
 from kipukas_board.game.movement import ask_vanished
 from kipukas_board.game.playstyles import cycles_winner, style
 from kipukas_board.game.souls import land_effects, storm_damage
-from kipukas_board.game.state import GameState, StandState
+from kipukas_board.game.state import GameState, StandState, amend
 
 
 def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameState:
@@ -113,7 +111,7 @@ def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
                                             f"the soul on {sid} is not imprisoned")
             continue
         territories = dict(state.territories)
-        territories[spec.territory] = replace(t, prisoners=(*t.prisoners, st.owner))
+        territories[spec.territory] = amend(t, prisoners=(*t.prisoners, st.owner))
         stands = dict(state.stands)
         stands[sid] = StandState(occupied=True, owner=st.owner, downed=st.downed, awaiting="imprisoned",
                                  since=st.since, soul=st.soul)

@@ -44,7 +44,7 @@ from kipukas_board.game.contention import (
 )
 from kipukas_board.game.editions import MAX_MOVE, SUPPLY, edition
 from kipukas_board.game.souls import rest_reset, token_moved
-from kipukas_board.game.state import GameState, Lift, StandState
+from kipukas_board.game.state import EMPTY_STAND, GameState, Lift, StandState
 
 #: Tokens the hand remembers (older lifts are forgotten: they went into base camps or off the map).
 HAND_SIZE = 8
@@ -117,7 +117,6 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
         owner, downed, soul = lift.owner, lift.downed, lift.soul
         if state.board.stands[lift.stand].territory == n:
             since = lift.since  # a step within the territory is no new arrival (no dodging imprisonment)
-        state = state.evolve(hand=hand)
         effects.append({"type": "moved", "from": lift.stand, "to": sid, "owner": owner})
         if owner is None:
             why = f"it came from {lift.stand}, whose owner was not known"
@@ -137,7 +136,9 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
         state = problem(state, effects, f"{seat_name(state, owner)} already has all {SUPPLY['soul']} soul tokens "
                                         f"on the map; the token on {sid} cannot be theirs")
         owner, why = None, f"{seat_name(state, owner)} has no soul token left"
-    state = _set_stand(state, sid, StandState(occupied=True, owner=owner, downed=downed, since=since, soul=soul))
+    stands = dict(state.stands)
+    stands[sid] = StandState(occupied=True, owner=owner, downed=downed, since=since, soul=soul)
+    state = state.evolve(stands=stands, hand=hand)
     if owner is None:
         state = ask(state, effects, "stand_owner", f"Whose soul token is on {sid}? ({why})",
                     _options(state), stand=sid)
@@ -149,7 +150,7 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
 def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameState:
     n = state.board.stands[sid].territory
     st = state.stands[sid]
-    state = _set_stand(state, sid, StandState())
+    state = _set_stand(state, sid, EMPTY_STAND)
     state = drop_questions(state, kind="stand_owner", stand=sid)
     if st.awaiting is not None:  # an imprisoned or wasted soul's token taken off: expected, not a move
         return refresh_contention(state, effects, n)
@@ -232,7 +233,7 @@ def _near_holding(state: GameState, territory: int, sid: str) -> bool:
 def _lift_territory(state: GameState, effects: list[Effect], sid: str) -> GameState:
     n = state.board.stands[sid].territory
     t = state.territories[n]
-    state = _set_stand(state, sid, StandState())
+    state = _set_stand(state, sid, EMPTY_STAND)
     if t.claim is not None:  # the claim stands until the token comes back or players say it is lost
         lifted = dict(state.lifted_claims)
         lifted[sid] = (t.owner, t.claim)

@@ -27,11 +27,10 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from kipukas_board.game.common import Effect, ask, lose_soul, problem, refresh_contention, seat_name
-from kipukas_board.game.state import GameState, Lift, Soul
+from kipukas_board.game.state import GameState, Lift, Soul, amend
 
 #: The question asked when a binding would clash with another; its answers.
 BIND_OPTIONS = ["bind", "keep"]
@@ -44,15 +43,15 @@ def hurt(soul: Soul, count: int) -> Soul:
         return soul
     lost = soul.lost + count
     if lost > soul.tolerance:
-        return replace(soul, lost=soul.tolerance, wasted=True, rested=0)
-    return replace(soul, lost=lost, rested=0)
+        return amend(soul, lost=soul.tolerance, wasted=True, rested=0)
+    return amend(soul, lost=lost, rested=0)
 
 
 def healed(soul: Soul, count: int) -> Soul:
     """``soul`` after ``count`` KEAL means healed (never below none lost; a wasted soul stays wasted)."""
     if soul.wasted or count <= 0:
         return soul
-    return replace(soul, lost=max(0, soul.lost - count))
+    return amend(soul, lost=max(0, soul.lost - count))
 
 
 def is_soul_card(card: dict[str, Any] | None) -> bool:
@@ -126,20 +125,20 @@ def _sync_token(state: GameState, soul: Soul) -> GameState:
     sid = soul_stand(state, soul.id)
     if sid is not None and state.stands[sid].downed != downed:
         stands = dict(state.stands)
-        stands[sid] = replace(stands[sid], downed=downed)
+        stands[sid] = amend(stands[sid], downed=downed)
         state = state.evolve(stands=stands)
     if any(h.soul == soul.id and h.downed != downed for h in state.hand):
-        state = state.evolve(hand=tuple(replace(h, downed=downed) if h.soul == soul.id else h for h in state.hand))
+        state = state.evolve(hand=tuple(amend(h, downed=downed) if h.soul == soul.id else h for h in state.hand))
     return state
 
 
 def _unbind_everywhere(state: GameState, soul_id: str) -> GameState:
     """No token carries ``soul_id`` any more (and no seat waits to bind it)."""
     if any(st.soul == soul_id for st in state.stands.values()):
-        state = state.evolve(stands={sid: (replace(st, soul=None) if st.soul == soul_id else st)
+        state = state.evolve(stands={sid: (amend(st, soul=None) if st.soul == soul_id else st)
                                      for sid, st in state.stands.items()})
     if any(h.soul == soul_id for h in state.hand):
-        state = state.evolve(hand=tuple(replace(h, soul=None) if h.soul == soul_id else h for h in state.hand))
+        state = state.evolve(hand=tuple(amend(h, soul=None) if h.soul == soul_id else h for h in state.hand))
     if soul_id in state.soul_pending.values():
         state = state.evolve(soul_pending={k: v for k, v in state.soul_pending.items() if v != soul_id})
     return state
@@ -168,12 +167,12 @@ def bind_stand(state: GameState, effects: list[Effect], soul: Soul, sid: str, fo
     soul = _as_marked(state, soul, st.downed)
     old = state.stands[sid].soul
     stands = dict(state.stands)
-    stands[sid] = replace(state.stands[sid], soul=soul.id)
+    stands[sid] = amend(state.stands[sid], soul=soul.id)
     state = state.evolve(stands=stands)
     if old is not None and old != soul.id:
         effects.append({"type": "soul_unbound", "soul": old, "title": state.souls[old].title})
     if st.owner is not None and st.owner != soul.seat:
-        soul = replace(soul, seat=st.owner)
+        soul = amend(soul, seat=st.owner)
     effects.append({"type": "soul_bound", "soul": soul.id, "title": soul.title, "seat": soul.seat, "stand": sid})
     return put_soul(state, soul)
 
@@ -189,7 +188,7 @@ def bind_lift(state: GameState, effects: list[Effect], soul: Soul, lift: Lift, f
     state = _unbind_everywhere(state, soul.id)
     soul = _as_marked(state, soul, lift.downed)
     lift = next((h for h in state.hand if h.stand == lift.stand), lift)
-    state = state.evolve(hand=tuple(replace(h, soul=soul.id) if h is lift else h for h in state.hand))
+    state = state.evolve(hand=tuple(amend(h, soul=soul.id) if h is lift else h for h in state.hand))
     if old is not None and old != soul.id:
         effects.append({"type": "soul_unbound", "soul": old, "title": state.souls[old].title})
     effects.append({"type": "soul_bound", "soul": soul.id, "title": soul.title, "seat": soul.seat,
@@ -201,7 +200,7 @@ def _as_marked(state: GameState, soul: Soul, downed: bool) -> Soul:
     """A soul seen for the first time on a token the players marked downed starts downed (the
     board never saw its injuries); a soul it already knows keeps its own count."""
     if downed and soul.id not in state.souls and not soul.downed:
-        return replace(soul, lost=soul.tolerance)
+        return amend(soul, lost=soul.tolerance)
     return soul
 
 
@@ -216,7 +215,7 @@ def marked_downed(state: GameState, effects: list[Effect], sid: str, downed: boo
     effects.append({"type": "soul_keal", "soul": soul.id, "title": soul.title, "seat": soul.seat,
                     "change": soul.lost - lost, "lost": lost, "tolerance": soul.tolerance, "downed": downed,
                     "wasted": False, "cause": "fixed", "stand": sid})
-    return put_soul(state, replace(soul, lost=lost))
+    return put_soul(state, amend(soul, lost=lost))
 
 
 def _ask_bind(state: GameState, effects: list[Effect], soul: Soul, sid: str, carried: str | None,
@@ -283,7 +282,7 @@ def answer_seat(state: GameState, effects: list[Effect], q: dict[str, Any], seat
     if soul is None or soul.seat == seat:
         return state
     state = _unbind_everywhere(state, soul.id)
-    state = put_soul(state, replace(soul, seat=seat))
+    state = put_soul(state, amend(soul, seat=seat))
     pending = dict(state.soul_pending)
     pending[seat] = soul.id
     effects.append({"type": "soul_waiting", "soul": soul.id, "title": soul.title, "seat": seat})
@@ -315,18 +314,18 @@ def rest_reset(state: GameState, soul_id: str | None) -> GameState:
     if s is None or s.rested == 0:
         return state
     souls = dict(state.souls)
-    souls[soul_id] = replace(s, rested=0)
+    souls[soul_id] = amend(s, rested=0)
     return state.evolve(souls=souls)
 
 
 def waste(state: GameState, effects: list[Effect], soul: Soul, by: int | None, cause: str,
           count_loss: bool = True) -> GameState:
     """``soul`` is wasted: its token waits to be taken off, and it counts as a soul lost."""
-    soul = replace(soul, wasted=True, lost=soul.tolerance, rested=0)
+    soul = amend(soul, wasted=True, lost=soul.tolerance, rested=0)
     sid = soul_stand(state, soul.id)
     if sid is not None and state.stands[sid].awaiting is None:
         stands = dict(state.stands)
-        stands[sid] = replace(stands[sid], awaiting="wasted", downed=True)
+        stands[sid] = amend(stands[sid], awaiting="wasted", downed=True)
         state = state.evolve(stands=stands)
     effects.append({"type": "soul_keal", "soul": soul.id, "title": soul.title, "seat": soul.seat,
                     "change": 0, "lost": soul.lost, "tolerance": soul.tolerance, "downed": False,
@@ -419,7 +418,7 @@ def on_soul_fix(state: GameState, event: dict[str, Any], effects: list[Effect]) 
                             "change": soul.lost - lost, "lost": lost, "tolerance": soul.tolerance,
                             "downed": lost >= soul.tolerance, "wasted": False, "cause": cause,
                             "stand": soul_stand(state, soul.id)})
-            soul = replace(soul, lost=lost)
+            soul = amend(soul, lost=lost)
             state = put_soul(state, soul)
     if event.get("wasted"):
         state = waste(state, effects, soul, event.get("by"), "fixed")
@@ -475,10 +474,10 @@ def land_effects(state: GameState, effects: list[Effect]) -> GameState:
         elif geo == "plains":
             if state.territories[n].contention or soul.lost == 0:
                 if soul.rested:
-                    state = put_soul(state, replace(soul, rested=0))
+                    state = put_soul(state, amend(soul, rested=0))
                 continue
             if soul.rested + 1 >= 2:
-                state = heal(state, effects, replace(soul, rested=0), 1, "plains")
+                state = heal(state, effects, amend(soul, rested=0), 1, "plains")
             else:
-                state = put_soul(state, replace(soul, rested=soul.rested + 1))
+                state = put_soul(state, amend(soul, rested=soul.rested + 1))
     return state

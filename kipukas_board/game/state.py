@@ -20,10 +20,14 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
+
+_R = TypeVar("_R")
+_new = object.__new__
+_set = object.__setattr__  # the records are frozen: copies are built through object's own setattr
 
 #: How many problems the state keeps (oldest dropped first); the journal keeps everything.
 MAX_PROBLEMS = 50
@@ -45,6 +49,10 @@ class StandState:
     awaiting: str | None = None  # "imprisoned" | "wasted": the token should be lifted; its lift is no move
     since: int = 0  # diel cycle the token arrived (for loitering in an enemy capital)
     soul: str | None = None  # id of the soul bound to this token (see :mod:`kipukas_board.game.souls`)
+
+
+#: A stand with no token (records are immutable, so one serves every empty stand).
+EMPTY_STAND = StandState()
 
 
 @dataclass(frozen=True)
@@ -183,16 +191,21 @@ class GameState:
     def evolve(self, **changes: Any) -> GameState:
         """A copy with ``changes`` applied (containers not named are shared, not copied).
 
-        A plain attribute copy rather than :func:`dataclasses.replace` (which re-runs ``__init__``
-        over ~40 fields): replay applies thousands of events a second and this is its hot path.
+        A copy of the attribute dict rather than :func:`dataclasses.replace` (which re-runs
+        ``__init__`` over ~40 fields): replay applies thousands of events a second and this is its
+        hot path. A *draft* (see :func:`draft`) is changed in place and returned instead.
         """
-        unknown = changes.keys() - _FIELDS
-        if unknown:
-            raise TypeError(f"GameState has no field(s) {', '.join(sorted(unknown))}")
-        new = object.__new__(GameState)
-        d = new.__dict__
-        d.update(self.__dict__)
+        if not _FIELDS.issuperset(changes):
+            raise TypeError(f"GameState has no field(s) {', '.join(sorted(changes.keys() - _FIELDS))}")
+        d = self.__dict__
+        if _DRAFT in d:
+            d.update(changes)
+            d[_DRAFT] = True
+            return self
+        d = d.copy()
         d.update(changes)
+        new = _new(GameState)
+        _set(new, "__dict__", d)
         return new
 
     def player(self, seat: int | None) -> Player | None:
@@ -210,6 +223,67 @@ class GameState:
 
 
 _FIELDS = frozenset(f.name for f in fields(GameState))
+_DRAFT = "_draft"  # a key in a draft's attribute dict (never a field): False until it is changed
+
+
+def draft(state: GameState) -> GameState:
+    """A private working copy of ``state`` for one step of the rules, which ``evolve`` changes in place.
+
+    A rules step evolves the state several times (a stand set, a hand shortened, a contention
+    refreshed, ...), and each copy of ~40 attributes was the replay's largest single cost. The
+    rules core takes one draft per event instead, hands it to the event's handler, and seals it
+    (:func:`seal`) before anyone else can see it, so every state outside the core is still
+    immutable. Inside a handler a draft reads like any state; the one thing a handler must not do
+    is keep an earlier ``state`` to read after evolving (it would see the new values): it keeps
+    the field values it needs instead, as the rules modules do.
+
+    Example::
+
+        >>> work = draft(state)                              # doctest: +SKIP
+        >>> work.evolve(diel_cycle=3) is work                # doctest: +SKIP
+        True
+        >>> seal(work), work.evolve(seq=1) is work          # doctest: +SKIP
+        (True, False)
+    """
+    d = state.__dict__.copy()
+    d[_DRAFT] = False
+    new = _new(GameState)
+    _set(new, "__dict__", d)
+    return new
+
+
+def changed_draft(work: GameState) -> bool:
+    """Whether any ``evolve`` changed the draft ``work`` so far."""
+    return bool(work.__dict__.get(_DRAFT, False))
+
+
+def seal(work: GameState) -> bool:
+    """End ``work``'s life as a draft (it is an ordinary immutable state from now on); whether any
+    ``evolve`` changed it."""
+    return bool(work.__dict__.pop(_DRAFT, False))
+
+
+def amend(record: _R, **changes: Any) -> _R:
+    """A copy of the frozen record ``record`` (a :class:`StandState`, :class:`Soul`, ...) with ``changes``.
+
+    What :func:`dataclasses.replace` does, without re-running ``__init__``: the rules make these
+    copies many times an event. The records have no ``__post_init__`` to skip; a field name that is not
+    the record's raises :class:`TypeError` as ``replace`` does.
+
+    Example::
+
+        >>> amend(StandState(occupied=True, owner=2), downed=True)
+        StandState(occupied=True, owner=2, downed=True, awaiting=None, since=0, soul=None)
+    """
+    d = record.__dict__.copy()
+    n = len(d)
+    d.update(changes)
+    if len(d) != n:
+        unknown = ", ".join(sorted(changes.keys() - record.__dict__.keys()))
+        raise TypeError(f"{type(record).__name__} has no field(s) {unknown}")
+    new = _new(type(record))
+    _set(new, "__dict__", d)
+    return new
 
 
 def waiting_stands(state: GameState) -> dict[int, dict[str, Any]]:
