@@ -72,6 +72,23 @@ def test_a_card_shown_before_a_token_binds_to_the_next_token_of_that_seat() -> N
     assert s.soul_pending == {}
 
 
+def test_a_card_still_waiting_at_the_next_roll_stops_waiting_and_binds_nothing_later() -> None:
+    s, _ = fold([*opening(), card(1, "BbBb")])
+    assert s.soul_pending == {1: "BbBb#0001"}
+    s, fx = fold([roll(4, "night")], s)
+    assert s.soul_pending == {}
+    assert {"type": "soul_wait_ended", "soul": "BbBb#0001", "seat": 1, "title": "Bog Hound"} in fx
+    s, fx = fold([roll(5, "day"), stand_event("M2b", True)], s)  # a later soul of that seat: not Bog Hound
+    assert souls(s)["BbBb#0001"]["stand"] is None and s.stands["M2b"].soul is None
+    assert not any(e["type"] == "soul_bound" for e in fx)
+    s, _ = fold([{"type": "soul_bind", "stand": "M2b", "soul": "BbBb#0001"}], s)  # the page still can
+    assert souls(s)["BbBb#0001"]["stand"] == "M2b"
+    # undo the bind and both rolls: the card waits again, and the token that really came down since
+    # (re-applied by undo) is the next one of that seat, so it binds
+    s, _ = fold([{"type": "undo"}] * 3, s)
+    assert s.diel_cycle == 3 and s.soul_pending == {} and souls(s)["BbBb#0001"]["stand"] == "M2b"
+
+
 def test_a_card_shown_with_a_token_in_hand_binds_to_that_token_and_an_item_binds_nothing() -> None:
     s, _ = fold([*opening(), stand_event("M2b", True)])  # nobody showed a card: the board knows no soul
     assert souls(s) == {}

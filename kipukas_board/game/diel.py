@@ -28,7 +28,7 @@ from kipukas_board.game.contention import end_of_cycle, fights_continue
 from kipukas_board.game.editions import MAX_PRISONERS, edition
 from kipukas_board.game.movement import ask_vanished
 from kipukas_board.game.playstyles import cycles_winner, style
-from kipukas_board.game.souls import land_effects, storm_damage
+from kipukas_board.game.souls import end_waits, land_effects, storm_damage
 from kipukas_board.game.state import GameState, StandState, amend
 
 
@@ -52,6 +52,7 @@ def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameSt
     roll = None if fixed else event.get("roll")
     state = ask_vanished(state, effects)
     state = end_of_cycle(state, effects)
+    state = end_waits(state, effects)
     state = state.evolve(diel_cycle=cycle, diel_phase=phase, storm_exposed=(), hand=())
     effects.append({"type": "diel", "cycle": cycle, "phase": phase, "roll": roll, "fixed": fixed,
                     "source": event.get("source", "fixed" if fixed else "physical")})

@@ -4,7 +4,8 @@ A reed switch sees a token; a seat's camera sees a card. The board joins the two
 
 * a soul card (a card with a Movement Range) shown at a seat while that seat holds a lifted soul
   token binds to that token; shown with no token in the hand it *waits* (``state.soul_pending``) and
-  binds to the next soul token that seat lifts or puts down (a soul entering from a base camp);
+  binds to the next soul token that seat lifts or puts down (a soul entering from a base camp), until
+  the diel cycle ends (:func:`end_waits`);
 * a bound token carries its soul when it moves (``Lift.soul`` -> ``StandState.soul``);
 * a card bound at one seat and shown at another, a soul shown for a token that carries another soul,
   or a bound soul shown for a second token, is a question (``soul_bind``), never a guess;
@@ -304,6 +305,22 @@ def token_moved(state: GameState, effects: list[Effect], seat: int | None, sid: 
         return bind_lift(state, effects, soul, lift)
     assert sid is not None
     return bind_stand(state, effects, soul, sid)
+
+
+def end_waits(state: GameState, effects: list[Effect]) -> GameState:
+    """At a new diel cycle a soul card still waiting for its token stops waiting.
+
+    "Shown, then played" happens within a player's turn; a card left waiting into the next cycle
+    would bind to whatever token that seat moves next, maybe much later and for another soul. The
+    soul stays known (the page can still bind it to a token); the seat just no longer waits.
+    """
+    if not state.soul_pending:
+        return state
+    for seat, soul_id in sorted(state.soul_pending.items()):
+        soul = state.souls.get(soul_id)
+        effects.append({"type": "soul_wait_ended", "soul": soul_id, "seat": seat,
+                        "title": soul.title if soul is not None else soul_id})
+    return state.evolve(soul_pending={})
 
 
 def rest_reset(state: GameState, soul_id: str | None) -> GameState:

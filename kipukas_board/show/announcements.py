@@ -130,6 +130,9 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
                                                                            count=count)]
         if kind in ("soul_keal", "soul_bound"):
             return _soul(effect, n, p)
+        if kind == "soul_wait_ended":
+            return [p["soul_wait_ended"].format(player=n.player(effect.get("seat")),
+                                                title=str(effect.get("title", "")))]
         if kind == "eliminated":
             return [p["eliminated"].format(player=n.player(effect.get("seat")))]
         if kind == "timer_due":

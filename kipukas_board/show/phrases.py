@@ -45,6 +45,8 @@ PHRASES: dict[str, str] = {
     "eliminated": "{player} has lost too many souls and is out of the game.",
     # souls the board knows: {player} {title} {stand} {lost} {tolerance} {cause}
     "soul_bound": "{player}'s {title} is on {stand}.",
+    "soul_wait_ended": "{player}'s {title} was shown, but no soul token moved before the cycle ended; "
+                       "bind it on the page if it is on the map.",
     "soul_keal_lost": "{player}'s {title} loses one keal means {cause}, {lost} of {tolerance} lost.",
     "soul_keal_lost_many": "{player}'s {title} loses {count} keal means {cause}, {lost} of {tolerance} lost.",
     "soul_keal_healed": "{player}'s {title} heals one keal means {cause}, {lost} of {tolerance} lost.",
