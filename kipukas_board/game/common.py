@@ -159,7 +159,12 @@ def claims_of(state: GameState, seat: int) -> tuple[int, int]:
 def souls_on_board(state: GameState, seat: int) -> int:
     """How many soul tokens of ``seat`` stand on the map's movement stands."""
     stands = state.stands
-    return sum(1 for sid in _tables(state.board)[4] if stands[sid].owner == seat and stands[sid].occupied)
+    count = 0
+    for sid in _tables(state.board)[4]:
+        st = stands[sid]
+        if st.owner == seat and st.occupied:
+            count += 1
+    return count
 
 
 def capital_protected(state: GameState, owner: int | None, territory: int | None = None,
