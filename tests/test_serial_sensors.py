@@ -260,15 +260,16 @@ def test_board_plugged_in_after_start_corrects_a_stale_journal(rig, tmp_path: Pa
     link.schedule_unplug(0.8)
     time.sleep(0.05)
     app, seen = make_app(tmp_path, link, startup_wait_s=0.2)
+    assert app.loop.state.stands[stands[0]].occupied  # the journal's word, before any switch is read
     app.start()
     try:
-        assert app.loop.state.stands[stands[0]].occupied  # nothing known yet
         assert wait_for(lambda: app.sensors.health()["synced"], 5.0)
         assert wait_for(lambda: not app.loop.state.stands[stands[0]].occupied
                         and app.loop.state.stands[stands[2]].occupied, 2.0)
         time.sleep(0.1)
         # the switches rule: stand 1's switch is open too, so it is cleared as well
         assert {s for s, st in app.loop.state.stands.items() if st.occupied} == {stands[2]}
+        assert (stands[0], False) in seen and (stands[2], True) in seen  # corrected as changes, journaled
     finally:
         app.stop()
 
