@@ -22,16 +22,13 @@ Example::
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kipukas_board.modes.base import CardFileError
 from kipukas_board.modes.creature_combat.events import ID_RE
 from kipukas_board.modes.creature_combat.rules import BIOMES, card_cost, deck_problems, stars_for
-
-MAX_TEXT = 400
+from kipukas_board.modes.deckfile import MAX_TEXT, read_deck_file
 
 
 @dataclass
@@ -60,44 +57,13 @@ def _text(v: Any, required: bool = True) -> bool:
 
 def parse_card_file(text: str, source: str) -> CardFile:
     """Check a creature-combat card file; raise :class:`CardFileError` listing every problem."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CardFileError(source, [f"not valid TOML: {exc}"]) from None
-    problems: list[str] = []
-    deck = data.get("deck", Path(source).stem)
-    if not _text(deck):
-        problems.append(f"'deck' must be the deck's name, got {deck!r:.40}")
-        deck = Path(source).stem
-    unknown = set(data) - {"deck", "creatures", "lands"}
-    if unknown:
-        problems.append(f"unknown top-level key(s) {', '.join(sorted(unknown))} "
-                        f"(expected deck, [[creatures]], [[lands]])")
-    out = CardFile(deck=str(deck))
-    seen: dict[str, str] = {}
-    for kind in ("creatures", "lands"):
-        cards = data.get(kind, [])
-        if not isinstance(cards, list):
-            problems.append(f"'{kind}' must be an array of tables ([[{kind}]])")
-            continue
-        for i, c in enumerate(cards):
-            if not isinstance(c, dict):
-                problems.append(f"{kind}[{i}]: expected a table")
-                continue
-            cid = c.get("id")
-            where = f"{kind[:-1]} {cid!r}" if isinstance(cid, str) else f"{kind}[{i}]"
-            if not isinstance(cid, str) or not ID_RE.fullmatch(cid):
-                problems.append(f"{where}: field 'id' must be 1 to 40 letters, digits, '-', '_' or '.', starting "
-                                f"with a letter or digit, got {cid!r:.40}")
-            elif cid in seen:
-                problems.append(f"{where}: field 'id' repeats {seen[cid]}'s id "
-                                f"(the QR payload cct:{cid} must name one card)")
-            else:
-                seen[cid] = f"{kind[:-1]} {cid!r}"
-            check = _creature if kind == "creatures" else _land
-            card, bad = check(c, where)
-            problems += bad
-            (out.creatures if kind == "creatures" else out.lands).append(card)
+    read = read_deck_file(text, source, ("creatures", "lands"), ID_RE, "cct:")
+    problems = read.problems
+    out = CardFile(deck=read.deck)
+    for kind, where, c in read.cards:
+        card, bad = (_creature if kind == "creatures" else _land)(c, where)
+        problems += bad
+        (out.creatures if kind == "creatures" else out.lands).append(card)
     if not out.creatures and not out.lands and not problems:
         problems.append("the file holds no [[creatures]] and no [[lands]]")
     if problems:

@@ -24,21 +24,18 @@ Example::
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kipukas_board.modes.base import CardFileError
+from kipukas_board.modes.deckfile import MAX_TEXT, read_deck_file
 from kipukas_board.modes.duel.effects import CONDITIONS, DESTROYS, INSTANT_ONLY_PER, PER, SIDES, WHATS
 from kipukas_board.modes.duel.events import ID_RE
 from kipukas_board.modes.duel.rules import MAX_COPIES, STATUSES, TYPES, deck_problems
 
 SCHOOLS = ("rock", "earth", "water", "ice", "air", "spark", "fire", "metal")
-MAX_TEXT = 400
 MAX_EFFECTS = 8
 MAX_NUMBER = 99
-ID_CHARS = "letters, digits, '-', '_' or '.'"
 
 
 @dataclass
@@ -74,38 +71,12 @@ def _text(v: Any) -> bool:
 
 def parse_card_file(text: str, source: str) -> DuelCardFile:
     """Check a duel card file; raise :class:`CardFileError` listing every problem."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CardFileError(source, [f"not valid TOML: {exc}"]) from None
-    problems: list[str] = []
-    deck = data.get("deck", Path(source).stem)
-    if not _text(deck):
-        problems.append(f"'deck' must be the deck's name, got {deck!r:.40}")
-        deck = Path(source).stem
-    unknown = set(data) - {"deck", "cards"}
-    if unknown:
-        problems.append(f"unknown top-level key(s) {', '.join(sorted(unknown))} (expected deck, [[cards]])")
-    cards = data.get("cards", [])
-    out = DuelCardFile(deck=str(deck))
-    if not isinstance(cards, list) or not cards:
+    read = read_deck_file(text, source, ("cards",), ID_RE, "duel:", repeat_hint="; give copies = N instead")
+    problems = read.problems
+    out = DuelCardFile(deck=read.deck)
+    if not read.cards and not problems:
         problems.append("'cards' must be a non-empty array of tables ([[cards]])")
-        cards = []
-    seen: set[str] = set()
-    for i, c in enumerate(cards):
-        if not isinstance(c, dict):
-            problems.append(f"cards[{i}]: expected a table")
-            continue
-        cid = c.get("id")
-        where = f"card {cid!r}" if isinstance(cid, str) else f"cards[{i}]"
-        if not isinstance(cid, str) or not ID_RE.fullmatch(cid):
-            problems.append(f"{where}: field 'id' must be 1 to 40 {ID_CHARS}, starting with a letter or digit, "
-                            f"got {cid!r:.40}")
-        elif cid in seen:
-            problems.append(f"{where}: field 'id' is given twice (the QR payload duel:{cid} must name one card; "
-                            f"give copies = N instead)")
-        else:
-            seen.add(cid)
+    for _kind, where, c in read.cards:
         card, bad = _card(c, where)
         problems += bad
         out.cards.append(card)
