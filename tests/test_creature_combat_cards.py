@@ -44,7 +44,7 @@ def test_every_problem_is_named_with_the_card_id_and_field() -> None:
         "creature 'fox-1': field 'cost' is 30, but the card-creation formula gives 11",
         "creature 'owl-1': field 'biomes.sky': no such biome",
         "creature 'owl-1': field 'stars' must be cost / 10 rounded up = 2 for cost 12, got 3",
-        "creature 'fox-1': field 'id' repeats creature 'fox-1''s id",
+        "creature 'fox-1': field 'id' is already taken by creature 'fox-1' above",
         "creature 'fox-1': field 'name' must be text",
         "creature 'fox-1': field 'cost' must be a whole number 1 to 100, got 101",
         "creature 'fox-1': field 'base_power' must be a whole number from 0 up, got -1",

@@ -80,7 +80,7 @@ def read_deck_file(text: str, source: str, arrays: tuple[str, ...], id_re: re.Pa
             if not isinstance(cid, str) or not id_re.fullmatch(cid):
                 out.problems.append(f"{where}: field 'id' must be {ID_RULE}, got {cid!r:.40}")
             elif cid in seen:
-                out.problems.append(f"{where}: field 'id' repeats {seen[cid]}'s id "
+                out.problems.append(f"{where}: field 'id' is already taken by {seen[cid]} above "
                                     f"(the QR payload {prefix}{cid} must name one card{repeat_hint})")
             else:
                 seen[cid] = where
