@@ -21,18 +21,19 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from kipukas_board import modes
-from kipukas_board.board.mapfile import load_map
+from kipukas_board.board.mapfile import BoardMap, available_maps, load_map
 from kipukas_board.calibrate.board_test import BoardTestSession
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
-from kipukas_board.core_loop import CoreLoop
+from kipukas_board.core_loop import CoreLoop, MapBusy
 from kipukas_board.game.dice import Dice, SystemDice
-from kipukas_board.game.events import stand_event
+from kipukas_board.game.events import map_event, stand_event
 from kipukas_board.game.state import GameState
 from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
@@ -44,6 +45,7 @@ from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, st
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal, JournalWriteError
+from kipukas_board.store.map_choice import start_map, write_choice
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, souls_api
 from kipukas_board.web.actions import register as register_actions
@@ -51,6 +53,7 @@ from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
 
 log = logging.getLogger(__name__)
+
 
 RoutePlugin = Callable[[Any, "BoardApp"], None]
 
@@ -89,21 +92,24 @@ class BoardApp:
     """Everything the board runs, wired together. Raises ``MapError`` if the map does not load."""
 
     def __init__(self, settings: Settings, data_dir: str | Path, sim: bool = False,
-                 admin_pin: str | None = None, dice: Dice | None = None) -> None:
-        self.settings = settings.simulated() if sim else settings
+                 admin_pin: str | None = None, dice: Dice | None = None, map_given: bool = False) -> None:
+        # map_given: the map in the settings came from --map, which wins over a map picked on the page.
+        self.settings = settings.simulated() if sim else replace(settings)
         self.sim = sim
         self.data_dir = Path(data_dir)
+        start, why = start_map(self.settings.map, self.data_dir, map_given)
+        if start != self.settings.map and start not in available_maps():
+            log.error("map %s picked on the page is no longer shipped; starting on %s", start, self.settings.map)
+        elif why:
+            log.warning("%s", why)
+            self.settings.map = start
         board = load_map(self.settings.map)
         s = self.settings
-        try:  # the one calibration file (calibrate/files.py), with the settings' strip length and cap; read
-            # before anything is created, so a bad one is reported on a board that was left as it was
-            layout = strip_layout(s, board, self.data_dir)
-        except LayoutError as exc:  # shown on the pages by the calibration session, which reads it too
-            log.error("LED layout not applied, using the default: %s", exc)
-            try:
-                layout = with_strip_settings(default_layout(board), s)
-            except LayoutError:
-                layout = default_layout(board)
+        #: Set while a map picked on the page cannot be lit until a restart (the strip's length is fixed).
+        self.map_led_problem: str | None = None
+        # the map's own calibration file (calibrate/files.py), with the settings' strip length and cap; read
+        # before anything is created, so a bad one is reported on a board that was left as it was
+        layout = self._layout_for(board)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
@@ -164,6 +170,18 @@ class BoardApp:
         #: Publishes to the event's MQTT broker when the settings have [fleet]; None otherwise.
         self.fleet = join_fleet(self, health_key=health_flags)
 
+    def _layout_for(self, board: BoardMap) -> LedLayout:
+        """The LED layout of ``board``'s calibration file, or the default layout when it has none or
+        the file is wrong (shown on the pages by the calibration session, which reads it too)."""
+        try:
+            return strip_layout(self.settings, board, self.data_dir)
+        except LayoutError as exc:
+            log.error("LED layout not applied, using the default: %s", exc)
+            try:
+                return with_strip_settings(default_layout(board), self.settings)
+            except LayoutError:
+                return default_layout(board)
+
     @property
     def layout(self) -> LedLayout:
         """The LED layout in use: the lighting's own, which a calibration save swaps whole
@@ -173,11 +191,13 @@ class BoardApp:
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
         state = self.loop.state
+        self._lit_map = state.board
         if isinstance(self.sensors, SimulatedStandSensors):
             # After a restart the simulated switches start where the journal left the tokens.
             for sid, st in state.stands.items():
                 if st.occupied:
                     self.sensors.set(sid, True)
+        self.loop.subscribe(self._follow_map)  # before the lighting: it must never light a map by another's layout
         self.loop.subscribe(self.lighting.update)
         self.loop.subscribe(self._speak)  # before publishing, so the page gets the captions with the state
         self.loop.subscribe(self._publish)
@@ -209,6 +229,72 @@ class BoardApp:
                 part()
             except Exception:
                 log.exception("while stopping %r", part)
+
+    # -- the map -------------------------------------------------------------------------------
+    def map_busy(self, state: GameState | None = None) -> str | None:
+        """Why the map may not change now (a game under way, a calibration walk or board test open)."""
+        state = state or self.loop.state
+        playing = modes.game_in_progress(state)
+        if playing is not None:
+            return (f"a game of {playing} is under way on {state.board.name}; the map changes only when "
+                    f"no game runs (end the game first)")
+        walk = self._walk_open()
+        if walk is not None:
+            return f"{walk}; finish or close it first (it was started for this map)"
+        if self.board_test.test is not None:
+            return "the board test is running; stop it first"
+        return None
+
+    def pick_map(self, name: str) -> int:
+        """Switch the running board to the shipped map ``name`` (new game, while no game runs).
+
+        The pick is an input: it is journaled as a ``map`` event first (replay starts the board on it
+        the same way a start does), then the core's subscriber :meth:`_follow_map` gives the lights
+        and the sensors that map's own calibration, and the pick is written to the data directory so
+        a restart comes back on it (:mod:`kipukas_board.store.map_choice`). Returns the event's
+        journal number. Raises ``ValueError`` for a map that is not shipped and :class:`MapBusy`
+        while a game runs (the rules core refuses it too, should a game start in between).
+        """
+        shipped = available_maps()
+        if name not in shipped:
+            raise ValueError(f"no shipped map {name!r}; the board ships {', '.join(shipped)}")
+        why = self.map_busy()
+        if why is not None:
+            raise MapBusy(why)
+        board = load_map(name)
+        seq = self.loop.submit(map_event(board.name, board.source_text or "", board.source))
+        now = self.loop.state.board
+        if now.structure() != board.structure():
+            problems = self.loop.state.problems
+            raise MapBusy(problems[-1] if problems else f"the board stays on {now.name}")
+        write_choice(self.data_dir, name)
+        log.info("map %s picked on the page (journal event %d)", name, seq)
+        self._reconcile()  # a real board's switches, read through the new map's channel map
+        return seq
+
+    def _follow_map(self, state: GameState, effects: list[dict[str, Any]]) -> None:
+        """On the core thread, when a ``map`` event put another map on the table: that map's LED layout,
+        channel map and calibration, before the lighting sees the new state."""
+        if not any(e.get("type") == "map" for e in effects) or state.board.structure() == self._lit_map.structure():
+            return
+        self._lit_map = state.board
+        if isinstance(self.sensors, SimulatedStandSensors):
+            self.sensors.clear()  # the simulated hand starts the new map bare, as the journal does
+        self.channel_map = None
+        self.unmapped_channels.clear()
+        layout = self._layout_for(state.board)
+        self.map_led_problem = None
+        strip = self.strip.count
+        if layout.count > strip and self.lighting.can_resize():
+            self.lighting.set_length(layout.count)
+            strip = layout.count
+        if layout.count > strip:
+            self.map_led_problem = (f"map {state.board.name} needs {layout.count} LEDs and the strip was started "
+                                    f"with {strip}: restart the board to light it (it restarts on this map)")
+            log.error("%s", self.map_led_problem)
+            layout = LedLayout(territories={}, length=strip, source="dark until a restart")
+        self.lighting.set_layout(replace(layout, length=strip), state)
+        self.calibration.follow_map()
 
     # -- inputs ----------------------------------------------------------------------------------
     def stand_for(self, channel: str) -> str | None:
@@ -354,6 +440,7 @@ class BoardApp:
         doc["health"] = self.health()
         doc["lights"] = self.lights_json()
         doc["sim"] = self.sim
+        doc["map_busy"] = self.map_busy(state)
         return doc
 
     def _publish(self, state: GameState, effects: list[dict[str, Any]]) -> None:

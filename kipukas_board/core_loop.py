@@ -52,6 +52,10 @@ class MapChanged(ValueError):
             f"(journal.sqlite with its journal.hwm; the journal alone would be reported as lost)")
 
 
+class MapBusy(Exception):
+    """The map cannot change now (a game is under way, a calibration walk is open); the message says why."""
+
+
 @dataclass
 class _Item:
     event: Event

@@ -1,4 +1,5 @@
-"""Reading the board's small text files (settings, calibration) with a size bound and a clear error.
+"""Reading the board's small text files (settings, calibration) with a size bound and a clear error,
+and writing them so that a power cut leaves the old file or the new one (:func:`write_text_atomic`).
 
 Every such file is a few kilobytes of UTF-8 TOML. :func:`read_text` refuses anything else (too large,
 a directory, NUL bytes, UTF-16, bytes that are not UTF-8) with one message that names the file, so a
@@ -16,6 +17,7 @@ Example::
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 #: The largest text file read (a settings or calibration file is a few kilobytes).
@@ -52,3 +54,28 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_BYTES) -> 
         raise TextFileError(p, f"is not UTF-8 text (byte {exc.start} is {raw[exc.start:exc.start + 1]!r}); "
                                f"expected UTF-8 text") from None
     return text.removeprefix("\ufeff")
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never a mix:
+    a temporary file in the same folder, fsynced, renamed over ``path``, and the folder fsynced."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        # mkstemp makes the file 0600; the Pi's first user reads the data directory through the
+        # service's group (hardware/bring-up.md), so it is group-readable like the rest of it.
+        os.fchmod(fd, 0o640)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(p.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

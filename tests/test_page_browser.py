@@ -143,7 +143,7 @@ def test_new_game_form_asks_for_what_each_play_style_needs(page, tmp_path):
         # how many players each style allows on this map, and why (kipuka-8: 8 territories)
         page.select_option("#play-style", "mass_contention")
         assert "(up to 2)" in page.text_content('#play-style option[value="mass_contention"]')
-        assert "8 allow 2 players" in page.text_content("#play-style-summary")
+        assert "8 allow 2 players" in page.text_content("#player-count-note")
         _new_game_on_the_page(page, "king_of_the_hill", territory="4", cycles="3")
         s = srv.board.loop.state
         assert s.play_style == "king_of_the_hill" and s.style_options == {"territory": 4, "cycles": 3}

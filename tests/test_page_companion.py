@@ -121,10 +121,11 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         page.click('#actionbar a[href="#controls-panel"]')
         page.click("#new-game summary")
         assert page.is_disabled("#add-player")  # Domination: 2 players
-        assert page.text_content("#player-count-note") == "2 players on this map."
-        assert "up to 2 players" in page.text_content("#play-style-summary")  # and why
+        note = page.text_content("#player-count-note")  # how many, and why not more
+        assert note.startswith("2 players on Kipuka of Eight; not 3 or more: "), note
+        assert page.text_content("#play-style-summary") == "hold every base camp and capital on the map."
         page.select_option("#play-style", "mass_contention")
-        assert "8 allow 2 players" in page.text_content("#play-style-summary")  # kipuka-8: 8 territories
+        assert "8 allow 2 players" in page.text_content("#player-count-note")  # kipuka-8: 8 territories
         _layout_ok(page, size[0])
         _shot(page, tmp_path, f"companion-new-game-{size[0]}x{size[1]}")
         page.select_option("#play-style", "domination")
@@ -320,6 +321,49 @@ def test_unknown_pages_and_a_board_that_does_not_answer_are_said_plainly(browser
     page.wait_for_selector("#message.error:not([hidden])", timeout=10000)  # refused, or no answer in 8 s
     assert "does not answer" in page.text_content("#message")
     ctx.close()
+
+
+def test_new_game_picks_another_map_and_plays_its_first_placement(browser, tmp_path):
+    with serve_board(tmp_path) as srv:
+        ctx = _context(browser, PHONES[1])
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _unlock(page, srv.url)
+        page.click('#actionbar a[href="#controls-panel"]')
+        page.click("#new-game summary")
+        assert "uncalibrated" in page.text_content('#map-pick option[value="kipuka-12"]')
+        page.select_option("#map-pick", "kipuka-12")
+        # The board changes its map; the page loads itself again on it, new game open.
+        page.wait_for_function("document.getElementById('map-name') && "
+                               "document.getElementById('map-name').textContent === 'Kipuka of Twelve'", timeout=8000)
+        page.wait_for_selector("#new-game[open]", timeout=3000)
+        page.wait_for_selector("#link.up", timeout=5000)
+        assert srv.board.loop.state.board.name == "Kipuka of Twelve"
+        assert page.eval_on_selector("#map-pick", "e => e.value") == "kipuka-12"
+        assert page.locator("#map svg [data-territory]").count() >= 12  # the new map is drawn
+        _wait_text(page, "#map-note", "Kipuka of Twelve is not calibrated yet")
+        page.select_option("#play-style", "mass_contention")  # 11 holdable territories: 3 players
+        assert page.text_content("#player-count-note").startswith("2 to 3 players on Kipuka of Twelve; not 4 or more")
+        page.click("#add-player")
+        assert page.locator(".player-row").count() == 3 and page.is_disabled("#add-player")
+        _layout_ok(page, PHONES[1][0])
+        _shot(page, tmp_path, "companion-map-picked-390x844")
+        page.click('#new-game-form button[type="submit"]')
+        _wait_text(page, "#now", "place your capital", 4000)
+        s = srv.board.loop.state
+        assert s.board.name == "Kipuka of Twelve" and len(s.players) == 3
+        first = next(st.id for st in s.board.stands.values() if st.kind == "territory")
+        page.dispatch_event(f'[data-hit="{first}"]', "click")  # the simulated hand, on the page
+        page.wait_for_selector("#stand-panel:not([hidden])", timeout=2000)
+        page.click('#stand-sim button:has-text("Put a token")')
+        page.wait_for_function("sid => document.querySelector(`[data-stand='${sid}']`).classList.contains('capital')",
+                               arg=first, timeout=4000)
+        assert srv.board.loop.state.placements == 1
+        assert page.is_disabled("#map-pick")  # a game runs: the map stays, and the page says why
+        _wait_text(page, "#map-note", "The map cannot change now: a game of Kipukas is under way")
+        ctx.close()
+        assert not errors, errors
 
 
 @pytest.mark.parametrize("path", ["/", "/calibrate", "/report"])

@@ -1,9 +1,11 @@
 """The board's calibration file: what the walk-through learned, in TOML.
 
 It lives at ``<data dir>/calibration/<name>.toml`` (``[board] calibration = "<name>"`` in the
-settings, ``default`` unless set; a value with a ``/`` or ending in ``.toml`` is a path of its own).
-It is the board's one calibration file: the walk-through writes it, and the board reads its channel
-map, cameras and LED layout (:func:`kipukas_board.show.layout.load_layout`) from it. The ``[leds]``
+settings, ``default`` unless set; a value with a ``/`` or ending in ``.toml`` is a path of its own),
+one file per map (:func:`~kipukas_board.show.layout.map_calibration_path`: a map the plain name is
+already taken by gets ``<name>.<map>.toml``). It is the map's one calibration file: the walk-through
+writes it, and the board reads its channel map, cameras and LED layout
+(:func:`kipukas_board.show.layout.load_layout`) from it. The ``[leds]``
 section may hold more than the walk measures (``count``, ``order``, ``gamma``, ``brightness``, the
 power budget, ``[leds.stands]``...): a save keeps every key it did not change. The file is written
 atomically (a temporary file in the same folder, fsynced, then renamed), so a power cut leaves
@@ -40,19 +42,17 @@ Example::
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, parse_layout
-from kipukas_board.textfile import TextFileError, read_text
+from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, map_calibration_path, parse_layout
+from kipukas_board.textfile import TextFileError, read_text, write_text_atomic
 
 __all__ = ["Calibration", "CalibrationError", "atomic_write", "calibration_path", "check_against", "dumps",
-           "load", "loads", "save"]
+           "load", "loads", "map_calibration_path", "save"]
 
 VERSION = 1
 
@@ -234,26 +234,7 @@ def load(path: str | Path, board: BoardMap | None = None) -> Calibration:
 
 def atomic_write(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never a mix."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        # mkstemp makes the file 0600; the Pi's first user reads the calibration through the service's
-        # group (hardware/bring-up.md), so it is group-readable like the rest of the data directory.
-        os.fchmod(fd, 0o640)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(p.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    write_text_atomic(path, text)
 
 
 def save(path: str | Path, cal: Calibration, board: BoardMap | None = None) -> None:

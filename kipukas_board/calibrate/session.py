@@ -56,7 +56,7 @@ class NeedsConfirmation(ValueError):
 class CalibrationSession:
     def __init__(self, board: BoardApp) -> None:
         self.board = board
-        self.path = files.calibration_path(board.settings.calibration, board.data_dir)
+        self.path = files.map_calibration_path(board.settings.calibration, board.data_dir, board.loop.state.board)
         self.progress_path = Path(board.data_dir) / PROGRESS
         self._lock = threading.RLock()
         self.sensors: SensorWalk | None = None
@@ -113,6 +113,18 @@ class CalibrationSession:
                 except (ValueError, OSError, RuntimeError) as exc:  # a camera swapped since, or unplugged
                     self.problem = f"{self.path}: seat {getattr(cam, 'seat', '?')}'s camera settings not applied: {exc}"
 
+    def follow_map(self) -> None:
+        """Another map was put on the table (new game, no game running): read that map's own calibration
+        file, or none yet (the channels then are the stands, the LEDs the default layout; health says
+        the map is not calibrated). No walk is open: the board refuses a map change while one is."""
+        with self._lock:
+            self.path = files.map_calibration_path(self.board.settings.calibration, self.board.data_dir,
+                                                   self.board.loop.state.board)
+            self.saved, self.problem = None, None
+            self.cameras.clear()
+            self._load_saved()
+        self.board.broadcaster.publish("calibration", json.dumps(self.status()))
+
     # -- progress (resumable) --------------------------------------------------------------------
     def _resume(self) -> None:
         if not self.progress_path.exists():
@@ -161,9 +173,15 @@ class CalibrationSession:
         if self.leds is not None:
             notes.append("the LEDs show the LED walk, not the game")
         faults = self.saved_faults()
-        return {"ok": not walks and self.problem is None and not faults, "active": "+".join(walks) or None,
-                "note": "; ".join(notes) or None, "error": self.problem, "faults": faults or None,
-                "page": "/calibrate"}
+        calibrated = self.saved is not None
+        if not calibrated and not walks:
+            notes.append(f"map {self.board.loop.state.board.name} is not calibrated yet: each sensor channel is "
+                         f"taken as its stand and the LEDs light the default layout (fine in simulation; on a "
+                         f"real board walk the calibration)")
+        error = self.problem or getattr(self.board, "map_led_problem", None)
+        return {"ok": not walks and error is None and not faults, "active": "+".join(walks) or None,
+                "calibrated": calibrated, "note": "; ".join(notes) or None, "error": error,
+                "faults": faults or None, "page": "/calibrate"}
 
     def saved_faults(self) -> list[str]:
         """What the saved calibration leaves the game blind to, in words for people: stands with no

@@ -119,12 +119,14 @@ def _err(msg: str) -> None:
 
 def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
     """Seat ``args.seat``'s camera as the settings build it, and that seat's calibrated controls."""
+    from kipukas_board.board.mapfile import load_map
     from kipukas_board.calibrate.files import CalibrationError
     from kipukas_board.calibrate.files import load as load_calibration
     from kipukas_board.commands.run import diagnostic_data_dir, settings_path
     from kipukas_board.hardware.registry import build
     from kipukas_board.settings import load_settings
-    from kipukas_board.show.layout import calibration_path
+    from kipukas_board.show.layout import map_calibration_path
+    from kipukas_board.store.map_choice import start_map
 
     spath = settings_path(args.settings)
     if spath is not None and not spath.exists():
@@ -141,7 +143,9 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
                          f"Set adapter = \"picamera2\" (a Pi camera module) or \"opencv\" (USB) in its "
                          f"[[cameras]] table")
     controls: dict[str, Any] = {}
-    cal_path = calibration_path(settings.calibration, diagnostic_data_dir(args.data_dir, spath))
+    data_dir = diagnostic_data_dir(args.data_dir, spath)
+    board = load_map(start_map(settings.map, data_dir, given=False)[0])  # the map the board starts on
+    cal_path = map_calibration_path(settings.calibration, data_dir, board)
     if cal_path.exists():
         try:
             saved = load_calibration(cal_path).cameras.get(args.seat, {})

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from kipukas_board.store.journal import JournalError
 
     try:
-        board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin)
+        board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin, map_given=bool(args.map))
     except MapError as exc:
         print(exc.report(), file=sys.stderr)
         return 2

@@ -195,7 +195,8 @@ def board_test(args: argparse.Namespace) -> int:
     from kipukas_board.calibrate.files import load as load_calibration
     from kipukas_board.commands.run import diagnostic_data_dir, settings_path
     from kipukas_board.settings import SettingsError, load_settings
-    from kipukas_board.show.layout import LayoutError, calibration_path, strip_layout
+    from kipukas_board.show.layout import LayoutError, map_calibration_path, strip_layout
+    from kipukas_board.store.map_choice import start_map
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     try:
@@ -209,10 +210,10 @@ def board_test(args: argparse.Namespace) -> int:
             raise ValueError(f"{' and '.join(sim)} adapter = \"sim\" in {spath or 'the default settings'}: "
                              f"the board test checks real reeds and LEDs (bring-up 1.2 and 2.2 set them), or "
                              f"pass --sim")
-        board = load_map(settings.map)
         data_dir = diagnostic_data_dir(args.data_dir, spath)
+        board = load_map(start_map(settings.map, data_dir, given=False)[0])  # the map the board starts on
         layout = strip_layout(settings, board, data_dir)
-        cal_path = calibration_path(settings.calibration, data_dir)
+        cal_path = map_calibration_path(settings.calibration, data_dir, board)
         channel_map = None
         if cal_path.exists():
             channel_map = load_calibration(cal_path, board).channels or None

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kipukas_board.board.mapfile import parse_map
 from kipukas_board.game import view
 from kipukas_board.game.events import EventError, register_event_type
 from kipukas_board.game.state import GameState
@@ -53,12 +54,35 @@ def active(state: GameState) -> GameMode:
     return MODES.get(state.extra.get("game", DEFAULT), MODES[DEFAULT])
 
 
+def game_in_progress(state: GameState) -> str | None:
+    """The title of the game under way on the table (started, not over), or None when none is."""
+    mode = active(state)
+    return mode.title if mode.in_progress(state) else None
+
+
+def _map_refused(state: GameState, event: Event) -> str | None:
+    """Why a ``map`` event may not replace the board now: another map (other stands or paths) while a
+    game is under way would throw the game away. A redrawn map (same stands and paths) is always fine."""
+    playing = game_in_progress(state)
+    if playing is None:
+        return None
+    board = parse_map(event["toml"], source=event.get("path") or event["name"])
+    if board.structure() == state.board.structure():
+        return None
+    return (f"the map stays {state.board.name} while a game of {playing} is under way; end the game first "
+            f"to play on {board.name}")
+
+
 def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
     """Fold one checked event into ``state`` with the rules of the game it belongs to."""
     kind = event["type"]
     if kind == "new_game":
         mode = MODES.get(event.get("game", DEFAULT), MODES[DEFAULT])
     elif kind in TABLE_EVENTS:
+        why = _map_refused(state, event)
+        if why is not None:
+            new = state.with_problem(why)
+            return (new.evolve(seq=seq) if seq is not None else new), [{"type": "problem", "text": why}]
         mode = MODES[DEFAULT]
     else:
         mode = active(state)
@@ -119,4 +143,5 @@ def _check_new_game(event: Event) -> None:
 
 register_event_type("new_game", _check_new_game)
 
-__all__ = ["MODES", "GameMode", "active", "apply", "mode_named", "phrases_for", "render", "state_json"]
+__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "mode_named", "phrases_for", "render",
+           "state_json"]

@@ -55,6 +55,11 @@ class GameMode:
     page: str | None = None
 
     # -- rules -----------------------------------------------------------------------------------
+    def in_progress(self, state: GameState) -> bool:
+        """Is a game of this mode under way (started, not over)? The map changes only when none is."""
+        game = state.extra.get(self.key) if state.extra.get("game") == self.name else None
+        return game is not None and getattr(game, "phase", None) != "over"
+
     def check_new_game(self, event: Event) -> None:
         """Raise ``EventError`` naming the field when the mode's ``new_game`` event is malformed."""
         raise NotImplementedError

@@ -22,6 +22,9 @@ class KipukasMode(GameMode):
     key = "kipukas"
     title = "Kipukas"
 
+    def in_progress(self, state: GameState) -> bool:
+        return state.started and state.phase != "over" and state.extra.get("game", self.name) == self.name
+
     def check_new_game(self, event: Event) -> None:
         game_events._check_new_game(event)
 

@@ -133,6 +133,52 @@ def calibration_path(name: str, data_dir: str | os.PathLike[str] | None = None) 
     return Path(data_dir) / "calibration" / f"{name}.toml"
 
 
+def _made_on(path: Path) -> str | None:
+    """The map name a calibration file says it was made on (``board = ...``); None when it cannot be
+    read or says nothing (such a file is left to the loader, which reports what is wrong with it)."""
+    try:
+        data = tomllib.loads(read_text(path))
+    except (TextFileError, tomllib.TOMLDecodeError):
+        return None
+    board = data.get("board")
+    return board if isinstance(board, str) else None
+
+
+def map_key(board: BoardMap) -> str:
+    """The short name of ``board``'s map file (``kipuka-12``), as ``kipukas-board map list`` names it.
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> map_key(load_map("kipuka-12"))
+    'kipuka-12'
+    """
+    return Path(board.source).stem if board.source else board.name
+
+
+def map_calibration_path(name: str, data_dir: str | os.PathLike[str] | None, board: BoardMap) -> Path:
+    """The calibration file of ``board``'s map: each map keeps its own, since its LEDs and sensors differ.
+
+    ``calibration/NAME.toml`` (:func:`calibration_path`) while it is absent or made on this map (its
+    ``board`` names it); otherwise ``calibration/NAME.<map>.toml`` (``default.kipuka-12.toml``). So a
+    board that only ever ran one map keeps the one file it always had, and a map picked on the page
+    gets a file of its own. A name that is a path is that file whatever the map (a file made on
+    another map is then reported by the loader, as before).
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> str(map_calibration_path("default", "/nowhere", load_map("kipuka-12")))
+    '/nowhere/calibration/default.toml'
+    """
+    plain = calibration_path(name, data_dir)
+    if "/" in name or os.sep in name or name.endswith(".toml"):
+        return plain
+    own = plain.with_name(f"{plain.stem}.{map_key(board)}.toml")
+    if not plain.exists():
+        return plain if not own.exists() else own
+    made_on = _made_on(plain)
+    if made_on is None or made_on == board.name:
+        return plain
+    return own
+
+
 def _pixels(value: Any, where: str, problems: list[str]) -> list[int]:
     if isinstance(value, str):
         first, sep, last = value.partition("-")
@@ -290,4 +336,5 @@ def with_strip_settings(layout: LedLayout, settings: Any) -> LedLayout:
 def strip_layout(settings: Any, board: BoardMap, data_dir: str | os.PathLike[str] | None = None) -> LedLayout:
     """The layout the board runs: the calibration's segments (:func:`load_layout`, the default when
     there is none) with the settings' strip length and power cap. Raises :class:`LayoutError`."""
-    return with_strip_settings(load_layout(calibration_path(settings.calibration, data_dir), board), settings)
+    return with_strip_settings(load_layout(map_calibration_path(settings.calibration, data_dir, board), board),
+                               settings)

@@ -374,8 +374,10 @@ class Lighting:
             self._dirty = True
             self._cond.notify()
 
-    def set_layout(self, layout: LedLayout) -> None:
-        """Light by ``layout`` from now on (the calibration walk saved new segments).
+    def set_layout(self, layout: LedLayout, state: GameState | None = None) -> None:
+        """Light by ``layout`` from now on (the calibration walk saved new segments; with ``state``,
+        another map was put on the table and the two change together, so no frame draws one map by
+        the other's layout).
 
         The layout is swapped whole, under the lock the lighting thread reads it under, so a frame is
         never rendered from a layout half-way through a change (the old layout's dicts are left as
@@ -389,6 +391,8 @@ class Lighting:
         now = self._clock()
         with self._cond:
             self.layout, self.stage = layout, stage
+            if state is not None:
+                self._state, self._scene = state, Scene()
             if self._state is not None:
                 self._frame = self._render(self._state, layout, now, self._scene)
             self._dirty = True

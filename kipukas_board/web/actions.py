@@ -15,6 +15,7 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
                                            {"day": 2, "night": 2, "storm": 2}, "first_placer": 1?}
                                          ("game": another mode's name hands the body to that mode,
                                           kipukas_board.modes; "kipukas" is the default)
+    POST /api/actions/map                {"map": "kipuka-12"} (a shipped map, while no game runs; 409 during one)
     POST /api/actions/roll-diel          {} (the board rolls) or {"phase": "storm"} (a physical roll)
     POST /api/actions/answer             {"question": "q3", "answer": 2}
     GET  /api/undo                       what undo would take back and redo would do again, in words
@@ -43,6 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
 
+from kipukas_board.board.mapfile import available_maps
+from kipukas_board.core_loop import MapBusy
 from kipukas_board.game.editions import MAX_MOVE, PHASES
 from kipukas_board.game.events import DICE_KINDS
 from kipukas_board.game.playstyles import STYLES, too_many_players
@@ -54,12 +57,14 @@ from kipukas_board.game.rolls import (
     roll_event,
 )
 from kipukas_board.game.rolls import roll_random_territory as _roll_territory
+from kipukas_board.show.layout import map_key
 from kipukas_board.web.narrate import describe
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Submitter, only_fields
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
+
 
 
 
@@ -115,10 +120,10 @@ def register(app: Any, board: BoardApp) -> None:
         board_map = s.board
         want = body.get("map")
         if want is not None:
-            names = {board_map.name, board.settings.map, board_map.source.rsplit("/", 1)[-1].removesuffix(".toml")}
+            names = {board_map.name, map_key(board_map)}
             if not isinstance(want, str) or want not in names:
-                raise Conflict(f"the board runs map {board_map.name!r} ({board.settings.map}); field 'map' "
-                               f"{want!r} needs a restart with --map")
+                raise Conflict(f"the board runs map {board_map.name!r} ({map_key(board_map)}); pick map {want!r} "
+                               f"first (POST /api/actions/map, while no game runs), then start the game")
         event: dict[str, Any] = {
             "type": "new_game", "players": body.get("players"), "edition": body.get("edition", "web"),
             "play_style": body.get("play_style", "domination"), "options": dict(body.get("options") or {}),
@@ -148,6 +153,24 @@ def register(app: Any, board: BoardApp) -> None:
                 event["placement_rolls"], first = placement_rolls(seats, board.loop.dice)
         event["first_placer"] = first
         return submit(event)
+
+    @app.post("/api/actions/map")
+    @pin
+    def pick_map() -> Response:
+        """Put another shipped map on the table while no game runs (see BoardApp.pick_map)."""
+        body = json_body()
+        only(body, {"map"})
+        name = body.get("map")
+        if not isinstance(name, str):
+            raise BadRequest(f"field 'map' must be a shipped map's name ({', '.join(available_maps())}), got {name!r}")
+        try:
+            seq = board.pick_map(name)
+        except MapBusy as exc:
+            raise Conflict(str(exc)) from None
+        except ValueError as exc:
+            raise BadRequest(f"field 'map': {exc}") from None
+        now = state().board
+        return jsonify({"ok": True, "seq": seq, "map": {"key": map_key(now), "name": now.name}})
 
     @app.post("/api/actions/roll-diel")
     @pin

@@ -3,6 +3,7 @@
 - a CSRF guard in front of every change (:class:`~kipukas_board.web.auth.CsrfGuard`);
 - ``csrf_token`` and ``pin_set`` for the templates;
 - ``GET /calibrate``: the walk-through page;
+- ``GET /api/maps``: the shipped maps new game can pick, and whether the map may change now;
 - ``GET /api/log?limit=N``: the last N journal entries, newest last, for the page's event log;
 - ``POST /api/pin/check``: lets the page tell a player at once whether the PIN they typed is right
   (rate-limited like every other PIN use);
@@ -19,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
-from kipukas_board.board.mapfile import available_maps
+from kipukas_board.board.mapfile import MapError, available_maps, load_map
 from kipukas_board.game.playstyles import STYLES, player_limits
+from kipukas_board.show.layout import map_calibration_path, map_key
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
 from kipukas_board.web.narrate import Narration, describe
@@ -79,7 +81,28 @@ def register(app: Flask, board: BoardApp) -> None:
         return {"csrf_token": guard.token, "join_url": join_url(request.host, request.scheme),
                 "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
                 "play_styles": list(STYLES.values()), "player_limits": player_limits(board_map),
-                "other_maps": [m for m in available_maps() if m != board.settings.map and m != board_map.name]}
+                "maps": shipped_maps()}
+
+    def shipped_maps() -> list[dict[str, Any]]:
+        """Every shipped map for the new-game form: which runs now, which has a calibration of its own
+        yet, and how many players each play style allows on it (and why)."""
+        running = board.loop.state.board
+        out = []
+        for key in available_maps():
+            try:
+                m = running if key == map_key(running) else load_map(key)
+            except MapError:
+                continue  # a shipped map always loads (tests/test_mapfile.py); never offer one that does not
+            calibrated = map_calibration_path(board.settings.calibration, board.data_dir, m).exists()
+            out.append({"key": key, "name": m.name, "current": m is running, "calibrated": calibrated,
+                        "holdable": len(m.holdable), "player_limits": player_limits(m)})
+        return out
+
+    @app.get("/api/maps")
+    def maps() -> Response:
+        """The shipped maps new game can pick (``POST /api/actions/map``), and why the board may not
+        change its map now (``busy``: a game under way, a calibration walk open; None when it may)."""
+        return jsonify({"maps": shipped_maps(), "busy": board.map_busy()})
 
     @app.get("/join.svg")
     def join_qr() -> Response:

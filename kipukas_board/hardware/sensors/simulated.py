@@ -90,5 +90,12 @@ class SimulatedStandSensors(StandSensors):
                 raise
         return True
 
+    def clear(self) -> None:
+        """Lift every token without reporting it: the board changed to another map, whose journal
+        starts bare (the simulated hand then puts tokens on the new map's stands)."""
+        with self._lock:
+            self._closed.clear()
+            self._wiring.clear()
+
     def health(self) -> dict[str, Any]:
         return {"adapter": "sim", "ok": True}

@@ -224,7 +224,34 @@
     if (selected) showStand(selected);
     document.getElementById("bar-roll").disabled = s.phase !== "play";
     document.getElementById("map-name").textContent = s.map.name;
+    renderMapPick(s);
     scheduleLog();
+  }
+
+  // -- the map: new game may put another shipped map on the table while no game runs ----------------
+  // The drawn board and the player counts come with the page, so a page that sees the board change
+  // its map (this phone's pick or another's) loads itself again on the new one, new game open.
+  const servedMap = state.map.name;
+  const mapPick = document.getElementById("map-pick");
+  function renderMapPick(s) {
+    if (s.map.name !== servedMap) { location.replace("/#new-game"); location.reload(); return; }
+    const busy = s.map_busy;  // why the map may not change now (a game under way...), or null
+    mapPick.disabled = !!busy;
+    const cal = (s.health || {}).calibration || {};
+    const notes = [];
+    if (busy) notes.push(`The map cannot change now: ${busy}.`);
+    if (cal.calibrated === false) notes.push(`${s.map.name} is not calibrated yet: it plays in simulation; on a real board walk the calibration first.`);
+    document.getElementById("map-note").replaceChildren(document.createTextNode("Map: "), el("b", { id: "map-name", text: s.map.name }),
+      document.createTextNode(notes.length ? `. ${notes.join(" ")}` : "."));
+  }
+  mapPick.addEventListener("change", async () => {
+    const opt = mapPick.selectedOptions[0];
+    const r = await act("/api/actions/map", { map: mapPick.value }, `The board is on ${opt.dataset.name} now.`);
+    if (!r) [...mapPick.options].forEach((o) => { o.selected = o.dataset.name === state.map.name; });
+  });
+  if (location.hash === "#new-game") {
+    document.getElementById("new-game").open = true;
+    document.getElementById("new-game").scrollIntoView({ block: "start" });
   }
 
   // Problems still open (the board clears each one when what it was about moved on), newest first;
@@ -513,7 +540,9 @@
     [...box.children].forEach((r, i) => { r.querySelector("label").firstChild.textContent = `Seat ${i + 1}`; });
     document.getElementById("add-player").disabled = box.children.length >= max;
     // (why this many: the style's summary above says, from the rules' own reason)
-    document.getElementById("player-count-note").textContent = `${max === 2 ? "2" : `2 to ${max}`} players on this map.`;
+    const why = (styleOpt().dataset.why || "").replace(/^up to \d+ players?: /, "");
+    document.getElementById("player-count-note").textContent =
+      `${max === 2 ? "2" : `2 to ${max}`} players on ${state.map.name}; not ${max + 1} or more: ${why}.`;
   }
   addPlayerRow(); addPlayerRow();
   document.getElementById("add-player").addEventListener("click", addPlayerRow);
@@ -521,7 +550,8 @@
   function showStyleOptions() {
     const needs = styleNeeds();
     document.querySelectorAll("#new-game-form [data-option]").forEach((l) => { l.hidden = !needs.includes(l.dataset.option); });
-    document.getElementById("play-style-summary").textContent = styleOpt().title;
+    // The style in a line; how many players it allows here, and why, is the player-count note's.
+    document.getElementById("play-style-summary").textContent = `${styleOpt().dataset.summary}.`;
     playerCount();
   }
   styleSelect.addEventListener("change", showStyleOptions);

@@ -1,0 +1,78 @@
+"""The map picked on the page, kept in the data directory so a restart comes back on it.
+
+New game on the page may switch the board to another shipped map while no game runs
+(:meth:`kipukas_board.app.BoardApp.pick_map`); the pick is written here, ``map-choice.json``, once the
+journal holds it. At start :func:`start_map` decides which map the board loads:
+
+* a ``--map`` given on the command line wins (it is the operator's word for this start), and the
+  log says when it overrides a map picked on the page, which is kept for a start without ``--map``;
+* otherwise the map picked on the page wins over the settings file's ``[board] map`` (the pick is
+  the later word; the log says so);
+* otherwise the settings' map.
+
+Example::
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> write_choice(d, "kipuka-12")
+    >>> start_map("kipuka-8", d, given=False)[0]
+    'kipuka-12'
+    >>> start_map("kipuka-13", d, given=True)[0]
+    'kipuka-13'
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from kipukas_board.textfile import TextFileError, read_text, write_text_atomic
+
+log = logging.getLogger(__name__)
+
+CHOICE_FILE = "map-choice.json"
+#: The file holds one short name; anything larger is not ours.
+MAX_CHOICE_BYTES = 4096
+
+
+def choice_path(data_dir: str | os.PathLike[str]) -> Path:
+    return Path(data_dir) / CHOICE_FILE
+
+
+def read_choice(data_dir: str | os.PathLike[str]) -> str | None:
+    """The map picked on the page, or None (no pick yet; a file that does not read is logged and ignored)."""
+    path = choice_path(data_dir)
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(read_text(path, max_bytes=MAX_CHOICE_BYTES))
+    except (TextFileError, ValueError) as exc:
+        log.error("%s is unreadable (%s); using the configured map", path, exc)
+        return None
+    name = doc.get("map") if isinstance(doc, dict) else None
+    if not isinstance(name, str) or not name:
+        log.error('%s holds no map name (expected {"map": "kipuka-12"}); using the configured map', path)
+        return None
+    return name
+
+
+def write_choice(data_dir: str | os.PathLike[str], name: str) -> None:
+    """Keep ``name`` as the map to start on (atomically: a power cut leaves the old pick or the new)."""
+    write_text_atomic(choice_path(data_dir), json.dumps({"map": name}) + "\n")
+
+
+def start_map(configured: str, data_dir: str | os.PathLike[str], given: bool) -> tuple[str, str | None]:
+    """The map to start on and, when that is not simply ``configured``, a sentence for the log.
+
+    ``configured`` is the settings' map, or ``--map``'s when ``given``.
+    """
+    picked = read_choice(data_dir)
+    if picked is None or picked == configured:
+        return configured, None
+    if given:
+        return configured, (f"--map {configured} given: starting on it, not on {picked} picked on the page "
+                            f"(kept in {choice_path(data_dir)} for a start without --map)")
+    return picked, (f"starting on map {picked} picked on the page ({choice_path(data_dir)}), not the settings' "
+                    f"{configured}")

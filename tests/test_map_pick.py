@@ -1,0 +1,168 @@
+"""New game picks the map while no game runs: journaled first, each map with its own calibration file,
+the pick kept across a restart (and an explicit --map winning over it), refused with a 409 during a game."""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from web_helpers import PIN, serve_board
+
+from kipukas_board import modes
+from kipukas_board.app import BoardApp
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.calibrate import files
+from kipukas_board.game.events import map_event
+from kipukas_board.game.state import initial_state
+from kipukas_board.settings import Settings
+from kipukas_board.show.layout import default_layout, map_calibration_path
+from kipukas_board.store.map_choice import read_choice
+from kipukas_board.web.server import create_app
+
+HDR = {"X-Admin-Pin": "2468"}
+PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
+
+
+@pytest.fixture
+def board(data_dir: Path):
+    b = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    b.start()
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def client(board: BoardApp):
+    return create_app(board).test_client()
+
+
+def test_a_pick_is_journaled_first_then_lights_sensors_and_the_data_dir_follow(client, board, data_dir) -> None:
+    board.sim_set_stand("T1", True)  # a token on the old map: the simulated hand starts the new one bare
+    maps = client.get("/api/maps").get_json()
+    assert maps["busy"] is None
+    offered = {m["key"]: m for m in maps["maps"]}
+    assert offered["kipuka-8"]["current"] and not offered["kipuka-12"]["current"]
+    assert offered["kipuka-12"]["player_limits"]["mass_contention"]["players"] == 3  # 11 holdable territories
+    assert offered["kipuka-8"]["player_limits"]["mass_contention"]["players"] == 2
+
+    r = client.post("/api/actions/map", json={"map": "kipuka-12"}, headers=HDR)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["map"] == {"key": "kipuka-12", "name": "Kipuka of Twelve"}
+    seq, event = list(board.journal.events())[-1]
+    assert event["type"] == "map" and event["name"] == "Kipuka of Twelve" and seq == r.get_json()["seq"]
+    assert read_choice(data_dir) == "kipuka-12"
+    state = board.loop.state
+    assert state.board.name == "Kipuka of Twelve" and not any(st.occupied for st in state.stands.values())
+    assert board.sensors.snapshot() == {}
+    assert board.layout.territories == default_layout(state.board).territories  # its own layout, no calibration
+    assert board.strip.count == board.layout.count
+    doc = client.get("/api/state").get_json()
+    assert doc["map"]["name"] == "Kipuka of Twelve" and len(doc["lights"]["territories"]) == 12
+    health = doc["health"]["calibration"]
+    assert health["calibrated"] is False and "Kipuka of Twelve is not calibrated yet" in health["note"]
+    assert health["ok"] is True  # still playable in simulation
+    assert {m["key"]: m["current"] for m in client.get("/api/maps").get_json()["maps"]}["kipuka-12"]
+    # The new map plays: a game and its first placement.
+    r = client.post("/api/actions/new-game", json={"players": PLAYERS, "first_placer": 1, "map": "kipuka-12"},
+                    headers=HDR)
+    assert r.status_code == 200, r.get_json()
+    first = next(s.id for s in board.loop.state.board.stands.values() if s.kind == "territory")
+    board.sim_set_stand(first, True)
+    assert board.loop.state.placements == 1
+
+
+def test_refused_during_a_game_unknown_maps_named_and_the_rules_core_refuses_too(client, board) -> None:
+    r = client.post("/api/actions/new-game", json={"players": PLAYERS, "first_placer": 1}, headers=HDR)
+    assert r.status_code == 200
+    r = client.post("/api/actions/map", json={"map": "kipuka-12"}, headers=HDR)
+    assert r.status_code == 409
+    assert "a game of Kipukas is under way" in r.get_json()["error"] and "end the game first" in r.get_json()["error"]
+    assert "under way" in client.get("/api/maps").get_json()["busy"]
+    assert board.loop.state.board.name == "Kipuka of Eight"
+    r = client.post("/api/actions/new-game", json={"players": PLAYERS, "map": "kipuka-12"}, headers=HDR)
+    assert r.status_code == 409 and "POST /api/actions/map" in r.get_json()["error"]
+    # The core refuses it as well (a game started between the check and the journal).
+    twelve = load_map("kipuka-12")
+    state, fx = modes.apply(board.loop.state, map_event(twelve.name, twelve.source_text, twelve.source))
+    assert state.board.name == "Kipuka of Eight" and state.started
+    assert fx[0]["type"] == "problem" and "end the game first" in fx[0]["text"]
+    # ... but not a redrawn map (same stands and paths), nor any map before a game.
+    eight = load_map("kipuka-8")
+    state, fx = modes.apply(board.loop.state, map_event("Kipuka of Eight", eight.source_text, eight.source))
+    assert state.started and fx[0] == {"type": "map", "name": "Kipuka of Eight", "kept": True}
+    state, fx = modes.apply(initial_state(eight), map_event(twelve.name, twelve.source_text, twelve.source))
+    assert state.board.name == "Kipuka of Twelve"
+    client.post("/api/actions/end-game", json={}, headers=HDR)
+    for body, why in (({"map": "atlantis"}, "no shipped map 'atlantis'"), ({"map": 12}, "field 'map' must be"),
+                      ({"map": "kipuka-12", "x": 1}, "unknown field(s) x")):
+        r = client.post("/api/actions/map", json=body, headers=HDR)
+        assert r.status_code == 400 and why in r.get_json()["error"], r.get_json()
+    assert client.post("/api/actions/map", json={"map": "kipuka-12"}).status_code in (401, 403)  # the PIN
+    r = client.post("/api/actions/map", json={"map": "kipuka-12"}, headers=HDR)  # the game is over: allowed
+    assert r.status_code == 200 and board.loop.state.board.name == "Kipuka of Twelve"
+
+
+def test_each_map_keeps_its_own_calibration_file(data_dir: Path) -> None:
+    eight, twelve = load_map("kipuka-8"), load_map("kipuka-12")
+    plain = data_dir / "calibration" / "default.toml"
+    assert map_calibration_path("default", data_dir, twelve) == plain  # no file yet: the plain name
+    files.save(plain, files.Calibration(board=eight.name, channels={"c1": "T1"}), eight)
+    assert map_calibration_path("default", data_dir, eight) == plain
+    own = data_dir / "calibration" / "default.kipuka-12.toml"
+    assert map_calibration_path("default", data_dir, twelve) == own
+    files.save(own, files.Calibration(board=twelve.name, channels={"c9": "T9"}), twelve)
+    assert map_calibration_path("/etc/t.toml", data_dir, twelve) == Path("/etc/t.toml")
+
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    try:
+        assert board.channel_map == {"c1": "T1"} and board.calibration.path == plain
+        board.pick_map("kipuka-12")
+        assert board.channel_map == {"c9": "T9"} and board.calibration.path == own
+        assert board.health()["calibration"]["calibrated"] is True
+        board.pick_map("kipuka-13")  # none yet: the channels are the stands again
+        assert board.channel_map is None and board.health()["calibration"]["calibrated"] is False
+        board.pick_map("kipuka-8")
+        assert board.channel_map == {"c1": "T1"}
+    finally:
+        board.stop()
+
+
+def test_an_open_calibration_walk_keeps_the_map(board) -> None:
+    board.calibration.sensors_start()
+    with pytest.raises(Exception, match="sensor walk is open"):
+        board.pick_map("kipuka-12")
+    assert board.loop.state.board.name == "Kipuka of Eight"
+
+
+def _post(url: str, path: str, body: dict) -> tuple[int, dict]:
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_the_pick_survives_a_restart_and_an_explicit_map_wins_saying_so(tmp_path: Path, caplog) -> None:
+    with serve_board(tmp_path, map_name="kipuka-8") as srv:
+        assert _post(srv.url, "/api/actions/map", {"map": "kipuka-13"})[0] == 200
+    with caplog.at_level(logging.WARNING, logger="kipukas_board.app"), \
+            serve_board(tmp_path, map_name="kipuka-8") as srv:  # the settings still say kipuka-8
+        assert srv.board.loop.state.board.name == "Kipuka of Thirteen"
+        assert srv.board.layout.territories == default_layout(srv.board.loop.state.board).territories
+    assert "starting on map kipuka-13 picked on the page" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="kipukas_board.app"):
+        board = BoardApp(Settings(map="kipuka-12"), tmp_path, sim=True, admin_pin=PIN, map_given=True)
+        try:
+            assert board.loop.state.board.name == "Kipuka of Twelve"
+        finally:
+            board.stop()
+    assert "--map kipuka-12 given: starting on it, not on kipuka-13 picked on the page" in caplog.text
+    assert read_choice(tmp_path) == "kipuka-13"  # kept for a start without --map
