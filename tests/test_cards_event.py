@@ -25,6 +25,9 @@ def test_last_card_per_seat_is_recorded() -> None:
     assert "seat 1: unknown card frlU" in s3.problems
     assert state_json(s3)["cards"][1]["title"] == "H" and s3.seq == 9
     assert state.cards == ()  # pure: the old state is untouched
+    e4 = card_event(1, "kpks.us/RrDC#0001?DmFz33", "RrDC", "0001", "DmFz33", {"code": "RrDC", "title": "Explorer"})
+    s4, _ = apply(s3, check_event(e4))
+    assert s4.problems == ()  # seat 1 showed another card: its unreadable one is no longer a problem
 
 
 @pytest.mark.parametrize("change, what", [

@@ -91,7 +91,7 @@ def test_player_limits_and_bad_bodies_are_refused(data_dir):
         r = t.act("new-game", {"players": ps[:2], "colour": 1}, status=400)
         assert "unknown field(s) colour" in r["error"]
         r = t.act("new-game", {"players": ps[:2], "map": "kipuka-12"}, status=409)
-        assert "restart with --map" in r["error"]
+        assert "pick map 'kipuka-12' first (POST /api/actions/map" in r["error"]
         t.act("new-game", {"players": ps[:2], "map": "kipuka-8", "first_placer": 2,
                            "diel_weights": {"day": 3, "night": 2, "storm": 1}})
         assert t.state()["diel"]["weights"] == {"day": 3, "night": 2, "storm": 1}

@@ -60,6 +60,23 @@ def check_invariants(s: GameState) -> None:
             assert st_.owner is None and st_.awaiting is None, f"{sid} is empty but keeps {st_}"
 
 
+def check_problems(s: GameState, event: dict, fx: list[dict], seq: int) -> None:
+    """No problem stays open once what caused it is over, and what this event raised is open."""
+    assert tuple(c.text for c in s.problem_causes) == s.problems
+    kinds = {e["type"] for e in fx}
+    accepted = bool(kinds - {"problem", "stand", "question"})
+    moved = {e["stand"] for e in fx if e["type"] == "stand"}
+    for c in s.problem_causes:
+        assert c.cycle == s.diel_cycle, f"{c.text!r} from cycle {c.cycle} is still open in cycle {s.diel_cycle}"
+        if c.seq != seq:  # raised earlier: this event must not have ended its cause
+            assert not (c.stands & moved), f"{c.text!r} names {sorted(c.stands)}, which just changed"
+            assert not (c.refused and accepted), f"{c.text!r} (a refusal) outlived an accepted action"
+            assert not (event["type"] == "new_game" and kinds != {"problem"}), f"{c.text!r} outlived a new game"
+    for e in fx:
+        if e["type"] == "problem":
+            assert e["text"] in s.problems, f"{e['text']!r} was raised now and is not open"
+
+
 def to_event(s: GameState, op: str, a: int, b: int) -> dict | None:
     stands = sorted(s.stands)
     seats = list(s.seats)
@@ -131,9 +148,10 @@ def test_random_event_sequences_keep_the_invariants_and_replay_exactly(g):
         nonlocal state, seq
         check_event(event)
         seq += 1
-        state, _ = apply(state, event, seq=seq)
+        state, fx = apply(state, event, seq=seq)
         journal.append(event)
         check_invariants(state)
+        check_problems(state, event, fx, seq)
 
     journal: list[dict] = []
     for e in events:

@@ -48,6 +48,7 @@ from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
 from kipukas_board.game.events import PLAYER_ACTIONS, Event
 from kipukas_board.game.movement import on_stand_play
 from kipukas_board.game.playstyles import best, body_count, style, too_many_players
+from kipukas_board.game.problems import settle
 from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
 from kipukas_board.game.rolls import dice_outcome
 from kipukas_board.game.setup import announce, on_stand_setup
@@ -72,7 +73,15 @@ UNDO_SINCE = 200
 
 
 def apply(state: GameState, event: Event, dice: Any = None, seq: int | None = None) -> tuple[GameState, list[Effect]]:
-    """Fold one checked event into ``state``. ``seq`` is the event's journal number, if journaled."""
+    """Fold one checked event into ``state``. ``seq`` is the event's journal number, if journaled.
+
+    The problems whose cause the event resolved are dropped (:func:`kipukas_board.game.problems.settle`).
+    """
+    new, effects = _fold(state, event, seq)
+    return settle(state, new, event, effects, seq), effects
+
+
+def _fold(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
     kind = event["type"]
     effects: list[Effect] = []
     if kind == "undo":
@@ -107,7 +116,7 @@ def _undo(state: GameState, effects: list[Effect]) -> GameState:
                                        f"(more than {UNDO_SINCE} sensor changes since)")
     restored = top.before.evolve(undo=state.undo[:-1], counter=max(state.counter, top.before.counter))
     for ev in top.since:  # the tokens moved since then really moved: keep them
-        restored, _ = apply(restored, ev)
+        restored, _ = _fold(restored, ev)
     effects.append({"type": "undone", "action": top.action, "seq": top.seq})
     return restored
 

@@ -154,7 +154,8 @@ class GameState:
     questions: tuple[dict[str, Any], ...] = ()
     cards: tuple[dict[str, Any], ...] = ()
     timers: tuple[dict[str, Any], ...] = ()
-    problems: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # the open ones: each clears itself (kipukas_board.game.problems)
+    problem_causes: tuple[Any, ...] = ()  # game.problems.ProblemCause per problem: what it is about
     seq: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     # -- the game's settings (new-game) --

@@ -28,6 +28,7 @@ from typing import Any
 from kipukas_board.board.mapfile import parse_map
 from kipukas_board.game import view
 from kipukas_board.game.events import EventError, register_event_type
+from kipukas_board.game.problems import settle
 from kipukas_board.game.state import GameState
 from kipukas_board.modes.base import Effect, Event, GameMode
 from kipukas_board.modes.creature_combat import CreatureCombatMode
@@ -82,11 +83,15 @@ def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameS
         why = _map_refused(state, event)
         if why is not None:
             new = state.with_problem(why)
-            return (new.evolve(seq=seq) if seq is not None else new), [{"type": "problem", "text": why}]
+            effects = [{"type": "problem", "text": why}]
+            return settle(state, new.evolve(seq=seq) if seq is not None else new, event, effects, seq), effects
         mode = MODES[DEFAULT]
     else:
         mode = active(state)
-    return mode.apply(state, event, seq)
+    new, effects = mode.apply(state, event, seq)
+    if mode is not MODES[DEFAULT]:  # Kipukas's rules settle their own problems (game/core.py)
+        new = settle(state, new, event, effects, seq)
+    return new, effects
 
 
 def state_json(state: GameState) -> dict[str, Any]:

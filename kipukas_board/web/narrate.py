@@ -131,56 +131,6 @@ def said(state: Any, effects: list[dict[str, Any]]) -> list[str]:
     return [text for e in effects for text in phrases_for(e, state, WRITTEN)]
 
 
-class ProblemLedger:
-    """The problems still worth showing: each one clears itself when what it was about has moved on.
-
-    The rules engine keeps every problem in the state's list; a table only wants the open ones:
-
-    - a refused action's problem clears at the next action the rules accept;
-    - a problem naming a stand clears when that stand changes again (the token was lifted or put back);
-    - every problem clears when the next diel cycle begins or a new game starts.
-
-    Example::
-
-        >>> ledger = ProblemLedger()
-        >>> ledger.follow(7, 1, {"M6a"}, [{"type": "problem", "text": "a token was put on M6a during the night"}])
-        >>> [p["text"] for p in ledger.open()]
-        ['a token was put on M6a during the night']
-        >>> ledger.follow(8, 1, {"M6a"}, [{"type": "stand", "stand": "M6a", "occupied": False}])
-        >>> ledger.open()
-        []
-    """
-
-    def __init__(self, keep: int = 20) -> None:
-        self._open: list[dict[str, Any]] = []
-        self._keep = keep
-        self._lock = threading.Lock()
-
-    def follow(self, seq: int, cycle: int, stands: set[str] | frozenset[str], effects: list[dict[str, Any]]) -> None:
-        kinds = {str(e.get("type")) for e in effects}
-        accepted = bool(kinds - {"problem", "stand", "question"})  # the rules did something
-        moved = {str(e.get("stand")) for e in effects if e.get("type") == "stand"}
-        with self._lock:
-            keep = []
-            for p in self._open:
-                if "new_game" in kinds or cycle > p["cycle"]:
-                    continue
-                if p["stands"] & moved or (p["refused"] and accepted):
-                    continue
-                keep.append(p)
-            refused = bool(effects) and kinds == {"problem"}
-            for e in effects:
-                if e.get("type") == "problem":  # quiet ones too: quiet is for the voice only
-                    text = str(e.get("text", ""))
-                    named = {w.strip(".,;:()'\"") for w in text.split()} & set(stands)
-                    keep.append({"text": text, "seq": seq, "cycle": cycle, "stands": named, "refused": refused})
-            self._open = keep[-self._keep:]
-
-    def open(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return [{**p, "stands": sorted(p["stands"])} for p in self._open]
-
-
 class Narration:
     """Follows the core loop: the sentences each event's effects gave, by journal number.
 
@@ -194,11 +144,8 @@ class Narration:
         self._keep = keep
         self._lock = threading.Lock()
         self._publish = publish
-        self.problems = ProblemLedger()
 
     def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
-        self.problems.follow(state.seq, state.diel_cycle, frozenset(state.board.stands),
-                             effects + ([{"type": "new_game"}] if self._new_game(state) else []))
         text = said(state, effects)
         with self._lock:
             if text:
@@ -208,15 +155,6 @@ class Narration:
         kinds = sorted({str(e.get("type")) for e in effects})
         if self._publish is not None and (text or {"storm", "won"} & set(kinds)):
             self._publish(state.seq, text, kinds)
-
-    _players: tuple[Any, ...] | None = None
-
-    def _new_game(self, state: Any) -> bool:
-        """Did a new game (or an undo past one) just change who plays?"""
-        players = tuple(getattr(state, "players", ()))
-        changed = self._players is not None and players != self._players
-        self._players = players
-        return changed
 
     def sentences(self, seq: int) -> list[str]:
         with self._lock:

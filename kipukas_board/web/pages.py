@@ -22,6 +22,7 @@ from flask import Flask, Response, jsonify, render_template, request
 
 from kipukas_board.board.mapfile import MapError, available_maps, load_map
 from kipukas_board.game.playstyles import STYLES, player_limits
+from kipukas_board.game.problems import open_problems
 from kipukas_board.show.layout import map_calibration_path, map_key
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
@@ -140,10 +141,10 @@ def register(app: Flask, board: BoardApp) -> None:
         return jsonify({"entries": rows})
 
     @app.get("/api/problems")
-    def open_problems() -> Response:
-        """The problems still open (each clears itself when what it was about moved on; see
-        :class:`~kipukas_board.web.narrate.ProblemLedger`)."""
-        return jsonify({"problems": narration.problems.open()})
+    def problems_open() -> Response:
+        """The problems still open: the rules drop each one once what it was about moved on
+        (:mod:`kipukas_board.game.problems`), so this is the state's own list with what each is about."""
+        return jsonify({"problems": [c.to_json() for c in open_problems(board.loop.state)]})
 
     @app.post("/api/pin/check")
     @require_pin(board)

@@ -1,0 +1,115 @@
+"""Problems that clear themselves: the rules keep only the problems whose cause still holds.
+
+A problem is raised as text (:func:`kipukas_board.game.common.problem`, a card the board cannot read,
+another mode's refusal); :func:`settle`, called once per event by the rules' entry points, records
+what caused each new one (:class:`ProblemCause`) and drops each older one once its cause is gone:
+
+- a **refused action** (the event's only effects were problems: "nothing to undo", "no open
+  question q3") is over at the next action the rules accept;
+- a problem **naming a stand** ("a token was put on M6a during the night") is over when that stand
+  changes again (the token was lifted or put back);
+- a problem about a **seat's card** ("seat 1: unknown card frlU") is over when that seat shows
+  another card;
+- every problem is over when the **next diel cycle** begins or a **new game** starts.
+
+Pure like the rest of the rules: the same journal gives the same open problems on every replay.
+
+Example::
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> from kipukas_board.game.state import initial_state
+    >>> s0 = initial_state(load_map("kipuka-8"))
+    >>> s1 = settle(s0, s0.with_problem("a token on M6a at night"), {"type": "stand"}, [])
+    >>> s1.problems
+    ('a token on M6a at night',)
+    >>> s2 = settle(s1, s1, {"type": "stand", "stand": "M6a"}, [{"type": "stand", "stand": "M6a"}])
+    >>> s2.problems
+    ()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from kipukas_board.game.state import MAX_PROBLEMS, GameState
+
+#: Effects that say nothing was done by themselves: an event whose effects are only these did not
+#: count as an accepted action (a token moved, a question opened, a problem raised).
+_NOT_ACTIONS = frozenset({"problem", "stand", "question"})
+
+
+@dataclass(frozen=True)
+class ProblemCause:
+    """What one open problem is about, and so when it is over (see the module doc)."""
+
+    text: str
+    seq: int | None  # the journal number of the event that raised it
+    cycle: int  # the diel cycle it was raised in
+    stands: frozenset[str] = frozenset()  # stands its text names
+    refused: bool = False  # raised by an event the rules refused
+    seat: int | None = None  # the seat whose card raised it
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "seq": self.seq, "cycle": self.cycle, "stands": sorted(self.stands),
+                "refused": self.refused, **({"seat": self.seat} if self.seat is not None else {})}
+
+
+def _named_stands(text: str, stands: Iterable[str]) -> frozenset[str]:
+    return frozenset({w.strip(".,;:()'\"") for w in text.split()} & set(stands))
+
+
+def open_problems(state: GameState) -> tuple[ProblemCause, ...]:
+    """``state``'s causes, one per problem: a problem put in outside the rules (the core loop's "event
+    N not applied") gets one that lasts until the next diel cycle."""
+    causes = state.problem_causes
+    if len(causes) == len(state.problems) and all(c.text == t for c, t in zip(causes, state.problems, strict=True)):
+        return causes
+    if len(causes) > len(state.problems) or any(c.text != t for c, t in zip(causes, state.problems, strict=False)):
+        causes = ()
+    made = [ProblemCause(text=t, seq=None, cycle=state.diel_cycle, stands=_named_stands(t, state.board.stands))
+            for t in state.problems[len(causes):]]
+    return (*causes, *made)
+
+
+def _raised(before: GameState, after: GameState) -> tuple[tuple[ProblemCause, ...], list[str]]:
+    """The causes ``after`` carries on from ``before`` and the problem texts the event raised.
+
+    Within one event the list only grows (a handler appends); a state replaced whole (undo brings
+    back an earlier one, a new game or another map starts afresh) carries its own list and causes.
+    """
+    old, now = before.problems, after.problems
+    if len(now) >= len(old) and now[:len(old)] == old:
+        return open_problems(before), list(now[len(old):])
+    causes = after.problem_causes  # carried by the state that replaced it; any more were raised now
+    if len(causes) <= len(now) and all(c.text == t for c, t in zip(causes, now, strict=False)):
+        return causes, list(now[len(causes):])
+    return (), list(now)
+
+
+def settle(before: GameState, after: GameState, event: dict[str, Any], effects: list[dict[str, Any]],
+           seq: int | None = None) -> GameState:
+    """``after`` (the state ``event`` made from ``before``) with each problem whose cause is gone dropped
+    and the new ones' causes recorded (``state.problems`` and ``state.problem_causes`` stay aligned)."""
+    carried, new_texts = _raised(before, after)
+    kinds = {str(e.get("type")) for e in effects}
+    refused = bool(effects) and kinds == {"problem"}
+    accepted = bool(kinds - _NOT_ACTIONS)
+    moved = {str(e.get("stand")) for e in effects if e.get("type") == "stand"}
+    new_game = event.get("type") == "new_game" and not refused
+    card_seat = event.get("seat") if event.get("type") == "card" else None
+    keep = [c for c in carried
+            if not (new_game or after.diel_cycle > c.cycle or c.stands & moved or (c.refused and accepted)
+                    or (card_seat is not None and c.seat == card_seat))]
+    stands = after.board.stands
+    for text in new_texts:
+        keep.append(ProblemCause(text=text, seq=seq, cycle=after.diel_cycle, stands=_named_stands(text, stands),
+                                 refused=refused, seat=card_seat))
+    keep = keep[-MAX_PROBLEMS:]
+    if tuple(keep) == after.problem_causes and tuple(c.text for c in keep) == after.problems:
+        return after
+    return after.evolve(problems=tuple(c.text for c in keep), problem_causes=tuple(keep))
+
+
+__all__ = ["ProblemCause", "open_problems", "settle"]
