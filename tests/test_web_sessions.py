@@ -126,6 +126,38 @@ def test_undo_says_what_refuses_a_new_game_without_confirmation_and_redoes(table
     assert not table.board.loop.state.players
 
 
+def test_redo_survives_a_restart_until_anything_else_is_done(table):
+    assert table.act("new-game", {"players": PLAYERS, "first_placer": 1}).status_code == 200
+    for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+        table.board.sim_set_stand(sid, True)
+    first = table.board.loop.state.initiative
+    other = 2 if first == 1 else 1
+    assert table.act("initiative", {"seat": other}).status_code == 200
+    assert table.act("roll-diel").status_code == 200
+    rolled = (table.board.loop.state.diel_cycle, table.board.loop.state.diel_phase)
+    assert table.act("undo").status_code == 200 and table.act("undo").status_code == 200
+    assert table.board.loop.state.initiative == first
+    table.restart()  # a real restart: a new board on the same data directory
+    info = table.client.get("/api/undo").json
+    assert info["redo"]["action"] == "take_initiative", info
+    assert table.act("redo").status_code == 200 and table.board.loop.state.initiative == other
+    table.restart()
+    assert table.client.get("/api/undo").json["redo"]["action"] == "roll_diel"
+    assert table.act("redo").status_code == 200
+    s = table.board.loop.state
+    assert (s.diel_cycle, s.diel_phase) == rolled  # the same roll, not a new one
+    assert table.client.get("/api/undo").json["redo"] is None
+    # Undo, restart, then something else: the offer is gone, and stays gone after another restart.
+    assert table.act("undo").status_code == 200
+    table.restart()
+    assert table.client.get("/api/undo").json["redo"]["action"] == "roll_diel"
+    assert table.act("roll-dice", {"kind": "d6"}).status_code == 200
+    assert table.client.get("/api/undo").json["redo"] is None
+    table.restart()
+    assert table.client.get("/api/undo").json["redo"] is None
+    assert table.act("redo").status_code == 409
+
+
 def test_log_is_sentences_with_names_and_what_the_board_said(table):
     table.act("new-game", {"players": PLAYERS, "first_placer": 1})
     table.board.sim_set_stand("T1", True)

@@ -288,6 +288,33 @@ class Journal:
             self.write_error = None
             return True
 
+    def set_note(self, key: str, value: Any) -> None:
+        """Keep ``value`` (JSON) under ``key`` beside the events, durably; None deletes it.
+
+        For what the board must remember across a restart that is not an input, such as what undo
+        took back and redo may bring again. Raises :class:`JournalWriteError` when it cannot be written.
+        """
+        with self._lock:
+            try:
+                if value is None:
+                    self._db.execute("DELETE FROM meta WHERE key = ?", (f"note:{key}",))
+                else:
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                     (f"note:{key}", json.dumps(value, separators=(",", ":"))))
+            except sqlite3.Error as exc:
+                raise JournalWriteError(f"the journal {self.path} cannot be written: {sqlite_reason(exc)}") from None
+
+    def note(self, key: str) -> Any:
+        """What :meth:`set_note` kept under ``key`` (None if nothing, or if it does not read as JSON)."""
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (f"note:{key}",))
+        if not rows:
+            return None
+        try:
+            return json.loads(rows[0][0])
+        except (ValueError, RecursionError):
+            log.error("%s: note %r is not readable JSON; ignored", self.path, key)
+            return None
+
     # -- reading ---------------------------------------------------------------------------------
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:

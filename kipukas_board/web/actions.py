@@ -20,7 +20,8 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
     POST /api/actions/answer             {"question": "q3", "answer": 2}
     GET  /api/undo                       what undo would take back and redo would do again, in words
     POST /api/actions/undo               {} ({"confirm": "new_game"} to take back a new game)
-    POST /api/actions/redo               {} (again the action undo just took back, same rolls)
+    POST /api/actions/redo               {} (again the action undo just took back, same rolls; kept across
+                                          a restart until anything else is done)
     POST /api/actions/correction         {"target": "stand", "stand": "M4a", "owner": 1, "downed": true}
     POST /api/actions/resolve-contention {"territory": 3, "winner": 2}
     POST /api/actions/bout               {"territory": 3, "winner": 1, "loser": 2, "defeated": 1?,
@@ -59,6 +60,7 @@ from kipukas_board.game.rolls import (
 from kipukas_board.game.rolls import roll_random_territory as _roll_territory
 from kipukas_board.show.layout import map_key
 from kipukas_board.web.narrate import describe
+from kipukas_board.web.redo import RedoStack
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Submitter, only_fields
 
@@ -201,10 +203,9 @@ def register(app: Any, board: BoardApp) -> None:
                              f"got {body['answer']!r}")
         return submit({"type": "answer", "question": qid, "answer": body["answer"]})
 
-    # Redo: the actions undo took back (their journaled events), newest last, each with the undo
-    # stack's top as it was right after, so any new action in between makes them stale (kept in memory:
-    # a restart forgets what could be redone, never what was done).
-    redo_stack: list[tuple[dict[str, Any], int | None]] = []
+    # Redo: the actions undo took back, kept in the journal's database so a restart still offers them;
+    # any new action in between makes them stale (kipukas_board.web.redo).
+    redo_stack = RedoStack(board.journal)
 
     def event_at(seq: int | None) -> dict[str, Any] | None:
         if seq is None:
@@ -221,10 +222,8 @@ def register(app: Any, board: BoardApp) -> None:
         return describe(event, {p.seat: p.name for p in s.players},
                         {n: t.name for n, t in s.board.territories.items() if t.name})
 
-    def redo_ready() -> tuple[dict[str, Any], int | None] | None:
-        while redo_stack and redo_stack[-1][1] != undo_top(state()):
-            redo_stack.clear()  # something else was done since: the undone actions no longer fit
-        return redo_stack[-1] if redo_stack else None
+    def redo_ready() -> dict[str, Any] | None:
+        return redo_stack.ready(undo_top(state()))
 
     @app.get("/api/undo")
     def undo_info() -> Response:
@@ -236,7 +235,7 @@ def register(app: Any, board: BoardApp) -> None:
                         "text": sentence(event_at(top.seq), top.action),
                         "needs_confirm": top.action == "new_game"}
         ready = redo_ready()
-        redo_doc = {"action": ready[0]["type"], "text": sentence(ready[0], ready[0]["type"])} if ready else None
+        redo_doc = {"action": ready["type"], "text": sentence(ready, ready["type"])} if ready else None
         return jsonify({"undo": undo_doc, "redo": redo_doc})
 
     @app.post("/api/actions/undo")
@@ -252,9 +251,10 @@ def register(app: Any, board: BoardApp) -> None:
             raise Conflict("undoing now takes back the new game itself (players and setup); send "
                            '{"confirm": "new_game"} to do that')
         original = event_at(top.seq)
+        redo_ready()  # an offer left from before the action now undone is stale: drop it first
         resp = submit({"type": "undo"})
         if original is not None and not isinstance(resp, tuple):
-            redo_stack.append((original, undo_top(state())))
+            redo_stack.push(original, undo_top(state()))
         return resp
 
     @app.post("/api/actions/redo")
@@ -264,10 +264,9 @@ def register(app: Any, board: BoardApp) -> None:
         ready = redo_ready()
         if ready is None:
             raise Conflict("nothing to redo (only what undo just took back, before anything else is done)")
-        redo_stack.pop()
-        kept = list(redo_stack)
-        resp = submit(dict(ready[0]))
-        redo_stack[:] = [(ev, undo_top(state())) for ev, _ in kept] if not isinstance(resp, tuple) else kept
+        rest = redo_stack.pop()
+        resp = submit(ready)
+        redo_stack.after_redo(rest, undo_top(state()), done=not isinstance(resp, tuple))
         return resp
 
     @app.post("/api/actions/correction")
