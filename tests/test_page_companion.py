@@ -104,6 +104,10 @@ def _layout_ok(page, width: int) -> None:
         return r.width > 0 && r.right > w + 1 && getComputedStyle(e).position !== 'fixed'; })
         .map(e => e.tagName + '#' + e.id).slice(0, 5)""", width)
     assert not wide, f"elements reach past {width} px: {wide}"
+    cut = page.evaluate("""() => [...document.querySelectorAll('header h1, header .pill, header button')]
+        .filter(e => e.offsetWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+        .map(e => `${e.id || e.tagName}: ${e.textContent}`)""")
+    assert not cut, f"the header cuts {cut}"  # every pill shown whole (an ellipsis hides what it says)
 
 
 @pytest.mark.parametrize("size", PHONES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -343,6 +347,7 @@ def test_new_game_picks_another_map_and_plays_its_first_placement(browser, tmp_p
         assert page.eval_on_selector("#map-pick", "e => e.value") == "kipuka-12"
         assert page.locator("#map svg [data-territory]").count() >= 12  # the new map is drawn
         _wait_text(page, "#map-note", "Kipuka of Twelve is not calibrated yet")
+        assert "this map is not calibrated yet" in page.text_content('#health [data-part="calibration"]')
         page.select_option("#play-style", "mass_contention")  # 11 holdable territories: 3 players
         assert page.text_content("#player-count-note").startswith("2 to 3 players on Kipuka of Twelve; not 4 or more")
         page.click("#add-player")

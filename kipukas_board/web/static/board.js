@@ -151,10 +151,15 @@
     state = s;
     document.dispatchEvent(new CustomEvent("kb:state", { detail: s }));  // for souls.js
     drawBoard(s);
-    document.getElementById("phase").textContent = s.phase === "over" ? "game over" : (s.players || []).length ? s.phase : "no game";
+    const phase = document.getElementById("phase");
+    phase.textContent = s.phase === "over" ? "game over" : (s.players || []).length ? s.phase : "no game";
     const diel = document.getElementById("diel");
     diel.textContent = s.diel && s.diel.phase ? `${s.diel.phase} ${s.diel.cycle}` : "–";
     diel.dataset.phase = (s.diel && s.diel.phase) || "";
+    // One game pill in the header, so it fits whole on a 360 px phone: in play the diel ("night 2")
+    // says it all; before play and after it, the phase does.
+    diel.hidden = !(s.diel && s.diel.phase) || s.phase === "over";
+    phase.hidden = !diel.hidden;
     const [seat, now, why] = whatNow(s);
     const nowEl = document.getElementById("now");
     nowEl.textContent = now;
@@ -299,7 +304,8 @@
     fleet: ["fleet link up", "fleet link down"] };
   function healthRow(name, h, label) {
     const ok = h && h.ok !== false;
-    const plain = PLAIN[name] ? PLAIN[name][ok ? 0 : 1] : `${label} ${ok ? "working" : "not working"}`;
+    let plain = PLAIN[name] ? PLAIN[name][ok ? 0 : 1] : `${label} ${ok ? "working" : "not working"}`;
+    if (name === "calibration" && ok && h.calibrated === false) plain = "this map is not calibrated yet (fine in simulation)";
     const detail = h ? Object.entries(h).filter(([k, v]) => k !== "ok" && typeof v !== "object")
       .map(([k, v]) => `${k.replace(/_/g, " ")}: ${v}`).join(", ") : "";
     const why = h && (h.error || h.note);
