@@ -166,3 +166,25 @@ def test_the_pick_survives_a_restart_and_an_explicit_map_wins_saying_so(tmp_path
             board.stop()
     assert "--map kipuka-12 given: starting on it, not on kipuka-13 picked on the page" in caplog.text
     assert read_choice(tmp_path) == "kipuka-13"  # kept for a start without --map
+
+
+def test_a_strip_fixed_at_start_stays_dark_and_the_restart_lights_the_picked_map(data_dir: Path, monkeypatch) -> None:
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    try:
+        monkeypatch.setattr(board.lighting, "can_resize", lambda: False)  # as rpi-ws281x: fixed when it opens
+        before = board.strip.count
+        board.pick_map("kipuka-12")  # its default layout needs more pixels than kipuka-8's
+        assert board.strip.count == before and board.layout.count == before
+        assert board.layout.territories == {} and set(board.lighting.frame()) == {(0, 0, 0)}
+        health = board.health()["calibration"]
+        assert health["ok"] is False and "restart the board to light it" in health["error"]
+    finally:
+        board.stop()
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")  # the restart comes back on the pick
+    try:
+        assert board.loop.state.board.name == "Kipuka of Twelve"
+        assert board.strip.count == default_layout(board.loop.state.board).count
+        assert board.health()["calibration"]["error"] is None
+    finally:
+        board.stop()

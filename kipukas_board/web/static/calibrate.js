@@ -359,8 +359,12 @@
   KB.setupPin();
   KB.paintBoard(state);
   render(cal);
+  const servedMap = state.map.name;  // another map picked at new game: its drawing and stands come with the page
   KB.stream({
-    state: (s) => { state = s; KB.paintBoard(s); paintResults(cal.sensors ? cal.sensors.by_stand : savedByStand(cal), cal.sensors); },
+    state: (s) => {
+      if (s.map.name !== servedMap) { location.reload(); return; }
+      state = s; KB.paintBoard(s); paintResults(cal.sensors ? cal.sensors.by_stand : savedByStand(cal), cal.sensors);
+    },
     calibration: render,
   });
 })();
