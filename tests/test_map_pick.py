@@ -97,13 +97,20 @@ def test_refused_during_a_game_unknown_maps_named_and_the_rules_core_refuses_too
     state, fx = modes.apply(initial_state(eight), map_event(twelve.name, twelve.source_text, twelve.source))
     assert state.board.name == "Kipuka of Twelve"
     client.post("/api/actions/end-game", json={}, headers=HDR)
+    assert client.post("/api/actions/undo", json={}, headers=HDR).status_code == 200  # the end taken back ...
+    assert client.get("/api/undo").get_json()["redo"]["action"] == "end_game"
+    assert client.post("/api/actions/redo", json={}, headers=HDR).status_code == 200  # ... and done again
     for body, why in (({"map": "atlantis"}, "no shipped map 'atlantis'"), ({"map": 12}, "field 'map' must be"),
                       ({"map": "kipuka-12", "x": 1}, "unknown field(s) x")):
         r = client.post("/api/actions/map", json=body, headers=HDR)
         assert r.status_code == 400 and why in r.get_json()["error"], r.get_json()
     assert client.post("/api/actions/map", json={"map": "kipuka-12"}).status_code in (401, 403)  # the PIN
-    r = client.post("/api/actions/map", json={"map": "kipuka-12"}, headers=HDR)  # the game is over: allowed
+    assert client.post("/api/actions/undo", json={}, headers=HDR).status_code == 200
+    assert client.post("/api/actions/undo", json={"confirm": "new_game"}, headers=HDR).status_code == 200
+    assert client.get("/api/undo").get_json()["redo"]["action"] == "new_game"
+    r = client.post("/api/actions/map", json={"map": "kipuka-12"}, headers=HDR)  # no game now: allowed
     assert r.status_code == 200 and board.loop.state.board.name == "Kipuka of Twelve"
+    assert client.get("/api/undo").get_json()["redo"] is None  # the old new game does not come back here
 
 
 def test_each_map_keeps_its_own_calibration_file(data_dir: Path) -> None:

@@ -91,6 +91,9 @@ def register(app: Any, board: BoardApp) -> None:
     """Add the action routes and the journal export to the Flask ``app``."""
     submit = Submitter(board)
     pin = require_pin(board)
+    # Redo: the actions undo took back, kept in the journal's database so a restart still offers them;
+    # any new action in between makes them stale (kipukas_board.web.redo).
+    redo_stack = RedoStack(board.journal)
 
     @app.errorhandler(Conflict)
     def _conflict(exc: Conflict) -> tuple[Response, int]:
@@ -167,6 +170,7 @@ def register(app: Any, board: BoardApp) -> None:
             raise BadRequest(f"field 'map' must be a shipped map's name ({', '.join(available_maps())}), got {name!r}")
         try:
             seq = board.pick_map(name)
+            redo_stack.clear()  # an undone new game must not come back on another map
         except MapBusy as exc:
             raise Conflict(str(exc)) from None
         except ValueError as exc:
@@ -203,9 +207,6 @@ def register(app: Any, board: BoardApp) -> None:
                              f"got {body['answer']!r}")
         return submit({"type": "answer", "question": qid, "answer": body["answer"]})
 
-    # Redo: the actions undo took back, kept in the journal's database so a restart still offers them;
-    # any new action in between makes them stale (kipukas_board.web.redo).
-    redo_stack = RedoStack(board.journal)
 
     def event_at(seq: int | None) -> dict[str, Any] | None:
         if seq is None:

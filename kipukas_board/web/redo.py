@@ -67,6 +67,12 @@ class RedoStack:
             self._stack.pop()
             return list(self._stack)
 
+    def clear(self) -> None:
+        """Nothing can be redone any more (another map was put on the table)."""
+        with self._lock:
+            self._stack = []
+            self._save()
+
     def after_redo(self, rest: list[tuple[dict[str, Any], int | None]], top: int | None, done: bool) -> None:
         """The redo went through (``done``): the rest belong after the new ``top``; else put them back."""
         with self._lock:
