@@ -92,6 +92,8 @@ def settle(before: GameState, after: GameState, event: dict[str, Any], effects: 
            seq: int | None = None) -> GameState:
     """``after`` (the state ``event`` made from ``before``) with each problem whose cause is gone dropped
     and the new ones' causes recorded (``state.problems`` and ``state.problem_causes`` stay aligned)."""
+    if not after.problems and not after.problem_causes:
+        return after  # most events: nothing open, nothing raised (replay's hot path)
     carried, new_texts = _raised(before, after)
     kinds = {str(e.get("type")) for e in effects}
     refused = bool(effects) and kinds == {"problem"}
