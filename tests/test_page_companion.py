@@ -108,6 +108,10 @@ def _layout_ok(page, width: int) -> None:
         .filter(e => e.offsetWidth > 0 && e.scrollWidth > e.clientWidth + 1)
         .map(e => `${e.id || e.tagName}: ${e.textContent}`)""")
     assert not cut, f"the header cuts {cut}"  # every pill shown whole (an ellipsis hides what it says)
+    top = page.evaluate("""() => { const y = window.scrollY; window.scrollTo(0, document.body.scrollHeight);
+        const top = document.querySelector('header').getBoundingClientRect().top;
+        window.scrollTo(0, y); return top; }""")
+    assert top == 0, f"the header scrolled away (top {top} px)"  # it stays on screen, sticky
 
 
 @pytest.mark.parametrize("size", PHONES, ids=lambda s: f"{s[0]}x{s[1]}")
