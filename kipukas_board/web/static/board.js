@@ -345,6 +345,11 @@
   }
 
   function refreshSelectors(s) {
+    // A player's actions need a game under way: without one they would be empty menus.
+    const playing = (s.players || []).length > 0 && s.phase !== "over";
+    for (const sel of ["#seat-actions", "#soul-actions", '#controls-panel [data-action="end-game"]']) {
+      document.querySelector(sel).hidden = !playing;
+    }
     const seat = document.getElementById("act-seat");
     const keepSeat = seat.value;
     seat.replaceChildren(...(s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
