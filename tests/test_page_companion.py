@@ -128,6 +128,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         # New game from the page: the map and the players the style allows, and why.
         page.click('#actionbar a[href="#controls-panel"]')
         page.click("#new-game summary")
+        assert page.is_hidden("#roll-actions") and page.is_hidden("#seat-actions")  # no game: nothing to roll
         assert page.is_disabled("#add-player")  # Domination: 2 players
         note = page.text_content("#player-count-note")  # how many, and why not more
         assert note.startswith("2 players on Kipuka of Eight; not 3 or more: "), note
@@ -150,6 +151,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
                 _wait_text(page, "#now", "place a base camp", 3000)
         _wait_text(page, "#now", "has the initiative", 3000)
         assert "Cycle 1. Day" in page.text_content("#now-why")  # setup ends in the opening day
+        page.wait_for_selector("#roll-actions", state="visible", timeout=3000)  # in play: a physical roll
         assert "Cycle 2 is fixed: night" in page.text_content("#now-why")
         # Capitals and base camps read differently; the holder's colour is on the token.
         assert page.text_content('[data-mark="T1"]') == "C" and page.text_content('[data-mark="T2"]') == "B"

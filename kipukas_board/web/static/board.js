@@ -350,6 +350,7 @@
     for (const sel of ["#seat-actions", "#soul-actions", '#controls-panel [data-action="end-game"]']) {
       document.querySelector(sel).hidden = !playing;
     }
+    document.getElementById("roll-actions").hidden = s.phase !== "play"; // the diel die is rolled only in play
     const seat = document.getElementById("act-seat");
     const keepSeat = seat.value;
     seat.replaceChildren(...(s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
