@@ -129,6 +129,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         page.click('#actionbar a[href="#controls-panel"]')
         page.click("#new-game summary")
         assert page.is_hidden("#roll-actions") and page.is_hidden("#seat-actions")  # no game: nothing to roll
+        assert page.is_hidden("#bout-form") and page.is_visible("#bout-none")  # no soul in a territory yet
         assert page.is_disabled("#add-player")  # Domination: 2 players
         note = page.text_content("#player-count-note")  # how many, and why not more
         assert note.startswith("2 players on Kipuka of Eight; not 3 or more: "), note

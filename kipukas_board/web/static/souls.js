@@ -44,6 +44,10 @@
       .map((x) => opt(x.id, x.id)));
     keep($("bout-territory"), (s.territories || []).filter((t) => live.some((x) => x.stand && standTerritory(s, x.stand) === t.number))
       .map((t) => opt(String(t.number), `${t.number}${t.contention ? " (contention)" : ""}`)));
+    const fight = $("bout-territory").options.length > 0;  // without a soul in a territory, nothing to pick
+    $("bout-form").hidden = !fight;
+    $("bout-none").hidden = fight;
+    $("soul-bind").hidden = !live.length || !$("bind-stand").options.length;
     const n = Number($("bout-territory").value);
     const here = live.filter((x) => x.stand && standTerritory(s, x.stand) === n)
       .map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})${x.downed ? " downed" : ""}`));
