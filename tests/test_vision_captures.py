@@ -20,3 +20,17 @@ def test_pipeline_reads_the_real_captures() -> None:
     assert pipe["correct"] >= 35, pipe
     # No decoder alone reaches it (the reason for a pipeline at all).
     assert all(m["correct"] < pipe["correct"] for n, m in report["methods"].items() if n != "pipeline")
+
+
+def test_a_small_code_is_read_on_the_region_where_a_pass_located_it() -> None:
+    """capture_0062's code has 4-pixel modules: the whole-frame passes locate it but do not read it,
+    and before the located pass only WeChat read it (after 100-140 ms of CPU, at its deadline)."""
+    import cv2
+
+    from kipukas_board.vision.pipeline import Pipeline
+
+    frame = cv2.imread(str(shared_path("qr-captures") / "capture_0062.jpg"))
+    result = Pipeline(decoders=None).decode(frame)
+    assert result.codes == ["https://www.kpks.us/frlU"]
+    assert result.located and list(result.hits)[0].endswith("/located")
+    assert not any(t.startswith("wechat") for t in result.tried)

@@ -210,8 +210,11 @@ def test_roi_from_the_last_hit_is_tried_first_on_a_camera() -> None:
     assert first.codes == [P] and p._roi is not None
     second = p.decode(frame)
     assert second.codes == [P] and len(second.tried) == 1  # the region alone was enough
-    third = p.decode(np.full_like(frame, 128))  # card gone: the region fails and is forgotten
-    assert third.codes == [] and p._roi is None
+    gone = np.full_like(frame, 128)
+    third = p.decode(gone)  # card gone: one miss there, and the card gets another frame
+    assert third.codes == [] and p._roi is not None and "zxing@0.5/gray/clahe_sharp" not in third.tried[1:]
+    fourth = p.decode(gone)  # a second miss in a row: the region is forgotten
+    assert fourth.codes == [] and p._roi is None
 
 
 def test_a_full_pass_still_runs_now_and_then_to_catch_a_second_card() -> None:
@@ -294,3 +297,98 @@ def test_a_card_only_a_heavy_decoder_reads_is_looked_at_once_per_heavy_interval(
         seen.append(p.decode(frame).codes)
     assert seen == [[P], [], [], [], [], [P], []]
     assert heavy.calls == 2 and cheap.calls == 2  # full passes at 0.0 and 1.05 (due), the region at 1.05
+
+
+class _Locator:
+    """A decoder that locates a symbol (corner points in its image) without decoding it."""
+
+    def __init__(self, box: tuple[float, float, float, float] | None) -> None:
+        self.box = box
+        self.calls = 0
+
+    def __call__(self, image) -> list[Decoded]:
+        self.calls += 1
+        if self.box is None:
+            return []
+        x0, y0, x1, y1 = self.box
+        return [Decoded("", ((x0, y0), (x1, y0), (x1, y1), (x0, y1)), located=True)]
+
+
+class _Shapes(_Fake):
+    """A fake that also notes the shape of every image it was given."""
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__(texts)
+        self.shapes: list[tuple[int, ...]] = []
+
+    def __call__(self, image) -> list[Decoded]:
+        self.shapes.append(image.shape)
+        return super().__call__(image)
+
+
+def test_a_located_symbol_is_decoded_again_on_its_region_alone() -> None:
+    """A symbol located but not decoded is a place, never a read: the ``located`` strategy looks at
+    a square four times its size around it, and a code read there has frame coordinates."""
+    finder, crop = _Locator((300.0, 150.0, 320.0, 170.0)), _Shapes([P])  # at half size: 40 px at (600, 300)
+    strategies = [Strategy("finder", "gray", 0.5, "none", 1.0),
+                  Strategy("crop", "gray", 1.0, "none", 4.0, located=True)]
+    result = Pipeline(strategies, decoders={"finder": finder, "crop": crop}).decode(place([qr_tile(P)]))
+    assert result.codes == [P] and result.refused == {}
+    assert crop.shapes == [(160, 160)]  # 4 x 40 px around (620, 320), not the 720x1280 frame
+    assert result.hits == {"crop@1/gray/none/located": [P]}
+    assert result.points[P][0] == (540.0 + 10, 240.0 + 10)  # the fake's (10, 10) in the region
+    assert result.located == [((600.0, 300.0), (640.0, 300.0), (640.0, 340.0), (600.0, 340.0))]
+
+
+def test_a_located_strategy_does_not_run_when_nothing_was_located() -> None:
+    finder, crop = _Locator(None), _Shapes([P])
+    strategies = [Strategy("finder", "gray", 0.5, "none", 1.0),
+                  Strategy("crop", "gray", 1.0, "none", 4.0, located=True)]
+    result = Pipeline(strategies, decoders={"finder": finder, "crop": crop}).decode(place([qr_tile(P)]))
+    assert result.codes == [] and crop.calls == 0 and result.tried == ["finder@0.5/gray/none"]
+    assert not result.over_budget and not result.skipped
+
+
+def test_regions_grow_around_the_symbol_clip_and_keep_only_small_distinct_ones() -> None:
+    from kipukas_board.vision.pipeline import MAX_REGIONS, _regions
+
+    def sym(x: float, y: float, side: float) -> tuple[tuple[float, float], ...]:
+        return ((x, y), (x + side, y), (x + side, y + side), (x, y + side))
+
+    assert _regions([sym(600, 300, 40)], (720, 1280)) == [(540, 240, 700, 400)]
+    assert _regions([sym(0, 0, 40)], (720, 1280)) == [(0, 0, 100, 100)]  # clipped at the frame's edge
+    assert _regions([sym(300, 100, 300)], (720, 1280)) == []  # 1200 px around it: the whole frame again
+    # the same symbol found by two passes is one region; the largest regions come first
+    many = [sym(600, 300, 40), sym(602, 301, 40), sym(100, 100, 20), sym(1000, 500, 60)]
+    assert _regions(many, (720, 1280)) == [(910, 410, 1150, 650), (540, 240, 700, 400)][:MAX_REGIONS]
+
+
+def test_a_small_codes_region_is_retried_with_the_located_strategies_when_its_own_misses() -> None:
+    """On a camera a hand-held small code is read by one decoder on one frame and another on the
+    next: the region keeps being read for a few ms, not by whole-frame passes."""
+    first, crop = _Fake([P]), _Shapes([P])
+    strategies = [Strategy("first", "gray", 0.5, "none", 1.0), Strategy("crop", "gray", 1.0, "none", 4.0, located=True)]
+    p = Pipeline(strategies, decoders={"first": first, "crop": crop}, remember_roi=True, full_every_s=60.0)
+    frame = place([qr_tile(P)])
+    assert p.decode(frame).codes == [P] and crop.calls == 0
+    first.texts = []  # its own strategy now misses there
+    again = p.decode(frame)
+    assert again.codes == [P] and again.tried == ["first@0.5/gray/none", "crop@1/gray/none/located"]
+    assert crop.shapes[0][0] < 200  # the region (50 px grown by half each way), not the frame
+
+
+def test_a_card_the_cheap_passes_read_a_moment_ago_costs_no_heavy_pass_when_a_frame_misses() -> None:
+    cheap, heavy = _Fake([P]), _Fake([P])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 20.0)]
+    now = [0.0]
+    p = Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}, heavy_interval_s=1.0, clock=lambda: now[0])
+    frame = place([qr_tile(P)])
+    assert p.decode(frame).codes == [P]
+    cheap.texts = []  # a noisy frame of the same card
+    now[0] = 0.5
+    missed = p.decode(frame)
+    assert missed.codes == [] and missed.held_back == ["heavy@0.5/gray/none"] and heavy.calls == 0
+    now[0] = 1.1  # no cheap read for a heavy interval: the heavy pass may run again
+    assert p.decode(frame).codes == [P] and heavy.calls == 1
+    now[0] = 1.2
+    assert p.decode(frame, thorough=True).codes == [P] and heavy.calls == 2  # a thorough pass runs it

@@ -110,7 +110,7 @@ def _alone(name: str, dec: Any) -> Method:
             img = bgr
         else:
             img = Frame(bgr).channel("gray")
-        return [d.text for d in dec(img)], None
+        return [d.text for d in dec(img) if not d.located], None
 
     return run
 

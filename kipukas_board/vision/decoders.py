@@ -15,7 +15,11 @@ differ tenfold, so :mod:`kipukas_board.vision.pipeline` combines them:
   files (which we do not ship) it uses its traditional detector.
 
 Every decoder takes a 2-D uint8 (grey) or 3-channel BGR numpy array and returns :class:`Decoded`
-results: the text and the corner points in that image's pixel coordinates.
+results: the text and the corner points in that image's pixel coordinates. zxing also returns the
+symbols it *located* but could not decode (``located=True``, empty text): a small or blurred code
+often shows its finder patterns at a scale too coarse to read it, and the pipeline then looks again
+at that region alone, upscaled (see :mod:`kipukas_board.vision.pipeline`). Such a result is a place,
+never a read.
 
 Example::
 
@@ -37,10 +41,14 @@ Points = tuple[tuple[float, float], ...]
 
 @dataclass(frozen=True)
 class Decoded:
-    """One code read from an image: its text and corner points (image pixels), if known."""
+    """One code read from an image: its text and corner points (image pixels), if known.
+
+    ``located`` marks a symbol found but not decoded (its text is empty): only its place counts.
+    """
 
     text: str
     points: Points | None = None
+    located: bool = False
 
 
 class DecoderUnavailable(RuntimeError):
@@ -52,7 +60,11 @@ class DecoderTimeout(RuntimeError):
 
 
 class ZxingDecoder:
-    """zxing-cpp, QR codes only."""
+    """zxing-cpp, QR codes only; symbols it found but could not decode come back as ``located``.
+
+    It does not look for inverted (light on dark) codes: Kipukas codes are printed dark on light,
+    and the inverted search costs a third more on every frame.
+    """
 
     name = "zxing"
 
@@ -66,12 +78,10 @@ class ZxingDecoder:
 
     def __call__(self, image: Any) -> list[Decoded]:
         out = []
-        for b in self._zx.read_barcodes(image, formats=self._formats):
-            if not b.valid:
-                continue
+        for b in self._zx.read_barcodes(image, formats=self._formats, try_invert=False, return_errors=True):
             p = b.position
             pts = tuple((float(q.x), float(q.y)) for q in (p.top_left, p.top_right, p.bottom_right, p.bottom_left))
-            out.append(Decoded(b.text, pts))
+            out.append(Decoded(b.text, pts) if b.valid else Decoded("", pts, located=True))
         return out
 
 

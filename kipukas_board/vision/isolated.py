@@ -75,7 +75,8 @@ def _serve(name: str, conn: Any) -> None:
             return
         try:
             img = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)
-            conn.send(("ok", [(d.text, d.points) for d in dec(img)]))
+            # reads only: a place located but not decoded is of use to the strategies in this process
+            conn.send(("ok", [(d.text, d.points) for d in dec(img) if not d.located]))
         except Exception as exc:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
 

@@ -84,17 +84,23 @@ ISOLATED_DECODERS = ("wechat",)
 
 @dataclass(frozen=True)
 class Strategy:
-    """One decoder on one preparation. ``cost_ms`` is its typical time on a 1280x720 frame."""
+    """One decoder on one preparation. ``cost_ms`` is its typical time on a 1280x720 frame.
+
+    A ``located`` strategy does not look at the whole frame: it runs on each region where an earlier
+    pass located a symbol it could not decode (at most :data:`MAX_REGIONS` a frame, ``cost_ms`` each),
+    and not at all when none was located.
+    """
 
     decoder: str
     channel: str
     scale: float
     prep: str
     cost_ms: float
+    located: bool = False
 
     @property
     def name(self) -> str:
-        return f"{self.decoder}@{self.scale:g}/{self.channel}/{self.prep}"
+        return f"{self.decoder}@{self.scale:g}/{self.channel}/{self.prep}" + ("/located" if self.located else "")
 
 
 #: Ordered greedily by measured yield per CPU millisecond on real camouflaged captures (each next
@@ -102,10 +108,13 @@ class Strategy:
 #: thread's CPU; see README, "Card scanning", and ``bench-qr --strategies``): zxing on half-size
 #: CLAHE and sharpened images first (about 1 ms each), ZBar (a different binariser that reads other
 #: frames, and both cards of a capture that zxing reads one of: so it comes before the full-size
-#: zxing passes for smaller codes, which the greedy order put first), and WeChat's multi-binariser
-#: reader last because its misses are slow. ZBar at 0.75 and WeChat at full size, measured too, read
-#: nothing the earlier strategies left for them. ``cost_ms`` is the typical CPU time, preparation
-#: included, measured on this project's development machine; the budget plans with it.
+#: zxing passes for smaller codes, which the greedy order put first), ZBar again on the regions
+#: where a zxing pass located a symbol it could not read (a small code: 4-pixel modules at 1280x720
+#: are located at full size but read only upscaled, and upscaling the whole frame costs ten times
+#: more), and WeChat's multi-binariser reader last because its misses are slow. ZBar at 0.75 and
+#: WeChat at full size, measured too, read nothing the earlier strategies left for them.
+#: ``cost_ms`` is the typical CPU time, preparation included, measured on this project's
+#: development machine; the budget plans with it.
 DEFAULT_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("zxing", "gray", 0.5, "clahe_sharp", 1.6),
     Strategy("zxing", "blue", 0.5, "clahe", 1.4),
@@ -114,8 +123,23 @@ DEFAULT_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("pyzbar", "blue", 0.5, "none", 8.0),
     Strategy("zxing", "gray", 1.0, "clahe_sharp", 4.5),
     Strategy("zxing", "gray", 1.0, "clahe", 3.5),
+    Strategy("pyzbar", "blue", 1.0, "none", 4.0, located=True),
+    Strategy("zxing", "min", 1.5, "clahe_sharp", 3.0, located=True),
     Strategy("wechat", "gray", 0.75, "strong", 15.0),
 )
+
+#: A located region is looked at this many times the located symbol's size, centred on it: a symbol
+#: that was located but not decoded is often a wrong pairing of finder patterns, which can lie
+#: anywhere within about one code's width of the real code.
+REGION_GROW = 4.0
+#: At most this many located regions are decoded a frame (the largest first).
+MAX_REGIONS = 2
+#: A region larger than this share of the frame is no region: the whole-frame passes covered it.
+MAX_REGION_SHARE = 0.25
+#: On a camera, a remembered code's region up to this share of the frame (a small code) is also
+#: retried with the located strategies when its own strategy misses there; a larger one is not (a
+#: large code needs no upscaling, and upscaling its region costs as much as a whole-frame pass).
+SMALL_REGION_SHARE = 0.125
 
 
 @dataclass
@@ -141,6 +165,8 @@ class DecodeResult:
     interrupted: list[str] = field(default_factory=list)
     held_back: list[str] = field(default_factory=list)
     complete: bool = False
+    #: Symbols located but not decoded so far (corner points in frame pixels), for ``located`` strategies.
+    located: list[tuple[tuple[float, float], ...]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"codes": self.codes, "ms": round(self.ms, 2), "cpu_ms": round(self.cpu_ms, 2),
@@ -173,7 +199,7 @@ class Pipeline:
                  heavy_interval_s: float | None = None, heavy_ms: float = 10.0,
                  clock: Callable[[], float] = time.perf_counter,
                  cpu_clock: Callable[[], float] = time.thread_time, isolate: bool = False,
-                 slack: float = 2.0, accept: Callable[[str], Any] | None = None) -> None:
+                 slack: float = 2.0, accept: Callable[[str], Any] | None = None, roi_misses: int = 2) -> None:
         # accept(text) raises PayloadError for a text that is no card (default: Kipukas cards only;
         # the card desk also accepts the game modes' sticker payloads).
         self.accept = accept or parse_payload
@@ -200,6 +226,10 @@ class Pipeline:
         self.cpu_clock = cpu_clock
         self._last_heavy: float | None = None
         self._roi: tuple[Strategy, tuple[int, int, int, int]] | None = None
+        self.roi_misses = roi_misses
+        self._cheap_read_at: float | None = None  # when a strategy below heavy_ms last read a code
+        self._now = 0.0
+        self._roi_missed = 0
 
     def warm_up(self) -> None:
         """Wait until the isolated decoders' worker processes can take images."""
@@ -225,7 +255,7 @@ class Pipeline:
         ``thorough`` runs a full pass in which every strategy may run, whatever the region of
         interest and the heavy interval say (and with the second-card sweep, if ``sweep_ms`` is set).
         """
-        t0 = self.clock()
+        t0 = self._now = self.clock()
         c0 = self.cpu_clock()
         frame = Frame(image)
         result = DecodeResult()
@@ -239,8 +269,11 @@ class Pipeline:
             result.cpu_ms = spent()
             return result
 
-        heavy_ok = (thorough or self.heavy_interval_s is None or self._last_heavy is None
-                    or t0 - self._last_heavy >= self.heavy_interval_s)
+        heavy_ok = (thorough or self.heavy_interval_s is None
+                    or ((self._last_heavy is None or t0 - self._last_heavy >= self.heavy_interval_s)
+                        # a card the cheap passes read a moment ago is still there: a miss now is
+                        # the noise of a hand-held frame, which a heavy pass would pay dearly for
+                        and (self._cheap_read_at is None or t0 - self._cheap_read_at >= self.heavy_interval_s)))
         if self.remember_roi and self._roi is not None:
             recent_full = self._last_full is not None and t0 - self._last_full < self.full_every_s
             roi_strategy = self._roi[0]
@@ -254,14 +287,21 @@ class Pipeline:
                 if roi_strategy.cost_ms >= self.heavy_ms:
                     self._last_heavy = t0
                 self._try_roi(frame, result, extra)
-                if result.codes and recent_full and not thorough:
+                if recent_full and not thorough and (result.codes or self._roi is not None):
+                    # read there; or missed there once, and the card is given another frame
+                    # before the whole frame is searched again
                     return finish()
         self._last_full = t0
         budget = self.budget_ms
         sweep_left: float | None = None  # expected ms still allowed after the first good read
         planned = 0.0  # expected CPU ms of the strategies run so far
         for strat in self.strategies:
-            expected = strat.cost_ms  # same working size whatever the camera's resolution
+            regions: list[tuple[int, int, int, int]] = []
+            if strat.located:
+                regions = _regions(result.located, frame.shape) if not result.codes else []
+                if not regions:
+                    continue
+            expected = strat.cost_ms * max(1, len(regions))  # same working size whatever the camera's resolution
             if sweep_left is not None:
                 if expected > sweep_left:
                     continue
@@ -277,7 +317,16 @@ class Pipeline:
                 result.skipped.append(strat.name)
                 continue
             planned += expected
-            self._run(strat, frame, result, offset=(0, 0), extra=extra, deadline_ms=left * self.slack)
+            if strat.located:
+                for x0, y0, x1, y1 in regions:
+                    sub = Frame(frame.bgr[y0:y1, x0:x1]).image(strat.channel, _working_scale(strat.scale, frame),
+                                                              strat.prep)
+                    self._run(strat, frame, result, offset=(x0, y0), extra=extra, deadline_ms=left * self.slack,
+                              image=sub)
+                    if result.codes:
+                        break
+            else:
+                self._run(strat, frame, result, offset=(0, 0), extra=extra, deadline_ms=left * self.slack)
             if result.codes and sweep_left is None:
                 if not thorough:
                     break
@@ -308,12 +357,18 @@ class Pipeline:
             result.errors.append(f"{strat.name} failed: {exc}")
             return
         for d in found:
+            if d.located:
+                if d.points:
+                    result.located.append(tuple((x / s + offset[0], y / s + offset[1]) for x, y in d.points))
+                continue
             try:
                 self.accept(d.text)
             except PayloadError as exc:
                 result.refused[d.text[:200]] = str(exc)
                 continue
             result.hits.setdefault(strat.name, []).append(d.text)
+            if strat.cost_ms < self.heavy_ms:
+                self._cheap_read_at = self._now
             if d.text not in result.codes:
                 result.codes.append(d.text)
                 pts = None
@@ -324,25 +379,62 @@ class Pipeline:
                     self._roi = (strat, _box(pts, frame.shape))
 
     def _try_roi(self, frame: Frame, result: DecodeResult, extra: list[float]) -> None:
-        """The last hit's strategy on the last hit's region only (prepared from the crop: cheaper)."""
+        """The last hit's strategy on the last hit's region only (prepared from the crop: cheaper);
+        if it misses, the ``located`` strategies on that region (a hand-held card in sensor noise
+        is read by one or another on most frames, for a few ms). The region is forgotten after
+        ``roi_misses`` frames in a row that read nothing there."""
         assert self._roi is not None
         strat, (x0, y0, x1, y1) = self._roi
-        sub = frame.bgr[y0:y1, x0:x1]
-        s = _working_scale(strat.scale, frame)
-        if min(sub.shape[0], sub.shape[1]) * s < 21:
+        sub = Frame(frame.bgr[y0:y1, x0:x1])
+        ladder = [strat]
+        if (x1 - x0) * (y1 - y0) <= SMALL_REGION_SHARE * frame.shape[0] * frame.shape[1]:
+            # a small code: the located strategies upscale, cheap on its small region only
+            ladder += [t for t in self.strategies if t.located and t != strat]
+        for t in ladder:
+            s = _working_scale(t.scale, frame)
+            if min(sub.shape) * s < 21:
+                continue
+            self._run(t, frame, result, offset=(x0, y0), extra=extra, deadline_ms=self.budget_ms * self.slack,
+                      image=sub.image(t.channel, s, t.prep))
+            if result.codes:
+                self._roi_missed = 0
+                return
+        self._roi_missed += 1
+        if self._roi_missed >= self.roi_misses:
             self._roi = None
-            return
-        img = Frame(sub).image(strat.channel, s, strat.prep)
-        self._run(strat, frame, result, offset=(x0, y0), extra=extra, deadline_ms=self.budget_ms * self.slack,
-                  image=img)
-        if not result.codes:
-            self._roi = None
+            self._roi_missed = 0
 
 
 def _working_scale(scale: float, frame: Frame) -> float:
     """``scale`` (meant for a frame 1280 pixels on its longer side) for this frame, rounded so
     preparations are shared."""
     return round(scale * REFERENCE_SIDE / max(frame.shape), 4)
+
+
+def _regions(located: Sequence[Sequence[tuple[float, float]]],
+             shape: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+    """Squares (x0, y0, x1, y1) to look at again for the symbols located but not decoded: each
+    :data:`REGION_GROW` times the symbol's size around its centre, clipped to the frame; the largest
+    first, none larger than :data:`MAX_REGION_SHARE` of the frame, none whose centre is in one taken
+    already, at most :data:`MAX_REGIONS`."""
+    h, w = shape
+    squares = []
+    for pts in located:
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        side = max(max(xs) - min(xs), max(ys) - min(ys)) * REGION_GROW
+        cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
+        box = (max(0, int(cx - side / 2)), max(0, int(cy - side / 2)),
+               min(w, int(cx + side / 2)), min(h, int(cy + side / 2)))
+        area = (box[2] - box[0]) * (box[3] - box[1])
+        if 0 < area <= MAX_REGION_SHARE * w * h and min(box[2] - box[0], box[3] - box[1]) >= 21:
+            squares.append((area, (cx, cy), box))
+    out: list[tuple[int, int, int, int]] = []
+    for _, (cx, cy), box in sorted(squares, key=lambda q: -q[0]):
+        if len(out) == MAX_REGIONS:
+            break
+        if not any(b[0] <= cx < b[2] and b[1] <= cy < b[3] for b in out):
+            out.append(box)
+    return out
 
 
 def _box(points: Sequence[tuple[float, float]], shape: tuple[int, int]) -> tuple[int, int, int, int]:
