@@ -135,7 +135,8 @@ class BoardApp:
         self.modes = modes.MODES
         self.mode_cards = ModeCards.in_dir(self.data_dir)
         self.card_desk = CardDesk(Catalog.in_dir(self.data_dir), submit=self.loop.submit,
-                                  mode_cards=self.mode_cards, mode_prefixes=modes.payload_prefixes())
+                                  mode_cards=self.mode_cards, mode_prefixes=modes.payload_prefixes(),
+                                  budget_ms=s.budget_ms)
         self.card_workers: list[CameraWorker] = []
         self.lighting = Lighting(self.strip, layout, healthy=self._hardware_ok, renderer=modes.render,
                                  animator=modes.animating)

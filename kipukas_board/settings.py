@@ -28,6 +28,9 @@ section (``calibration/settings.example.toml`` has the commented version)::
     seat = 1
     adapter = "sim"
 
+    [vision]
+    budget_ms = 80            # CPU ms each camera frame may cost every seat's decoding (a Pi 4: ~300)
+
     [fleet]                   # optional: publish to an MQTT broker (README "Many tables")
     broker = "mqtts://fleet.local:8883"
     board_id = "table-07"     # letters, digits, - and _; the broker's ACL ties it to the username
@@ -57,6 +60,10 @@ DEFAULT_MAP = "kipuka-8"
 MAX_SETTINGS_BYTES = 256 * 1024
 #: Most names in ``[web] names``, and the longest (a DNS name is at most 253 characters).
 MAX_NAMES, MAX_NAME_LEN = 32, 253
+#: ``[vision] budget_ms``: the CPU milliseconds one camera frame may cost a seat's decoding, its
+#: default (planned on an x86 development machine) and the range accepted (a Pi 4 core is some 3-4
+#: times slower and wants about 300; beyond 5 s a frame is no longer a camera's).
+DEFAULT_BUDGET_MS, MIN_BUDGET_MS, MAX_BUDGET_MS = 80.0, 10.0, 5000.0
 
 
 class SettingsError(ValueError):
@@ -146,6 +153,8 @@ class Settings:
     #: applied over the calibration (:func:`kipukas_board.show.layout.strip_layout`); None: not set.
     led_count: int | None = None
     led_power_budget_ma: float | None = None
+    #: ``[vision] budget_ms``: every seat's decode budget, in CPU ms a frame.
+    budget_ms: float = DEFAULT_BUDGET_MS
 
     def all_simulated(self) -> bool:
         """Is every port on its simulated adapter (the defaults, or the Pi's first settings file)?"""
@@ -165,7 +174,7 @@ class Settings:
                 for i, c in enumerate(self.cameras)]
         return Settings(
             map=self.map, calibration=self.calibration, host=self.host, port=self.port, names=list(self.names),
-            led_count=self.led_count, led_power_budget_ma=self.led_power_budget_ma,
+            led_count=self.led_count, led_power_budget_ma=self.led_power_budget_ma, budget_ms=self.budget_ms,
             # A simulated sensor section keeps its options (channels = "matrix" for calibration).
             sensors=AdapterChoice(SIMULATED["sensors"], dict(self.sensors.options)
                                   if self.sensors.adapter == SIMULATED["sensors"] else {}),
@@ -282,7 +291,7 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     except RecursionError:
         raise SettingsError(path, ["nested too deeply to be settings"]) from None
     problems: list[str] = []
-    known = {"board", "web", "sensors", "leds", "voice", "cameras", "fleet"}
+    known = {"board", "web", "sensors", "leds", "voice", "cameras", "vision", "fleet"}
     for key in data:
         if key not in known:
             problems.append(f"unknown section [{key}]; expected one of {', '.join(sorted(known))}")
@@ -331,6 +340,15 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         else:
             seats[seat] = i
         s.cameras.append(choice)
+    vision = _table(data, "vision", ("budget_ms",), problems)
+    budget = vision.get("budget_ms", s.budget_ms)
+    if (isinstance(budget, bool) or not isinstance(budget, int | float)
+            or not MIN_BUDGET_MS <= budget <= MAX_BUDGET_MS):
+        problems.append(f"[vision] budget_ms = {budget!r}: expected the CPU milliseconds a camera frame may cost, "
+                        f"a number from {MIN_BUDGET_MS:g} to {MAX_BUDGET_MS:g} (default {DEFAULT_BUDGET_MS:g}; "
+                        f"a Raspberry Pi 4 wants about 300)")
+    else:
+        s.budget_ms = float(budget)
     s.fleet = _fleet(data, problems)
     if problems:
         raise SettingsError(path, problems)

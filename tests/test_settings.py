@@ -52,6 +52,9 @@ device = "/dev/v4l/by-id/usb-cam-video-index0"
 adapter = "files"
 seat = 3
 path = "captures/"
+
+[vision]
+budget_ms = 300
 """
 
 
@@ -66,6 +69,7 @@ def test_the_documented_options_load(tmp_path: Path) -> None:
     assert (s.map, s.calibration, s.host, s.port) == ("kipuka-12", "table", "0.0.0.0", 8081)
     assert s.sensors.adapter == "serial" and s.sensors.options == {"vid": "2E8A", "debounce_ms": 20}
     assert [c.options["seat"] for c in s.cameras] == [1, 2, 3]
+    assert s.budget_ms == 300.0 and s.simulated().budget_ms == 300.0 and Settings().budget_ms == 80.0
     gpio = load_settings(write(tmp_path, '[sensors]\nadapter = "gpio"\npins = { T1 = 17 }\npin_factory = "auto"\n'))
     assert gpio.sensors.options["pins"] == {"T1": 17}
 
@@ -169,3 +173,32 @@ def test_sim_keeps_cameras_that_need_no_pi_and_says_what_a_simulated_one_stands_
     assert s.cameras[2].options == {"seat": 3, "stands_in_for": "picamera2"}
     assert SimulatedCamera(**s.cameras[2].options).health() == {"adapter": "sim", "ok": True, "seat": 3,
                                                                  "stands_in_for": "picamera2"}
+
+
+@pytest.mark.parametrize("value", ['"fast"', "0", "true", "9000", "-80", "[80]"])
+def test_a_bad_decode_budget_is_refused_saying_what_is_expected(tmp_path: Path, value: str) -> None:
+    with pytest.raises(SettingsError) as err:
+        load_settings(write(tmp_path, f"[vision]\nbudget_ms = {value}\n"))
+    (problem,) = err.value.problems
+    assert problem.startswith("[vision] budget_ms = ") and "a number from 10 to 5000" in problem
+    with pytest.raises(SettingsError, match="unknown key 'budget'"):
+        load_settings(write(tmp_path, "[vision]\nbudget = 80\n"))
+
+
+def test_the_decode_budget_reaches_every_seats_pipeline(tmp_path: Path) -> None:
+    from kipukas_board.app import BoardApp
+
+    path = write(tmp_path, '[vision]\nbudget_ms = 250.5\n[[cameras]]\nadapter = "sim"\nseat = 1\n'
+                           '[[cameras]]\nadapter = "sim"\nseat = 2\n')
+    board = BoardApp(load_settings(path), tmp_path / "data", sim=True, admin_pin="2468")
+    try:
+        assert board.card_desk.budget_ms == 250.5
+        assert [board.card_desk.pipeline(seat).budget_ms for seat in (1, 2)] == [250.5, 250.5]
+    finally:
+        board.card_desk.close()
+        board.stop()
+
+
+def test_the_example_settings_file_loads() -> None:
+    example = Path(__file__).resolve().parents[1] / "calibration" / "settings.example.toml"
+    assert load_settings(example).budget_ms == 80.0

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.hardware.cameras.port import Camera
+from kipukas_board.settings import DEFAULT_BUDGET_MS
 
 #: The pseudo-image ``blank``: an empty, evenly lit mid-grey scene (an idle seat), as large as the
 #: other images (1280x720 when there are none).
@@ -267,15 +268,13 @@ def run_bench_camera(images: Sequence[str], fps: float = 15.0, seconds: float = 
     lock = threading.Lock()
     with tempfile.TemporaryDirectory(prefix="kipukas-bench-camera-") as tmp:
         catalog = Catalog.in_dir(Path(tmp))
-        desk = CardDesk(catalog, submit=lambda e, wait=True: events.append(e))
+        desk = CardDesk(catalog, submit=lambda e, wait=True: events.append(e), budget_ms=budget_ms or DEFAULT_BUDGET_MS)
         cameras: dict[int, SceneCamera] = {}
         last_cpu: dict[int, float] = {}
         last_worker_ms: dict[int, float] = {}
         for seat in range(1, seats + 1):
             cameras[seat] = SceneCamera(seat, poses, fps, seconds, pool, seed=seed + seat)
             reader = desk.reader(seat)  # made here, so its imports and worker start are not measured
-            if budget_ms is not None:
-                reader.pipeline.budget_ms = budget_ms
             reader.pipeline.warm_up()
             last_worker_ms[seat] = reader.pipeline.worker_cpu_ms()
             last_cpu[seat] = 0.0
@@ -327,7 +326,7 @@ def run_bench_camera(images: Sequence[str], fps: float = 15.0, seconds: float = 
         per_seat.append({"seat": seat, "frames": sum(s["frames"] for s in mine), "produced": produced[seat],
                          "cpu_pct": round(sum(s["cpu_pct"] for s in mine) / len(mine), 2),
                          "cards_presented": sum(1 for e in events if e.get("seat") == seat)})
-    return {"fps": fps, "seconds": seconds, "noise": noise, "jitter": jitter, "budget_ms": budget_ms or 80.0,
+    return {"fps": fps, "seconds": seconds, "noise": noise, "jitter": jitter, "budget_ms": desk.budget_ms,
             "scenes": scenes,
             "seats": per_seat, "total_cpu_pct": round(sum(s["cpu_pct"] for s in per_seat), 2)}
 

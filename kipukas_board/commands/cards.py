@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.bench.qr import VARIANTS
-from kipukas_board.settings import default_data_dir
+from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
 
 #: Largest TOML card file read (a deck of a few hundred cards is far smaller).
 MAX_CARD_FILE = 1024 * 1024
@@ -45,8 +45,9 @@ def register(sub: Any) -> None:
                                                  "system one)")
     s.add_argument("--data-dir", type=Path, help="data directory whose calibration holds the seat's focus and "
                                                  "exposure (default: the service's, as the settings say)")
-    s.add_argument("--budget-ms", type=_positive_ms, default=80.0, metavar="MS",
-                   help="CPU time each image may cost (default 80); a frame that runs out says so")
+    s.add_argument("--budget-ms", type=_positive_ms, default=None, metavar="MS",
+                   help="CPU time each image may cost (default 80; with --seat, the settings' [vision] "
+                        "budget_ms); a frame that runs out says so")
     s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     s.set_defaults(func=scan)
 
@@ -117,8 +118,9 @@ def _err(msg: str) -> None:
     print(f"kipukas-board: {msg}", file=sys.stderr)
 
 
-def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
-    """Seat ``args.seat``'s camera as the settings build it, and that seat's calibrated controls."""
+def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], float]:
+    """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls, and the
+    settings' decode budget (``[vision] budget_ms``, which every seat of the board uses)."""
     from kipukas_board.board.mapfile import load_map
     from kipukas_board.calibrate.files import CalibrationError
     from kipukas_board.calibrate.files import load as load_calibration
@@ -153,7 +155,7 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
             _err(f"calibration not used: {exc}")
             saved = {}
         controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
-    return build("cameras", choice.adapter, **choice.options), choice.adapter, controls
+    return build("cameras", choice.adapter, **choice.options), choice.adapter, controls, settings.budget_ms
 
 
 def scan_seat(args: argparse.Namespace) -> int:
@@ -165,7 +167,7 @@ def scan_seat(args: argparse.Namespace) -> int:
     from kipukas_board.vision.preprocess import FrameError
 
     try:
-        cam, adapter, controls = _seat_camera(args)
+        cam, adapter, controls, budget_ms = _seat_camera(args)
     except (SettingsError, AdapterError, ValueError) as exc:
         _err(str(exc))
         return 2
@@ -173,7 +175,8 @@ def scan_seat(args: argparse.Namespace) -> int:
         _err(f"seat {args.seat}'s camera did not open: {exc}")
         return 1
     print(f"seat {args.seat}: {adapter} camera" + (f" ({controls})" if controls else " (autofocus, auto exposure)")
-          + f"; reading for {args.seconds:g} s, show a card's back 15-20 cm from the camera", flush=True)
+          + f"; reading for {args.seconds:g} s with {args.budget_ms or budget_ms:g} ms of CPU a frame, "
+          "show a card's back 15-20 cm from the camera", flush=True)
     codes: dict[str, float] = {}
     refused: dict[str, str] = {}
     frames = decoded_ms = 0.0
@@ -185,7 +188,7 @@ def scan_seat(args: argparse.Namespace) -> int:
                 cam.set_controls(**{"focus": controls.get("focus"), "exposure_us": controls.get("exposure_us")})
             except (ValueError, OSError, RuntimeError) as exc:
                 _err(f"camera controls not applied: {exc}")
-        pipe = Pipeline(remember_roi=True, budget_ms=args.budget_ms, isolate=True)
+        pipe = Pipeline(remember_roi=True, budget_ms=args.budget_ms or budget_ms, isolate=True)
         pipe.warm_up()  # WeChat's worker process is started before the seconds count
         t0 = time.monotonic()
         while time.monotonic() - t0 < args.seconds:
@@ -275,7 +278,7 @@ def scan(args: argparse.Namespace) -> int:
             status = 1
         else:
             frames.append((f"camera {args.camera}", frame))
-    pipeline = Pipeline(budget_ms=args.budget_ms, isolate=True) if frames else None
+    pipeline = Pipeline(budget_ms=args.budget_ms or DEFAULT_BUDGET_MS, isolate=True) if frames else None
     try:
         for name, img in frames:
             # no state between images: the pipeline keeps none without a region of interest

@@ -46,8 +46,11 @@ class CardDesk:
 
     def __init__(self, catalog: Catalog, submit: Submit, sessions: ScanSessions | None = None,
                  clock: Callable[[], float] = time.monotonic, pipeline_factory: Callable[[], Any] | None = None,
-                 mode_cards: ModeCards | None = None, mode_prefixes: dict[str, str] | None = None):
+                 mode_cards: ModeCards | None = None, mode_prefixes: dict[str, str] | None = None,
+                 budget_ms: float = 80.0):
         self.catalog = catalog
+        #: Every seat's decode budget in CPU ms a frame (``[vision] budget_ms`` in the settings).
+        self.budget_ms = budget_ms
         #: The game modes' cards (sticker payloads ``prefix:id``, e.g. ``cct:fox-1``) and their prefixes.
         self.mode_cards = mode_cards
         self.mode_prefixes = dict(mode_prefixes or {})
@@ -131,7 +134,7 @@ class CardDesk:
             if seat not in self._readers:
                 if self._pipeline_factory is None:
                     pipeline = Pipeline(remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S, isolate=True,
-                                        accept=self.accept)
+                                        accept=self.accept, budget_ms=self.budget_ms)
                 else:
                     pipeline = self._pipeline_factory()
                 self._readers[seat] = CameraReader(pipeline)
