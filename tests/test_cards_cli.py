@@ -117,6 +117,10 @@ def test_bench_camera_json(captures: Path, capsys) -> None:
     assert card["codes"] == [P] and card["first_read_ms"] is not None and card["reads"] >= card["frames"] - 2
     assert doc["seats"][0]["cards_presented"] == 1
     assert all(s["cpu_pct"] > 0 for s in doc["scenes"]) and doc["total_cpu_pct"] == doc["seats"][0]["cpu_pct"]
+    # every frame the camera made was handled or counted as dropped, scene by scene and in all
+    assert all(s["produced"] == 15 and s["frames"] + s["dropped"] == 15 for s in doc["scenes"])
+    seat = doc["seats"][0]
+    assert seat["produced"] == 30 and seat["frames"] + seat["dropped"] == 30
 
 
 def test_bench_camera_refuses_bad_input(captures: Path, tmp_path: Path, capsys) -> None:

@@ -7,7 +7,9 @@ The seat's :class:`~kipukas_board.vision.desk.CameraWorker` reads it and hands e
 :class:`~kipukas_board.vision.desk.CardDesk` the board runs (change gate, decode pipeline with its
 WeChat worker process, scan sessions, card events), so what is measured is what the board does.
 
-Per scene it reports the frames the seat handled, the frames it decoded, the frames that read a
+Per scene it reports the frames the seat handled, the frames it dropped (the camera keeps only its
+newest frame, so a seat still busy with one frame never sees the frames made meanwhile: it skips
+them rather than falling behind), the frames it decoded, the frames that read a
 Kipukas code (``reads``; an unchanged scene's codes count, as they stay in view), the codes, the
 first read (``first_read_ms``: from the scene's first frame to the first frame that read a code)
 and ``cpu_pct``: the CPU time of the seat's worker thread plus its decoder worker process, per wall
@@ -121,6 +123,7 @@ class SceneCamera(Camera):
         self._taken = -1
         self._over = False
         self.produced = 0
+        self.produced_by_scene: dict[int, int] = {}
         self.last_scene = -1
         self.scene_start: dict[int, float] = {}
         self.ended_at: float | None = None
@@ -171,6 +174,7 @@ class SceneCamera(Camera):
                     self.scene_start[scene] = time.monotonic()
                 self._frame, self._index = (frame, scene), k
                 self.produced += 1
+                self.produced_by_scene[scene] = self.produced_by_scene.get(scene, 0) + 1
                 self._cond.notify_all()
         with self._cond:
             self._over = True
@@ -203,6 +207,7 @@ class SceneStats:
     image: str
     seat: int
     frames: int = 0
+    produced: int = 0
     decoded: int = 0
     over_budget: int = 0
     reads: int = 0
@@ -212,7 +217,8 @@ class SceneStats:
     decode_cpu_ms: list[float] = field(default_factory=list)
 
     def to_json(self, seconds: float) -> dict[str, Any]:
-        return {"image": self.image, "seat": self.seat, "frames": self.frames,
+        return {"image": self.image, "seat": self.seat, "frames": self.frames, "produced": self.produced,
+                "dropped": max(0, self.produced - self.frames),
                 "cpu_pct": round(100 * self.cpu_s / seconds, 2), "reads": self.reads, "codes": self.codes,
                 "first_read_ms": None if self.first_read_ms is None else round(self.first_read_ms, 1),
                 "decoded": self.decoded, "over_budget": self.over_budget,
@@ -318,12 +324,15 @@ def run_bench_camera(images: Sequence[str], fps: float = 15.0, seconds: float = 
             desk.close()
             catalog.close()
     produced = {seat: cam.produced for seat, cam in cameras.items()}
+    for (seat, i), st in stats.items():
+        st.produced = cameras[seat].produced_by_scene.get(i, 0)
     scenes = [stats[(seat, i)].to_json(_played(cameras[seat], i, seconds))
               for seat in range(1, seats + 1) for i in range(len(images))]
     per_seat = []
     for seat in range(1, seats + 1):
         mine = [s for s in scenes if s["seat"] == seat]
         per_seat.append({"seat": seat, "frames": sum(s["frames"] for s in mine), "produced": produced[seat],
+                         "dropped": max(0, produced[seat] - sum(s["frames"] for s in mine)),
                          "cpu_pct": round(sum(s["cpu_pct"] for s in mine) / len(mine), 2),
                          "cards_presented": sum(1 for e in events if e.get("seat") == seat)})
     return {"fps": fps, "seconds": seconds, "noise": noise, "jitter": jitter, "budget_ms": desk.budget_ms,
@@ -342,7 +351,7 @@ def _played(cam: SceneCamera, scene: int, seconds: float) -> float:
 
 def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table: one row per seat and scene, then the seats and their total."""
-    head = (f"{'seat':>4} {'image':<28} {'frames':>6} {'decoded':>7} {'cpu %':>6} {'reads':>5} "
+    head = (f"{'seat':>4} {'image':<28} {'frames':>6} {'dropped':>7} {'decoded':>7} {'cpu %':>6} {'reads':>5} "
             f"{'first read ms':>13} {'max decode cpu ms':>17}  codes")
     lines = [f"{report['fps']:g} fps, {report['seconds']:g} s a scene, noise sigma {report['noise']:g}, "
              f"jitter {report.get('jitter', 0)} px, budget {report['budget_ms']:g} ms of CPU a frame; "
@@ -351,10 +360,12 @@ def format_table(report: dict[str, Any]) -> str:
         first = "-" if s["first_read_ms"] is None else f"{s['first_read_ms']:.0f}"
         worst = "-" if s["decode_cpu_ms_max"] is None else f"{s['decode_cpu_ms_max']:.1f}"
         name = Path(s["image"]).name if s["image"] != BLANK else BLANK
-        lines.append(f"{s['seat']:>4} {name[:28]:<28} {s['frames']:>6} {s['decoded']:>7} {s['cpu_pct']:>6.2f} "
+        lines.append(f"{s['seat']:>4} {name[:28]:<28} {s['frames']:>6} {s['dropped']:>7} {s['decoded']:>7} "
+                     f"{s['cpu_pct']:>6.2f} "
                      f"{s['reads']:>5} {first:>13} {worst:>17}  {', '.join(s['codes']) or '-'}")
     for seat in report["seats"]:
-        lines.append(f"seat {seat['seat']}: {seat['frames']} of {seat['produced']} frames handled, "
+        lines.append(f"seat {seat['seat']}: {seat['frames']} of {seat['produced']} frames handled "
+                     f"({seat['dropped']} dropped: the camera had a newer one by the time the seat was ready), "
                      f"{seat['cpu_pct']:.2f} % of a core on average, {seat['cards_presented']} card event(s)")
     if len(report["seats"]) > 1:
         lines.append(f"all {len(report['seats'])} seats together: {report['total_cpu_pct']:.2f} % of one core")
