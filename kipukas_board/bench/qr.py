@@ -171,7 +171,8 @@ def run_bench(folder: str | Path, truth_path: str | Path, strategies: bool = Fal
         methods["pipeline"] = _pipelined(pipe)
         if strategies:
             for s in pipe.strategies:
-                methods[f"strategy {s.name}"] = _strategy(s, decoders)
+                if not s.located:  # alone it has nothing located to look at
+                    methods[f"strategy {s.name}"] = _strategy(s, decoders)
         tallies = {m: Tally() for m in methods}
         for name in sorted(truth):
             bgr = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
