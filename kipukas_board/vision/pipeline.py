@@ -37,11 +37,20 @@ A frame that ran out of budget says so (``over_budget``; ``skipped`` names the s
 Only text that decoded *and* validates as a Kipukas payload is returned; everything else is
 listed in ``refused`` with the reason (a decoder's output is never corrected or guessed at).
 
+A *located* strategy (``Strategy(..., located=True)``) runs only on the regions where an earlier
+zxing pass located a symbol it could not decode (see :func:`_regions`): a small code is found at
+full size but read only upscaled, and upscaling its region alone costs a tenth of upscaling the
+frame. With nothing located it costs nothing.
+
 On a camera (``remember_roi=True``) the pipeline also remembers where the last code was and first
 tries the strategy that read it on that region alone, which is several times cheaper while a card
-is held still; a full pass still runs every ``full_every_s`` so a second card is not missed.
+is held still (on a small code's region the located strategies too, when that one misses); a
+region that misses is given one more frame before a whole-frame search (``roi_misses``), and a full
+pass still runs every ``full_every_s`` so a second card is not missed.
 While a scene keeps changing (a hand moving, a card coming in), ``heavy_interval_s`` lets the heavy
-strategies (expected cost of ``heavy_ms`` or more) run at most once per that interval per camera;
+strategies (expected cost of ``heavy_ms`` or more) run at most once per that interval per camera,
+and not at all within that interval of a read by a cheap strategy (the card is still there; a frame
+of it that missed was noise);
 ``decode(frame, thorough=True)`` runs a full pass with every strategy whatever the interval: the
 camera reader (:mod:`kipukas_board.vision.reader`) asks for one when a
 scene settles before it was decoded completely, after which the scene costs nothing until it
