@@ -392,3 +392,17 @@ def test_a_card_the_cheap_passes_read_a_moment_ago_costs_no_heavy_pass_when_a_fr
     assert p.decode(frame).codes == [P] and heavy.calls == 1
     now[0] = 1.2
     assert p.decode(frame, thorough=True).codes == [P] and heavy.calls == 2  # a thorough pass runs it
+
+
+def test_a_featureless_frame_skips_every_strategy_but_a_faint_small_code_does_not() -> None:
+    """A covered lens or a bare wall in sensor noise costs no decoder (WeChat would spend its whole
+    deadline there); a small code at a quarter of its contrast is still looked at, and read."""
+    from kipukas_board.vision.pipeline import _featureless
+
+    rng = np.random.default_rng(4)
+    for flat in (noise(np.full((720, 1280, 3), 128, np.uint8), rng, 4), np.zeros((720, 1280, 3), np.uint8)):
+        result = Pipeline().decode(flat)
+        assert result.tried == [] and result.codes == [] and result.complete and not result.over_budget
+    faint = low_contrast(place([qr_tile(P, px=5)]), 0.25)
+    assert not _featureless(Frame(faint))
+    assert Pipeline().decode(faint).codes == [P]
