@@ -210,7 +210,7 @@ def test_roi_from_the_last_hit_is_tried_first_on_a_camera() -> None:
     assert first.codes == [P] and p._roi is not None
     second = p.decode(frame)
     assert second.codes == [P] and len(second.tried) == 1  # the region alone was enough
-    gone = np.full_like(frame, 128)
+    gone = noise(np.full_like(frame, 128), np.random.default_rng(6), 25)  # a busy, empty view
     third = p.decode(gone)  # card gone: one miss there, and the card gets another frame
     assert third.codes == [] and p._roi is not None and "zxing@0.5/gray/clahe_sharp" not in third.tried[1:]
     fourth = p.decode(gone)  # a second miss in a row: the region is forgotten

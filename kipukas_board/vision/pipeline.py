@@ -278,6 +278,11 @@ class Pipeline:
             result.cpu_ms = spent()
             return result
 
+        if _featureless(frame):
+            # no dark and light modules anywhere (a covered lens, a dark room, a bare wall): not
+            # even the last code's region is worth a look
+            result.complete = True
+            return finish()
         heavy_ok = (thorough or self.heavy_interval_s is None
                     or ((self._last_heavy is None or t0 - self._last_heavy >= self.heavy_interval_s)
                         # a card the cheap passes read a moment ago is still there: a miss now is
@@ -300,10 +305,6 @@ class Pipeline:
                     # read there; or missed there once, and the card is given another frame
                     # before the whole frame is searched again
                     return finish()
-        if _featureless(frame):
-            # no dark and light modules anywhere: a covered lens, a dark room, a bare wall
-            result.complete = True
-            return finish()
         self._last_full = t0
         budget = self.budget_ms
         sweep_left: float | None = None  # expected ms still allowed after the first good read
