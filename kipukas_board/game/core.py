@@ -115,8 +115,8 @@ def _undo(state: GameState, effects: list[Effect]) -> GameState:
         return problem(state, effects, f"the last {top.action.replace('_', ' ')} is too far back to undo "
                                        f"(more than {UNDO_SINCE} sensor changes since)")
     restored = top.before.evolve(undo=state.undo[:-1], counter=max(state.counter, top.before.counter))
-    for ev in top.since:  # the tokens moved since then really moved: keep them
-        restored, _ = _fold(restored, ev)
+    for ev in top.since:  # the tokens moved since then really moved: keep them, and what they settled
+        restored, _ = apply(restored, ev)
     effects.append({"type": "undone", "action": top.action, "seq": top.seq})
     return restored
 

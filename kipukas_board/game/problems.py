@@ -82,6 +82,10 @@ def _raised(before: GameState, after: GameState) -> tuple[tuple[ProblemCause, ..
     old, now = before.problems, after.problems
     if len(now) >= len(old) and now[:len(old)] == old:
         return open_problems(before), list(now[len(old):])
+    if len(now) == MAX_PROBLEMS:  # appended past the cap: the oldest few were dropped from the front
+        for dropped in range(1, len(old) + 1):
+            if now[:len(old) - dropped] == old[dropped:]:
+                return open_problems(before)[dropped:], list(now[len(old) - dropped:])
     causes = after.problem_causes  # carried by the state that replaced it; any more were raised now
     if len(causes) <= len(now) and all(c.text == t for c, t in zip(causes, now, strict=False)):
         return causes, list(now[len(causes):])

@@ -1,0 +1,49 @@
+"""Problems that clear themselves, at the edges: undo re-applying the token moves that came after the
+undone action, and a list at its cap (the oldest problem dropped to make room)."""
+
+from __future__ import annotations
+
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.game.core import apply
+from kipukas_board.game.problems import settle
+from kipukas_board.game.state import MAX_PROBLEMS, GameState, initial_state
+
+BOARD = load_map("kipuka-8")
+
+
+def fold(state: GameState, *events: dict) -> GameState:
+    for e in events:
+        state, _ = apply(state, e, seq=state.seq + 1)
+    return state
+
+
+def stand(sid: str, occupied: bool) -> dict:
+    return {"type": "stand", "stand": sid, "occupied": occupied}
+
+
+def test_undo_keeps_a_problem_cleared_by_a_token_move_it_re_applies() -> None:
+    s = fold(initial_state(BOARD), {
+        "type": "new_game", "edition": "web", "play_style": "domination", "first_placer": 1,
+        "players": [{"seat": 1, "name": "A", "color": "#ff0000"}, {"seat": 2, "name": "B", "color": "#0000ff"}]},
+        *(stand(sid, True) for sid in ("T1", "T8", "T2", "T7", "T5", "T4")),
+        {"type": "roll_diel", "cycle": 2, "phase": "night", "roll": None, "source": "fixed"},
+        stand("M1a", True))  # a soul put down at night: a problem naming M1a
+    assert any("M1a" in p for p in s.problems)
+    s = fold(s, {"type": "take_initiative", "seat": 1}, stand("M1a", False))  # lifted again: it is over
+    assert not any("M1a" in p for p in s.problems)
+    s = fold(s, {"type": "undo"})  # undoes the initiative; the lift really happened and is kept
+    assert s.initiative != 1 and not s.stands["M1a"].occupied
+    assert not any("M1a" in p for p in s.problems), s.problems
+
+
+def test_at_the_cap_the_open_problems_keep_their_causes() -> None:
+    s = initial_state(BOARD)
+    for i in range(MAX_PROBLEMS):  # refusals: over at the next accepted action
+        s = settle(s, s.with_problem(f"refused {i}"), {"type": "undo"}, [{"type": "problem", "text": f"refused {i}"}])
+    night = "a token was put on M1a during the night"
+    s = settle(s, s.with_problem(night), {"type": "stand", "stand": "M1a"},
+               [{"type": "stand", "stand": "M1a"}, {"type": "problem", "text": night}])
+    assert len(s.problems) == MAX_PROBLEMS and s.problems[-1] == night and s.problems[0] == "refused 1"
+    assert [c.refused for c in s.problem_causes] == [True] * (MAX_PROBLEMS - 1) + [False]
+    s = settle(s, s.evolve(initiative=1), {"type": "take_initiative"}, [{"type": "initiative"}])
+    assert s.problems == (night,)
