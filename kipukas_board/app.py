@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board import modes
-from kipukas_board.board.mapfile import BoardMap, available_maps, load_map
+from kipukas_board.board.mapfile import BoardMap, available_maps, load_map, map_exists
 from kipukas_board.calibrate.board_test import BoardTestSession
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
@@ -45,7 +45,7 @@ from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, st
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal, JournalWriteError
-from kipukas_board.store.map_choice import start_map, write_choice
+from kipukas_board.store.map_choice import read_choice, start_map, write_choice
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, souls_api
 from kipukas_board.web.actions import register as register_actions
@@ -97,10 +97,8 @@ class BoardApp:
         self.settings = settings.simulated() if sim else replace(settings)
         self.sim = sim
         self.data_dir = Path(data_dir)
-        start, why = start_map(self.settings.map, self.data_dir, map_given)
-        if start != self.settings.map and start not in available_maps():
-            log.error("map %s picked on the page is no longer shipped; starting on %s", start, self.settings.map)
-        elif why:
+        start, why = start_map(self.settings.map, self.data_dir, map_given, exists=map_exists)
+        if why:
             log.warning("%s", why)
             self.settings.map = start
         board = load_map(self.settings.map)
@@ -113,6 +111,8 @@ class BoardApp:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
+        if map_given and start != read_choice(self.data_dir) and start == self.settings.map:
+            write_choice(self.data_dir, start)  # the journal runs on --map's map now: come back to it
         self.backup = RollingBackup(self.journal, self.data_dir)
         self.pins = PinStore(self.data_dir)
         self.generated_pin: str | None = None

@@ -172,7 +172,27 @@ def test_the_pick_survives_a_restart_and_an_explicit_map_wins_saying_so(tmp_path
         finally:
             board.stop()
     assert "--map kipuka-12 given: starting on it, not on kipuka-13 picked on the page" in caplog.text
-    assert read_choice(tmp_path) == "kipuka-13"  # kept for a start without --map
+    assert read_choice(tmp_path) == "kipuka-12"  # the map a start without --map comes back to
+
+
+def test_a_game_started_on_a_given_map_is_found_again_by_a_start_without_it(tmp_path: Path) -> None:
+    """Picked kipuka-12 on the page, then a start with --map kipuka-8 and a game on it: the service's
+    next start (no --map) must come back to kipuka-8, where the game is, not refuse to start."""
+    with serve_board(tmp_path, map_name="kipuka-8") as srv:
+        assert _post(srv.url, "/api/actions/map", {"map": "kipuka-12"})[0] == 200
+    board = BoardApp(Settings(map="kipuka-8"), tmp_path, sim=True, admin_pin=PIN, map_given=True)
+    board.start()
+    try:
+        board.loop.submit({"type": "new_game", "edition": "web", "play_style": "domination", "first_placer": 1,
+                           "players": [{"seat": s, "name": f"P{s}", "color": "#102030"} for s in (1, 2)]})
+        assert board.loop.state.started
+    finally:
+        board.stop()
+    board = BoardApp(Settings(map="kipuka-12"), tmp_path, sim=True, admin_pin=PIN)  # the settings say 12
+    try:
+        assert board.loop.state.board.name == "Kipuka of Eight" and board.loop.state.started
+    finally:
+        board.stop()
 
 
 def test_a_strip_fixed_at_start_stays_dark_and_the_restart_lights_the_picked_map(data_dir: Path, monkeypatch) -> None:
@@ -195,3 +215,14 @@ def test_a_strip_fixed_at_start_stays_dark_and_the_restart_lights_the_picked_map
         assert board.health()["calibration"]["error"] is None
     finally:
         board.stop()
+
+
+def test_a_picked_map_no_longer_shipped_falls_back_to_the_configured_one(tmp_path: Path) -> None:
+    from kipukas_board.board.mapfile import map_exists
+    from kipukas_board.store.map_choice import start_map, write_choice
+
+    write_choice(tmp_path, "kipuka-99")  # picked on an older version that shipped it
+    name, why = start_map("kipuka-8", tmp_path, given=False, exists=map_exists)
+    assert name == "kipuka-8" and "kipuka-99 picked earlier is no longer there" in why
+    write_choice(tmp_path, "kipuka-12")
+    assert start_map("kipuka-8", tmp_path, given=False, exists=map_exists)[0] == "kipuka-12"

@@ -193,6 +193,11 @@ def available_maps() -> list[str]:
     return sorted(p.stem for p in MAPS_DIR.glob("*.toml"))
 
 
+def map_exists(name_or_path: str) -> bool:
+    """Whether :func:`load_map` would find a file for ``name_or_path`` (a shipped name or a path)."""
+    return resolve_map_path(name_or_path).is_file()
+
+
 def load_map(name_or_path: str | Path) -> BoardMap:
     """Read and check a map file by name or path. Raises :class:`MapError` listing every problem."""
     path = resolve_map_path(str(name_or_path))

@@ -121,7 +121,7 @@ def _err(msg: str) -> None:
 def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], float]:
     """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls, and the
     settings' decode budget (``[vision] budget_ms``, which every seat of the board uses)."""
-    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.board.mapfile import load_map, map_exists
     from kipukas_board.calibrate.files import CalibrationError
     from kipukas_board.calibrate.files import load as load_calibration
     from kipukas_board.commands.run import diagnostic_data_dir, settings_path
@@ -146,7 +146,7 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], fl
                          f"[[cameras]] table")
     controls: dict[str, Any] = {}
     data_dir = diagnostic_data_dir(args.data_dir, spath)
-    board = load_map(start_map(settings.map, data_dir, given=False)[0])  # the map the board starts on
+    board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
     cal_path = map_calibration_path(settings.calibration, data_dir, board)
     if cal_path.exists():
         try:

@@ -189,7 +189,7 @@ def soak(args: argparse.Namespace) -> int:
 
 def board_test(args: argparse.Namespace) -> int:
     """Run the board test mode against the real sensors and strip, printing what each token lights."""
-    from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.board.mapfile import MapError, load_map, map_exists
     from kipukas_board.calibrate.board_test import BoardTest, matrix_cols
     from kipukas_board.calibrate.files import CalibrationError
     from kipukas_board.calibrate.files import load as load_calibration
@@ -211,7 +211,7 @@ def board_test(args: argparse.Namespace) -> int:
                              f"the board test checks real reeds and LEDs (bring-up 1.2 and 2.2 set them), or "
                              f"pass --sim")
         data_dir = diagnostic_data_dir(args.data_dir, spath)
-        board = load_map(start_map(settings.map, data_dir, given=False)[0])  # the map the board starts on
+        board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
         layout = strip_layout(settings, board, data_dir)
         cal_path = map_calibration_path(settings.calibration, data_dir, board)
         channel_map = None

@@ -5,9 +5,11 @@ New game on the page may switch the board to another shipped map while no game r
 journal holds it. At start :func:`start_map` decides which map the board loads:
 
 * a ``--map`` given on the command line wins (it is the operator's word for this start), and the
-  log says when it overrides a map picked on the page, which is kept for a start without ``--map``;
-* otherwise the map picked on the page wins over the settings file's ``[board] map`` (the pick is
-  the later word; the log says so);
+  log says when it overrides a map picked on the page; once the start has journaled it, it becomes
+  the map to come back to (:func:`write_choice`), since a game may now be played on it and a later
+  start without ``--map`` (the service's) must find that game's map;
+* otherwise the map picked on the page (or last given with ``--map``) wins over the settings file's
+  ``[board] map`` (the later word; the log says so);
 * otherwise the settings' map.
 
 Example::
@@ -26,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from kipukas_board.textfile import TextFileError, read_text, write_text_atomic
@@ -63,16 +66,20 @@ def write_choice(data_dir: str | os.PathLike[str], name: str) -> None:
     write_text_atomic(choice_path(data_dir), json.dumps({"map": name}) + "\n")
 
 
-def start_map(configured: str, data_dir: str | os.PathLike[str], given: bool) -> tuple[str, str | None]:
+def start_map(configured: str, data_dir: str | os.PathLike[str], given: bool,
+              exists: Callable[[str], bool] = lambda name: True) -> tuple[str, str | None]:
     """The map to start on and, when that is not simply ``configured``, a sentence for the log.
 
-    ``configured`` is the settings' map, or ``--map``'s when ``given``.
+    ``configured`` is the settings' map, or ``--map``'s when ``given``; ``exists`` says whether a
+    picked map can still be loaded (a map no longer shipped falls back to ``configured``).
     """
     picked = read_choice(data_dir)
     if picked is None or picked == configured:
         return configured, None
+    if not exists(picked):
+        return configured, f"map {picked} picked earlier is no longer there; starting on {configured}"
     if given:
-        return configured, (f"--map {configured} given: starting on it, not on {picked} picked on the page "
-                            f"(kept in {choice_path(data_dir)} for a start without --map)")
+        return configured, (f"--map {configured} given: starting on it, not on {picked} picked on the page; "
+                            f"a start without --map comes back to {configured}")
     return picked, (f"starting on map {picked} picked on the page ({choice_path(data_dir)}), not the settings' "
                     f"{configured}")
