@@ -258,7 +258,7 @@ class BoardApp:
         """
         shipped = available_maps()
         if name not in shipped:
-            raise ValueError(f"no shipped map {name!r}; the board ships {', '.join(shipped)}")
+            raise ValueError(f"no shipped map {name!r:.60}; the board ships {', '.join(shipped)}")
         why = self.map_busy()
         if why is not None:
             raise MapBusy(why)

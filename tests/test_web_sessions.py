@@ -25,15 +25,17 @@ class Board:
         self.board = self.client = None
         self.start()
 
-    def start(self) -> None:
-        self.board = BoardApp(Settings(), self.data_dir, sim=True, admin_pin=PIN)
+    def start(self, map_name: str | None = None) -> None:
+        settings = Settings(map=map_name) if map_name else Settings()
+        self.board = BoardApp(settings, self.data_dir, sim=True, admin_pin=PIN, map_given=map_name is not None)
         self.board.start()
         self.client = create_app(self.board).test_client()
 
-    def restart(self) -> None:
+    def restart(self, map_name: str | None = None) -> None:
+        """Stop and start again on the same data (with ``map_name``: as ``run --map`` would)."""
         jar = {c.key: c.value for c in self.client._cookies.values()}  # the phone keeps its cookies
         self.board.stop()
-        self.start()
+        self.start(map_name)
         for name, value in jar.items():
             self.client.set_cookie(name, value)
 
@@ -217,3 +219,25 @@ def test_problems_clear_themselves_when_what_they_were_about_moves_on(table):
     assert c.get("/api/problems").json["problems"]
     assert table.act("roll-diel").status_code == 200  # the next cycle begins: everything before is past
     assert c.get("/api/problems").json["problems"] == []
+
+
+def test_an_undone_new_game_is_not_redone_on_another_map_after_a_restart(table):
+    assert table.act("new-game", {"players": PLAYERS, "first_placer": 1}).status_code == 200
+    assert table.act("undo", {"confirm": "new_game"}).status_code == 200
+    assert table.client.get("/api/undo").json["redo"]["action"] == "new_game"
+    assert table.act("redo", {"again": True}).status_code == 400  # redo takes no fields
+    table.restart("kipuka-12")  # run --map kipuka-12: another map on the table, a fresh undo stack
+    assert table.board.loop.state.board.name == "Kipuka of Twelve"
+    assert table.client.get("/api/undo").json["redo"] is None
+    assert table.act("redo").status_code == 409 and not table.board.loop.state.started
+
+
+def test_redo_offer_is_taken_once(data_dir):
+    from kipukas_board.store.journal import Journal
+    from kipukas_board.web.redo import RedoStack
+
+    stack = RedoStack(Journal.in_dir(data_dir))
+    stack.push({"type": "take_initiative", "seat": 1}, top="kipuka-8#3")
+    taken = stack.take("kipuka-8#3")
+    assert taken is not None and taken[0]["type"] == "take_initiative" and taken[1] == []
+    assert stack.take("kipuka-8#3") is None  # a second tap finds nothing left to take

@@ -40,6 +40,7 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +95,7 @@ def register(app: Any, board: BoardApp) -> None:
     # Redo: the actions undo took back, kept in the journal's database so a restart still offers them;
     # any new action in between makes them stale (kipukas_board.web.redo).
     redo_stack = RedoStack(board.journal)
+    undo_lock = threading.Lock()
 
     @app.errorhandler(Conflict)
     def _conflict(exc: Conflict) -> tuple[Response, int]:
@@ -167,7 +169,8 @@ def register(app: Any, board: BoardApp) -> None:
         only(body, {"map"})
         name = body.get("map")
         if not isinstance(name, str):
-            raise BadRequest(f"field 'map' must be a shipped map's name ({', '.join(available_maps())}), got {name!r}")
+            raise BadRequest(f"field 'map' must be a shipped map's name ({', '.join(available_maps())}), "
+                             f"got {name!r:.60}")
         try:
             seq = board.pick_map(name)
             redo_stack.clear()  # an undone new game must not come back on another map
@@ -213,8 +216,9 @@ def register(app: Any, board: BoardApp) -> None:
             return None
         return next((ev for n, _, ev in board.journal.rows(seq - 1) if n == seq), None)
 
-    def undo_top(s: Any) -> int | None:
-        return s.undo[-1].seq if s.undo else None
+    def undo_top(s: Any) -> str:
+        """Where redo's offer belongs: this map, after the newest action undo could take back."""
+        return f"{map_key(s.board)}#{s.undo[-1].seq if s.undo else ''}"
 
     def sentence(event: dict[str, Any] | None, action: str) -> str:
         if event is None:
@@ -252,22 +256,26 @@ def register(app: Any, board: BoardApp) -> None:
             raise Conflict("undoing now takes back the new game itself (players and setup); send "
                            '{"confirm": "new_game"} to do that')
         original = event_at(top.seq)
-        redo_ready()  # an offer left from before the action now undone is stale: drop it first
-        resp = submit({"type": "undo"})
-        if original is not None and not isinstance(resp, tuple):
-            redo_stack.push(original, undo_top(state()))
+        with undo_lock:  # one undo or redo at a time: two quick taps must not both take the same action
+            if undo_top(state()) != undo_top(s):
+                raise Conflict("the board changed meanwhile; look again before undoing")
+            redo_ready()  # an offer left from before the action now undone is stale: drop it first
+            resp = submit({"type": "undo"})
+            if original is not None and not isinstance(resp, tuple):
+                redo_stack.push(original, undo_top(state()))
         return resp
 
     @app.post("/api/actions/redo")
     @pin
     def redo() -> Response | tuple[Response, int]:
-        json_body(required=False)
-        ready = redo_ready()
-        if ready is None:
-            raise Conflict("nothing to redo (only what undo just took back, before anything else is done)")
-        rest = redo_stack.pop()
-        resp = submit(ready)
-        redo_stack.after_redo(rest, undo_top(state()), done=not isinstance(resp, tuple))
+        only(json_body(required=False), set())
+        with undo_lock:
+            taken = redo_stack.take(undo_top(state()))
+            if taken is None:
+                raise Conflict("nothing to redo (only what undo just took back, before anything else is done)")
+            event, rest = taken
+            resp = submit(event)
+            redo_stack.after_redo(rest, undo_top(state()), done=not isinstance(resp, tuple))
         return resp
 
     @app.post("/api/actions/correction")
