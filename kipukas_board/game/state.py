@@ -231,8 +231,8 @@ def draft(state: GameState) -> GameState:
     """A private working copy of ``state`` for one step of the rules, which ``evolve`` changes in place.
 
     A rules step evolves the state several times (a stand set, a hand shortened, a contention
-    refreshed, ...), and each copy of ~40 attributes was the replay's largest single cost. The
-    rules core takes one draft per event instead, hands it to the event's handler, and seals it
+    refreshed, ...), and a copy of ~40 attributes each time would be the replay's largest single
+    cost. The rules core takes one draft per event instead, hands it to the event's handler, and seals it
     (:func:`seal`) before anyone else can see it, so every state outside the core is still
     immutable. Inside a handler a draft reads like any state; the one thing a handler must not do
     is keep an earlier ``state`` to read after evolving (it would see the new values): it keeps
