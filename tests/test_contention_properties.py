@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.commands.replay import read_lines, replay_events
+from kipukas_board.game.common import distance
 from kipukas_board.game.core import apply
+from kipukas_board.game.editions import MAX_MOVE
 from kipukas_board.game.events import check_event, map_event, stand_event
 from kipukas_board.game.state import GameState, initial_state
 from kipukas_board.game.view import state_json
@@ -91,8 +93,10 @@ def check_claims_moved_in_sight(before: GameState, after: GameState, event: dict
         assert kind == "stand", f"territory {n}: {old} -> {new} on a {kind} event ({event})"
         square = next(sid for sid, spec in before.board.stands.items()
                       if spec.territory == n and spec.kind == "territory")
-        assert event["stand"] in (square, *[sid for sid, spec in before.board.stands.items()
-                                            if spec.territory == n]), (event, n)
+        # the territory stand itself, or the stand of a soul within a move of it ("take the base camp
+        # by moving a soul onto the territory stand": the soul token leaving its movement stand)
+        steps = distance(before.board, event["stand"], square)
+        assert event["stand"] == square or (steps is not None and steps <= MAX_MOVE), (event, n)
         if old is None:
             continue  # a free territory claimed by the soul that moved onto it
         # a transfer at the sensor: only to the fight's winner, its soul stepping onto the stand
