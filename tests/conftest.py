@@ -57,3 +57,23 @@ def data_dir(tmp_path: Path) -> Path:
     d = tmp_path / "data"
     d.mkdir()
     return d
+
+
+@pytest.fixture
+def board(data_dir: Path):
+    """A simulated board on ``data_dir``, started, PIN 2468 (a test file may define its own)."""
+    from kipukas_board.app import BoardApp
+    from kipukas_board.settings import Settings
+
+    b = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    b.start()
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def client(board):
+    """A Flask test client of ``board``."""
+    from kipukas_board.web.server import create_app
+
+    return create_app(board).test_client()

@@ -13,23 +13,9 @@ import pytest
 
 from kipukas_board.app import BoardApp
 from kipukas_board.game.view import state_json
-from kipukas_board.settings import Settings
 from kipukas_board.web.server import create_app, require_pin
 from kipukas_board.web.sse import Broadcaster, StreamsFull
 from tests.liveserver import live_board
-
-
-@pytest.fixture
-def board(data_dir: Path):
-    b = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
-    b.start()
-    yield b
-    b.stop()
-
-
-@pytest.fixture
-def client(board: BoardApp):
-    return create_app(board).test_client()
 
 
 def territory_pixels(leds: dict, n: int) -> list[list[int]]:

@@ -21,23 +21,9 @@ from kipukas_board.game.state import initial_state
 from kipukas_board.settings import Settings
 from kipukas_board.show.layout import default_layout, map_calibration_path
 from kipukas_board.store.map_choice import read_choice
-from kipukas_board.web.server import create_app
 
 HDR = {"X-Admin-Pin": "2468"}
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
-
-
-@pytest.fixture
-def board(data_dir: Path):
-    b = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
-    b.start()
-    yield b
-    b.stop()
-
-
-@pytest.fixture
-def client(board: BoardApp):
-    return create_app(board).test_client()
 
 
 def test_a_pick_is_journaled_first_then_lights_sensors_and_the_data_dir_follow(client, board, data_dir) -> None:
