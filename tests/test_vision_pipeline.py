@@ -406,3 +406,63 @@ def test_a_featureless_frame_skips_every_strategy_but_a_faint_small_code_does_no
     faint = low_contrast(place([qr_tile(P, px=5)]), 0.25)
     assert not _featureless(Frame(faint))
     assert Pipeline().decode(faint).codes == [P]
+
+
+class _Deadlined(_Fake):
+    """A decoder in a worker process (as WeChat is): a miss runs until it is stopped at its deadline."""
+
+    interruptible = True
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__(texts)
+        self.last_cpu_ms = 0.0
+
+    def __call__(self, image, deadline_ms: float | None = None) -> list[Decoded]:
+        found = super().__call__(image)
+        if found:
+            self.last_cpu_ms = 5.0
+            return found
+        self.last_cpu_ms = deadline_ms or 0.0
+        from kipukas_board.vision.decoders import DecoderTimeout
+
+        raise DecoderTimeout(f"stopped after {self.last_cpu_ms:.0f} ms")
+
+
+def _heavy_read_pipeline(now: list[float]) -> tuple[Pipeline, _Fake, _Deadlined]:
+    """A camera's pipeline whose last card only the heavy decoder read (its region is remembered)."""
+    cheap, heavy = _Fake([]), _Deadlined([P])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 15.0)]
+    p = Pipeline(strategies, decoders={"cheap": cheap, "heavy": heavy}, remember_roi=True, full_every_s=0.5,
+                 heavy_interval_s=1.0, clock=lambda: now[0])
+    assert p.decode(place([qr_tile(P)])).codes == [P] and p._roi is not None and p._roi[0].decoder == "heavy"
+    cheap.texts, heavy.texts = [Q], []  # the next card: the cheap passes read it, the heavy one misses
+    return p, cheap, heavy
+
+
+def test_an_empty_view_forgets_the_last_cards_region_so_the_next_card_is_read_at_once() -> None:
+    """The last card's region belongs to a card that is gone once the view is empty: kept, the next
+    card's first frame would spend its whole budget on the heavy decoder there and read nothing."""
+    now = [0.0]
+    p, cheap, heavy = _heavy_read_pipeline(now)
+    now[0] = 0.1
+    assert p.decode(np.full((720, 1280, 3), 128, np.uint8)).tried == []  # the empty stand
+    assert p._roi is None
+    now[0] = 5.0
+    first = p.decode(place([qr_tile(Q)], positions=[(300, 700)]))
+    assert first.codes == [Q] and first.tried == ["cheap@0.5/gray/none"] and heavy.calls == 1
+
+
+def test_a_region_whose_decoder_used_the_whole_budget_leaves_the_full_pass_to_the_next_frame() -> None:
+    """A card swapped for another without an empty view between: the heavy decoder misses on the old
+    region at its deadline. That frame is no full pass and not complete, so the next frame searches
+    the whole frame (a settled scene gets its thorough pass) instead of waiting for the heavy interval."""
+    now = [0.0]
+    p, cheap, heavy = _heavy_read_pipeline(now)
+    other = place([qr_tile(Q)], positions=[(300, 700)])
+    now[0] = 5.0
+    first = p.decode(other)
+    assert first.codes == [] and first.interrupted == ["heavy@0.5/gray/none"] and first.over_budget
+    assert not first.complete and cheap.calls == 1  # the whole-frame pass did not run
+    now[0] = 5.2
+    second = p.decode(other)
+    assert second.codes == [Q] and heavy.calls == 2  # the heavy decoder waits for its interval

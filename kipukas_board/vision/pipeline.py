@@ -280,7 +280,10 @@ class Pipeline:
 
         if _featureless(frame):
             # no dark and light modules anywhere (a covered lens, a dark room, a bare wall): not
-            # even the last code's region is worth a look
+            # even the last code's region is worth a look, and no card is in view, so the last
+            # card's region and its recent read are forgotten (the next card is somewhere else,
+            # and the decoder that read the last one may not read it)
+            self._forget_card()
             result.complete = True
             return finish()
         heavy_ok = (thorough or self.heavy_interval_s is None
@@ -301,6 +304,12 @@ class Pipeline:
                 if roi_strategy.cost_ms >= self.heavy_ms:
                     self._last_heavy = t0
                 self._try_roi(frame, result, extra)
+                if not result.codes and (result.interrupted or spent() > self.budget_ms * self.slack):
+                    # the region's decoder missed and used the frame's whole budget (WeChat on a
+                    # region where the card is no more): the whole-frame search is left to the
+                    # next frame, so this frame is no full pass, and the scene not decoded completely
+                    result.over_budget = True
+                    return finish()
                 if recent_full and not thorough and (result.codes or self._roi is not None):
                     # read there; or missed there once, and the card is given another frame
                     # before the whole frame is searched again
@@ -349,6 +358,13 @@ class Pipeline:
         return finish()
 
     # -- internals -------------------------------------------------------------------------------
+    def _forget_card(self) -> None:
+        """No card in view: drop the state kept for the card that was (its region, its misses there,
+        when the cheap passes last read it)."""
+        self._roi = None
+        self._roi_missed = 0
+        self._cheap_read_at = None
+
     def _run(self, strat: Strategy, frame: Frame, result: DecodeResult, offset: tuple[int, int],
              extra: list[float], deadline_ms: float | None = None, image: Any = None) -> None:
         s = _working_scale(strat.scale, frame)
