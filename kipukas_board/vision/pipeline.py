@@ -46,7 +46,10 @@ On a camera (``remember_roi=True``) the pipeline also remembers where the last c
 tries the strategy that read it on that region alone, which is several times cheaper while a card
 is held still (on a small code's region the located strategies too, when that one misses); a
 region that misses is given one more frame before a whole-frame search (``roi_misses``), and a full
-pass still runs every ``full_every_s`` so a second card is not missed.
+pass still runs every ``full_every_s`` so a second card is not missed. A featureless frame (an
+empty stand) forgets the region: the next card is elsewhere, and the decoder that read the last
+one may be a slow miss on it. A region miss that used the frame's whole budget ends the frame
+without counting as a full pass, so the next frame searches the whole frame.
 While a scene keeps changing (a hand moving, a card coming in), ``heavy_interval_s`` lets the heavy
 strategies (expected cost of ``heavy_ms`` or more) run at most once per that interval per camera,
 and not at all within that interval of a read by a cheap strategy (the card is still there; a frame
