@@ -89,6 +89,15 @@ def test_a_card_still_waiting_at_the_next_roll_stops_waiting_and_binds_nothing_l
     assert s.diel_cycle == 3 and s.soul_pending == {} and souls(s)["BbBb#0001"]["stand"] == "M2b"
 
 
+def test_a_card_waiting_binds_to_a_token_once_players_say_whose_it_is() -> None:
+    s, _ = fold([*opening(), card(2, "BbBb"), stand_event("M4b", True)])  # nobody's base camp next to it
+    q = next(q for q in s.questions if q["kind"] == "stand_owner" and q.get("stand") == "M4b")
+    assert s.soul_pending == {2: "BbBb#0001"} and s.stands["M4b"].soul is None
+    s, fx = fold([{"type": "answer", "question": q["id"], "answer": 2}], s)
+    assert s.soul_pending == {} and souls(s)["BbBb#0001"]["stand"] == "M4b"
+    assert any(e["type"] == "soul_bound" and e["stand"] == "M4b" for e in fx)
+
+
 def test_a_card_shown_with_a_token_in_hand_binds_to_that_token_and_an_item_binds_nothing() -> None:
     s, _ = fold([*opening(), stand_event("M2b", True)])  # nobody showed a card: the board knows no soul
     assert souls(s) == {}

@@ -28,7 +28,7 @@ from kipukas_board.game.common import (
 )
 from kipukas_board.game.contention import answer_fight_over
 from kipukas_board.game.editions import SUPPLY
-from kipukas_board.game.souls import answer_bind, answer_seat, marked_downed, waste
+from kipukas_board.game.souls import answer_bind, answer_seat, marked_downed, token_moved, waste
 from kipukas_board.game.state import GameState, StandState
 
 
@@ -112,6 +112,8 @@ def _set_stand_owner(state: GameState, effects: list[Effect], sid: str, owner: i
         return problem(state, effects, f"seat {owner} already has all {SUPPLY['soul']} soul tokens on the map")
     state = _put_stand(state, sid, StandState(occupied=True, owner=owner, since=st.since, awaiting=st.awaiting,
                                               downed=st.downed if downed is None else downed, soul=st.soul))
+    if st.soul is None and owner != st.owner and st.awaiting is None and state.board.stands[sid].kind == "movement":
+        state = token_moved(state, effects, owner, sid=sid)  # its owner known now: a card waiting at that seat binds
     return refresh_contention(state, effects, state.board.stands[sid].territory)
 
 
