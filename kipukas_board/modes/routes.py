@@ -40,7 +40,7 @@ def mode_blueprint(board: BoardApp, *, name: str, slug: str, here: Path, templat
 
     @bp.get(f"/{slug}")
     def page() -> str:
-        return render_template(template, sim=board.sim, initial=json.dumps(board.state_json()))
+        return render_template(template, sim=board.sim, initial=json.dumps(board.state_json()), asset=bp.name)
 
     @bp.get(f"/api/{slug}/decks")
     def decks() -> Response:
