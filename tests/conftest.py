@@ -77,3 +77,24 @@ def client(board):
     from kipukas_board.web.server import create_app
 
     return create_app(board).test_client()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium (the Debian package) through Playwright, one per test module.
+
+    Missing Chromium skips the test, or fails it under ``KIPUKAS_REQUIRE_TOOLS=1`` as
+    :func:`need_tool` does: CI must not pass a page check it skipped.
+    """
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+    from web_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    if not os.path.exists(CHROMIUM):
+        message = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
+        if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -7,28 +7,17 @@ import os
 from pathlib import Path
 
 import pytest
-from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+from web_helpers import PIN, serve_board
 
 from kipukas_board.cli import main
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
-if not os.path.exists(CHROMIUM):
-    _missing = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
-    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
-        pytest.fail(_missing, pytrace=False)
-    pytest.skip(_missing, allow_module_level=True)
 
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")
 DECKS = Path(__file__).parent / "duel_decks"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _text(page, selector: str, want: str) -> None:

@@ -11,25 +11,14 @@ import time
 import urllib.request
 
 import pytest
-from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+from web_helpers import PIN, serve_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
-if not os.path.exists(CHROMIUM):
-    _missing = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
-    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":  # as conftest.need_tool: CI must not skip the page tests
-        pytest.fail(_missing, pytrace=False)
-    pytest.skip(_missing, allow_module_level=True)
 
 CLAIMED_UNKNOWN = "rgb(200, 170, 120)"  # show/lighting.py CLAIMED_UNKNOWN: a claim by an unknown holder
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+from web_helpers import PIN, serve_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,13 +35,6 @@ PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "
 SETUP = ("T1", "T8", "T2", "T7", "T5", "T4")  # capitals 1 / 8, then base camps 2, 7 / 5, 4 (first placer 1)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    _need(os.path.exists(CHROMIUM), f"{CHROMIUM} is missing: install the Debian package chromium")
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _context(browser, size, bypass_csp=True):

@@ -7,16 +7,11 @@ import os
 import urllib.request
 
 import pytest
-from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board
+from web_helpers import PIN, serve_board
 
 from kipukas_board.cards.catalog import Catalog
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
-if not os.path.exists(CHROMIUM):
-    _missing = f"{CHROMIUM} is missing: install the Debian package chromium (scripts/run-tests does)"
-    if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
-        pytest.fail(_missing, pytrace=False)
-    pytest.skip(_missing, allow_module_level=True)
 
 CARDS = [
     {"code": "HMPU", "slug": "hilbert", "title": "Hilbert", "type": "Character", "genetic_disposition": "Avian",
@@ -36,10 +31,9 @@ def _post(url: str, path: str, body: dict) -> dict:
 
 
 @pytest.mark.parametrize("viewport", [(360, 740), (390, 844)])
-def test_souls_panel_and_bout_assistant_on_a_phone(tmp_path, viewport):
+def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
     Catalog.in_dir(tmp_path).import_records(CARDS)
-    with playwright_api.sync_playwright() as p, serve_board(tmp_path) as srv:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with serve_board(tmp_path) as srv:
         ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, bypass_csp=True)
         page = ctx.new_page()
         errors: list[str] = []
@@ -89,5 +83,4 @@ def test_souls_panel_and_bout_assistant_on_a_phone(tmp_path, viewport):
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
         ctx.close()
-        browser.close()
         assert not errors, errors
