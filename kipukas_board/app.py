@@ -45,7 +45,7 @@ from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, st
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal, JournalWriteError
-from kipukas_board.store.map_choice import read_choice, start_map, write_choice
+from kipukas_board.store.map_choice import start_map, write_choice
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, souls_api
 from kipukas_board.web.actions import register as register_actions
@@ -98,6 +98,7 @@ class BoardApp:
         self.sim = sim
         self.data_dir = Path(data_dir)
         start, why = start_map(self.settings.map, self.data_dir, map_given, exists=map_exists)
+        overrides_pick = why is not None and start == self.settings.map  # --map, or a pick no longer there
         if why:
             log.warning("%s", why)
             self.settings.map = start
@@ -111,8 +112,8 @@ class BoardApp:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
-        if map_given and start != read_choice(self.data_dir) and start == self.settings.map:
-            write_choice(self.data_dir, start)  # the journal runs on --map's map now: come back to it
+        if overrides_pick:  # the journal runs on this map now: a later start comes back to it
+            write_choice(self.data_dir, start)
         self.backup = RollingBackup(self.journal, self.data_dir)
         self.pins = PinStore(self.data_dir)
         self.generated_pin: str | None = None
