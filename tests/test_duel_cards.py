@@ -84,6 +84,25 @@ def test_every_problem_is_named_with_the_card_id_and_field() -> None:
     assert "bad.toml: card file not imported" in str(exc.value)
 
 
+def test_a_name_with_asterisks_is_exotic_and_the_import_says_so() -> None:
+    """The card duel rules: "Exotic cards have asterisks involving the name." and "Each deck can
+    contain only 1 copy of an exotic card." The import names the card and why it counts as exotic."""
+    one = ('[[cards]]\nid = "avoid"\nname = "*Avoidance*"\ntype = "defense"\nschools = ["air"]\n'
+           'effects = [{ defense = 10 }]\n')
+    f = parse_card_file(one, "ana.toml")
+    assert f.cards[0]["exotic"] is True
+    assert f.warnings[0].startswith("card 'avoid': name '*Avoidance*' has asterisks, so the card is exotic")
+    assert "field 'exotic' is left out" in f.warnings[0]
+    plain = parse_card_file(one.replace("*Avoidance*", "Avoidance"), "ana.toml")
+    assert plain.cards[0]["exotic"] is False and not any("asterisks" in w for w in plain.warnings)
+    with pytest.raises(CardFileError) as exc:
+        parse_card_file(one.replace('type = "defense"', 'type = "defense"\nexotic = false\ncopies = 2'), "ana.toml")
+    assert any("an exotic card may be in a deck once (its name has asterisks" in p for p in exc.value.problems)
+    twice = one + one.replace('"avoid"', '"avoid-2"').replace("*Avoidance*", "Avoidance")
+    notes = parse_card_file(twice, "ana.toml").warnings
+    assert "deck 'ana': card '*Avoidance*' (ids 'avoid', 'avoid-2') is exotic, has 2 copies in all, at most 1" in notes
+
+
 def test_cli_imports_decks_warns_on_deck_checks_and_prints_stickers(tmp_path: Path, capsys) -> None:
     data = tmp_path / "data"
     small = tmp_path / "small.toml"

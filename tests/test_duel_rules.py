@@ -175,12 +175,47 @@ def test_refusals_say_why_and_change_nothing() -> None:
 
 def test_deck_checks() -> None:
     ok = [card("a", 1, copies=3)] * 10
-    assert rules.deck_problems([{**c, "id": f"a{i}"} for i, c in enumerate(ok)]) == []
+    assert rules.deck_problems([{**c, "id": f"a{i}", "name": f"A{i}"} for i, c in enumerate(ok)]) == []
     bad = [card("a", 1, copies=4), card("b", 1, copies=2, exotic=True)]
     probs = rules.deck_problems(bad, "Ana's deck")
     assert probs == ["Ana's deck: has 6 cards, a deck has 30",
                      "Ana's deck: card 'a' field 'copies' is 4, at most 3 copies of a card",
                      "Ana's deck: card 'b' is exotic, field 'copies' is 2, at most 1"]
+
+
+
+def test_three_copies_of_each_card_are_counted_by_the_cards_name_not_its_id() -> None:
+    """The card duel rules: "Each deck can contain only 3 copies of each card." Two entries with one
+    printed name are one card, whatever ids the file gave them."""
+    two_ids = [card("punch", 1, copies=2, name="Punch"), card("punch-b", 1, copies=2, name="  punch ")]
+    assert rules.deck_problems(two_ids, "Ana's deck", size=4) == [
+        "Ana's deck: card 'Punch' (ids 'punch', 'punch-b') has 4 copies in all, at most 3 copies of a card"]
+    other = [card("punch", 1, copies=2, name="Punch"), card("strong", 1, copies=2, name="Strong Punch")]
+    assert rules.deck_problems(other, size=4) == []
+
+
+def test_one_copy_of_an_exotic_card_and_asterisks_make_a_card_exotic() -> None:
+    """The card duel rules: "Each deck can contain only 1 copy of an exotic card." and "Exotic cards
+    have asterisks involving the name." The asterisks count whatever the exotic flag says."""
+    marked = [card("axe", 1, name="*Single Axe Throw*", exotic=False),
+              card("axe-2", 1, name="Single Axe Throw")]
+    assert rules.deck_problems(marked, "Ben's deck", size=2) == [
+        "Ben's deck: card '*Single Axe Throw*' (ids 'axe', 'axe-2') is exotic, has 2 copies in all, at most 1"]
+    assert rules.deck_problems([card("axe", 1, name="*Single Axe Throw*")], size=1) == []
+    assert rules.is_exotic({"name": "Avoidance", "exotic": True}) and not rules.is_exotic({"name": "Avoidance"})
+
+
+@given(st.lists(st.tuples(st.sampled_from(["Punch", "punch", "*Punch*", "Jab", " Jab  "]),
+                          st.integers(1, 3)), min_size=1, max_size=6))
+def test_a_name_over_its_limit_is_always_reported_and_one_within_never(entries: list[tuple[str, int]]) -> None:
+    cards = [card(f"c{i}", 1, copies=n, name=name) for i, (name, n) in enumerate(entries)]
+    probs = rules.deck_problems(cards, size=sum(n for _, n in entries))
+    for key in ("punch", "jab"):
+        ids = [i for i, (name, _) in enumerate(entries) if rules.card_name_key(name) == key]
+        total = sum(entries[i][1] for i in ids)
+        limit = 1 if any("*" in entries[i][0] for i in ids) else 3
+        reported = bool(ids) and any(f"'c{ids[0]}'" in p for p in probs)  # the group's first id is named
+        assert reported == (total > limit), (entries, probs)
 
 
 # -- properties ------------------------------------------------------------------------------------

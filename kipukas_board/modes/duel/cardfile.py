@@ -4,15 +4,17 @@ One file is one deck (``deck = "ana"`` at the top; the file's name without ``.to
 card names itself by an ``id`` (unique across the board's duel decks; its sticker's QR payload is
 ``duel:`` + id, the same on every copy) and gives:
 
-* ``name``, ``type`` (attack, defense, scroll, terrain, assist, trap), ``schools`` (rock, earth, water,
+* ``name`` (a name with asterisks makes the card exotic, as the card duel rules mark exotics),
+  ``type`` (attack, defense, scroll, terrain, assist, trap), ``schools`` (rock, earth, water,
   ice, air, spark, fire, metal; one or two), ``exotic`` (true/false), ``text`` (as printed), ``copies``
   (1 to 3; 1 when left out);
 * ``status``: any of PHASE, CRUMBLE, BURN (scrolls only), GUARD (assists only);
 * ``hands`` (assists: 1 or 2), ``shield`` (assists: 0 up), ``summon`` and ``stay`` (the needs, as text);
 * ``effects``: the structured form of the text (:mod:`kipukas_board.modes.duel.effects`).
 
-Every problem is named with the card's id and field; the deck checks (30 cards, copies, exotics) are
-notes here, since players may agree on a non-standard game, and are checked again at new game.
+Every problem is named with the card's id and field; the deck checks (30 cards, copies counted by
+the card's name, exotics) are notes here, since players may agree on a non-standard game, and are
+checked again at new game.
 
 Example::
 
@@ -31,7 +33,7 @@ from kipukas_board.modes.base import CardFileError
 from kipukas_board.modes.deckfile import MAX_TEXT, read_deck_file
 from kipukas_board.modes.duel.effects import CONDITIONS, DESTROYS, INSTANT_ONLY_PER, PER, SIDES, WHATS
 from kipukas_board.modes.duel.events import ID_RE
-from kipukas_board.modes.duel.rules import MAX_COPIES, STATUSES, TYPES, deck_problems
+from kipukas_board.modes.duel.rules import MAX_COPIES, STATUSES, TYPES, deck_problems, is_exotic
 
 SCHOOLS = ("rock", "earth", "water", "ice", "air", "spark", "fire", "metal")
 MAX_EFFECTS = 8
@@ -76,13 +78,18 @@ def parse_card_file(text: str, source: str) -> DuelCardFile:
     out = DuelCardFile(deck=read.deck)
     if not read.cards and not problems:
         problems.append("'cards' must be a non-empty array of tables ([[cards]])")
+    notes = []
     for _kind, where, c in read.cards:
         card, bad = _card(c, where)
         problems += bad
         out.cards.append(card)
+        if card["exotic"] and c.get("exotic") is not True and isinstance(card["name"], str):
+            notes.append(f"{where}: name {card['name']!r} has asterisks, so the card is exotic (the card duel "
+                         f"rules: \"Exotic cards have asterisks involving the name\"), though field 'exotic' "
+                         f"is {'false' if c.get('exotic') is False else 'left out'}")
     if problems:
         raise CardFileError(source, problems)
-    out.warnings = deck_problems(out.cards, f"deck {out.deck!r}")
+    out.warnings = notes + deck_problems(out.cards, f"deck {out.deck!r}")
     return out
 
 
@@ -101,14 +108,16 @@ def _card(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
     if not isinstance(schools, list) or not 1 <= len(schools) <= 2 or not all(s in SCHOOLS for s in schools):
         bad.append(f"{where}: field 'schools' must list one or two of {', '.join(SCHOOLS)}, got {schools!r:.60}")
     exotic = c.get("exotic", False)
+    marked = is_exotic({"name": c.get("name")})
     if not isinstance(exotic, bool):
         bad.append(f"{where}: field 'exotic' must be true or false, got {exotic!r:.20}")
     copies = c.get("copies", 1)
     if not _int(copies) or not 1 <= copies <= MAX_COPIES:
         bad.append(f"{where}: field 'copies' must be 1 to {MAX_COPIES}, got {copies!r:.20}")
         copies = 1
-    elif exotic is True and copies > 1:
-        bad.append(f"{where}: field 'copies' is {copies}, but an exotic card may be in a deck once")
+    elif (exotic is True or marked) and copies > 1:
+        why = "" if exotic is True else " (its name has asterisks, the card duel rules' mark of an exotic)"
+        bad.append(f"{where}: field 'copies' is {copies}, but an exotic card may be in a deck once{why}")
     for k in ("text", "summon", "stay"):
         if k in c and not _text(c[k]):
             bad.append(f"{where}: field {k!r} must be text (1 to {MAX_TEXT} characters), got {c[k]!r:.40}")
@@ -144,7 +153,7 @@ def _card(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
     if sides and sides != set(SIDES):
         bad.append(f"{where}: field 'effects': an \"or\" needs both sides, left and right (got {sorted(sides)})")
     card = {"id": c.get("id"), "name": c.get("name"), "type": kind, "schools": list(schools) if isinstance(
-        schools, list) else [], "exotic": exotic is True, "text": c.get("text", ""), "copies": copies,
+        schools, list) else [], "exotic": exotic is True or marked, "text": c.get("text", ""), "copies": copies,
         "status": list(status), "effects": [dict(e) for e in effects if isinstance(e, dict)]}
     if kind in ("assist", "trap"):
         card["hands"] = hands if _int(hands) else 1

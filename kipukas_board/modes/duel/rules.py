@@ -185,18 +185,46 @@ def refused(effects: list[Effect]) -> bool:
 
 
 # -- deck checks -------------------------------------------------------------------------------------
+def card_name_key(name: str) -> str:
+    """The name a card is counted by: the card duel rules limit copies "of each card", so two entries
+    of one deck with the same printed name are one card, whatever their ids. Asterisks (an exotic's
+    mark), case and runs of spaces do not make another card.
+
+    >>> card_name_key("  *Single  Axe Throw* ") == card_name_key("single axe throw")
+    True
+    """
+    return " ".join(name.replace("*", " ").split()).casefold()
+
+
+def is_exotic(card: dict[str, Any]) -> bool:
+    """Exotic by the card duel rules ("Exotic cards have asterisks involving the name") or by the card
+    file's ``exotic`` flag: either is enough.
+
+    >>> is_exotic({"name": "*Avoidance*"}), is_exotic({"name": "Punch", "exotic": True}), is_exotic({"name": "Punch"})
+    (True, True, False)
+    """
+    return bool(card.get("exotic")) or "*" in str(card.get("name", ""))
+
+
 def deck_problems(cards: list[dict[str, Any]], who: str = "the deck", size: int = DECK_SIZE) -> list[str]:
-    """The rule book's deck checks: ``size`` cards, at most 3 copies of a card, at most 1 of an exotic."""
+    """The card duel rules' deck checks: ``size`` cards, at most 3 copies of a card, at most 1 of an
+    exotic. Copies are counted by the card's name (:func:`card_name_key`), not by its id."""
     out = []
     total = sum(int(c.get("copies", 1)) for c in cards)
     if total != size:
         out.append(f"{who}: has {total} cards, a deck has {size}")
+    by_name: dict[str, list[dict[str, Any]]] = {}
     for c in cards:
-        n = int(c.get("copies", 1))
+        by_name.setdefault(card_name_key(str(c.get("name", c["id"]))), []).append(c)
+    for same in by_name.values():
+        n = sum(int(c.get("copies", 1)) for c in same)
+        what = f"card {same[0]['id']!r}" if len(same) == 1 else (
+            f"card {str(same[0].get('name', '')).strip()!r} (ids {', '.join(repr(c['id']) for c in same)})")
+        copies, in_all = ("field 'copies' is", "") if len(same) == 1 else ("has", " copies in all")
         if n > MAX_COPIES:
-            out.append(f"{who}: card {c['id']!r} field 'copies' is {n}, at most {MAX_COPIES} copies of a card")
-        if c.get("exotic") and n > MAX_EXOTIC_COPIES:
-            out.append(f"{who}: card {c['id']!r} is exotic, field 'copies' is {n}, at most {MAX_EXOTIC_COPIES}")
+            out.append(f"{who}: {what} {copies} {n}{in_all}, at most {MAX_COPIES} copies of a card")
+        if any(is_exotic(c) for c in same) and n > MAX_EXOTIC_COPIES:
+            out.append(f"{who}: {what} is exotic, {copies} {n}{in_all}, at most {MAX_EXOTIC_COPIES}")
     return out
 
 
