@@ -1,4 +1,4 @@
-"""``kipukas-board bench-sse``: do 20 phones on the table each get every change, and how fast?
+"""``kipukas-board bench-sse`` and ``bench-streams``: do 20 phones on the table each get every change, and how fast?
 
     kipukas-board bench-sse [--clients 20] [--changes 200] [--interval-ms 20] [--map NAME] [--json]
 
@@ -45,6 +45,16 @@ def register(sub: Any) -> None:
     p.add_argument("--map", default=None, help="map name or file (default: the default map)")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     p.set_defaults(func=bench_sse)
+
+    p = sub.add_parser("bench-streams", help="load check: event streams that never read, and the board's memory",
+                       description="Open N event streams that never read, make M changes, and measure the "
+                                   "board's memory, temp files and open connections (kipukas_board/bench/streams.py).")
+    p.add_argument("--streams", type=int, default=40, help="never-reading event streams (default 40)")
+    p.add_argument("--changes", type=int, default=600, help="stand changes to make (default 600)")
+    p.add_argument("--settle-s", type=float, default=15.0,
+                   help="seconds to wait after the changes before measuring what is left (default 15)")
+    p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    p.set_defaults(func=bench_streams)
 
 
 class StreamClient(threading.Thread):
@@ -194,3 +204,21 @@ def bench_sse(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(res))
     return 0 if res["missing"] == 0 else 1
+
+
+def bench_streams(args: argparse.Namespace) -> int:
+    from kipukas_board.bench.streams import BenchStreamsError, format_table, run_streams_bench
+
+    if args.streams < 1 or args.changes < 1 or args.settle_s < 0:
+        print("kipukas-board bench-streams: --streams and --changes must be at least 1, --settle-s at least 0",
+              file=sys.stderr)
+        return 2
+    try:
+        res = run_streams_bench(args.streams, args.changes, args.settle_s)
+    except BenchStreamsError as exc:
+        print(f"kipukas-board bench-streams: {exc}", file=sys.stderr)
+        return 1
+    print(format_table(res))
+    if args.json:
+        print(json.dumps(res))
+    return 0 if res["meets_target"] else 1
