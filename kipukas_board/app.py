@@ -32,13 +32,13 @@ from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
 from kipukas_board.core_loop import CoreLoop, MapBusy
-from kipukas_board.game.dice import Dice, SystemDice
-from kipukas_board.game.events import map_event, stand_event
-from kipukas_board.game.state import GameState
 from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
+from kipukas_board.modes.kipukas.rules.dice import Dice, SystemDice
+from kipukas_board.modes.kipukas.rules.events import map_event, stand_event
+from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcements import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings

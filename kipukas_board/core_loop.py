@@ -3,7 +3,7 @@
 Adapters (sensor threads, cameras, the page) call :meth:`CoreLoop.submit` from any thread. The core
 thread takes events one at a time, appends each to the journal *before* anything else (durable
 first), folds it into the state with the pure rules (the ``rules`` it is built with: the game modes'
-:func:`kipukas_board.modes.apply` in the board, Kipukas's :func:`~kipukas_board.game.core.apply` by
+:func:`kipukas_board.modes.apply` in the board, Kipukas's :func:`~kipukas_board.modes.kipukas.rules.core.apply` by
 default), then tells the subscribers (lighting, voice, the page's event stream). A caller that waits on ``submit`` is
 answered only after its event is on disk, so an acknowledged request survives ``kill -9``.
 
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap, MapError
-from kipukas_board.game import core
-from kipukas_board.game.events import Event, check_event, map_event
-from kipukas_board.game.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules import core
+from kipukas_board.modes.kipukas.rules.events import Event, check_event, map_event
+from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 from kipukas_board.store.journal import Journal, JournalWriteError
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.app import BoardApp
-from kipukas_board.game.dice import Dice, SeededDice
+from kipukas_board.modes.kipukas.rules.dice import Dice, SeededDice
 from kipukas_board.settings import Settings
 from kipukas_board.web.server import create_app
 

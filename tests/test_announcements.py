@@ -10,8 +10,8 @@ from conftest import need_tool
 from rules_table import Table
 from test_rules_play import SETUP, play
 
-from kipukas_board.game.dice import ScriptedDice
 from kipukas_board.hardware.voice.espeak import EspeakVoice
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 
 
 def heard(t: Table, since: int = 0) -> list[str]:

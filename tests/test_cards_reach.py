@@ -10,7 +10,7 @@ from rules_table import Table
 from test_rules_domination import setup_two_players
 
 from kipukas_board.board.graph import reachable
-from kipukas_board.game.dice import ScriptedDice
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 
 CARDS = [
     {"code": "LND2", "slug": "land_two", "title": "Land Two", "type": "Species", "habitat": "Plains",

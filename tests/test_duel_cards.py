@@ -159,7 +159,7 @@ def test_heart_leds_lit_flipped_flashing_and_the_player_to_act() -> None:
 def test_the_turn_is_spoken() -> None:
     d = _duel()
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.game.state import initial_state
+    from kipukas_board.modes.kipukas.rules.state import initial_state
 
     state = initial_state(load_map("kipuka-8")).evolve(extra={"game": "duel", "duel": d})
     said = phrases_for({"type": "duel_turn", "turn": 3, "seat": 2, "draw": 2}, state)
@@ -173,8 +173,8 @@ def test_the_turn_is_spoken() -> None:
 def test_the_lighting_flashes_the_heart_a_duel_effect_asks_for() -> None:
     from kipukas_board import modes
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.game.state import initial_state
     from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
+    from kipukas_board.modes.kipukas.rules.state import initial_state
     from kipukas_board.show.lighting import Lighting
 
     layout = LedLayout(territories={n: [n - 1] for n in range(1, 9)}, stands={})

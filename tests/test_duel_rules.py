@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kipukas_board.game.events import EventError, check_event
 from kipukas_board.modes import apply as mode_apply
 from kipukas_board.modes import state_json
 from kipukas_board.modes.duel import rules
 from kipukas_board.modes.duel.rules import Duel, apply, census, new_game, refused
+from kipukas_board.modes.kipukas.rules.events import EventError, check_event
 
 P = [{"seat": 1, "name": "Ana", "color": "#e4572e"}, {"seat": 2, "name": "Ben", "color": "#1e90ff"}]
 
@@ -302,7 +302,7 @@ def test_cards_are_conserved_and_replay_is_exact(size: int, evs: list[dict[str, 
             flips[h["seat"]] = flips.get(h["seat"], 0) + 1
     # replay through the board's mode seam: the same events give the same state document
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.game.state import initial_state
+    from kipukas_board.modes.kipukas.rules.state import initial_state
 
     def fold() -> dict[str, Any]:
         s, _ = mode_apply(initial_state(load_map("kipuka-8")), start_event, 1)

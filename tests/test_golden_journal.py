@@ -18,8 +18,8 @@ import pytest
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.commands.replay import read_lines, replay_events
-from kipukas_board.game.state import initial_state
 from kipukas_board.modes import state_json
+from kipukas_board.modes.kipukas.rules.state import initial_state
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden"
 CHECKPOINTS: dict[str, int] = json.loads((GOLDEN / "checkpoints.json").read_text())

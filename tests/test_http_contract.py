@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kipukas_board.app import BoardApp
-from kipukas_board.game.view import state_json
+from kipukas_board.modes.kipukas.rules.view import state_json
 from kipukas_board.web.server import create_app, require_pin
 from kipukas_board.web.sse import Broadcaster, StreamsFull
 from tests.liveserver import live_board

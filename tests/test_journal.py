@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.core_loop import CoreLoop
-from kipukas_board.game.core import apply
-from kipukas_board.game.events import EventError, check_event, stand_event
-from kipukas_board.game.state import initial_state
-from kipukas_board.game.view import state_json
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.events import EventError, check_event, stand_event
+from kipukas_board.modes.kipukas.rules.state import initial_state
+from kipukas_board.modes.kipukas.rules.view import state_json
 from kipukas_board.store.journal import Journal, JournalError
 
 BOARD = load_map("kipuka-8")

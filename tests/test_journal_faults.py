@@ -16,7 +16,7 @@ import pytest
 
 from kipukas_board import cli
 from kipukas_board.app import BoardApp
-from kipukas_board.game.events import stand_event
+from kipukas_board.modes.kipukas.rules.events import stand_event
 from kipukas_board.settings import Settings
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal, JournalError

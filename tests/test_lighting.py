@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.commands.show import bench_layout
-from kipukas_board.game.state import GameState, Player, StandState, TerritoryState, initial_state
 from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
+from kipukas_board.modes.kipukas.rules.state import GameState, Player, StandState, TerritoryState, initial_state
 from kipukas_board.settings import Settings
 from kipukas_board.show import lighting as L
 from kipukas_board.show.colors import blend, scale

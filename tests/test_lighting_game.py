@@ -7,7 +7,7 @@ from rules_table import COLORS, Table
 from test_rules_play import play
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.game.state import Player, TerritoryState, initial_state
+from kipukas_board.modes.kipukas.rules.state import Player, TerritoryState, initial_state
 from kipukas_board.show import lighting as L
 from kipukas_board.show.colors import blend, hex_to_rgb
 from kipukas_board.show.layout import LedLayout

@@ -16,8 +16,8 @@ from kipukas_board import modes
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.calibrate import files
-from kipukas_board.game.events import map_event
-from kipukas_board.game.state import initial_state
+from kipukas_board.modes.kipukas.rules.events import map_event
+from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.settings import Settings
 from kipukas_board.show.layout import default_layout, map_calibration_path
 from kipukas_board.store.map_choice import read_choice

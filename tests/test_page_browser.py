@@ -281,7 +281,7 @@ def test_screenshots_phone_and_laptop(browser, tmp_path, viewport):
 
 def test_board_text_is_never_run_as_html(page, tmp_path):
     """Text that reaches the page (here a problem naming a bogus stand) shows as text, never runs."""
-    from kipukas_board.game.events import stand_event
+    from kipukas_board.modes.kipukas.rules.events import stand_event
 
     evil = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
     with serve_board(tmp_path) as srv:

@@ -8,7 +8,7 @@ from rules_table import PIN, Table
 
 from kipukas_board.app import BoardApp
 from kipukas_board.cli import main
-from kipukas_board.game.dice import ScriptedDice
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 from kipukas_board.settings import Settings
 
 LIVE_ONLY = ("health", "lights", "sim", "captions", "map_busy")  # added by the runtime, not part of the game state

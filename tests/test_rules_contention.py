@@ -233,8 +233,8 @@ def test_an_attacker_who_wins_while_the_holders_soul_still_stands_there_is_asked
 
 def test_a_prison_taken_frees_its_prisoners():
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.game.common import set_claim
-    from kipukas_board.game.state import Player, initial_state
+    from kipukas_board.modes.kipukas.rules.common import set_claim
+    from kipukas_board.modes.kipukas.rules.state import Player, initial_state
 
     s = initial_state(load_map("kipuka-8"))
     territories = dict(s.territories)

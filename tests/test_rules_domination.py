@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rules_table import Table
 
-from kipukas_board.game.dice import ScriptedDice
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 
 
 def setup_two_players(t: Table) -> None:

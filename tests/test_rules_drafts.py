@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kipukas_board.game import core
-from kipukas_board.game.dice import SeededDice
-from kipukas_board.game.events import check_event, map_event
-from kipukas_board.game.simulate import random_game
-from kipukas_board.game.state import _DRAFT, _FIELDS, GameState, draft, initial_state, seal
-from kipukas_board.game.view import state_json
+from kipukas_board.modes.kipukas.rules import core
+from kipukas_board.modes.kipukas.rules.dice import SeededDice
+from kipukas_board.modes.kipukas.rules.events import check_event, map_event
+from kipukas_board.modes.kipukas.rules.simulate import random_game
+from kipukas_board.modes.kipukas.rules.state import _DRAFT, _FIELDS, GameState, draft, initial_state, seal
+from kipukas_board.modes.kipukas.rules.view import state_json
 from tests.test_rules_properties import BOARDS, game, to_event
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules_table import Table
 
-from kipukas_board.game.dice import ScriptedDice
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 
 
 def test_three_player_mass_contention_on_twelve_territories(data_dir):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rules_table import Table
 
-from kipukas_board.game.dice import ScriptedDice
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 
 SETUP = ["T1", "T8", "T2", "T7", "T5", "T4"]  # seat 1 first: capitals T1 / T8, base camps 2, 7 / 5, 4
 

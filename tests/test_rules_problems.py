@@ -4,9 +4,9 @@ undone action, and a list at its cap (the oldest problem dropped to make room)."
 from __future__ import annotations
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.game.core import apply
-from kipukas_board.game.problems import settle
-from kipukas_board.game.state import MAX_PROBLEMS, GameState, initial_state
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.problems import settle
+from kipukas_board.modes.kipukas.rules.state import MAX_PROBLEMS, GameState, initial_state
 
 BOARD = load_map("kipuka-8")
 

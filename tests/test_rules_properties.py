@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.commands.replay import read_lines, replay_events
-from kipukas_board.game.core import apply
-from kipukas_board.game.editions import MAX_PRISONERS, SUPPLY
-from kipukas_board.game.events import check_event, map_event
-from kipukas_board.game.state import GameState, initial_state
-from kipukas_board.game.view import state_json
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.editions import MAX_PRISONERS, SUPPLY
+from kipukas_board.modes.kipukas.rules.events import check_event, map_event
+from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules.view import state_json
 
 BOARDS = {name: load_map(name) for name in ("kipuka-8", "kipuka-12")}
 OPS = ("stand", "stand", "stand", "stand", "roll", "answer", "correct_stand", "correct_territory",
@@ -170,8 +170,8 @@ def test_random_event_sequences_keep_the_invariants_and_replay_exactly(g):
 
 
 def test_a_long_random_game_keeps_the_invariants():
-    from kipukas_board.game.dice import SeededDice
-    from kipukas_board.game.simulate import random_game
+    from kipukas_board.modes.kipukas.rules.dice import SeededDice
+    from kipukas_board.modes.kipukas.rules.simulate import random_game
 
     board = BOARDS["kipuka-12"]
     state = initial_state(board)

@@ -7,19 +7,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.game.core import apply
-from kipukas_board.game.dice import ScriptedDice, SeededDice
-from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS, diel_phase_for_roll, edition
-from kipukas_board.game.events import EventError, check_event
-from kipukas_board.game.playstyles import player_limit, style
-from kipukas_board.game.rolls import (
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice, SeededDice
+from kipukas_board.modes.kipukas.rules.editions import DEFAULT_DIEL_WEIGHTS, diel_phase_for_roll, edition
+from kipukas_board.modes.kipukas.rules.events import EventError, check_event
+from kipukas_board.modes.kipukas.rules.playstyles import player_limit, style
+from kipukas_board.modes.kipukas.rules.rolls import (
     diel_event,
     placement_rolls,
     random_territory_outcome,
     retreat_outcome,
     roll_random_territory,
 )
-from kipukas_board.game.state import StandState, TerritoryState, initial_state
+from kipukas_board.modes.kipukas.rules.state import StandState, TerritoryState, initial_state
 
 
 def test_diel_faces_follow_the_weights():

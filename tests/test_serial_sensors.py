@@ -12,12 +12,12 @@ import pytest
 
 from kipukas_board.app import BoardApp
 from kipukas_board.bench.firmware_sim import Faults, FirmwareThread, PtyLink
-from kipukas_board.game.events import stand_event
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors import protocol as sp
 from kipukas_board.hardware.sensors import serial_link
 from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.serial_link import SensorLinkError, SerialStandSensors, find_port
+from kipukas_board.modes.kipukas.rules.events import stand_event
 from kipukas_board.settings import AdapterChoice, Settings
 
 ROWS, COLS = 6, 6

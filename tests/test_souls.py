@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.game.cards import card_event
-from kipukas_board.game.core import apply
-from kipukas_board.game.events import check_event, map_event, stand_event
-from kipukas_board.game.state import GameState, initial_state
-from kipukas_board.game.view import state_json
+from kipukas_board.modes.kipukas.rules.cards import card_event
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
+from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules.view import state_json
 
 BOARD = load_map("kipuka-8")
 SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]  # seat 1: T1, T2, T5; seat 2: T8, T3, T7
@@ -209,7 +209,7 @@ def test_a_downed_soul_moves_by_the_editions_downed_table() -> None:
     assert s.hand[-1].downed
     _, fx = fold([card(1, "CcCc")], s)
     reach = next(e for e in fx if e["type"] == "reachable")
-    from kipukas_board.game.editions import edition
+    from kipukas_board.modes.kipukas.rules.editions import edition
     assert reach["moves"] == edition("web").downed_move(4).spaces < 4
 
 
@@ -236,8 +236,8 @@ def to_event(s: GameState, op: str, a: int, b: int) -> dict[str, Any] | None:
         return None
     soul = s.souls[ids[a % len(ids)]]
     if op == "bout_roll":
-        from kipukas_board.game.bouts import plan_bout, roll_plan
-        from kipukas_board.game.dice import SeededDice
+        from kipukas_board.modes.kipukas.rules.bouts import plan_bout, roll_plan
+        from kipukas_board.modes.kipukas.rules.dice import SeededDice
         for foe in s.souls.values():
             plan = plan_bout(s, 3, soul.id, foe.id, archetype=b % 5 - 2)
             if isinstance(plan, dict):
@@ -313,7 +313,7 @@ def bout_roll(rolls: dict[str, Any], archetype: int = 0, attacker: str = "HMPU#0
 
 
 def test_the_bout_plan_names_every_modifier_and_its_source() -> None:
-    from kipukas_board.game.bouts import plan_bout
+    from kipukas_board.modes.kipukas.rules.bouts import plan_bout
     plan = plan_bout(_duel(), 3, "HMPU#0001", "ZrrD#0001", archetype=-2)
     assert isinstance(plan, dict)
     att, dfn = plan["attacker"], plan["defender"]
@@ -339,7 +339,7 @@ def test_a_won_attack_costs_a_keal_means_a_failed_one_nothing_and_the_final_blow
     s, fx = fold([bout_roll({"attacker": [[6, 6]], "defender": [[3]]})], s)
     assert souls(s)["ZrrD#0001"]["downed"] and s.last_bout["winner"] == "attacker"
     # the Final Blow: the Raven fights for self (Survival): best 2 of 3; Hilbert's Passion adds 3 to attack
-    from kipukas_board.game.bouts import plan_bout
+    from kipukas_board.modes.kipukas.rules.bouts import plan_bout
     plan = plan_bout(s, 3, "HMPU#0001", "ZrrD#0001")
     assert isinstance(plan, dict) and plan["final_blow"] and plan["best_of"] == 3
     assert plan["attacker"]["bonus"] == 1 + 3 + 3
@@ -355,7 +355,7 @@ def test_a_won_attack_costs_a_keal_means_a_failed_one_nothing_and_the_final_blow
 
 
 def test_a_tie_goes_to_the_brawl_sequence_and_bad_rolls_are_refused() -> None:
-    from kipukas_board.game.bouts import brawl_winner
+    from kipukas_board.modes.kipukas.rules.bouts import brawl_winner
     assert [brawl_winner(a, b) for a, b in [("Aa9-", "ZAAA"), ("Zz0_", "aAAA"), ("Aa9-", "AzAA"), ("Zz0_", "Z9AA"),
                                             ("Aa9-", "Aa0A"), ("Aa0_", "Aa-A"), ("Aa9-", "Aa9_")]] == ["a"] * 7
     s = _duel()
@@ -366,8 +366,8 @@ def test_a_tie_goes_to_the_brawl_sequence_and_bad_rolls_are_refused() -> None:
 
 
 def test_generated_games_show_souls_and_fight_bouts() -> None:
-    from kipukas_board.game.dice import SeededDice
-    from kipukas_board.game.simulate import random_game
+    from kipukas_board.modes.kipukas.rules.dice import SeededDice
+    from kipukas_board.modes.kipukas.rules.simulate import random_game
 
     board = load_map("kipuka-12")
     events = random_game(board, 3000, SeededDice(3), players=3, play_style="mass_contention")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.cards.catalog import Catalog
-from kipukas_board.game.dice import ScriptedDice
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 from tests.rules_table import PIN, Table
 
 

@@ -14,10 +14,10 @@ import pytest
 
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.game.state import Player, initial_state
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.voice.espeak import EspeakVoice
 from kipukas_board.hardware.voice.simulated import SilentVoice
+from kipukas_board.modes.kipukas.rules.state import Player, initial_state
 from kipukas_board.settings import AdapterChoice, Settings
 from kipukas_board.show.announcements import Announcer, phrases_for, spell_stand
 

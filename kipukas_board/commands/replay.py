@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import MapError, load_map
-from kipukas_board.game.events import EventError, check_event
-from kipukas_board.game.state import GameState, initial_state
 from kipukas_board.modes import apply, state_json
+from kipukas_board.modes.kipukas.rules.events import EventError, check_event
+from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 
 
 class ReplayError(ValueError):
@@ -137,8 +137,8 @@ def export(args: argparse.Namespace) -> int:
 
 # -- benchmark -------------------------------------------------------------------------------------
 def bench(args: argparse.Namespace) -> int:
-    from kipukas_board.game.dice import SeededDice
-    from kipukas_board.game.simulate import random_game
+    from kipukas_board.modes.kipukas.rules.dice import SeededDice
+    from kipukas_board.modes.kipukas.rules.simulate import random_game
 
     if args.events < 1 or args.repeat < 1:
         print("kipukas-board bench-replay: --events and --repeat must be 1 or more", file=sys.stderr)

@@ -242,7 +242,7 @@ def bench_layout(n_leds: int) -> tuple[Any, Any]:
 
 def bench_scenes(board: Any) -> dict[str, tuple[Any, Any]]:
     """Named (state, scene) pairs covering every kind of frame the renderer draws."""
-    from kipukas_board.game.state import Player, StandState, TerritoryState, initial_state
+    from kipukas_board.modes.kipukas.rules.state import Player, StandState, TerritoryState, initial_state
     from kipukas_board.show.lighting import Scene
 
     s = initial_state(board)

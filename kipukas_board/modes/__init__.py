@@ -26,14 +26,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from kipukas_board.board.mapfile import parse_map
-from kipukas_board.game import view
-from kipukas_board.game.events import EventError, register_event_type
-from kipukas_board.game.problems import settle
-from kipukas_board.game.state import GameState
 from kipukas_board.modes.base import Effect, Event, GameMode
 from kipukas_board.modes.creature_combat import CreatureCombatMode
 from kipukas_board.modes.duel import DuelMode
-from kipukas_board.modes.kipukas import KipukasMode
+from kipukas_board.modes.kipukas.mode import KipukasMode
+from kipukas_board.modes.kipukas.rules import view
+from kipukas_board.modes.kipukas.rules.events import EventError, register_event_type
+from kipukas_board.modes.kipukas.rules.problems import settle
+from kipukas_board.modes.kipukas.rules.state import GameState
 
 DEFAULT = "kipukas"
 #: Every game the board can run, by name.
@@ -89,7 +89,7 @@ def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameS
     else:
         mode = active(state)
     new, effects = mode.apply(state, event, seq)
-    if mode is not MODES[DEFAULT]:  # Kipukas's rules settle their own problems (game/core.py)
+    if mode is not MODES[DEFAULT]:  # Kipukas's rules settle their own problems (modes/kipukas/rules/core.py)
         new = settle(state, new, event, effects, seq)
     return new, effects
 

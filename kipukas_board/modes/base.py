@@ -5,7 +5,7 @@ mode only through these methods, via :mod:`kipukas_board.modes` (which picks the
 playing). A new game is a new subclass registered in ``kipukas_board.modes.MODES``; nothing in the
 other modes changes.
 
-The table's state stays one :class:`~kipukas_board.game.state.GameState`: it holds what every game
+The table's state stays one :class:`~kipukas_board.modes.kipukas.rules.state.GameState`: it holds what every game
 shares (the map, the stands' switches, the cards last shown, the problems, the journal number) and
 Kipukas's own fields; another mode keeps its state in ``state.extra[mode.key]`` and the name of the
 game being played in ``state.extra["game"]``.
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kipukas_board.game.state import GameState
+from kipukas_board.modes.kipukas.rules.state import GameState
 
 Effect = dict[str, Any]
 Event = dict[str, Any]

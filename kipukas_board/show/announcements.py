@@ -22,8 +22,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from kipukas_board.game.state import GameState
 from kipukas_board.hardware.voice.port import Voice
+from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.show.phrases import PHRASES
 
 log = logging.getLogger(__name__)

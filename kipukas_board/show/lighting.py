@@ -32,7 +32,7 @@ applied after, by :class:`~kipukas_board.show.power.OutputStage`, on the way to 
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map        # doctest: +SKIP
-    >>> from kipukas_board.game.state import initial_state      # doctest: +SKIP
+    >>> from kipukas_board.modes.kipukas.rules.state import initial_state      # doctest: +SKIP
     >>> from kipukas_board.show.layout import default_layout    # doctest: +SKIP
     >>> board = load_map("kipuka-8")                            # doctest: +SKIP
     >>> render(initial_state(board), default_layout(board))[0]  # doctest: +SKIP
@@ -50,8 +50,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kipukas_board.board.graph import LAND, reachable
-from kipukas_board.game.state import GameState, waiting_stands
 from kipukas_board.hardware.leds.port import LedStrip
+from kipukas_board.modes.kipukas.rules.state import GameState, waiting_stands
 from kipukas_board.show.colors import OFF, RGB, WHITE, blend, hex_to_rgb, rgb_to_hex, scale
 from kipukas_board.show.layout import LedLayout
 

@@ -4,7 +4,7 @@ A route plugin (:func:`register`, listed in ``BoardApp.route_plugins``): every a
 PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was expected, an
 action that does not fit the game right now (rolling the diel die during setup, answering a closed
 question) is a 409 saying why. Rolls are made here, by the runtime, with the board's injected dice,
-and written into the event before it is journaled (see :mod:`kipukas_board.game.rolls`).
+and written into the event before it is journaled (see :mod:`kipukas_board.modes.kipukas.rules.rolls`).
 
 Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``: the journaled event
 (with its rolls) and what the rules made of it.
@@ -48,17 +48,17 @@ from flask import Response, jsonify
 
 from kipukas_board.board.mapfile import available_maps
 from kipukas_board.core_loop import MapBusy
-from kipukas_board.game.editions import MAX_MOVE, PHASES
-from kipukas_board.game.events import DICE_KINDS
-from kipukas_board.game.playstyles import STYLES, too_many_players
-from kipukas_board.game.rolls import (
+from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, PHASES
+from kipukas_board.modes.kipukas.rules.events import DICE_KINDS
+from kipukas_board.modes.kipukas.rules.playstyles import STYLES, too_many_players
+from kipukas_board.modes.kipukas.rules.rolls import (
     diel_event,
     placement_rolls,
     random_territory_outcome,
     rogue_paths,
     roll_event,
 )
-from kipukas_board.game.rolls import roll_random_territory as _roll_territory
+from kipukas_board.modes.kipukas.rules.rolls import roll_random_territory as _roll_territory
 from kipukas_board.show.layout import map_key
 from kipukas_board.web.narrate import describe
 from kipukas_board.web.redo import RedoStack

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, Response, jsonify, render_template, request
 
 from kipukas_board.board.mapfile import MapError, available_maps, load_map
-from kipukas_board.game.playstyles import STYLES, player_limits
-from kipukas_board.game.problems import open_problems
+from kipukas_board.modes.kipukas.rules.playstyles import STYLES, player_limits
+from kipukas_board.modes.kipukas.rules.problems import open_problems
 from kipukas_board.show.layout import map_calibration_path, map_key
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
@@ -143,7 +143,7 @@ def register(app: Flask, board: BoardApp) -> None:
     @app.get("/api/problems")
     def problems_open() -> Response:
         """The problems still open: the rules drop each one once what it was about moved on
-        (:mod:`kipukas_board.game.problems`), so this is the state's own list with what each is about."""
+        (:mod:`kipukas_board.modes.kipukas.rules.problems`), so this is the state's own list with what each is about."""
         return jsonify({"problems": [c.to_json() for c in open_problems(board.loop.state)]})
 
     @app.post("/api/pin/check")

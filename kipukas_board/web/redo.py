@@ -25,7 +25,7 @@ import logging
 import threading
 from typing import Any
 
-from kipukas_board.game.core import UNDO_DEPTH
+from kipukas_board.modes.kipukas.rules.core import UNDO_DEPTH
 from kipukas_board.store.journal import Journal, JournalWriteError
 
 log = logging.getLogger(__name__)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from kipukas_board.game.core import apply
-from kipukas_board.game.playstyles import holdings
-from kipukas_board.game.state import initial_state
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.playstyles import holdings
+from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.web.narrate import WRITTEN, describe, said
 
 if TYPE_CHECKING:

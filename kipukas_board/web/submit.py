@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
 
-from kipukas_board.game.common import refused
-from kipukas_board.game.events import EventError, check_event
+from kipukas_board.modes.kipukas.rules.common import refused
+from kipukas_board.modes.kipukas.rules.events import EventError, check_event
 from kipukas_board.web.server import BadRequest
 
 if TYPE_CHECKING:

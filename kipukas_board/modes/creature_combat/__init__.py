@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kipukas_board.game.cards import apply_card
-from kipukas_board.game.state import GameState, StandState, initial_state
 from kipukas_board.modes.base import Effect, Event, GameMode
 from kipukas_board.modes.creature_combat import events as cc_events
 from kipukas_board.modes.creature_combat import lights, rules
 from kipukas_board.modes.creature_combat.cardfile import CardFile, parse_card_file
 from kipukas_board.modes.creature_combat.phrases import phrases_for as cc_phrases
+from kipukas_board.modes.kipukas.rules.cards import apply_card
+from kipukas_board.modes.kipukas.rules.state import GameState, StandState, initial_state
 
 NAME = "creature-combat"
 KEY = "creature_combat"

@@ -1,6 +1,6 @@
 """The form of Creature Combat Territory's events (checked before they are journaled).
 
-Like :mod:`kipukas_board.game.events`, this checks *form* only (fields, types, ranges); whether an
+Like :mod:`kipukas_board.modes.kipukas.rules.events`, this checks *form* only (fields, types, ranges); whether an
 event fits the game now (a creature already resting, a slot already filled) is the rules core's
 business, which refuses it with a reason.
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kipukas_board.game.events import EventError, check_players, register_event_type
 from kipukas_board.modes.creature_combat.rules import BIOMES, EVENT_TYPES, SLOTS
+from kipukas_board.modes.kipukas.rules.events import EventError, check_players, register_event_type
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 MAX_REASON = 200

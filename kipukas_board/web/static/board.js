@@ -213,7 +213,7 @@
       return li;
     }));
 
-    // Timers count diel cycles: {"label", "seat", "started", "cycles", "due"} (game/core.py).
+    // Timers count diel cycles: {"label", "seat", "started", "cycles", "due"} (modes/kipukas/rules/core.py).
     const cycle = (s.diel && s.diel.cycle) || 0;
     section("timers-panel", (s.timers || []).map((t) => {
       const left = t.due - cycle;

@@ -5,7 +5,7 @@ that the journal stores, so replay reproduces the game without re-rolling.
 
 Example::
 
-    >>> from kipukas_board.game.dice import ScriptedDice
+    >>> from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
     >>> d = ScriptedDice([6, 1])
     >>> d.roll(6), d.roll(6)
     (6, 1)

@@ -21,7 +21,7 @@ the board computes, each number with its source beside it:
 The runtime rolls with the board's dice (or takes the players' physical rolls) and journals one
 ``bout_roll`` event holding the faces; :func:`on_bout_roll` recomputes the plan from the state,
 settles it and hands the outcome to the one contention path,
-:func:`~kipukas_board.game.contention.on_bout`: a won attack costs the defender one KEAL means (its
+:func:`~kipukas_board.modes.kipukas.rules.contention.on_bout`: a won attack costs the defender one KEAL means (its
 Final Blow wastes it); a failed attack hurts nobody.
 
 Example::
@@ -37,10 +37,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kipukas_board.game.common import Effect, movement_stands, problem, refused, seat_name
-from kipukas_board.game.contention import on_bout
-from kipukas_board.game.souls import soul_stand
-from kipukas_board.game.state import GameState, Soul
+from kipukas_board.modes.kipukas.rules.common import Effect, movement_stands, problem, refused, seat_name
+from kipukas_board.modes.kipukas.rules.contention import on_bout
+from kipukas_board.modes.kipukas.rules.souls import soul_stand
+from kipukas_board.modes.kipukas.rules.state import GameState, Soul
 
 #: What a soul rolls when its card's die field is empty.
 DEFAULT_DIE = (20,)

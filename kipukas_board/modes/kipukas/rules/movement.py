@@ -4,14 +4,14 @@ A reed switch only says "something is here". The board infers the rest:
 
 * a movement stand empties: its token (and owner) goes into the *hand*, the tokens lifted and not
   yet put down;
-* a stand fills within reach (:data:`~kipukas_board.game.editions.MAX_MOVE` path steps; a downed
+* a stand fills within reach (:data:`~kipukas_board.modes.kipukas.rules.editions.MAX_MOVE` path steps; a downed
   soul's edition limit) of the latest token in the hand: that token moved, and keeps its owner;
 * a movement stand fills with nothing in the hand: a soul stepped out of a base camp or capital, and
   the holder of the one territory stand next to it owns it; if none or several could, a question;
 * a stand fills far from every lifted token ("two far stands change together"): a question;
 * a territory stand fills: a claim (base camp) for the soul that moved onto it, or, if its own token
   was only lifted and put back, the claim stands; during a fight the swap is the attacker's claim,
-  followed step by step in :mod:`~kipukas_board.game.contention`;
+  followed step by step in :mod:`~kipukas_board.modes.kipukas.rules.contention`;
 * a token leaves a contested territory: retreat or loss? A question.
 
 Anything that happens at night or in a storm is flagged (``night_move``): souls do not move then.
@@ -22,7 +22,7 @@ card may allow it, so it is a problem to check, not a refusal).
 
 from __future__ import annotations
 
-from kipukas_board.game.common import (
+from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     ask,
     distance,
@@ -34,7 +34,7 @@ from kipukas_board.game.common import (
     souls_on_board,
     territory_stand_id,
 )
-from kipukas_board.game.contention import (
+from kipukas_board.modes.kipukas.rules.contention import (
     attacker_token_lifted,
     attackers,
     holder_token_lifted,
@@ -42,9 +42,9 @@ from kipukas_board.game.contention import (
     tick_waits,
     token_back,
 )
-from kipukas_board.game.editions import MAX_MOVE, SUPPLY, edition
-from kipukas_board.game.souls import rest_reset, token_moved
-from kipukas_board.game.state import EMPTY_STAND, GameState, Lift, StandState
+from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, SUPPLY, edition
+from kipukas_board.modes.kipukas.rules.souls import rest_reset, token_moved
+from kipukas_board.modes.kipukas.rules.state import EMPTY_STAND, GameState, Lift, StandState
 
 #: Tokens the hand remembers (older lifts are forgotten: they went into base camps or off the map).
 HAND_SIZE = 8

@@ -1,6 +1,6 @@
 """Problems that clear themselves: the rules keep only the problems whose cause still holds.
 
-A problem is raised as text (:func:`kipukas_board.game.common.problem`, a card the board cannot read,
+A problem is raised as text (:func:`kipukas_board.modes.kipukas.rules.common.problem`, a card the board cannot read,
 another mode's refusal); :func:`settle`, called once per event by the rules' entry points, records
 what caused each new one (:class:`ProblemCause`) and drops each older one once its cause is gone:
 
@@ -17,7 +17,7 @@ Pure like the rest of the rules: the same journal gives the same open problems o
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.game.state import initial_state
+    >>> from kipukas_board.modes.kipukas.rules.state import initial_state
     >>> s0 = initial_state(load_map("kipuka-8"))
     >>> s1 = settle(s0, s0.with_problem("a token on M6a at night"), {"type": "stand"}, [])
     >>> s1.problems
@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kipukas_board.game.state import MAX_PROBLEMS, GameState
+from kipukas_board.modes.kipukas.rules.state import MAX_PROBLEMS, GameState
 
 #: Effects that say nothing was done by themselves: an event whose effects are only these did not
 #: count as an accepted action (a token moved, a question opened, a problem raised).

@@ -3,7 +3,7 @@
 At each new cycle, in this order: the hand is emptied (lifted tokens went into base camps), claims
 whose token is still off the map are asked about, a storm exposes every soul token not inside a
 capital or base camp (a bound soul loses one KEAL means, downed ones are wasted), volcanic territories
-hurt and plains heal the souls the board knows (:func:`~kipukas_board.game.souls.land_effects`),
+hurt and plains heal the souls the board knows (:func:`~kipukas_board.modes.kipukas.rules.souls.land_effects`),
 souls loitering in an enemy capital since two cycles
 ago are imprisoned, due timers are announced, and cycle-counted play styles are decided.
 
@@ -14,7 +14,7 @@ when cycle ``c + 2`` begins has stayed more than one full cycle and is imprisone
 
 from __future__ import annotations
 
-from kipukas_board.game.common import (
+from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     ask,
     movement_stands,
@@ -24,12 +24,12 @@ from kipukas_board.game.common import (
     soul_limits,
     win,
 )
-from kipukas_board.game.contention import end_of_cycle, fights_continue
-from kipukas_board.game.editions import MAX_PRISONERS, edition
-from kipukas_board.game.movement import ask_vanished
-from kipukas_board.game.playstyles import cycles_winner, style
-from kipukas_board.game.souls import end_waits, land_effects, storm_damage
-from kipukas_board.game.state import GameState, StandState, amend
+from kipukas_board.modes.kipukas.rules.contention import end_of_cycle, fights_continue
+from kipukas_board.modes.kipukas.rules.editions import MAX_PRISONERS, edition
+from kipukas_board.modes.kipukas.rules.movement import ask_vanished
+from kipukas_board.modes.kipukas.rules.playstyles import cycles_winner, style
+from kipukas_board.modes.kipukas.rules.souls import end_waits, land_effects, storm_damage
+from kipukas_board.modes.kipukas.rules.state import GameState, StandState, amend
 
 
 def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameState:

@@ -7,8 +7,8 @@ the view here lets every one of them import :mod:`.state` and none import each o
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.game.state import initial_state
-    >>> from kipukas_board.game.view import state_json
+    >>> from kipukas_board.modes.kipukas.rules.state import initial_state
+    >>> from kipukas_board.modes.kipukas.rules.view import state_json
     >>> doc = state_json(initial_state(load_map("kipuka-8")))
     >>> doc["phase"], doc["territories"][0]["claim"]
     ('setup', None)
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kipukas_board.game.editions import EDITIONS
-from kipukas_board.game.playstyles import player_limits, scores
-from kipukas_board.game.souls import where
-from kipukas_board.game.state import GameState, turn_order, waiting_stands
+from kipukas_board.modes.kipukas.rules.editions import EDITIONS
+from kipukas_board.modes.kipukas.rules.playstyles import player_limits, scores
+from kipukas_board.modes.kipukas.rules.souls import where
+from kipukas_board.modes.kipukas.rules.state import GameState, turn_order, waiting_stands
 
 
 def state_json(state: GameState) -> dict[str, Any]:

@@ -1,18 +1,18 @@
 """A random but plausible game, event by event: for benchmarks and property tests.
 
-:func:`random_game` plays both sides with a :class:`~kipukas_board.game.dice.Dice` (seeded for
+:func:`random_game` plays both sides with a :class:`~kipukas_board.modes.kipukas.rules.dice.Dice` (seeded for
 repeatable runs): setup placements, souls stepping out of base camps, moves along paths, claims,
 diel rolls, answers to the board's questions, resolutions and the takes that follow them, timers and
 soul losses, soul cards shown as souls step out of base camps (from :data:`SIM_CARDS`, a few made-up
 cards) and bouts between the souls the board knows, rolled with the bout assistant. Every event goes
-through :func:`~kipukas_board.game.events.check_event` and the real core, so the result is a journal
+through :func:`~kipukas_board.modes.kipukas.rules.events.check_event` and the real core, so the result is a journal
 the board could have written.
 
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.game.dice import SeededDice
-    >>> from kipukas_board.game.simulate import random_game
+    >>> from kipukas_board.modes.kipukas.rules.dice import SeededDice
+    >>> from kipukas_board.modes.kipukas.rules.simulate import random_game
     >>> events = random_game(load_map("kipuka-8"), 500, SeededDice(1))   # doctest: +SKIP
     >>> len(events) >= 500                                              # doctest: +SKIP
     True
@@ -23,13 +23,13 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.game.bouts import plan_bout, roll_plan
-from kipukas_board.game.cards import card_event
-from kipukas_board.game.core import apply
-from kipukas_board.game.dice import Dice
-from kipukas_board.game.events import check_event, map_event, stand_event
-from kipukas_board.game.rolls import diel_event, placement_rolls
-from kipukas_board.game.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules.bouts import plan_bout, roll_plan
+from kipukas_board.modes.kipukas.rules.cards import card_event
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.dice import Dice
+from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
+from kipukas_board.modes.kipukas.rules.rolls import diel_event, placement_rolls
+from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 
 COLORS = ["#e4572e", "#1e90ff", "#2e8b57", "#daa520"]
 #: Soul cards each simulated player holds at a time (a new game starts with fresh souls).

@@ -1,5 +1,5 @@
 """Kipukas itself as a game mode: every call is handed to the rules, lighting and phrases that were
-written for it (:mod:`kipukas_board.game.core`, :mod:`kipukas_board.show.lighting`,
+written for it (:mod:`kipukas_board.modes.kipukas.rules.core`, :mod:`kipukas_board.show.lighting`,
 :mod:`kipukas_board.show.announcements`), unchanged.
 
 Kipukas is the default game: a journal from before there were modes replays as Kipukas.
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kipukas_board.game import core
-from kipukas_board.game import events as game_events
-from kipukas_board.game.state import GameState
 from kipukas_board.modes.base import Effect, Event, GameMode
+from kipukas_board.modes.kipukas.rules import core
+from kipukas_board.modes.kipukas.rules import events as game_events
+from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.show import announcements, lighting
 
 

@@ -1,6 +1,6 @@
-"""The game state the core folds events into (its JSON form is :mod:`kipukas_board.game.view`).
+"""The game state the core folds events into (its JSON form is :mod:`kipukas_board.modes.kipukas.rules.view`).
 
-The state is treated as immutable: :func:`kipukas_board.game.core.apply` returns a new state that
+The state is treated as immutable: :func:`kipukas_board.modes.kipukas.rules.core.apply` returns a new state that
 shares every record it did not change (records are frozen dataclasses, containers are copied
 shallowly and only when something in them changes), which keeps replaying a long journal fast and
 makes "before" and "after" safe to compare.
@@ -11,7 +11,7 @@ its ``owner`` is inferred (setup order, moves, answers) and stays ``None`` while
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.game.state import initial_state
+    >>> from kipukas_board.modes.kipukas.rules.state import initial_state
     >>> s = initial_state(load_map("kipuka-8"))        # doctest: +SKIP
     >>> s.phase, s.territories[1].claim                # doctest: +SKIP
     ('setup', None)
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
+from kipukas_board.modes.kipukas.rules.editions import DEFAULT_DIEL_WEIGHTS
 
 _R = TypeVar("_R")
 _new = object.__new__
@@ -48,7 +48,7 @@ class StandState:
     downed: bool = False  # the soul(s) on this stand are downed (entered by players)
     awaiting: str | None = None  # "imprisoned" | "wasted": the token should be lifted; its lift is no move
     since: int = 0  # diel cycle the token arrived (for loitering in an enemy capital)
-    soul: str | None = None  # id of the soul bound to this token (see :mod:`kipukas_board.game.souls`)
+    soul: str | None = None  # id of the soul bound to this token (see :mod:`kipukas_board.modes.kipukas.rules.souls`)
 
 
 #: A stand with no token (records are immutable, so one serves every empty stand).
@@ -97,7 +97,7 @@ class Soul:
     tolerance: int
     movement: int
     habitat: str = ""
-    die: str = ""  # the card's Die Rolls ("D6-D6"; empty: see kipukas_board.game.bouts.DEFAULT_DIE)
+    die: str = ""  # the card's Die Rolls ("D6-D6"; empty: see kipukas_board.modes.kipukas.rules.bouts.DEFAULT_DIE)
     archetype: str = ""  # the Archetypal Gene (the catalog's genetic_disposition), for affinity
     motivation: str = ""
     brawl: str = ""  # the brawl sequence that breaks ties
@@ -154,7 +154,7 @@ class GameState:
     questions: tuple[dict[str, Any], ...] = ()
     cards: tuple[dict[str, Any], ...] = ()
     timers: tuple[dict[str, Any], ...] = ()
-    problems: tuple[str, ...] = ()  # the open ones: each clears itself (kipukas_board.game.problems)
+    problems: tuple[str, ...] = ()  # the open ones: each clears itself (kipukas_board.modes.kipukas.rules.problems)
     problem_causes: tuple[Any, ...] = ()  # game.problems.ProblemCause per problem: what it is about
     seq: int = 0
     extra: dict[str, Any] = field(default_factory=dict)

@@ -4,7 +4,7 @@ What the rule books say (web rules and 2023 book, "Claiming Territories: Content
 board makes of it:
 
 * An enemy soul entering a held territory puts it in contention (web rules: except a capital whose
-  owner still holds another base camp): :func:`~kipukas_board.game.common.refresh_contention`
+  owner still holds another base camp): :func:`~kipukas_board.modes.kipukas.rules.common.refresh_contention`
   follows the tokens.
 * The fight lasts across days while both sides have souls there: "If their counterattack stops
   before all your souls are defeated, on the following day, you have the option to continue the
@@ -19,7 +19,7 @@ board makes of it:
   token". On the reed switches that is two changes in **either order**: the holder's token leaves the
   territory stand and the attacker's soul token leaves its movement stand, and a token comes back
   down on the territory stand. While the board waits for the second half it lights the territory
-  stand in the attacker's colour (:class:`~kipukas_board.game.state.ClaimWait`).
+  stand in the attacker's colour (:class:`~kipukas_board.modes.kipukas.rules.state.ClaimWait`).
 * Whenever two readings are possible (no fight was won, several attackers, a token put back while
   the attacker's soul token stayed where it was) the board asks (``claim_owner``); a claim is never
   dropped or handed over in silence.
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kipukas_board.game.common import (
+from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     ask,
     capital_protected,
@@ -51,10 +51,10 @@ from kipukas_board.game.common import (
     set_claim,
     territory_stand_id,
 )
-from kipukas_board.game.editions import MAX_MOVE, edition
-from kipukas_board.game.playstyles import style
-from kipukas_board.game.souls import damage, soul_stand, waste
-from kipukas_board.game.state import ClaimWait, GameState, Soul, StandState, amend
+from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, edition
+from kipukas_board.modes.kipukas.rules.playstyles import style
+from kipukas_board.modes.kipukas.rules.souls import damage, soul_stand, waste
+from kipukas_board.modes.kipukas.rules.state import ClaimWait, GameState, Soul, StandState, amend
 
 #: Sensor changes a territory stand waits, after a token came back down on it, for the attacker's
 #: soul token to leave its movement stand (the soul stepped onto the territory stand).

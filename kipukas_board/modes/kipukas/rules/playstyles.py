@@ -9,7 +9,7 @@ players end the game: Highest Body Count).
 
 Example::
 
-    >>> from kipukas_board.game.playstyles import style, player_limit
+    >>> from kipukas_board.modes.kipukas.rules.playstyles import style, player_limit
     >>> style("king_of_the_hill").setup_claims
     1
     >>> [player_limit(n) for n in (8, 9, 11, 12)]
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kipukas_board.game.state import GameState
+    from kipukas_board.modes.kipukas.rules.state import GameState
 
 
 @dataclass(frozen=True)

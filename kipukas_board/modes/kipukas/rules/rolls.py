@@ -5,8 +5,8 @@ player's physical die) gives an exact journal.
 
 Example::
 
-    >>> from kipukas_board.game.dice import ScriptedDice
-    >>> from kipukas_board.game.rolls import roll_random_territory, random_territory_outcome
+    >>> from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
+    >>> from kipukas_board.modes.kipukas.rules.rolls import roll_random_territory, random_territory_outcome
     >>> rolls = roll_random_territory(8, ScriptedDice([17, 12, 5]))
     >>> rolls, random_territory_outcome(rolls, 8)
     ([17, 12, 5], 5)
@@ -19,9 +19,9 @@ from typing import Any
 
 from kipukas_board.board.graph import neighbours
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.game.dice import Dice
-from kipukas_board.game.editions import MAX_MOVE, PHASES, diel_phase_for_roll, edition
-from kipukas_board.game.state import GameState
+from kipukas_board.modes.kipukas.rules.dice import Dice
+from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, PHASES, diel_phase_for_roll, edition
+from kipukas_board.modes.kipukas.rules.state import GameState
 
 #: Re-rolls before giving up (a D20 for territory 1..8 needs about 2.5 rolls on average).
 MAX_REROLLS = 200

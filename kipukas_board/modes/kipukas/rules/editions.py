@@ -6,7 +6,7 @@ entry here.
 
 Example::
 
-    >>> from kipukas_board.game.editions import edition
+    >>> from kipukas_board.modes.kipukas.rules.editions import edition
     >>> edition("web").opening, edition("2023").opening
     (('day', 'night', 'day'), ('day', 'night'))
     >>> edition("2023").trap_detected(7)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kipukas_board.game.common import (
+from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     check_claims_win,
     lose_soul,
@@ -26,10 +26,10 @@ from kipukas_board.game.common import (
     souls_on_board,
     territory_stand_id,
 )
-from kipukas_board.game.contention import answer_fight_over
-from kipukas_board.game.editions import SUPPLY
-from kipukas_board.game.souls import answer_bind, answer_seat, marked_downed, token_moved, waste
-from kipukas_board.game.state import GameState, StandState
+from kipukas_board.modes.kipukas.rules.contention import answer_fight_over
+from kipukas_board.modes.kipukas.rules.editions import SUPPLY
+from kipukas_board.modes.kipukas.rules.souls import answer_bind, answer_seat, marked_downed, token_moved, waste
+from kipukas_board.modes.kipukas.rules.state import GameState, StandState
 
 
 def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:

@@ -10,9 +10,9 @@ from collections import deque
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.game.editions import SUPPLY, edition
-from kipukas_board.game.playstyles import claims_winner, last_standing, style
-from kipukas_board.game.state import GameState, amend
+from kipukas_board.modes.kipukas.rules.editions import SUPPLY, edition
+from kipukas_board.modes.kipukas.rules.playstyles import claims_winner, last_standing, style
+from kipukas_board.modes.kipukas.rules.state import GameState, amend
 
 Effect = dict[str, Any]
 

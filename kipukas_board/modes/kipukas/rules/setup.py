@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.graph import adjacent_territories
-from kipukas_board.game.common import Effect, check_claims_win, problem, seat_name, set_claim
-from kipukas_board.game.editions import edition
-from kipukas_board.game.playstyles import style
-from kipukas_board.game.state import GameState, StandState
+from kipukas_board.modes.kipukas.rules.common import Effect, check_claims_win, problem, seat_name, set_claim
+from kipukas_board.modes.kipukas.rules.editions import edition
+from kipukas_board.modes.kipukas.rules.playstyles import style
+from kipukas_board.modes.kipukas.rules.state import GameState, StandState
 
 
 def total_placements(state: GameState) -> int:

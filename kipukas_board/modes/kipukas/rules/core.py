@@ -1,6 +1,6 @@
 """The rules core: ``apply(state, event, dice) -> (state, effects)``.
 
-Pure: no I/O, no clock, no randomness (rolls arrive inside events, see :mod:`kipukas_board.game.rolls`;
+Pure: no I/O, no clock, no randomness (rolls arrive inside events, see :mod:`kipukas_board.modes.kipukas.rules.rolls`;
 ``dice`` is accepted for the runtime's convenience and never used here). The same journal therefore
 always rebuilds the same state, on the Pi after a power cut or in a test.
 
@@ -9,16 +9,16 @@ always rebuilds the same state, on the Pi after a power cut or in a test.
 words and light),
 never phrase text; the lights are drawn from the state itself.
 
-The rules live in modules named for what they hold: :mod:`~kipukas_board.game.setup`,
-:mod:`~kipukas_board.game.movement`, :mod:`~kipukas_board.game.diel`,
-:mod:`~kipukas_board.game.questions`, :mod:`~kipukas_board.game.playstyles`,
-:mod:`~kipukas_board.game.editions`.
+The rules live in modules named for what they hold: :mod:`~kipukas_board.modes.kipukas.rules.setup`,
+:mod:`~kipukas_board.modes.kipukas.rules.movement`, :mod:`~kipukas_board.modes.kipukas.rules.diel`,
+:mod:`~kipukas_board.modes.kipukas.rules.questions`, :mod:`~kipukas_board.modes.kipukas.rules.playstyles`,
+:mod:`~kipukas_board.modes.kipukas.rules.editions`.
 
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.game.core import apply
-    >>> from kipukas_board.game.state import initial_state
+    >>> from kipukas_board.modes.kipukas.rules.core import apply
+    >>> from kipukas_board.modes.kipukas.rules.state import initial_state
     >>> state = initial_state(load_map("kipuka-8"))                           # doctest: +SKIP
     >>> state, fx = apply(state, {"type": "new_game", "players": [...], ...})  # doctest: +SKIP
     >>> state, fx = apply(state, {"type": "stand", "stand": "T1", "occupied": True})  # doctest: +SKIP
@@ -31,9 +31,9 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import parse_map
-from kipukas_board.game.bouts import on_bout_roll
-from kipukas_board.game.cards import apply_card
-from kipukas_board.game.common import (
+from kipukas_board.modes.kipukas.rules.bouts import on_bout_roll
+from kipukas_board.modes.kipukas.rules.cards import apply_card
+from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     check_claims_win,
     problem,
@@ -42,18 +42,18 @@ from kipukas_board.game.common import (
     refused,
     win,
 )
-from kipukas_board.game.contention import on_bout, on_resolve
-from kipukas_board.game.diel import on_roll_diel
-from kipukas_board.game.editions import DEFAULT_DIEL_WEIGHTS
-from kipukas_board.game.events import PLAYER_ACTIONS, Event
-from kipukas_board.game.movement import on_stand_play
-from kipukas_board.game.playstyles import best, body_count, style, too_many_players
-from kipukas_board.game.problems import settle
-from kipukas_board.game.questions import on_answer, on_correction, on_soul_lost
-from kipukas_board.game.rolls import dice_outcome
-from kipukas_board.game.setup import announce, on_stand_setup
-from kipukas_board.game.souls import on_soul_bind, on_soul_damage, on_soul_fix, on_soul_unbind
-from kipukas_board.game.state import (
+from kipukas_board.modes.kipukas.rules.contention import on_bout, on_resolve
+from kipukas_board.modes.kipukas.rules.diel import on_roll_diel
+from kipukas_board.modes.kipukas.rules.editions import DEFAULT_DIEL_WEIGHTS
+from kipukas_board.modes.kipukas.rules.events import PLAYER_ACTIONS, Event
+from kipukas_board.modes.kipukas.rules.movement import on_stand_play
+from kipukas_board.modes.kipukas.rules.playstyles import best, body_count, style, too_many_players
+from kipukas_board.modes.kipukas.rules.problems import settle
+from kipukas_board.modes.kipukas.rules.questions import on_answer, on_correction, on_soul_lost
+from kipukas_board.modes.kipukas.rules.rolls import dice_outcome
+from kipukas_board.modes.kipukas.rules.setup import announce, on_stand_setup
+from kipukas_board.modes.kipukas.rules.souls import on_soul_bind, on_soul_damage, on_soul_fix, on_soul_unbind
+from kipukas_board.modes.kipukas.rules.state import (
     GameState,
     Player,
     StandState,
@@ -75,7 +75,7 @@ UNDO_SINCE = 200
 def apply(state: GameState, event: Event, dice: Any = None, seq: int | None = None) -> tuple[GameState, list[Effect]]:
     """Fold one checked event into ``state``. ``seq`` is the event's journal number, if journaled.
 
-    The problems whose cause the event resolved are dropped (:func:`kipukas_board.game.problems.settle`).
+    The problems whose cause the event resolved are dropped (:func:`kipukas_board.modes.kipukas.rules.problems.settle`).
     """
     new, effects = _fold(state, event, seq)
     return settle(state, new, event, effects, seq), effects

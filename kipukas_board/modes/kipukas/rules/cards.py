@@ -7,7 +7,7 @@ database and replay gives the same state even after the catalog changes.
 The state keeps the last card shown at each seat in ``state.cards`` (one entry per seat, sorted by
 seat), which the page shows.
 
-During play, a soul card binds to a soul token (:mod:`kipukas_board.game.souls`). A soul card (one
+During play, a soul card binds to a soul token (:mod:`kipukas_board.modes.kipukas.rules.souls`). A soul card (one
 with a Movement Range in the catalog) shown while its player holds a lifted soul token (the latest
 one of that seat in ``state.hand``) emits a ``reachable`` effect: the
 stands that token can reach this turn, which the lighting blinks in the player's colour. The range
@@ -16,7 +16,7 @@ water paths for a Water dweller and tunnels for an Underground dweller (the web 
 
 Example::
 
-    >>> from kipukas_board.game.cards import card_event, check_card
+    >>> from kipukas_board.modes.kipukas.rules.cards import card_event, check_card
     >>> e = card_event(1, "kpks.us/RrDC#0001?DmFz33", "RrDC", "0001", "DmFz33", {"title": "Explorer"})
     >>> check_card(e) is None
     True
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kipukas_board.game.editions import edition
-from kipukas_board.game.events import Event, EventError, _field, register_event_type
-from kipukas_board.game.souls import card_shown
-from kipukas_board.game.state import GameState
+from kipukas_board.modes.kipukas.rules.editions import edition
+from kipukas_board.modes.kipukas.rules.events import Event, EventError, _field, register_event_type
+from kipukas_board.modes.kipukas.rules.souls import card_shown
+from kipukas_board.modes.kipukas.rules.state import GameState
 
 #: Path kinds a soul may use besides land, by the card's habitat (web rules, "Geography").
 HABITAT_PATHS: dict[str, tuple[str, ...]] = {"water": ("water",), "underground": ("tunnel",)}

@@ -8,7 +8,7 @@ the current game (a seat that is not playing, a question already answered) is th
 which turns it into a visible problem rather than an exception.
 
 Every roll that decides something is *in* the event (the runtime rolls before journaling, see
-:mod:`kipukas_board.game.rolls`), so replay is exact whatever dice were used.
+:mod:`kipukas_board.modes.kipukas.rules.rolls`), so replay is exact whatever dice were used.
 
 Event types: ``map``, ``stand``, ``new_game``, ``roll_diel``, ``answer``, ``correction``, ``undo``,
 ``resolve_contention``, ``bout``, ``soul_lost`` / ``soul_wasted``, ``take_initiative``, ``timer_start``,
@@ -17,7 +17,7 @@ Event types: ``map``, ``stand``, ``new_game``, ``roll_diel``, ``answer``, ``corr
 
 Example::
 
-    >>> from kipukas_board.game.events import stand_event, check_event
+    >>> from kipukas_board.modes.kipukas.rules.events import stand_event, check_event
     >>> check_event(stand_event("T1", True))
     {'type': 'stand', 'stand': 'T1', 'occupied': True, 'source': 'sensor'}
     >>> check_event({"type": "roll_diel", "cycle": 4, "phase": "dusk"})  # doctest: +ELLIPSIS
@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kipukas_board.game.editions import EDITIONS, PHASES
-from kipukas_board.game.playstyles import STYLES
+from kipukas_board.modes.kipukas.rules.editions import EDITIONS, PHASES
+from kipukas_board.modes.kipukas.rules.playstyles import STYLES
 
 Event = dict[str, Any]
 

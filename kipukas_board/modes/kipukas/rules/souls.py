@@ -16,7 +16,7 @@ injury tolerance and is *downed* there ("When any card's KEAL means count reache
 they become downed"); damage beyond that falls on the Final Blow and *wastes* it ("If it applies to the
 Final Blow, the card becomes wasted"). A downed soul moves by the edition's downed table: the stand
 and the lifted token carrying it are marked downed, which the move inference and the reachable stands
-already follow. A wasted soul is counted lost (:func:`~kipukas_board.game.common.lose_soul`), so the
+already follow. A wasted soul is counted lost (:func:`~kipukas_board.modes.kipukas.rules.common.lose_soul`), so the
 play styles that count losses need no "soul wasted" button, and its token waits to be taken off.
 
 Example::
@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kipukas_board.game.common import Effect, ask, lose_soul, problem, refresh_contention, seat_name
-from kipukas_board.game.state import GameState, Lift, Soul, amend
+from kipukas_board.modes.kipukas.rules.common import Effect, ask, lose_soul, problem, refresh_contention, seat_name
+from kipukas_board.modes.kipukas.rules.state import GameState, Lift, Soul, amend
 
 #: The question asked when a binding would clash with another; its answers.
 BIND_OPTIONS = ["bind", "keep"]
