@@ -25,8 +25,13 @@ def _value(v: Any) -> str:
 
 
 def to_toml(data: dict[str, Any]) -> str:
-    """Write the flat map format (scalars at top, arrays of flat tables) as TOML."""
-    lines = [f"{k} = {_value(v)}" for k, v in data.items() if not isinstance(v, list)]
+    """Write the flat map format (scalars at top, flat tables such as [physical], arrays of flat tables)
+    as TOML."""
+    lines = [f"{k} = {_value(v)}" for k, v in data.items() if not isinstance(v, list | dict)]
+    for key, table in data.items():
+        if isinstance(table, dict):
+            lines.append(f"\n[{key}]")
+            lines += [f"{k} = {_value(v)}" for k, v in table.items()]
     for key, entries in data.items():
         if not isinstance(entries, list):
             continue

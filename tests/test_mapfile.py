@@ -151,3 +151,55 @@ def test_map_check_command(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n')
     assert main(["map", "check", str(bad)]) == 2
+
+
+def test_the_shipped_maps_say_where_every_stand_is_in_mm() -> None:
+    for name in available_maps():
+        board = load_map(name)
+        assert board.physical is not None, name
+        for sid, stand in board.stands.items():
+            x, y = board.position_mm(sid)
+            assert (x, y) == (stand.x * board.physical.mm_per_unit, stand.y * board.physical.mm_per_unit)
+            assert 0 <= x <= board.physical.width_mm and 0 <= y <= board.physical.depth_mm
+
+
+def test_a_map_without_a_physical_size_stays_valid() -> None:
+    data = map_data()
+    del data["physical"]
+    board = parse_map(to_toml(data), source="plain.toml")
+    assert board.physical is None
+    assert board.position_mm("T1") is None
+
+
+def test_a_measured_stand_position_wins_over_the_scale() -> None:
+    data = map_data()
+    data["stands"][0] |= {"x_mm": 41.5, "y_mm": 77.0}
+    board = parse_map(to_toml(data), source="measured.toml")
+    assert board.position_mm(data["stands"][0]["id"]) == (41.5, 77.0)
+    other = data["stands"][1]
+    assert board.position_mm(other["id"]) == (other["x"] * 0.5, other["y"] * 0.5)
+
+
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda d: d["physical"].__setitem__("width_mm", float("nan")),
+         ["field 'width_mm' must be a number of millimetres"]),
+        (lambda d: d["physical"].__setitem__("depth_mm", 20), ["field 'depth_mm'", "from 50 to 3000, got 20"]),
+        (lambda d: d["physical"].pop("width_mm"), ["field 'width_mm' is missing"]),
+        (lambda d: d["physical"].__setitem__("mm_per_unit", 0), ["field 'mm_per_unit' must be a number above 0"]),
+        (lambda d: d["physical"].__setitem__("scale", 2), ["physical: unknown field 'scale'"]),
+        (lambda d: d["physical"].pop("mm_per_unit"), ["have no position in mm", "x_mm and y_mm"]),
+        (lambda d: d["physical"].__setitem__("width_mm", 100), ["outside the map's 100 x 270 mm outline"]),
+        (lambda d: d["stands"][0].__setitem__("x_mm", 10), ["give both x_mm and y_mm"]),
+        (lambda d: d.pop("physical") and d["stands"][0].update(x_mm=1, y_mm=2), ["no [physical] section"]),
+    ],
+    ids=["nan", "too-small", "no-width", "zero-scale", "unknown-key", "unplaced", "outside", "half-measured",
+         "measured-without-size"],
+)
+def test_each_physical_mistake_is_named(mutate, expected: list[str]) -> None:
+    data = map_data()
+    mutate(data)
+    text = "\n".join(problems_of(data))
+    for fragment in expected:
+        assert fragment in text, f"{fragment!r} not in:\n{text}"

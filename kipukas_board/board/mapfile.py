@@ -21,6 +21,12 @@ documented for map makers in ``calibration/maps/README.md``; a short one::
     x = 120                  # where the page draws it (any units; the page scales)
     y = 80
 
+    [physical]               # optional: the printed map this file was measured on
+    width_mm = 480           # its outline, left to right
+    depth_mm = 300           # front to back
+    mm_per_unit = 0.5        # a stand's x, y times this is its centre in mm from the top-left corner
+                             # (or give a stand its own measured x_mm, y_mm)
+
     [[paths]]
     a = "T1"
     b = "M1a"
@@ -40,6 +46,7 @@ the entry and the field, so a map maker fixes them in one pass::
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -57,6 +64,10 @@ MAX_TERRITORIES = 12  # that can be held; transit territories (water) come on to
 #: All territories, transit ones included: a random territory is a D20 roll re-rolled until it fits.
 MAX_ALL_TERRITORIES = 20
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+#: The outline a ``[physical]`` section may give, in mm: a tabletop map, not a room or a coin.
+MAP_SIZE_MM = (50.0, 3000.0)
+#: How many millimetres one page unit may be (``mm_per_unit``), at most.
+MAX_MM_PER_UNIT = 100.0
 
 #: The folder of maps shipped with the project (in the checkout or the installed package); ``--map NAME`` looks here.
 MAPS_DIR = shipped_dir("maps")
@@ -78,6 +89,19 @@ class Stand:
     territory: int
     x: float
     y: float
+    #: The centre measured on the printed map, in mm from its top-left corner (None: not measured).
+    x_mm: float | None = None
+    y_mm: float | None = None
+
+
+@dataclass(frozen=True)
+class Physical:
+    """The printed map a file was measured on: its outline in mm and, when the page's ``x``, ``y``
+    were drawn to scale, how many mm one unit is (a stand's own ``x_mm``, ``y_mm`` win over it)."""
+
+    width_mm: float
+    depth_mm: float
+    mm_per_unit: float | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +125,7 @@ class BoardMap:
     source: str = ""
     description: str = ""
     source_text: str = ""
+    physical: Physical | None = None
     _adjacency: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -127,6 +152,20 @@ class BoardMap:
     def edges(self, stand_id: str) -> list[tuple[str, str]]:
         """``(neighbour, path kind)`` for every path touching ``stand_id``."""
         return self._adjacency[stand_id]
+
+    def position_mm(self, stand_id: str) -> tuple[float, float] | None:
+        """Where a stand's centre is on the printed map, in mm from its top-left corner: the
+        measured ``x_mm``, ``y_mm``, else ``x``, ``y`` scaled by ``[physical] mm_per_unit``; None for
+        a map without a ``[physical]`` section. The checker made sure every stand has one when the
+        map has that section."""
+        s = self.stands[stand_id]
+        if self.physical is None:
+            return None
+        if s.x_mm is not None and s.y_mm is not None:
+            return (s.x_mm, s.y_mm)
+        if self.physical.mm_per_unit is None:
+            return None
+        return (s.x * self.physical.mm_per_unit, s.y * self.physical.mm_per_unit)
 
     @property
     def highest_territory(self) -> int:
@@ -226,9 +265,10 @@ def parse_map(text: str, source: str = "<map>") -> BoardMap:
 class _Checker:
     """Collects every problem in a parsed map instead of stopping at the first."""
 
-    TOP_KEYS = {"name", "description", "territories", "stands", "paths", "docks"}
+    TOP_KEYS = {"name", "description", "territories", "stands", "paths", "docks", "physical"}
     TERRITORY_KEYS = {"number", "name", "geography", "transit", "coastline"}
-    STAND_KEYS = {"id", "kind", "territory", "x", "y"}
+    STAND_KEYS = {"id", "kind", "territory", "x", "y", "x_mm", "y_mm"}
+    PHYSICAL_KEYS = {"width_mm", "depth_mm", "mm_per_unit"}
     PATH_KEYS = {"a", "b", "kind"}
     DOCK_KEYS = {"stand"}
 
@@ -267,11 +307,73 @@ class _Checker:
         paths = self._paths(stands)
         docks = self._docks(stands, paths, territories)
         self._structure(territories, stands, paths)
+        physical = self._physical(stands)
         if self.problems:
             raise MapError(self.source, self.problems)
         return BoardMap(name=name, territories=territories, stands=stands, paths=paths,
                         docks=frozenset(docks), source=self.source,
-                        description=str(d.get("description", "")), source_text=self.text)
+                        description=str(d.get("description", "")), source_text=self.text,
+                        physical=physical)
+
+    def _mm(self, where: str, entry: dict[str, Any], key: str, low: float, high: float) -> float | None:
+        """A length in mm from ``entry[key]``: a finite number from ``low`` to ``high`` (reported if not)."""
+        v = entry.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v) or not low <= v <= high:
+            self.bad(where, f"field {key!r} must be a number of millimetres from {low:g} to {high:g}, got {v!r}")
+            return None
+        return float(v)
+
+    def _physical(self, stands: dict[str, Stand]) -> Physical | None:
+        """The optional ``[physical]`` section, and every stand's measured position inside it."""
+        measured = sorted(sid for sid, s in stands.items() if s.x_mm is not None)
+        raw = self.data.get("physical")
+        if raw is None:
+            if measured:
+                self.bad("top level", f"stands {', '.join(measured[:5])} have x_mm, y_mm but the map has no "
+                                      "[physical] section; add one with width_mm and depth_mm (the printed map's "
+                                      "outline)")
+            return None
+        where = "physical"
+        if not isinstance(raw, dict):
+            self.bad(where, "must be a table ([physical]) with width_mm, depth_mm and optionally mm_per_unit")
+            return None
+        self._unknown_keys(where, raw, self.PHYSICAL_KEYS)
+        low, high = MAP_SIZE_MM
+        width = self._mm(where, raw, "width_mm", low, high)
+        depth = self._mm(where, raw, "depth_mm", low, high)
+        for key, v in (("width_mm", width), ("depth_mm", depth)):
+            if v is None and key not in raw:
+                self.bad(where, f"field {key!r} is missing: the printed map's outline in mm")
+        scale = None
+        if "mm_per_unit" in raw:
+            v = raw["mm_per_unit"]
+            if (not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v)
+                    or not 0 < v <= MAX_MM_PER_UNIT):
+                self.bad(where, f"field 'mm_per_unit' must be a number above 0 and at most {MAX_MM_PER_UNIT:g} "
+                                f"(millimetres per page unit), got {v!r}")
+            else:
+                scale = float(v)
+        if width is None or depth is None:
+            return None
+        physical = Physical(width, depth, scale)
+        unplaced = []
+        for sid, s in stands.items():
+            if s.x_mm is not None and s.y_mm is not None:
+                x, y = s.x_mm, s.y_mm
+            elif scale is not None:
+                x, y = s.x * scale, s.y * scale
+            else:
+                unplaced.append(sid)
+                continue
+            if not (0 <= x <= width and 0 <= y <= depth):
+                self.bad(f"stand {sid!r}", f"is at ({x:g}, {y:g}) mm, outside the map's {width:g} x {depth:g} mm "
+                                           "outline (x from the left edge, y from the top edge)")
+        if unplaced:
+            self.bad(where, f"stands {', '.join(unplaced[:5])}{' ...' if len(unplaced) > 5 else ''} have no "
+                            "position in mm: give each x_mm and y_mm, or give [physical] an mm_per_unit")
+        return physical
 
     # -- entries ---------------------------------------------------------------------------------
     def _territories(self) -> dict[int, Territory]:
@@ -367,8 +469,15 @@ class _Checker:
                     self.bad(where, f"field {axis!r} must be a number (where the page draws the stand), got {v!r}")
                     v = 0.0
                 xy.append(float(v))
+            low, high = 0.0, MAP_SIZE_MM[1]
+            x_mm = self._mm(where, s, "x_mm", low, high)
+            y_mm = self._mm(where, s, "y_mm", low, high)
+            if ("x_mm" in s) != ("y_mm" in s):
+                self.bad(where, "give both x_mm and y_mm (the stand's centre measured on the printed map) or neither")
+            if x_mm is None or y_mm is None:
+                x_mm = y_mm = None
             if ok:
-                out[sid] = Stand(sid, kind, terr, xy[0], xy[1])
+                out[sid] = Stand(sid, kind, terr, xy[0], xy[1], x_mm, y_mm)
         return out
 
     def _paths(self, stands: dict[str, Stand]) -> list[Path_]:
