@@ -1,5 +1,6 @@
 """Creature Combat Territory's page in real headless Chromium at phone sizes: a new game, lands dealt,
-deploy, a creature revealed by a scanned sticker and one picked on the page, an adjustment, the tally."""
+deploy, a creature revealed by a scanned sticker and one picked on the page, two adjustments that add
+up (the second with a Sacrifice cost), the tally."""
 
 from __future__ import annotations
 
@@ -64,6 +65,17 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         page.fill("#cc-adj-reason", "Stampede")
         page.click('#cc-adjust button[type="submit"]')
         page.wait_for_function("document.getElementById('cc-fighters').textContent.includes('Stampede')", timeout=3000)
+        page.fill("#cc-adj-power", "0")
+        page.fill("#cc-adj-rest", "1")
+        page.check("#cc-adj-sacrifice")
+        page.fill("#cc-adj-reason", "Last Stand")
+        page.click('#cc-adjust button[type="submit"]')
+        page.wait_for_function("document.getElementById('cc-fighters').textContent.includes('2 abilities added up')",
+                               timeout=3000)
+        goat = page.text_content('#cc-fighters [data-creature="ben-goat"]')
+        assert "Stampede; Last Stand" in goat and "sacrificed" in goat, goat
+        adj = srv.board.loop.state.extra["creature_combat"].adjustments["ben-goat"]
+        assert (adj.power, adj.rest, adj.sacrifice) == (2, 1, True)
         page.evaluate("document.getElementById('cc-combat-panel').scrollIntoView()")
         page.screenshot(path=str(shots / f"cct-combat-{size[0]}.png"))
         page.click("#cc-resolve")
@@ -75,6 +87,7 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
                                timeout=3000)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
+        assert "(sacrificed: removed at round end)" in page.text_content('.cc-seat[data-seat="2"]')
         page.evaluate("document.getElementById('cc-players-panel').scrollIntoView()")
         page.screenshot(path=str(shots / f"cct-after-{size[0]}.png"))
         ctx.close()

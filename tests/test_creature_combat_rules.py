@@ -222,7 +222,7 @@ def make_event(cc: Any, action: tuple[str, int, int, bool]) -> dict[str, Any] | 
         return {"type": f"cc_{kind}", "creature": cid}
     if kind == "adjust":
         return {"type": "cc_adjust", "creature": cid, "base": v, "power": -v // 2, "rest": abs(v) % 3,
-                "support": flag and k % 3 == 0, "reason": "test ability"}
+                "support": flag and k % 3 == 0, "sacrifice": flag and k % 5 == 1, "reason": "test ability"}
     if kind == "resolve":
         return {"type": "cc_resolve"}
     if kind == "choose":
@@ -237,6 +237,7 @@ def check_invariants(cc: Any) -> None:
     assert all(p in PILES for p in cc.pile.values())
     assert {c for c, p in cc.pile.items() if p == "resting"} == set(cc.rest)
     assert all(n > 0 for n in cc.rest.values())
+    assert all(cc.pile[c] in ("resting", "returning") for c in cc.sacrificed)  # removed at round end
     at_land = sorted(c for cids in cc.revealed.values() for c in cids)
     assert at_land == sorted(c for c, p in cc.pile.items() if p == "land")
     assert not at_land or cc.phase == "combat"
@@ -301,3 +302,77 @@ def test_every_phase_and_result_is_spoken() -> None:
         assert sentences and all(s.strip() for s in sentences), e
     assert phrases_for({"type": "cc_result", "name": "Misty Hollow", "winner": 1, "totals": {"1": 7, "2": 3}}, cc) == [
         "P1 claims Misty Hollow, P1 7 and P2 3."]
+
+
+def _at_combat(biomes: list[str] | None = None) -> Any:
+    """Both players deployed; combat at land 1 with C1.0 (base 3, forest +1) and C2.0 revealed."""
+    cc, _ = new_game(game_event(biomes=biomes or ["forest"]))
+    for lid in ("l1-0", "l1-1", "l1-2", "l2-0", "l2-1"):
+        cc, _ = step(cc, {"type": "cc_deal", "land": lid})
+    for seat in (1, 2):
+        cc, _ = step(cc, {"type": "cc_done", "seat": seat})
+    for cid in ("c1-0", "c2-0"):
+        cc, _ = step(cc, {"type": "cc_reveal", "creature": cid})
+    return cc
+
+
+def test_a_second_ability_on_the_same_creature_adds_to_the_first_and_no_rest_cost_is_lost() -> None:
+    """Creature Combat Territory: "If a Creature has more than one ability, you may activate more than
+    one in a round." and "Rest X – Add X amount of rest counters to the Creature when it activates this
+    ability." An earlier Rest 2 still counts after a second ability (or an enemy's) changes its power."""
+    cc = _at_combat()
+    cc, _ = step(cc, {"type": "cc_adjust", "creature": "c1-0", "rest": 2, "power": 1, "reason": "Howl: Rest 2"})
+    cc, fx = step(cc, {"type": "cc_adjust", "creature": "c1-0", "base": -1, "reason": "Roar from C2.0"})
+    adj = cc.adjustments["c1-0"]
+    assert (adj.base, adj.power, adj.rest, adj.count) == (-1, 1, 2, 2)
+    assert adj.reason == "Howl: Rest 2; Roar from C2.0"
+    assert fx[0]["earlier"]["reason"] == "Howl: Rest 2" and fx[0]["added"]["base"] == -1
+    assert combat_totals(cc)[1] == (3 - 1) + 1 + 1  # base after Roar, the forest modifier, Howl's +1
+    cc, fx = step(cc, {"type": "cc_resolve"})
+    assert cc.pile["c1-0"] == "resting" and cc.rest["c1-0"] == 2  # the Rest 2 is not lost
+
+
+def test_adjustments_beyond_the_bounds_are_refused_with_the_reason() -> None:
+    cc = _at_combat()
+    for _ in range(8):
+        cc, _ = step(cc, {"type": "cc_adjust", "creature": "c2-0", "base": -1, "reason": "Deal 1 damage"})
+    new, fx = step(cc, {"type": "cc_adjust", "creature": "c2-0", "base": -1, "reason": "Deal 1 damage"})
+    assert new is cc and "already has 8 adjustments in this combat" in fx[0]["text"] and "at most 8" in fx[0]["text"]
+    cc = _at_combat()
+    cc, _ = step(cc, {"type": "cc_adjust", "creature": "c2-0", "power": 999, "reason": "Huge"})
+    new, fx = step(cc, {"type": "cc_adjust", "creature": "c2-0", "power": 1, "reason": "More"})
+    assert new is cc and "its power change to 1000 in all, at most 999" in fx[0]["text"]
+
+
+def test_a_sacrifice_cost_removes_the_creature_from_the_game_when_the_round_ends() -> None:
+    """Creature Combat Territory: "Sacrifice – This Creature is removed from the game when the round
+    ends." It fights this combat, then never comes back to a pile it could be deployed from."""
+    from kipukas_board.modes.creature_combat.phrases import phrases_for
+
+    cc = _at_combat()
+    cc, fx = step(cc, {"type": "cc_adjust", "creature": "c1-0", "power": 3, "sacrifice": True,
+                       "reason": "Last Stand: Sacrifice"})
+    assert phrases_for(fx[0], cc) == ["C1.0 now has power 7: Last Stand: Sacrifice.",
+                                      "C1.0 is sacrificed: removed from the game when the round ends."]
+    cc, fx = step(cc, {"type": "cc_resolve"})
+    assert fx[0]["winner"] == 1 and fx[0]["sacrificed"] == ["c1-0"] and "c1-0" in cc.sacrificed
+    assert cc.to_json()["creatures"]["c1-0"]["sacrificed"] is True
+    said: list[dict[str, Any]] = []
+    for _ in range(4):
+        cc, fx = step(cc, {"type": "cc_resolve"})
+        said += fx
+    assert cc.phase in ("round_end", "round_begin") and cc.pile["c1-0"] == "removed" and not cc.sacrificed
+    removed = next(e for e in said if e["type"] == "cc_removed")
+    assert phrases_for(removed, cc) == ["C1.0 removed from the game: Sacrifice."]
+    assert cc.piles_of(1)["removed"] == ["c1-0"]
+    new, fx = apply(cc, {"type": "cc_choose", "creature": "c1-0", "choice": "ready"})
+    assert new is cc and fx[0]["type"] == "problem"
+
+
+def test_a_second_adjustment_is_spoken_as_added_to_the_first() -> None:
+    from kipukas_board.modes.creature_combat.phrases import phrases_for
+
+    cc = _at_combat()
+    cc, _ = step(cc, {"type": "cc_adjust", "creature": "c1-0", "rest": 2, "reason": "Howl: Rest 2"})
+    cc, fx = step(cc, {"type": "cc_adjust", "creature": "c1-0", "power": 1, "reason": "Allies +1"})
+    assert phrases_for(fx[0], cc) == ["C1.0 now has power 5: Allies +1, added to Howl: Rest 2. Abilities add up."]

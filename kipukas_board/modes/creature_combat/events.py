@@ -15,14 +15,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kipukas_board.modes.creature_combat.rules import BIOMES, EVENT_TYPES, SLOTS
+from kipukas_board.modes.creature_combat.rules import BIOMES, EVENT_TYPES, MAX_ADJUST, SLOTS
 from kipukas_board.modes.kipukas.rules.events import EventError, check_players, register_event_type
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 MAX_REASON = 200
 MAX_CARDS = 2000
-#: Bounds on adjustment numbers (the rule book's damage counters "can go as high as 50 and beyond").
-MAX_ADJUST = 999
 
 
 def _int(v: Any) -> bool:
@@ -105,8 +103,9 @@ def check_cc_event(e: dict[str, Any]) -> None:
         _id(e, "creature", "the creature's id")
         for name in ("base", "power", "rest"):
             _small(e, name)
-        if "support" in e and not isinstance(e["support"], bool):
-            raise EventError(f"'cc_adjust' event field 'support' must be true or false, got {e['support']!r}")
+        for name in ("support", "sacrifice"):
+            if name in e and not isinstance(e[name], bool):
+                raise EventError(f"'cc_adjust' event field {name!r} must be true or false, got {e[name]!r}")
         reason = e.get("reason")
         if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
             raise EventError(f"'cc_adjust' event field 'reason' must say why (the ability), 1 to {MAX_REASON} "

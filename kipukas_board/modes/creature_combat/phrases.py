@@ -23,8 +23,12 @@ PHRASES: dict[str, str] = {
     "combat": "Combat at land {slot}, {name}, {biome}. Show the creatures you deployed here to your camera.",
     # a creature revealed: {player} {name} {power}
     "revealed": "{player} reveals {name}, power {power}.",
-    # an adjustment: {name} {power} {reason}
+    # an adjustment: {name} {power} {reason}; added to an earlier one: {earlier} {count}
     "adjusted": "{name} now has power {power}: {reason}.",
+    "adjusted_more": "{name} now has power {power}: {reason}, added to {earlier}. Abilities add up.",
+    "sacrifice": "{name} is sacrificed: removed from the game when the round ends.",
+    # round end: {names} removed by their Sacrifice cost
+    "removed": "{names} removed from the game: Sacrifice.",
     # result: {name} {winner} {totals}
     "won_land": "{winner} claims {name}, {totals}.",
     "draw_land": "{name} is a draw, {totals}. The land stays.",
@@ -72,8 +76,17 @@ def phrases_for(effect: Mapping[str, Any], cc: Any, p: Mapping[str, str] = PHRAS
         return [p["revealed"].format(player=name(None, effect.get("seat"), cc), name=effect["name"],
                                      power=effect["power"])]
     if kind == "cc_adjusted":
-        return [p["adjusted"].format(name=effect["name"], power=effect["power"],
-                                     reason=effect["adjustment"]["reason"])]
+        added, earlier = effect.get("added") or effect["adjustment"], effect.get("earlier")
+        if earlier:
+            said = [p["adjusted_more"].format(name=effect["name"], power=effect["power"], reason=added["reason"],
+                                              earlier=earlier["reason"], count=effect["adjustment"].get("count"))]
+        else:
+            said = [p["adjusted"].format(name=effect["name"], power=effect["power"], reason=added["reason"])]
+        if added.get("sacrifice") and not (earlier or {}).get("sacrifice"):
+            said.append(p["sacrifice"].format(name=effect["name"]))
+        return said
+    if kind == "cc_removed":
+        return [p["removed"].format(names=_join(list(effect.get("names", [])) or ["a creature"]))]
     if kind == "cc_result":
         totals = _join([f"{name(None, int(s), cc)} {t}" for s, t in effect.get("totals", {}).items()] or ["0"])
         if effect.get("winner") is None:

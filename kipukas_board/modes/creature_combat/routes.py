@@ -13,7 +13,8 @@ refuse now (a creature that is resting, a slot already filled) a 409 saying why.
     POST /api/actions/creature-combat/reveal     {"creature": "fox-1", "seat": 1?}  picked on the page
     POST /api/actions/creature-combat/unreveal   {"creature": "fox-1"}
     POST /api/actions/creature-combat/adjust     {"creature": "fox-1", "base": -2, "power": 0, "rest": 1,
-                                                   "support": false, "reason": "Roar from Zap"}
+                                                   "support": false, "sacrifice": false,
+                                                   "reason": "Roar from Zap"}   adds to an earlier one
     POST /api/actions/creature-combat/resolve    {}                                 tally the land
     POST /api/actions/creature-combat/choose     {"creature": "fox-1", "choice": "rest" | "ready"}
     POST /api/actions/creature-combat/concede    {"seat": 2}
@@ -46,7 +47,7 @@ _CREATURE_FIELDS = ("id", "name", "species", "cost", "stars", "base_power", "bio
 #: Action → the fields its body may have (the event type is ``cc_`` + the action).
 ACTIONS: dict[str, set[str]] = {
     "deal": {"land", "slot"}, "done": {"seat"}, "reveal": {"creature", "seat"}, "unreveal": {"creature", "seat"},
-    "adjust": {"creature", "base", "power", "rest", "support", "reason"}, "resolve": set(),
+    "adjust": {"creature", "base", "power", "rest", "support", "sacrifice", "reason"}, "resolve": set(),
     "choose": {"creature", "seat", "choice"}, "concede": {"seat"}, "end-game": {"winner"}, "undo": set(),
 }
 

@@ -33,10 +33,14 @@ SLOTS = 5
 #: The rule book's deck limits; players may agree on others at new game.
 DECK_COST = 100
 LAND_DECK = 25
-PILES = ("ready", "land", "resting", "returning")
+PILES = ("ready", "land", "resting", "returning", "removed")
 PHASES = ("round_begin", "deploy", "combat", "round_end", "over")
 #: Player actions ``undo`` can take back, newest last.
 UNDO_DEPTH = 20
+#: Bounds on one creature's adjustments in one combat: each number (the rule book's damage counters
+#: "can go as high as 50 and beyond"), and how many abilities may add to it.
+MAX_ADJUST = 999
+MAX_ADJUSTMENTS = 8
 
 Effect = dict[str, Any]
 Event = dict[str, Any]
@@ -79,10 +83,19 @@ class Seat:
 
 @dataclass(frozen=True)
 class Adjustment:
-    """What an ability did to one creature in one combat (players enter it; the card's text says why).
+    """What abilities did to one creature in one combat (players enter it; the card's text says why).
 
     ``base``: change to Base Power (damage, Exhaust, "-1 Base Power"); ``power``: change to its power
-    after the biome rule; ``rest``: Rest counters the ability costs; ``support``: it adds no power.
+    after the biome rule; ``rest``: Rest counters the abilities cost; ``support``: it adds no power;
+    ``sacrifice``: it is removed from the game when the round ends. A second ability on the same
+    creature adds to the first (:meth:`plus`): a creature may use more than one ability in a round,
+    and an enemy's ability may hit it too, so no cost already paid is lost.
+
+    Example::
+
+        >>> a = Adjustment(rest=2, reason="Roar").plus(Adjustment(base=-1, sacrifice=True, reason="Last stand"))
+        >>> a.base, a.rest, a.sacrifice, a.reason, a.count
+        (-1, 2, True, 'Roar; Last stand', 2)
     """
 
     base: int = 0
@@ -90,10 +103,18 @@ class Adjustment:
     rest: int = 0
     support: bool = False
     reason: str = ""
+    sacrifice: bool = False
+    count: int = 1
+
+    def plus(self, other: Adjustment) -> Adjustment:
+        """Both adjustments at once: numbers add, support and sacrifice hold if either has them."""
+        return Adjustment(base=self.base + other.base, power=self.power + other.power, rest=self.rest + other.rest,
+                          support=self.support or other.support, reason=f"{self.reason}; {other.reason}",
+                          sacrifice=self.sacrifice or other.sacrifice, count=self.count + other.count)
 
     def to_json(self) -> dict[str, Any]:
         return {"base": self.base, "power": self.power, "rest": self.rest, "support": self.support,
-                "reason": self.reason}
+                "sacrifice": self.sacrifice, "reason": self.reason, "count": self.count}
 
 
 @dataclass(frozen=True)
@@ -112,6 +133,7 @@ class CCState:
     combat_slot: int | None = None  # index into slots of the land being fought
     revealed: dict[int, tuple[str, ...]] = field(default_factory=dict)  # seat -> creatures at that land
     adjustments: dict[str, Adjustment] = field(default_factory=dict)  # creature -> this combat's
+    sacrificed: frozenset[str] = frozenset()  # creatures removed from the game when this round ends
     choices_left: dict[int, int] = field(default_factory=dict)  # Round End land-pile choices per seat
     results: tuple[dict[str, Any], ...] = ()
     last_result: dict[str, Any] | None = None
@@ -147,7 +169,7 @@ class CCState:
 
     def piles_of(self, seat: int) -> dict[str, Any]:
         """The seat's creatures by pile; resting ones grouped by their rest counters."""
-        out: dict[str, Any] = {"ready": [], "land": [], "returning": [], "resting": {}}
+        out: dict[str, Any] = {"ready": [], "land": [], "returning": [], "resting": {}, "removed": []}
         for cid, c in sorted(self.creatures.items()):
             if c.seat != seat:
                 continue
@@ -182,7 +204,8 @@ class CCState:
             },
             "creatures": {cid: {"seat": c.seat, "name": c.name, "species": c.species, "cost": c.cost,
                                 "stars": c.stars, "base_power": c.base_power, "biomes": dict(c.biomes),
-                                "ability": c.ability, "pile": self.pile[cid], "rest": self.rest.get(cid, 0)}
+                                "ability": c.ability, "pile": self.pile[cid], "rest": self.rest.get(cid, 0),
+                                "sacrificed": cid in self.sacrificed}
                           for cid, c in sorted(self.creatures.items())},
             "last_result": self.last_result,
             "results": list(self.results[-20:]),
@@ -479,12 +502,24 @@ def _on_adjust(cc: CCState, event: Event, effects: list[Effect]) -> CCState:
     c = _owner_ready(cc, None, cid)
     if cc.pile[cid] != "land":
         raise _Refused(f"{c.name} ({cid}) is not revealed at this land: only fighting creatures are adjusted")
-    adj = Adjustment(base=event.get("base", 0), power=event.get("power", 0), rest=event.get("rest", 0),
-                     support=bool(event.get("support", False)), reason=event["reason"].strip())
+    added = Adjustment(base=event.get("base", 0), power=event.get("power", 0), rest=event.get("rest", 0),
+                       support=bool(event.get("support", False)), reason=event["reason"].strip(),
+                       sacrifice=bool(event.get("sacrifice", False)))
+    earlier = cc.adjustments.get(cid)
+    adj = added if earlier is None else earlier.plus(added)
+    if adj.count > MAX_ADJUSTMENTS:
+        raise _Refused(f"{c.name} ({cid}) already has {earlier.count if earlier else 0} adjustments in this "
+                       f"combat ({earlier.reason if earlier else ''}), at most {MAX_ADJUSTMENTS}: undo one or "
+                       f"take the creature back and reveal it again")
+    for k in ("base", "power", "rest"):
+        if abs(getattr(adj, k)) > MAX_ADJUST:
+            raise _Refused(f"{c.name} ({cid}): this adjustment would bring its {k} change to {getattr(adj, k)} "
+                           f"in all, at most {MAX_ADJUST} either way")
     land = cc.land_at(cc.combat_slot)
     assert land is not None
     effects.append({"type": "cc_adjusted", "seat": c.seat, "creature": cid, "name": c.name,
-                    "adjustment": adj.to_json(), "power": creature_power(c, land.biome, adj)})
+                    "adjustment": adj.to_json(), "added": added.to_json(),
+                    "earlier": earlier.to_json() if earlier else None, "power": creature_power(c, land.biome, adj)})
     return cc.evolve(adjustments={**cc.adjustments, cid: adj})
 
 
@@ -502,6 +537,7 @@ def _on_resolve(cc: CCState, event: Event, effects: list[Effect]) -> CCState:
         land_piles[winner] = (*land_piles.get(winner, ()), land.id)
     pile, rest = dict(cc.pile), dict(cc.rest)
     rested = {}
+    sacrificed = cc.sacrificed | {cid for cid, a in cc.adjustments.items() if a.sacrifice}
     for cids in cc.revealed.values():
         for cid in cids:
             n = rest_after_combat(cc.creatures[cid], cc.adjustments.get(cid))
@@ -514,27 +550,35 @@ def _on_resolve(cc: CCState, event: Event, effects: list[Effect]) -> CCState:
               "biome": land.biome, "totals": {str(s): t for s, t in sorted(totals.items())}, "winner": winner,
               "creatures": {str(s): list(c) for s, c in sorted(cc.revealed.items()) if c},
               "adjustments": {cid: a.to_json() for cid, a in sorted(cc.adjustments.items())},
-              "rest": rested}
+              "rest": rested, "sacrificed": sorted(sacrificed - cc.sacrificed)}
     effects.append({"type": "cc_result", **result})
     cc = cc.evolve(slots=tuple(slots), land_piles=land_piles, pile=pile, rest=rest, revealed={},
-                   adjustments={}, results=(*cc.results, result), last_result=result)
+                   adjustments={}, results=(*cc.results, result), last_result=result, sacrificed=sacrificed)
     return _next_combat(cc, effects, start=cc.combat_slot + 1)  # type: ignore[operator]
 
 
 def _round_end(cc: CCState, effects: list[Effect]) -> CCState:
     """Round End steps 1 and 2 (returning to ready, one rest counter off each resting creature); the
-    land-pile choices of step 3 wait for the players."""
+    land-pile choices of step 3 wait for the players. A creature whose ability cost Sacrifice is
+    removed from the game first ("This Creature is removed from the game when the round ends")."""
     pile, rest = dict(cc.pile), dict(cc.rest)
-    for cid, p in cc.pile.items():
+    removed = sorted(cc.sacrificed)
+    for cid in removed:
+        pile[cid] = "removed"
+        rest.pop(cid, None)
+    for cid, p in pile.items():
         if p == "returning":
             pile[cid] = "ready"
-    for cid, p in cc.pile.items():
+    for cid, p in list(pile.items()):
         if p == "resting":
             rest[cid] -= 1
             if rest[cid] == 0:
                 del rest[cid]
                 pile[cid] = "returning"
-    cc = cc.evolve(pile=pile, rest=rest, combat_slot=None, revealed={}, adjustments={})
+    cc = cc.evolve(pile=pile, rest=rest, combat_slot=None, revealed={}, adjustments={}, sacrificed=frozenset())
+    if removed:
+        effects.append({"type": "cc_removed", "creatures": removed, "names": [cc.creatures[c].name for c in removed],
+                        "reason": "Sacrifice"})
     if not cc.deck and all(lid is None for lid in cc.slots):
         return _end(cc, effects, "no lands left to claim")
     choices = {s: len(cc.land_piles.get(s, ())) for s in cc.active}

@@ -64,7 +64,8 @@
         rows.push(el("div", { class: "fighter-row total" }, el("span", { text: seat.name }),
           el("span", { text: `total ${cc.combat.totals[String(seat.seat)] || 0}` })));
         for (const f of fighters) {
-          const why = f.adjustment ? ` · ${f.adjustment.reason}` : "";
+          const a = f.adjustment;
+          const why = a ? ` · ${a.reason}${a.count > 1 ? ` (${a.count} abilities added up)` : ""}${a.sacrifice ? " · sacrificed" : ""}` : "";
           rows.push(el("div", { class: "fighter-row", dataset: { creature: f.id } },
             el("span", { text: `${f.name} (${f.species}) ${f.base_power}${f.modifier >= 0 ? "+" : ""}${f.modifier}${why}` }),
             el("span", { text: f.counts ? `power ${f.power}` : "support" }),
@@ -86,14 +87,16 @@
         el("h3", {}, sw, el("span", { text: seat.name + (seat.conceded ? " (conceded)" : "") }),
           el("span", { class: "count", text: `${seat.lands.length} land(s)` })));
       const p = seat.piles;
-      const chips = (ids, btn) => ids.map((id) => btn ? el("button", { type: "button", class: "chip", text: `${cname(cc, id)} ${btn[0]}`,
-        onclick: () => act(A("choose"), { creature: id, choice: btn[1] }, "done") }) : el("span", { class: "chip", text: cname(cc, id) }));
+      const label = (id) => cname(cc, id) + (cc.creatures[id].sacrificed ? " (sacrificed: removed at round end)" : "");
+      const chips = (ids, btn) => ids.map((id) => btn ? el("button", { type: "button", class: "chip", text: `${label(id)} ${btn[0]}`,
+        onclick: () => act(A("choose"), { creature: id, choice: btn[1] }, "done") }) : el("span", { class: "chip", text: label(id) }));
       const choosing = cc.phase === "round_end" && !seat.done && seat.choices_left > 0;
       box.append(el("div", { class: "cc-pile" }, el("b", { text: "Ready" }), ...chips(p.ready)));
       for (const [n, ids] of Object.entries(p.resting)) {
         box.append(el("div", { class: "cc-pile" }, el("b", { text: `Resting ${n}` }), ...chips(ids, choosing ? ["−1 rest", "rest"] : null)));
       }
       box.append(el("div", { class: "cc-pile" }, el("b", { text: "Returning" }), ...chips(p.returning, choosing ? ["→ ready", "ready"] : null)));
+      if ((p.removed || []).length) box.append(el("div", { class: "cc-pile" }, el("b", { text: "Removed (Sacrifice)" }), ...chips(p.removed)));
       box.append(el("div", { class: "cc-pile" }, el("b", { text: "Land pile" }),
         ...seat.lands.map((l) => el("span", { class: "chip", text: `${l.name} (${l.biome})` }))));
       if (cc.phase === "round_end" && !seat.conceded) box.append(el("p", { class: "hint", text: `${seat.choices_left} land-pile choice(s) left` }));
@@ -129,7 +132,8 @@
     ev.preventDefault();
     act(A("adjust"), { creature: $("cc-adjust-creature").value, base: Number($("cc-adj-base").value) || 0,
       power: Number($("cc-adj-power").value) || 0, rest: Number($("cc-adj-rest").value) || 0,
-      support: $("cc-adj-support").checked, reason: $("cc-adj-reason").value }, "adjusted");
+      support: $("cc-adj-support").checked, sacrifice: $("cc-adj-sacrifice").checked,
+      reason: $("cc-adj-reason").value }, "adjusted");
   });
   $("cc-resolve").addEventListener("click", () => act(A("resolve"), {}, "tallied"));
   $("cc-undo").addEventListener("click", () => act(A("undo"), {}, "undone"));
