@@ -40,7 +40,7 @@ from kipukas_board.modes.kipukas.rules.dice import Dice, SystemDice
 from kipukas_board.modes.kipukas.rules.events import map_event, stand_event
 from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.settings import Settings
-from kipukas_board.show.announcements import Announcer
+from kipukas_board.show.announcer import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup

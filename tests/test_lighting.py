@@ -14,12 +14,13 @@ from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.commands.show import bench_layout
 from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
+from kipukas_board.modes.kipukas import lights as L
+from kipukas_board.modes.kipukas.lights import render
 from kipukas_board.modes.kipukas.rules.state import GameState, Player, StandState, TerritoryState, initial_state
 from kipukas_board.settings import Settings
-from kipukas_board.show import lighting as L
 from kipukas_board.show.colors import blend, scale
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, load_layout
-from kipukas_board.show.lighting import Lighting, Scene, render
+from kipukas_board.show.lighting import Lighting, Scene
 from kipukas_board.show.power import OutputStage
 from kipukas_board.web.server import create_app
 
@@ -135,7 +136,8 @@ def test_fault_pixels_blink_red(board) -> None:
 def test_reachable_stands_of_a_scanned_soul_blink(board) -> None:
     lay = default_layout(board)
     now = [50.0]
-    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0])
+    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0],
+                        renderer=render, animator=L.animating)
     lighting.update(game(board), [{"type": "reachable", "from": "M1a", "moves": 1, "seat": 2, "seconds": 5}])
     f = lighting.frame()
     from kipukas_board.board.graph import reachable
@@ -264,7 +266,8 @@ def wait_for(cond, timeout: float = 3.0) -> bool:
 def test_thread_animates_only_while_something_moves(board) -> None:
     lay = default_layout(board)
     strip = SimulatedLedStrip(count=lay.count)
-    lighting = Lighting(strip, lay)
+    lighting = Lighting(strip, lay,
+                        renderer=render, animator=L.animating)
     lighting.start(game(board))
     try:
         assert wait_for(lambda: strip.frames_shown >= 1)
@@ -290,7 +293,8 @@ def test_fault_indicator_follows_the_health_callback(board) -> None:
     lay = default_layout(board)
     strip = SimulatedLedStrip(count=lay.count)
     ok = [True]
-    lighting = Lighting(strip, lay, healthy=lambda: ok[0])
+    lighting = Lighting(strip, lay, healthy=lambda: ok[0],
+                        renderer=render, animator=L.animating)
     lighting.start(game(board))
     try:
         ok[0] = False
@@ -312,7 +316,8 @@ def test_white_board_on_300_leds_stays_under_the_cap() -> None:
     lay.brightness = 1.0
     lay.gamma = 1.0
     strip = SimulatedLedStrip(count=lay.count)
-    lighting = Lighting(strip, lay)
+    lighting = Lighting(strip, lay,
+                        renderer=render, animator=L.animating)
     lighting.start(s)
     try:
         assert wait_for(lambda: strip.frames_shown >= 1)
@@ -327,7 +332,8 @@ def test_set_layout_swaps_the_whole_layout_and_its_output_stage(board) -> None:
     """A calibration save hands the lights a new layout object (the old one is never edited under the
     lighting thread); the frame follows it at once, and a layout that does not fill the strip is refused."""
     lay = default_layout(board)
-    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: 0.0)
+    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: 0.0,
+                        renderer=render, animator=L.animating)
     lighting.update(game(board))
     assert px(lighting.frame(), lay, 2) == [BLUE] * 3
     shrunk = replace(lay, territories={**lay.territories, 2: lay.territories[2][:2]}, brightness=0.2,
@@ -346,7 +352,8 @@ def test_set_layout_swaps_the_whole_layout_and_its_output_stage(board) -> None:
 def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:
     app = BoardApp(Settings(), tmp_path / "data", sim=True, admin_pin="1234")
     try:
-        app.lighting = Lighting(app.strip, app.layout, clock=lambda: 0.0)
+        app.lighting = Lighting(app.strip, app.layout, clock=lambda: 0.0,
+                        renderer=render, animator=L.animating)
         terr = dict(game(board).territories)
         terr[3] = TerritoryState(owner=1, claim="base_camp", contention=True)
         app.lighting.update(game(board, territories=terr, contenders={3: (1, 2)}))
@@ -378,7 +385,8 @@ def test_reads_the_rules_cores_contenders_and_storm_fields(board) -> None:
 def test_effects_start_the_timed_shows(board) -> None:
     lay = default_layout(board)
     now = [10.0]
-    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0])
+    lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0],
+                        renderer=render, animator=L.animating)
     lighting.update(game(board, "storm"), [{"type": "diel", "cycle": 5, "phase": "storm", "roll": 6, "fixed": False},
                                           {"type": "storm", "cycle": 5, "exposed": ["M1a"], "wasted": []}])
     assert set(lighting.frame()) == {(255, 255, 255)}, "lightning starts with the storm"

@@ -7,11 +7,11 @@ from rules_table import COLORS, Table
 from test_rules_play import play
 
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes.kipukas import lights as L
+from kipukas_board.modes.kipukas.lights import render
 from kipukas_board.modes.kipukas.rules.state import Player, TerritoryState, initial_state
-from kipukas_board.show import lighting as L
 from kipukas_board.show.colors import blend, hex_to_rgb
 from kipukas_board.show.layout import LedLayout
-from kipukas_board.show.lighting import render
 
 P1, P2 = hex_to_rgb(COLORS[0]), hex_to_rgb(COLORS[1])
 WHITE = (255, 255, 255)

@@ -16,7 +16,7 @@ from web_helpers import PIN, serve_board
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 
-CLAIMED_UNKNOWN = "rgb(200, 170, 120)"  # show/lighting.py CLAIMED_UNKNOWN: a claim by an unknown holder
+CLAIMED_UNKNOWN = "rgb(200, 170, 120)"  # modes/kipukas/lights.py CLAIMED_UNKNOWN: a claim by an unknown holder
 
 
 

@@ -17,9 +17,10 @@ from kipukas_board.board.mapfile import load_map
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.voice.espeak import EspeakVoice
 from kipukas_board.hardware.voice.simulated import SilentVoice
+from kipukas_board.modes.kipukas.phrases import phrases_for, spell_stand
 from kipukas_board.modes.kipukas.rules.state import Player, initial_state
 from kipukas_board.settings import AdapterChoice, Settings
-from kipukas_board.show.announcements import Announcer, phrases_for, spell_stand
+from kipukas_board.show.announcer import Announcer
 
 STORM = {"type": "storm", "cycle": 4, "exposed": ["M3a", "M4b"], "wasted": ["M6a"]}
 
@@ -183,7 +184,7 @@ def test_board_announces_effects_from_the_core(tmp_path: Path) -> None:
             time.sleep(0.02)
         name = app.loop.state.board.territories[1].name
         assert app.voice.spoken == [f"{name}, territory 1 is claimed."]
-        said = Announcer(app.voice).announce(app.loop.state, [STORM])
+        said = Announcer(app.voice, say_for=phrases_for).announce(app.loop.state, [STORM])
         assert app.voice.spoken[-2:] == said
     finally:
         app.stop()

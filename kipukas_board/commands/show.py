@@ -274,7 +274,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 def bench(args: argparse.Namespace) -> int:
     from kipukas_board.hardware.leds.spi import encode_frame
-    from kipukas_board.show.lighting import render
+    from kipukas_board.modes.kipukas.lights import render
 
     if args.leds < 13 or args.frames < 1:
         return _fail("--leds must be at least 13 (one per territory) and --frames at least 1")
@@ -332,11 +332,12 @@ def live_run(board: Any, layout: Any, seconds: float) -> dict[str, Any]:
     """Run :class:`Lighting` on a simulated strip with contention (animating) while a fake core calls
     ``update`` 20 times a second; measure frames sent and the time ``update`` takes."""
     from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
+    from kipukas_board.modes.kipukas.lights import animating, render
     from kipukas_board.show.lighting import FPS, Lighting
 
     state, _ = bench_scenes(board)["contention"]
     strip = SimulatedLedStrip(count=layout.count)
-    lighting = Lighting(strip, layout)
+    lighting = Lighting(strip, layout, renderer=render, animator=animating)
     lighting.start(state)
     costs = []
     try:

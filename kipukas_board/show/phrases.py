@@ -2,7 +2,7 @@
 
 Each entry is a :meth:`str.format` template; the fields each one may use are listed beside it. Names
 are already made speakable (a player's name or "Seat 2", a territory's name and number, stand ids
-spelled out as "M 3 A") by :mod:`kipukas_board.show.announcements`.
+spelled out as "M 3 A") by :mod:`kipukas_board.modes.kipukas.phrases`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Two sources make the log: each journaled event (what a player or a token did) in one sentence with
 names, and what the rules made of it (claims, contention, storms, wins) in the words the board
-speaks (:func:`~kipukas_board.show.announcements.phrases_for`, written rather than spelled out for
+speaks (:func:`~kipukas_board.modes.kipukas.phrases.phrases_for`, written rather than spelled out for
 the voice). The rules' effects are not journaled, so those come from :class:`Narration`, which
 follows the core loop and remembers the last :data:`KEEP` events' sentences; after a restart the
 older entries show their event sentence alone.
@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kipukas_board.show.announcements import phrases_for
+from kipukas_board.modes.kipukas.phrases import phrases_for
 from kipukas_board.show.phrases import PHRASES
 
 #: Events whose sentences are kept (about one evening of play).

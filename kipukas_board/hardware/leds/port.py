@@ -1,9 +1,9 @@
 """The LED-strip port: WS2812 pixels under the terrain.
 
-The renderer (:mod:`kipukas_board.show.lighting`) decides colours; an adapter only puts a finished
-frame of ``(r, g, b)`` tuples on the wire. Gamma, brightness and the power cap belong to the
-renderer's output stage (:mod:`kipukas_board.show.power`), so every adapter shows the same thing;
-only the wire's colour order (``order="GRB"``, from the calibration) is the adapter's.
+A game mode's renderer (such as :mod:`kipukas_board.modes.kipukas.lights`) decides colours; an
+adapter only puts a finished frame of ``(r, g, b)`` tuples on the wire. Gamma, brightness and the
+power cap belong to the renderer's output stage (:mod:`kipukas_board.show.power`), so every
+adapter shows the same thing; only the wire's colour order (``order="GRB"``, from the calibration) is the adapter's.
 
 Example::
 

@@ -91,7 +91,7 @@ class DuelMode(GameMode):
         said = duel_phrases(effect, self.game(state) if state is not None else None)
         if said is not None:
             return said
-        from kipukas_board.show.announcements import phrases_for  # problems, undo: said as in Kipukas
+        from kipukas_board.modes.kipukas.phrases import phrases_for  # problems, undo: said as in Kipukas
 
         return phrases_for(effect, state) if effect.get("type") in ("problem", "undone", "say") else []
 

@@ -1,6 +1,6 @@
 """Kipukas itself as a game mode: every call is handed to the rules, lighting and phrases that were
-written for it (:mod:`kipukas_board.modes.kipukas.rules.core`, :mod:`kipukas_board.show.lighting`,
-:mod:`kipukas_board.show.announcements`), unchanged.
+written for it (:mod:`kipukas_board.modes.kipukas.rules.core`, :mod:`kipukas_board.modes.kipukas.lights`,
+:mod:`kipukas_board.modes.kipukas.phrases`), unchanged.
 
 Kipukas is the default game: a journal from before there were modes replays as Kipukas.
 """
@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from kipukas_board.modes.base import Effect, Event, GameMode
+from kipukas_board.modes.kipukas import lights, phrases
 from kipukas_board.modes.kipukas.rules import core
 from kipukas_board.modes.kipukas.rules import events as game_events
 from kipukas_board.modes.kipukas.rules.state import GameState
-from kipukas_board.show import announcements, lighting
 
 
 class KipukasMode(GameMode):
@@ -32,10 +32,10 @@ class KipukasMode(GameMode):
         return core.apply(state, event, seq=seq)
 
     def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:
-        return lighting.render(state, layout, t, scene)
+        return lights.render(state, layout, t, scene)
 
     def animating(self, state: GameState, scene: Any, t: float) -> bool:
-        return lighting.animating(state, scene, t)
+        return lights.animating(state, scene, t)
 
     def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
-        return announcements.phrases_for(effect, state)
+        return phrases.phrases_for(effect, state)

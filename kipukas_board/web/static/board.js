@@ -15,7 +15,7 @@
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const none = (what) => el("li", { class: "none", text: what || "none" });
   const swatch = (c) => { const e = el("span", { class: "swatch" }); e.style.background = c || "#555"; return e; };
-  const CLAIMED_UNKNOWN = "#c8aa78";  // show/lighting.py: a claim whose holder the board does not know
+  const CLAIMED_UNKNOWN = "#c8aa78";  // modes/kipukas/lights.py: a claim whose holder the board does not know
   const EMPTY = "#24252b";
   function fill(id, items, empty) {
     document.getElementById(id).replaceChildren(...(items.length ? items : [none(empty)]));

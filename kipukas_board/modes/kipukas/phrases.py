@@ -2,16 +2,12 @@
 
 The core never writes phrase text; it emits effects such as ``{"type": "storm", "exposed": [...]}``.
 :func:`phrases_for` turns one effect into sentences using :data:`~kipukas_board.show.phrases.PHRASES`
-(pure, so every wording is testable), and :class:`Announcer` is the core subscriber that queues
-them on the voice port.
+(pure, so every wording is testable); :class:`~kipukas_board.show.announcer.Announcer`, the core
+subscriber, queues them on the voice port.
 
 Example::
 
-    >>> from kipukas_board.hardware.voice.simulated import SilentVoice
-    >>> voice = SilentVoice()
-    >>> Announcer(voice).announce(state, [{"type": "storm", "cycle": 4, "exposed": ["M3a"],
-    ...                                    "wasted": []}])              # doctest: +SKIP
-    >>> voice.spoken                                                    # doctest: +SKIP
+    >>> phrases_for({"type": "storm", "cycle": 4, "exposed": ["M3a"], "wasted": []})
     ['Exposed to the storm: stand M 3 A.']
 """
 
@@ -19,10 +15,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kipukas_board.hardware.voice.port import Voice
 from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.show.phrases import PHRASES
 
@@ -199,29 +194,3 @@ def _dice(effect: Mapping[str, Any], n: _Namer, p: Mapping[str, str]) -> list[st
         return [p["dice_trap_detected" if effect.get("detected") else "dice_trap_hidden"]]
     rolls = effect.get("rolls") or []
     return [p["dice_roll"].format(player=player, rolls=n.join(str(r) for r in rolls))] if rolls else []
-
-
-class Announcer:
-    """Subscriber for the core loop: speaks what each batch of effects means.
-
-    Example::
-
-        >>> loop.subscribe(Announcer(voice).announce)   # doctest: +SKIP
-    """
-
-    def __init__(self, voice: Voice, phrases: Mapping[str, str] = PHRASES,
-                 say_for: Callable[[Mapping[str, Any], GameState | None], list[str]] | None = None) -> None:
-        self.voice = voice
-        self.phrases = phrases
-        #: effect, state -> sentences: the game mode's (kipukas_board.modes.phrases_for); Kipukas's by default.
-        self.say_for = say_for
-
-    def announce(self, state: GameState | None, effects: Iterable[Mapping[str, Any]]) -> list[str]:
-        """Queue the sentences for ``effects``; returns them (for the log and tests)."""
-        said: list[str] = []
-        for e in effects:
-            texts = self.say_for(e, state) if self.say_for else phrases_for(e, state, self.phrases)
-            for text in texts:
-                self.voice.say(text)
-                said.append(text)
-        return said
