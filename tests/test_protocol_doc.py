@@ -169,14 +169,15 @@ def test_the_table_covers_every_kind_of_host_frame() -> None:
 
 
 def test_the_hosts_timings_are_the_documents() -> None:
-    """Sections 3 and 5 give numbers; the serial adapter must use the same ones."""
-    from kipukas_board.hardware.sensors import serial_link as ss
+    """Sections 3 and 5 give numbers; the serial link's policy must use the same ones."""
+    from kipukas_board.hardware.sensors import link_policy as ss
+    from kipukas_board.hardware.sensors.serial_link import SerialStandSensors
 
     text = " ".join(DOC.read_text().split())
-    host = ss.SerialStandSensors(device="doc")
-    assert int(re.search(r"no new byte for (\d+) ms", text).group(1)) == round(host.PARTIAL_TIMEOUT_S * 1000)
+    host = SerialStandSensors(device="doc").policy
+    assert int(re.search(r"no new byte for (\d+) ms", text).group(1)) == round(ss.PARTIAL_TIMEOUT_S * 1000)
     assert int(re.search(r"as soon as (\d+) ms have passed since the last one", text).group(1)) == round(
-        host.EVIDENCE_GAP_S * 1000)
+        ss.EVIDENCE_GAP_S * 1000)
     assert int(re.search(r"within a short time \((\d+) ms\)", text).group(1)) == round(host.resync_timeout_s * 1000)
     assert int(re.search(r"for (\d+) heartbeat periods", text).group(1)) == ss.STALE_HEARTBEATS
     assert re.search(r"(\d+) s before the first", text).group(1) == f"{ss.STALE_UNKNOWN_S:g}"

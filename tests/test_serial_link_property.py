@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.bench.firmware_sim import SimMatrix, firmware_modules
+from kipukas_board.hardware.sensors.channel_health import ChannelHealth
+from kipukas_board.hardware.sensors.link_policy import Action, LinkPolicy, Report, Send
 from kipukas_board.hardware.sensors.port import SwitchChange
-from kipukas_board.hardware.sensors.serial_link import SerialStandSensors
 
 FW = firmware_modules()
 ROWS, COLS = 3, 3
@@ -49,14 +50,6 @@ class Pipe:
         self.to_host += data
 
 
-class HostPort:
-    def __init__(self, pipe: Pipe) -> None:
-        self.pipe = pipe
-
-    def write(self, data: bytes) -> None:
-        self.pipe.to_board += data
-
-
 def damage(data: bytes, kind: int, where: int, bit: int) -> bytes:
     if not data or kind == 0:
         return data
@@ -90,14 +83,20 @@ def test_no_phantom_no_duplicate_and_in_sync_after_any_damage(moves, wire_damage
         pipe = Pipe()
         fw = kb_fw.SensorFirmware(FW["kb_matrix"].Matrix(rows, cols, settle_us=0), pipe, debounce_ms=10,
                                   scan_us=1000, snapshot_ms=1000, heartbeat_ms=100)
-        host = SerialStandSensors(device="pipe", chatter_changes=1000, clock=clock.seconds, startup_wait_s=0)
+        host = LinkPolicy(channels=ChannelHealth(chatter_changes=1000))
         got: list[tuple[int, SwitchChange]] = []
-        host._emit = lambda c: got.append((clock.ms, c))
-        host._ser = HostPort(pipe)
-        host._starting = True  # as in start(): the app reconciles with the first snapshot itself
-        with host._lock:
-            host._send(0x81)
-            host._start_resync("connect", 0.0, force=True)
+
+        def carry_out(actions: list[Action]) -> None:
+            """What the adapter does: write to the board, report to the game."""
+            for a in actions:
+                if isinstance(a, Send):
+                    pipe.to_board += a.data
+                elif isinstance(a, Report):
+                    got.append((clock.ms, a.change))
+
+        host.starting = True  # as in start(): the app reconciles with the first snapshot itself
+        carry_out(host.connect(0.0))
+        carry_out(host.greeted(0.0))
 
         # the firmware's settled history per channel: [(time ms, state)]
         history: dict[int, list[tuple[int, bool]]] = {c: [(0, False)] for c in range(ROWS * COLS)}
@@ -121,7 +120,7 @@ def test_no_phantom_no_duplicate_and_in_sync_after_any_damage(moves, wire_damage
                 if fw.deb.stable[c] != before[c]:
                     history[c].append((ms, bool(fw.deb.stable[c])))
             if ms == end_damage + 1200:
-                host.request_snapshot()
+                carry_out(host.request_snapshot("asked", clock.seconds()))
             data, pipe.to_host = pipe.to_host, b""
             if ms in hits:
                 _, kind, where, bit, to_board = hits[ms]
@@ -130,17 +129,13 @@ def test_no_phantom_no_duplicate_and_in_sync_after_any_damage(moves, wire_damage
                 else:
                     data = damage(data, kind, where, bit)
             if data:
-                host._last_byte = clock.seconds()
-                host._on_bytes(data, clock.seconds())
-            elif clock.seconds() - host._last_byte >= host.PARTIAL_TIMEOUT_S:
-                host._expire_partial(clock.seconds())
-            host._housekeeping(clock.seconds())
-            host._flush()
-            if host._starting and host._synced_once.is_set():
-                # what BoardApp._reconcile does after start(): submit what differs from the snapshot
-                host._starting = False
+                carry_out(host.feed(data, clock.seconds()))
+            carry_out(host.tick(clock.seconds()))
+            if host.starting and host.synced_once:
+                # what BoardApp does after start(): submit what differs from the snapshot
+                host.starting = False
                 told = {ch.channel: ch.closed for _, ch in got}
-                for channel, closed in host.snapshot().items():
+                for channel, closed in host.view().items():
                     if told.get(channel, False) != closed:
                         got.append((clock.ms, SwitchChange(channel, closed)))
 
@@ -156,7 +151,7 @@ def test_no_phantom_no_duplicate_and_in_sync_after_any_damage(moves, wire_damage
                     k += 1
                 assert k < len(history[c]), f"phantom on channel {c}: {mine} vs {history[c]}"
                 k += 1
-            assert host.snapshot()[name[c]] == sim.state(c)
+            assert host.view()[name[c]] == sim.state(c)
             assert fw.deb.stable[c] == sim.state(c)
     finally:
         FW["machine"].attach(None)

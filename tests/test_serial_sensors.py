@@ -15,6 +15,7 @@ from kipukas_board.bench.firmware_sim import Faults, FirmwareThread, PtyLink
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors import protocol as sp
 from kipukas_board.hardware.sensors import serial_link
+from kipukas_board.hardware.sensors.link_policy import EVIDENCE_GAP_S, Action, LinkPolicy, Reopen, Report, Send, Warn
 from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.serial_link import SensorLinkError, SerialStandSensors, find_port
 from kipukas_board.modes.kipukas.rules.events import stand_event
@@ -321,26 +322,7 @@ def test_a_port_that_opens_but_refuses_writes_is_retried_and_health_says_so(rig,
         sensors.stop()
 
 
-# -- the resync logic against a fake clock (no threads, no timing) -------------------------------
-
-class WirePort:
-    """The host's serial port: records what the host writes."""
-
-    def __init__(self) -> None:
-        self.written = b""
-
-    def write(self, data: bytes) -> None:
-        self.written += data
-
-    def commands(self) -> list[int]:
-        """The types of the frames written so far, in order."""
-        out = []
-        for block in self.written.split(b"\x00"):
-            body = sp.cobs_decode(block) if block else None
-            if body:
-                out.append(body[0])
-        return out
-
+# -- the resync rules against a fake clock (the policy alone: no port, no threads, no timing) -----
 
 def identity(seq: int, rows: int = 2, cols: int = 2, heartbeat_ms: int = 100) -> bytes:
     payload = bytes((sp.PROTO_VERSION, rows, cols)) + b"".join(
@@ -352,85 +334,112 @@ def snapshot(seq: int, closed: int = 0, count: int = 4) -> bytes:
     return sp.encode(sp.SNAPSHOT, seq, bytes((1, count, closed)))
 
 
-def connected_host(now: list[float]) -> tuple[SerialStandSensors, WirePort]:
-    host = SerialStandSensors(device="wire", startup_wait_s=0, clock=lambda: now[0])
-    port = WirePort()
-    host._ser = port
-    host._on_bytes(identity(0) + snapshot(1), now[0])
-    host._flush()
-    assert host.health()["synced"]
-    return host, port
+def sent(actions: list[Action]) -> list[int]:
+    """The types of the frames the policy asked to write, in order."""
+    return [sp.cobs_decode(a.data[1:-1])[0] for a in actions if isinstance(a, Send)]
+
+
+def connected_policy(now: float) -> LinkPolicy:
+    policy = LinkPolicy()
+    assert sent(policy.connect(now)) == [sp.CMD_IDENTIFY, sp.CMD_SNAPSHOT]
+    assert policy.greeted(now) == []  # the greeting's SNAPSHOT is the resync's request
+    policy.feed(identity(0) + snapshot(1), now)
+    assert policy.health(now)["synced"]
+    return policy
 
 
 BAD_BLOCK = b"\x00\x05\x01\x02\x00"  # not valid COBS: the code byte points past the block's end
+SNAP, IDENT = sp.CMD_SNAPSHOT, sp.CMD_IDENTIFY
+GAP, TIMEOUT = EVIDENCE_GAP_S, 0.05
+
+# (seconds after a synced start, what happens, frames the host writes, resyncing afterwards, reopen asked)
+EPS = 1e-6
+RESYNC_ROWS: list[tuple[float, str, list[int], bool, bool]] = [
+    (0.0, "bad", [SNAP], True, False),                 # a loss: ask at once
+    (0.001, "bad", [], True, False),                   # the answer, damaged, 1 ms later: not before the gap
+    (0.001, "tick", [], True, False),
+    (GAP + EPS, "tick", [SNAP], True, False),          # as soon as it has passed, not after the timeout
+    (GAP + TIMEOUT - 0.001, "tick", [], True, False),
+    (GAP + TIMEOUT + EPS, "tick", [SNAP], True, False),  # no answer within the timeout: ask again
+    (0.06, "snapshot", [], False, False),              # the answer ends the resync
+    (0.2, "tick", [], False, False),                   # and nothing more is asked
+    (0.35, "tick", [], False, False),                  # 0.29 s after the last frame: not stale yet
+    (0.37, "tick", [IDENT], False, False),             # stale (3 heartbeats of 100 ms): probe
+    (0.5, "tick", [], False, False),                   # once per stale period
+    (0.68, "tick", [IDENT], False, False),
+    (0.95, "tick", [], False, False),
+    (0.97, "tick", [], False, True),                   # silent over 3 stale periods: reopen the port
+]
+
+
+def test_the_resync_rules_row_by_row() -> None:
+    start = 10.0
+    policy = connected_policy(start)
+    for at, what, writes, resyncing, reopen in RESYNC_ROWS:
+        now = start + at
+        if what == "bad":
+            actions = policy.feed(BAD_BLOCK, now)
+        elif what == "snapshot":
+            actions = policy.feed(snapshot(2), now)
+        else:
+            actions = policy.tick(now)
+        assert sent(actions) == writes, (at, what)
+        assert policy.resyncing is resyncing, (at, what)
+        assert any(isinstance(a, Reopen) for a in actions) is reopen, (at, what)
+    assert policy.counters["resyncs"] == 2 and policy.counters["frames_dropped"] == 2  # connect and loss
+    assert policy.health(start + 0.97)["stale"] is True
 
 
 def test_a_second_loss_soon_after_a_request_is_asked_again_within_the_gap_not_the_timeout() -> None:
     """The damaged frame after a request may have been the answer itself: the host asks again as soon
     as EVIDENCE_GAP_S allows, instead of waiting out resync_timeout_s (50 ms) for an answer that
     will never come."""
-    now = [10.0]
-    host, port = connected_host(now)
-
-    def asks() -> int:
-        return port.commands().count(sp.CMD_SNAPSHOT)
-
-    host._on_bytes(BAD_BLOCK, now[0])
-    assert asks() == 1
-    now[0] += 0.001
-    host._on_bytes(BAD_BLOCK, now[0])  # 1 ms later: the answer, damaged
-    host._housekeeping(now[0])
-    assert asks() == 1  # not yet: at most one request per EVIDENCE_GAP_S
-    now[0] = 10.0 + host.EVIDENCE_GAP_S
-    host._housekeeping(now[0])
-    assert asks() == 2
-    assert host.resync_timeout_s / 10 > host.EVIDENCE_GAP_S
+    policy = connected_policy(10.0)
+    asks = sent(policy.feed(BAD_BLOCK, 10.0))
+    assert asks == [SNAP]
+    asks += sent(policy.feed(BAD_BLOCK, 10.001))  # 1 ms later: the answer, damaged
+    asks += sent(policy.tick(10.001))
+    assert asks == [SNAP]  # not yet: at most one request per EVIDENCE_GAP_S
+    asks += sent(policy.tick(10.0 + EVIDENCE_GAP_S))
+    assert asks == [SNAP, SNAP]
+    assert policy.resync_timeout_s / 10 > EVIDENCE_GAP_S
 
 
 def test_a_snapshot_after_the_last_loss_ends_the_resync_without_another_request() -> None:
-    now = [10.0]
-    host, port = connected_host(now)
-    host._on_bytes(BAD_BLOCK, now[0])
-    now[0] += 0.001
-    host._on_bytes(BAD_BLOCK + snapshot(2, closed=0b10), now[0])  # a loss, then the answer after it
-    host._flush()
-    now[0] += 0.01
-    host._housekeeping(now[0])
-    assert port.commands().count(sp.CMD_SNAPSHOT) == 1
-    assert host.health()["synced"] and host.snapshot()["r0c1"] is True
+    policy = connected_policy(10.0)
+    actions = policy.feed(BAD_BLOCK, 10.0)
+    actions += policy.feed(BAD_BLOCK + snapshot(2, closed=0b10), 10.001)  # a loss, then the answer after it
+    actions += policy.tick(10.011)
+    assert sent(actions) == [SNAP]
+    assert Report(SwitchChange("r0c1", True), "resync") in actions
+    assert policy.health(10.011)["synced"] and policy.view()["r0c1"] is True
 
 
 def test_the_link_is_stale_after_three_of_the_boards_own_heartbeat_periods() -> None:
-    now = [10.0]
-    host, _ = connected_host(now)  # the board said heartbeat_ms = 100
-    assert host.health()["stale_after_s"] == 0.3
-    now[0] += 0.29
-    assert host.health()["stale"] is False
-    now[0] += 0.02
-    assert host.health()["stale"] is True
-    host._on_bytes(identity(2, heartbeat_ms=1000), now[0])  # a slow heartbeat, set by SET
-    now[0] += 2.9
-    h = host.health()
+    policy = connected_policy(10.0)  # the board said heartbeat_ms = 100
+    assert policy.health(10.0)["stale_after_s"] == 0.3
+    assert policy.health(10.29)["stale"] is False
+    assert policy.health(10.31)["stale"] is True
+    policy.feed(identity(2, heartbeat_ms=1000), 10.31)  # a slow heartbeat, set by SET
+    h = policy.health(13.21)
     assert h["stale_after_s"] == 3.0 and h["stale"] is False  # a fixed 1 s would call it stale
-    fixed = SerialStandSensors(device="wire", stale_s=0.05)
-    assert fixed.stale_after_s() == 0.05  # the setting still wins
+    assert LinkPolicy(stale_s=0.05).stale_after_s() == 0.05  # the setting still wins
+    assert SerialStandSensors(device="wire", stale_s=0.05).health()["stale_after_s"] == 0.05
 
 
 def test_an_echoing_port_is_named_and_never_flooded_with_requests() -> None:
     """A Pico at the MicroPython prompt echoes what the host writes: the echoed commands are intact
     frames of the host's own direction, not lost ones, so they must not set off snapshot requests."""
-    from kipukas_board.hardware.sensors import protocol as sp
-    from kipukas_board.hardware.sensors.serial_link import SerialStandSensors
-
-    host = SerialStandSensors(device="/dev/echoing")
-    sent: list[bytes] = []
-    host._send_raw = sent.append  # type: ignore[method-assign]
     now = 100.0
-    host._last_frame = host._last_probe = now  # just connected: the link is not stale in these 50 ms
+    policy = connected_policy(now)
+    actions: list[Action] = []
     for k in range(50):
         now += 0.001
-        host._on_bytes(sp.encode(sp.CMD_SNAPSHOT, k) + sp.encode(sp.CMD_IDENTIFY, k), now)
-        host._housekeeping(now)
-    assert sent == [] and host._resync_since is None
-    assert "echoes the host's commands" in (host.last_error or "")
-    assert host._decoder.stats.bad["echo"] == 100 and host.counters["frames_dropped"] == 0
+        actions += policy.feed(sp.encode(sp.CMD_SNAPSHOT, k) + sp.encode(sp.CMD_IDENTIFY, k), now)
+        actions += policy.tick(now)
+    assert sent(actions) == [] and not policy.resyncing
+    warnings = [a for a in actions if isinstance(a, Warn)]
+    assert len(warnings) == 1 and "echoes the host's commands" in warnings[0].message  # said once
+    h = policy.health(now)
+    assert "echoes the host's commands" in (h["last_error"] or "")
+    assert h["bad_frames"]["echo"] == 100 and h["frames_dropped"] == 0
