@@ -506,7 +506,7 @@
     }
     if (a === "initiative") body = { seat };
     else if (a === "soul-lost") {
-      body = { seat };  // the soul-lost action takes seat, by, count and stand (web/actions.py)
+      body = { seat };  // the soul-lost action takes seat, by, count and stand (modes/kipukas/actions.py)
       const stand = document.getElementById("act-stand").value;
       const by = Number(document.getElementById("act-by").value);
       if (stand) {

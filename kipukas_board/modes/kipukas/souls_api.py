@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify, request
 
+from kipukas_board.modes.kipukas.actions import Conflict, _int
 from kipukas_board.modes.kipukas.rules.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
-from kipukas_board.web.actions import Conflict, _int
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Submitter
 
