@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "kipukas_board.commands.flood_bench",
     "kipukas_board.commands.service",
     "kipukas_board.commands.fleet",
+    "kipukas_board.commands.hardware",
 ]
 
 

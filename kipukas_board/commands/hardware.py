@@ -1,0 +1,70 @@
+"""``kipukas-board hardware``: what a maker orders and makes for a board.
+
+    kipukas-board hardware bom --map kipuka-8 --players 2            # a table with prices
+    kipukas-board hardware bom --map kipuka-13 --players 4 --pi 4 --json
+    kipukas-board hardware bom --map kipuka-13 --players 4 --layout full --csv > bom.csv
+
+Each subcommand registers itself in :func:`register` through one small function (``_add_bom``);
+a new one (the printed parts) adds its own beside it. The calculations live in
+:mod:`kipukas_board.maker`, not here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from kipukas_board.board.mapfile import MapError, load_map
+from kipukas_board.maker import bom as bom_mod
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("hardware", help="what to order and make for a board: the bill of materials")
+    hsub = p.add_subparsers(dest="hardware_command", metavar="ACTION", required=True)
+    _add_bom(hsub)
+
+
+def _add_bom(hsub: Any) -> None:
+    b = hsub.add_parser("bom", help="the bill of materials for a map and a number of players, with the power chain")
+    b.add_argument("--map", required=True, help="map name (calibration/maps/) or path")
+    b.add_argument("--players", type=int, required=True, choices=bom_mod.PLAYERS)
+    b.add_argument("--pi", type=int, default=5, choices=bom_mod.PIS, help="Raspberry Pi model (default 5)")
+    b.add_argument("--layout", default="default", choices=sorted(bom_mod.LAYOUTS),
+                   help="LED layout: default (3 pixels a territory) or full (a 12-pixel ring); 1 pixel a stand")
+    out = b.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="one JSON document: parts and power")
+    out.add_argument("--csv", action="store_true", help="CSV, as hardware/bom.csv")
+    b.set_defaults(func=bom)
+
+
+def bom(args: argparse.Namespace) -> int:
+    try:
+        board = load_map(args.map)
+    except MapError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    result = bom_mod.build_bom(board, args.players, args.pi, args.layout)
+    result.map_name = args.map.rsplit("/", 1)[-1].removesuffix(".toml")
+    if args.json:
+        print(json.dumps(result.to_json(), indent=1))
+    elif args.csv:
+        sys.stdout.write(result.to_csv())
+    else:
+        print(f"{result.map_name}, {args.players} players, Raspberry Pi {args.pi}, {args.layout} LED layout: "
+              f"{result.pixels} pixels in {result.pieces} pieces, {result.feeds} power feed(s)")
+        print(f"{'qty':>5} {'unit':<4}  {'part':<60} {'maker / part number':<40} {'USD':>8}")
+        for p in result.parts:
+            maker = f"{p.manufacturer} {p.mpn}".strip() if p.mpn else p.manufacturer
+            print(f"{p.qty:>5} {p.unit:<4}  {p.description[:60]:<60} {maker[:40]:<40} {p.price:>8.2f}")
+        print(f"{'':>5} {'':<4}  {'total (indicative)':<60} {'':<40} {result.total_usd():>8.2f}")
+        print(f"LED power: budget {result.budget_ma:g} mA ([leds] power_budget_ma), fuse {bom_mod.FUSE_A:g} A, "
+              f"supply {bom_mod.PSU_A:g} A")
+        for p in result.protected:
+            print(f"  {p.name}: rated {p.rating_a:g} A, carries at most {p.carries_a:.2f} A, protected by "
+                  f"{p.protected_by}")
+    problems = result.problems()
+    for problem in problems:
+        print(f"kipukas-board: unsafe power chain: {problem}", file=sys.stderr)
+    return 1 if problems else 0

@@ -1,0 +1,131 @@
+"""``kipukas-board hardware bom``: parts counted from the map, a power chain that holds, and the
+committed hardware/bom.csv and hardware/bom.md tables the same as the command's."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kipukas_board.board.mapfile import available_maps, load_map
+from kipukas_board.cli import main
+from kipukas_board.maker import bom as bom_mod
+from kipukas_board.maker import power_chain
+
+HW = Path(__file__).resolve().parents[1] / "hardware"
+BUILDS = [(m, n, pi, lay) for m in available_maps() for n in bom_mod.PLAYERS for pi in bom_mod.PIS
+          for lay in bom_mod.LAYOUTS]
+
+
+@pytest.mark.parametrize(("name", "players", "pi", "layout"), BUILDS)
+def test_every_build_counts_its_parts_from_the_map_and_its_chain_holds(name, players, pi, layout) -> None:
+    board = load_map(name)
+    b = bom_mod.build_bom(board, players, pi, layout)
+    assert b.problems() == []
+    assert b.qty("reed") == b.qty("diode") == len(board.stands)
+    assert b.qty("magnet") == 22 * players
+    assert b.pixels == len(board.territories) * bom_mod.LAYOUTS[layout] + len(board.stands)
+    assert b.qty("led-strip") * 60 >= b.pixels > (b.qty("led-strip") - 1) * 60
+    assert b.qty("csi-camera") + b.qty("usb-camera") == players
+    assert b.qty("csi-camera") == min(players, 2 if pi == 5 else 1)
+    assert b.budget_ma <= 0.8 * b.to_json()["power"]["fuse_a"] * 1000
+    assert b.budget_ma >= min(b.white_ma, 4000)  # the cap is never lower than the fuse needs it to be
+    hold = power_chain.fuse_hold_a(bom_mod.FUSE_A)
+    for p in b.protected:
+        assert p.rating_a >= p.carries_a
+        if p.protected_by == "F1":
+            assert p.rating_a >= hold, p
+    jumpers = [p for p in b.protected if p.name.startswith("strip jumpers")]
+    assert len(jumpers) == (1 if b.pieces > 1 else 0)
+    assert (b.qty("pi-cooler") == 1) == (pi == 5)
+
+
+def test_the_two_player_kipuka_8_numbers_the_issue_names() -> None:
+    b = bom_mod.build_bom(load_map("kipuka-8"), 2, 5)
+    assert (b.qty("reed"), b.qty("diode"), b.qty("magnet"), b.qty("led-strip")) == (24, 24, 44, 1)
+
+
+def test_a_pi_4_with_three_webcams_gets_a_powered_hub_and_a_pi_5_with_two_does_not() -> None:
+    board = load_map("kipuka-13")
+    assert bom_mod.build_bom(board, 4, 4).qty("usb-hub") == 1
+    assert bom_mod.build_bom(board, 4, 5).qty("usb-hub") == 0
+    assert bom_mod.build_bom(board, 2, 4).qty("usb-hub") == 0
+
+
+def test_jumpers_carry_the_pixels_after_them_up_to_the_next_feed() -> None:
+    pieces = [[0, 1, 2], [3], [4, 5], [6]]
+    assert bom_mod.jumper_currents(pieces, 7, 10_000) == pytest.approx([4 * 0.061, 3 * 0.061, 0.061])
+    assert bom_mod.jumper_currents(pieces, 7, 100) == pytest.approx([0.1, 0.1, 0.061])  # the cap bounds it
+
+
+def test_the_committed_csv_and_tables_are_what_the_command_computes() -> None:
+    assert (HW / "bom.csv").read_text() == bom_mod.reference_csv(), \
+        "hardware/bom.csv is stale: run python -m kipukas_board.maker.bom hardware"
+    text = (HW / "bom.md").read_text()
+    for name, body in bom_mod.docs_blocks().items():
+        assert f"<!-- bom:{name} -->\n{body}\n<!-- /bom:{name} -->" in text, \
+            f"hardware/bom.md's {name} table is stale: run python -m kipukas_board.maker.bom hardware"
+
+
+def test_json_carries_parts_and_power_with_every_protected_rating(capsys) -> None:
+    assert main(["hardware", "bom", "--map", "kipuka-13", "--players", "3", "--pi", "4", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {"name", "kind", "qty"} <= set(doc["parts"][0])
+    power = doc["power"]
+    assert power["fuse_a"] == 5.0 and power["psu_a"] == 6.0 and power["budget_ma"] == 4000
+    assert all(p["rating_a"] > 0 for p in power["protected"]) and power["problems"] == []
+    kinds = {p["kind"] for p in power["protected"]}
+    assert kinds == {"conductor", "connector"}
+
+
+def test_csv_is_the_same_bill(capsys) -> None:
+    assert main(["hardware", "bom", "--map", "kipuka-8", "--players", "2", "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    reed = next(r for r in rows if r["mpn"].startswith("MDSR-7"))
+    assert reed["qty"] == "24" and reed["refs"] == "SW1-SW24"
+
+
+def test_a_broken_chain_exits_1_naming_both_figures(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(bom_mod, "JACK_RATING_A", 5.0)
+    assert main(["hardware", "bom", "--map", "kipuka-8", "--players", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "J3 DC jack is rated 5 A" in err and "9 A" in err
+
+
+def test_a_bad_map_or_player_count_is_refused(capsys) -> None:
+    assert main(["hardware", "bom", "--map", "no-such-map", "--players", "2"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["hardware", "bom", "--map", "kipuka-8", "--players", "5"])
+    assert exc.value.code == 2
+    with pytest.raises(ValueError, match=r"players 7: expected one of 2, 3, 4"):
+        bom_mod.build_bom(load_map("kipuka-8"), 7)
+
+
+@given(budget=st.floats(1, 20_000), fuse=st.sampled_from([1.0, 2.0, 3.0, 5.0, 7.5, 10.0]),
+       rating=st.floats(0.5, 40), psu=st.floats(0.5, 20))
+def test_the_chain_check_names_each_broken_rule(budget, fuse, rating, psu) -> None:
+    problems = power_chain.check_chain(budget, fuse, psu, [("wire", rating)])
+    assert any("more than 80 %" in p for p in problems) == (budget > fuse * 800)
+    assert any(p.startswith("wire is rated") for p in problems) == (rating < fuse * 1.1)
+    assert any("supply gives less" in p for p in problems) == (psu * 1000 < budget)
+
+
+@given(carried=st.floats(0, 9.9), fuse=st.sampled_from([1.0, 3.0, 5.0, 7.5]))
+def test_the_chosen_gauge_carries_the_current_and_what_the_fuse_holds(carried, fuse) -> None:
+    awg = power_chain.wire_for(carried, fuse)
+    assert power_chain.AWG_RATING_A[awg] >= max(carried, fuse * 1.1)
+    thinner = [a for a in power_chain.AWG_RATING_A if a > awg]
+    assert all(power_chain.AWG_RATING_A[a] < max(carried, fuse * 1.1) for a in thinner)
+
+
+def test_the_docs_name_the_command_and_the_rules() -> None:
+    text = (HW / "bom.md").read_text()
+    for needle in ("kipukas-board hardware bom", "80 %", "fuse_a", "holds 5.5 A"):
+        assert needle in text, needle
+    assert re.search(r"\[bom\.md\]\(bom\.md\)", (HW / "README.md").read_text())
