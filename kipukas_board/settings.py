@@ -20,6 +20,7 @@ section (``calibration/settings.example.toml`` has the commented version)::
     adapter = "sim"
     count = 180               # pixels on the strip (the strip's, not the adapter's)
     power_budget_ma = 4000    # the LEDs' share of the 5 V supply in mA: the brightness cap
+    fuse_a = 5                # the LED fuse fitted (F1); the budget may be at most 80 % of it
 
     [voice]
     adapter = "silent"
@@ -52,6 +53,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from kipukas_board.hardware import power_chain
 from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
 from kipukas_board.textfile import TextFileError, read_text
 
@@ -153,6 +155,9 @@ class Settings:
     #: applied over the calibration (:func:`kipukas_board.show.layout.strip_layout`); None: not set.
     led_count: int | None = None
     led_power_budget_ma: float | None = None
+    #: ``[leds] fuse_a``: the LED fuse fitted; the budget (the settings' or the calibration's) may be
+    #: at most 80 % of it (:mod:`kipukas_board.hardware.power_chain`).
+    led_fuse_a: float = power_chain.DEFAULT_FUSE_A
     #: ``[vision] budget_ms``: every seat's decode budget, in CPU ms a frame.
     budget_ms: float = DEFAULT_BUDGET_MS
 
@@ -174,7 +179,8 @@ class Settings:
                 for i, c in enumerate(self.cameras)]
         return Settings(
             map=self.map, calibration=self.calibration, host=self.host, port=self.port, names=list(self.names),
-            led_count=self.led_count, led_power_budget_ma=self.led_power_budget_ma, budget_ms=self.budget_ms,
+            led_count=self.led_count, led_power_budget_ma=self.led_power_budget_ma, led_fuse_a=self.led_fuse_a,
+            budget_ms=self.budget_ms,
             # A simulated sensor section keeps its options (channels = "matrix" for calibration).
             sensors=AdapterChoice(SIMULATED["sensors"], dict(self.sensors.options)
                                   if self.sensors.adapter == SIMULATED["sensors"] else {}),
@@ -320,6 +326,14 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         s.led_count = _strip_number(leds.pop("count", None), "count", 1, 10_000, True, problems)
         s.led_power_budget_ma = _strip_number(leds.pop("power_budget_ma", None), "power_budget_ma", 100, 100_000,
                                               False, problems)
+        fuse = _strip_number(leds.pop("fuse_a", None), "fuse_a", 1, 30, False, problems)
+        if fuse is not None:
+            s.led_fuse_a = float(fuse)
+        budget = s.led_power_budget_ma
+        if budget is not None and budget > power_chain.max_budget_ma(s.led_fuse_a):
+            problems.append(f"[leds] power_budget_ma = {budget:g} mA is more than 80 % of the {s.led_fuse_a:g} A "
+                            f"LED fuse ([leds] fuse_a): at most {power_chain.max_budget_ma(s.led_fuse_a):g} mA, or "
+                            f"the fuse runs near its rating in play (hardware/bom.md, 'The power chain')")
         data = {**data, "leds": leds}
     for name in ("sensors", "leds", "voice"):
         if name in data:

@@ -99,7 +99,7 @@ def _settings(tmp_path: Path, text: str) -> Path:
 
 def test_colors_light_every_pixel_of_the_settings_count_in_turn_on_the_configured_adapter(
         tmp_path: Path, spi_strip, capsys) -> None:
-    s = _settings(tmp_path, '[leds]\nadapter = "spi"\ncount = 30\npower_budget_ma = 5000\n')
+    s = _settings(tmp_path, '[leds]\nadapter = "spi"\ncount = 30\nfuse_a = 7.5\npower_budget_ma = 5000\n')
     assert main(["leds", "test", "--settings", str(s), "--data-dir", str(tmp_path), "--seconds", "0", "--json"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("driving the 'spi' strip on /dev/spidev0.0: 30 pixels")
@@ -166,8 +166,11 @@ def test_the_settings_count_and_cap_reach_the_board_over_the_calibration(tmp_pat
     assert settings.leds.options == {} and settings.led_count == 120
     lay = strip_layout(settings, load_map("kipuka-8"))
     assert (lay.count, lay.power_budget_ma) == (120, 3500.0)
-    s.write_text(f'[board]\ncalibration = "{cal}"\n[leds]\ncount = 5\n')
+    s.write_text(f'[board]\ncalibration = "{cal}"\n[leds]\ncount = 5\npower_budget_ma = 3500\n')
     with pytest.raises(LayoutError, match="past the end of the strip"):
+        strip_layout(load_settings(s), load_map("kipuka-8"))
+    s.write_text(f'[board]\ncalibration = "{cal}"\n')  # the calibration's 9000 mA is more than the fuse carries
+    with pytest.raises(LayoutError, match="9000 mA is more than 80 % of the 5 A LED fuse"):
         strip_layout(load_settings(s), load_map("kipuka-8"))
 
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import available_maps, load_map
 from kipukas_board.cli import main
+from kipukas_board.hardware import power_chain
 from kipukas_board.maker import bom as bom_mod
-from kipukas_board.maker import power_chain
 
 HW = Path(__file__).resolve().parents[1] / "hardware"
 BUILDS = [(m, n, pi, lay) for m in available_maps() for n in bom_mod.PLAYERS for pi in bom_mod.PIS

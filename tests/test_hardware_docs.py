@@ -252,8 +252,8 @@ def test_one_fuse_protects_every_led_power_conductor_and_the_bom_covers_the_bigg
     """README: a closed brick, one 5 A fuse right after its jack, and behind it only conductors rated
     above what the fuse holds; the JST SM strip connector (3 A contacts) carries no power; the
     software cap stays at 80 % of the fuse; the BOM holds strip and wire for the biggest build."""
+    from kipukas_board.hardware import power_chain
     from kipukas_board.maker import bom as bom_mod
-    from kipukas_board.maker import power_chain
 
     budget = load("led_budget")
     parts, nets = netlist

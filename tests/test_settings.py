@@ -202,3 +202,39 @@ def test_the_decode_budget_reaches_every_seats_pipeline(tmp_path: Path) -> None:
 def test_the_example_settings_file_loads() -> None:
     example = Path(__file__).resolve().parents[1] / "calibration" / "settings.example.toml"
     assert load_settings(example).budget_ms == 80.0
+
+
+@pytest.mark.parametrize(("leds", "refused"), [
+    ("power_budget_ma = 4000", False),
+    ("power_budget_ma = 4001", True),
+    ("fuse_a = 3\npower_budget_ma = 2400", False),
+    ("fuse_a = 3\npower_budget_ma = 2500", True),
+    ("fuse_a = 7.5\npower_budget_ma = 6000", False),
+])
+def test_an_led_budget_above_80_percent_of_the_fuse_is_refused_naming_both(tmp_path: Path, leds: str,
+                                                                         refused: bool) -> None:
+    p = tmp_path / "settings.toml"
+    p.write_text(f"[leds]\n{leds}\n")
+    if not refused:
+        assert load_settings(p).led_power_budget_ma is not None
+        return
+    with pytest.raises(SettingsError) as exc:
+        load_settings(p)
+    (problem,) = exc.value.problems
+    budget = leds.rsplit("= ", 1)[1]
+    fuse = leds.split("= ")[1].split("\n")[0] if leds.startswith("fuse") else "5"
+    assert f"power_budget_ma = {budget} mA" in problem and f"80 % of the {fuse} A LED fuse" in problem
+    assert f"at most {int(float(fuse) * 800)} mA" in problem
+
+
+def test_a_calibrations_budget_above_the_fuse_is_refused_at_start(tmp_path: Path) -> None:
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.show.layout import LayoutError, default_layout, with_strip_settings
+
+    layout = default_layout(load_map("kipuka-8"))
+    layout.power_budget_ma = 4500
+    settings = Settings()
+    with pytest.raises(LayoutError, match=r"power_budget_ma = 4500 mA is more than 80 % of the 5 A LED fuse"):
+        with_strip_settings(layout, settings)
+    settings.led_power_budget_ma = 3000  # the settings' own budget overrides the calibration's
+    assert with_strip_settings(layout, settings).power_budget_ma == 3000

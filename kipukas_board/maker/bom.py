@@ -5,7 +5,7 @@ stand, 22 magnets per player (1 capital, 11 base camps, 10 soul tokens), one cam
 Pi's CSI ports first, USB webcams after), strip and pixels from the LED layout, and wire by length
 and gauge. The strip is cut into one piece per segment of the layout (a territory's pixels, a
 stand's pixel); every cut is bridged by a jumper of 5 V, GND and data. The 5 V and GND jumpers are
-sized by :func:`~kipukas_board.maker.power_chain.wire_for` for the current they carry and for the
+sized by :func:`~kipukas_board.hardware.power_chain.wire_for` for the current they carry and for the
 fuse that protects them, so "the fuse protects the smallest conductor" holds for every one.
 
 Lengths a map file does not give are planning figures (:data:`JUMPER_M`, :data:`MATRIX_WIRE_M`),
@@ -35,8 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap, available_maps, load_map
-from kipukas_board.hardware import parts_spec
-from kipukas_board.maker import power_chain
+from kipukas_board.hardware import parts_spec, power_chain
 from kipukas_board.show.layout import LedLayout, default_layout
 
 #: Pixels per territory of the two LED layouts the docs plan for ("full": a 12-pixel ring).
@@ -52,7 +51,7 @@ PIXELS_PER_M = 60
 #: One feed at the strip's input carries up to this many pixels; above, a feed every FEED_EVERY.
 ONE_FEED_UP_TO, FEED_EVERY = 80, 60
 #: The LED supply (a closed 5 V brick), its fuse and the parts behind it, with their ratings in A.
-PSU_A, FUSE_A = 6.0, 5.0
+PSU_A, FUSE_A = 6.0, power_chain.DEFAULT_FUSE_A
 JACK_RATING_A = 10.0
 FUSE_HOLDER_RATING_A = 20.0
 WAGO_RATING_A = 20.0          # WAGO 221: 32 A (IEC), 20 A (UL); the lower

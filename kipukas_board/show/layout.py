@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.hardware import power_chain
 from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
 from kipukas_board.textfile import TextFileError, read_text
@@ -314,6 +315,12 @@ def with_strip_settings(layout: LedLayout, settings: Any) -> LedLayout:
 
     count = getattr(settings, "led_count", None)
     budget = getattr(settings, "led_power_budget_ma", None)
+    fuse_a = getattr(settings, "led_fuse_a", power_chain.DEFAULT_FUSE_A)
+    cap = power_chain.max_budget_ma(fuse_a)
+    if budget is None and layout.power_budget_ma > cap:
+        raise LayoutError(layout.source, [f"power_budget_ma = {layout.power_budget_ma:g} mA is more than 80 % of "
+                                          f"the {fuse_a:g} A LED fuse (the settings' [leds] fuse_a): at most "
+                                          f"{cap:g} mA; set [leds] power_budget_ma in the settings file"])
     if count is None and budget is None:
         return layout
     changes: dict[str, Any] = {}

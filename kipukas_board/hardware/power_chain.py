@@ -9,6 +9,9 @@ Three rules make the chain safe, and :func:`check_chain` names each one that a b
   indefinitely, so "at most" is taken against the fuse's hold current);
 - the supply gives at least the budget.
 
+The board's settings apply the first rule at start (``[leds] power_budget_ma`` against ``[leds]
+fuse_a``), so a budget the fuse cannot carry is refused before the strip lights.
+
 The jack sits before the fuse, so the fuse cannot protect it: it must carry what the supply
 delivers before its own overload protection cuts out (:data:`SUPPLY_TRIP_FACTOR` times its rating).
 
@@ -30,6 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+#: The LED fuse the project's BOM fits (``[leds] fuse_a`` in the settings when another is fitted).
+DEFAULT_FUSE_A = 5.0
 #: The budget may use at most this share of the fuse's rating.
 BUDGET_SHARE_OF_FUSE = 0.8
 #: A blade fuse (ATO) carries this multiple of its rating indefinitely without blowing.
