@@ -1,6 +1,6 @@
 """kipukas-board: the software of a Raspberry Pi smart board for the Kipukas tabletop game.
 
-Layers (see DESIGN.md §3): ``board`` (map files and graph), ``game`` (the pure rules core),
+Layers (docs/explanation/architecture.md): ``board`` (map files and graph), ``game`` (the pure rules core),
 ``store`` (the SQLite journal), ``hardware`` (ports and their adapters), ``vision`` and ``cards``
 (card QR codes and the catalog), ``show`` (lighting and voice), ``web`` (the table's page),
 ``runtime`` (the one core thread that ties them together) and ``cli``.

@@ -18,13 +18,13 @@ keeps both promises of that unit:
 
 Outside systemd (no ``$NOTIFY_SOCKET``) all of this is a no-op.
 
-Example::
+Example (not run as a doctest: it needs a started board; ``kipukas-board service notify-bench`` and
+``tests/test_service_notify.py`` run it under a pretend systemd)::
 
-    >>> from kipukas_board.service import BoardService
-    >>> service = BoardService(board)          # doctest: +SKIP
-    >>> service.started("http://0.0.0.0:8080/")  # doctest: +SKIP
-    >>> ...                                     # serve the page
-    >>> service.stopping()                      # doctest: +SKIP
+    service = BoardService(board)
+    service.started("http://0.0.0.0:8080/")
+    ...                                         # serve the page
+    service.stopping()
 """
 
 from __future__ import annotations

@@ -11,8 +11,13 @@ pseudo-terminal and makes a new one, and a symlink (like ``/dev/serial/by-id/...
 
 Example::
 
-    >>> fw, matrix, link = start_firmware(rows=2, cols=2, link_dir="/tmp/x")   # doctest: +SKIP
-    >>> matrix.set(3, True)                        # a magnet arrives over r1c1
+    >>> import tempfile
+    >>> link = PtyLink(tempfile.mkdtemp())            # the host opens link.path with pyserial
+    >>> fw = FirmwareThread(rows=2, cols=2, link=link).start()
+    >>> at = fw.matrix.set(3, True)                   # a magnet arrives over r1c1
+    >>> fw.matrix.state(3)
+    True
+    >>> fw.stop(); link.close()
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 
 def run_soak(cfg: SoakConfig, work_dir: str | None = None) -> dict[str, Any]:
-    """Run the soak; returns the result dict (the DESIGN.md §3 fields first, details after)."""
+    """Run the soak; returns the result dict (the fields docs/reference/command-line.md names first, details after)."""
     from kipukas_board.app import BoardApp
     from kipukas_board.settings import AdapterChoice, Settings
 

@@ -1,7 +1,7 @@
 """What a Kipukas card's QR code says, and refusing everything else.
 
 A QR payload is *data*: it is matched as a whole against the forms printed on real cards and is
-never fetched, opened or followed as a link. Three forms are accepted (DESIGN.md "Cards and their
+never fetched, opened or followed as a link. Three forms are accepted (docs/reference/file-formats.md, "The Kipukas card
 QR codes"):
 
 * ``kpks.us/HMPU#0004?BFxDCJ``: card design ``HMPU``, copy ``0004``, serial ``BFxDCJ``

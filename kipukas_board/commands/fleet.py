@@ -1,4 +1,4 @@
-"""``kipukas-board fleet``: the organiser's side of an event with many boards.
+"""``kipukas-board fleet``: the organiser's side of an event with many boards. ::
 
     kipukas-board fleet dashboard --broker URL [--host H] [--port P]
                                   [--username U --password-file F] [--ca-file F]

@@ -1,4 +1,4 @@
-"""The fleet's topics and messages (DESIGN.md §3, "Fleet"): what a board publishes and a consumer reads.
+"""The fleet's topics and messages (docs/admins/fleet.md): what a board publishes and a consumer reads. ::
 
     kipukas/<board_id>/state    retained, QoS 1: the /api/state JSON less "health"
     kipukas/<board_id>/events   QoS 1: {"seq": n, "ts": t, "event": {...}}, one per journaled event,

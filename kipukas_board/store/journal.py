@@ -24,7 +24,7 @@ Example::
     >>> j.append({"type": "stand", "stand": "T1", "occupied": True})
     1
     >>> [e for _, e in j.events()]
-    [{'type': 'stand', 'stand': 'T1', 'occupied': True}]
+    [{'occupied': True, 'stand': 'T1', 'type': 'stand'}]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Flask application: the table's page and the JSON API of DESIGN.md §3.
+"""The Flask application: the table's page and the JSON API of docs/reference/http-api.md.
 
 Served by waitress (:func:`~kipukas_board.web.serving.make_server`), never by Flask's development
 server. Reads are open to anyone on the table's network; changes need the admin PIN

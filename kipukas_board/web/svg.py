@@ -3,7 +3,7 @@
 Territories are rounded blobs around their stands (a convex hull drawn with a wide round stroke,
 which also covers territories of one or two stands); paths are lines, dashed for water and dotted
 for tunnels; territory stands are squares, movement stands circles. Every element carries the
-``data-territory`` / ``data-stand`` attribute the page and its tests use (DESIGN.md §3).
+``data-territory`` / ``data-stand`` attribute the page and its tests use (docs/reference/http-api.md).
 """
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
-"""The seat cameras that read shown cards: :mod:`.port`, :mod:`.simulated`, :mod:`.files` (images or
-a video played as a camera), :mod:`.opencv` (USB cameras) and :mod:`.pi_camera` (camera modules
-through picamera2)."""
+"""The seat cameras that read shown cards: :mod:`~kipukas_board.hardware.cameras.port`,
+:mod:`~kipukas_board.hardware.cameras.simulated`, :mod:`~kipukas_board.hardware.cameras.files` (images or a
+video played as a camera), :mod:`~kipukas_board.hardware.cameras.opencv` (USB cameras) and
+:mod:`~kipukas_board.hardware.cameras.pi_camera` (camera modules through picamera2)."""

@@ -11,8 +11,15 @@ Example settings (``settings.toml``)::
     path = "captures/seat1/"     # an image, a folder of images or a video file
     loop = false                 # start again at the end
 
-    >>> cam = FileCamera(seat=1, path="captures/")       # doctest: +SKIP
-    >>> frame = cam.read()                               # BGR numpy array, None at the end
+A folder of two images played once, each frame a BGR numpy array, then None at the end::
+
+    >>> import tempfile, cv2, numpy as np
+    >>> folder = tempfile.mkdtemp()
+    >>> for name in ("a.png", "b.png"):
+    ...     _ = cv2.imwrite(f"{folder}/{name}", np.zeros((48, 64, 3), np.uint8))
+    >>> cam = FileCamera(seat=1, path=folder)
+    >>> cam.read().shape, cam.read().shape, cam.read()
+    ((48, 64, 3), (48, 64, 3), None)
 """
 
 from __future__ import annotations

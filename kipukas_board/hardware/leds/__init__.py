@@ -1,2 +1,3 @@
-"""The WS2812 strip under the terrain: :mod:`.port`, :mod:`.simulated`, :mod:`.spi` (every Pi, the
-Pi 5 included) and :mod:`.ws281x` (rpi-ws281x, Pi 4 and older)."""
+"""The WS2812 strip under the terrain: :mod:`~kipukas_board.hardware.leds.port`,
+:mod:`~kipukas_board.hardware.leds.simulated`, :mod:`~kipukas_board.hardware.leds.spi` (every Pi, the Pi 5
+included) and :mod:`~kipukas_board.hardware.leds.ws281x` (rpi-ws281x, Pi 4 and older)."""

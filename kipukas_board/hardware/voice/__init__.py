@@ -1,2 +1,2 @@
-"""The speaker: :mod:`.port`, :mod:`.simulated` (silent, remembers what it was asked to say) and
-:mod:`.espeak` (espeak-ng)."""
+"""The speaker: :mod:`~kipukas_board.hardware.voice.port`, :mod:`~kipukas_board.hardware.voice.simulated`
+(silent, remembers what it was asked to say) and :mod:`~kipukas_board.hardware.voice.espeak` (espeak-ng)."""

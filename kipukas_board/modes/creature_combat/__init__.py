@@ -1,4 +1,4 @@
-"""Creature Combat Territory (../shared/seeds/004) as a game mode of the board.
+"""Creature Combat Territory (the card game of that name) as a game mode of the board.
 
 * :mod:`.rules`: the pure rules core (rounds, power, piles, the end);
 * :mod:`.events`: the form of its events; :mod:`.cardfile`: its TOML card files;

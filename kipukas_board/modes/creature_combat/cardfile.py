@@ -1,4 +1,4 @@
-"""Creature Combat Territory card files (TOML, DESIGN.md §5): a player's creatures and lands.
+"""Creature Combat Territory card files (TOML, docs/reference/file-formats.md): a player's creatures and lands.
 
 One file is one player's deck (``deck = "Ana's forest deck"`` at the top; the file's name without
 ``.toml`` otherwise). Every card names itself by an ``id``, unique across the board's decks, and its

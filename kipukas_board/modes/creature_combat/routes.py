@@ -2,7 +2,7 @@
 
 Every action needs the admin PIN and answers like the Kipukas actions: ``{"ok": true, "seq": N,
 "event": {...}, "effects": [...]}``; a malformed body is a 400 naming the field, an action the rules
-refuse now (a creature that is resting, a slot already filled) a 409 saying why.
+refuse now (a creature that is resting, a slot already filled) a 409 saying why. ::
 
     POST /api/actions/new-game                   {"game": "creature-combat", "players": [{"seat": 1,
                                                    "name": "Ana", "color": "#e4572e", "deck": "ana"}, ...],

@@ -1,4 +1,4 @@
-"""The card duel (../shared/seeds/003) as a game mode of the board.
+"""The two-player card duel as a game mode of the board.
 
 * :mod:`.rules`: the pure rules core (the turn, the piles, the Hearts); :mod:`.effects`: what each card
   in play adds, with where it came from;

@@ -1,4 +1,4 @@
-"""Card duel card files (TOML, DESIGN.md §5): one player's deck of ``[[cards]]``.
+"""Card duel card files (TOML, docs/reference/file-formats.md): one player's deck of ``[[cards]]``.
 
 One file is one deck (``deck = "ana"`` at the top; the file's name without ``.toml`` otherwise). A
 card names itself by an ``id`` (unique across the board's duel decks; its sticker's QR payload is

@@ -2,7 +2,7 @@
 
 Every action needs the admin PIN and answers like the other modes' actions: ``{"ok": true, "seq": N,
 "event": {...}, "effects": [...]}``; a malformed body is a 400 naming the field, an action the rules
-refuse now (not that player's turn, a card already in play) a 409 saying why.
+refuse now (not that player's turn, a card already in play) a 409 saying why. ::
 
     POST /api/actions/new-game       {"game": "duel", "players": [{"seat": 1, "name": "Ana", "color": "#e4572e",
                                        "deck": "ana"}, {...}], "challenged": 1?, "hearts": 3?,

@@ -1,4 +1,4 @@
-"""The card duel's rules core (../shared/seeds/003): ``apply(duel, event) -> (duel, effects)``, pure.
+"""The card duel's rules core (the card duel's rules): ``apply(duel, event) -> (duel, effects)``, pure.
 
 No I/O, no clock, no dice: the runtime writes the players' decks into the ``new_game`` event, and the
 board never needs the source's order, because it cannot see it: between the source and the pool it

@@ -7,7 +7,7 @@ question) is a 409 saying why. Rolls are made here, by the runtime, with the boa
 and written into the event before it is journaled (see :mod:`kipukas_board.modes.kipukas.rules.rolls`).
 
 Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``: the journaled event
-(with its rolls) and what the rules made of it.
+(with its rolls) and what the rules made of it. ::
 
     POST /api/actions/new-game           {"players": [{"seat": 1, "name": "Ana", "color": "#e4572e",
                                            "affinity": "brutal"}, ...], "edition": "web",

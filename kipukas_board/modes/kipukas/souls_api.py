@@ -1,7 +1,7 @@
 """The souls' actions and the bout assistant on the page (a route plugin, like :mod:`.actions`).
 
 Every action needs the admin PIN and a JSON body, answers like :mod:`.actions` (``{"ok": true, "seq",
-"event", "effects"}``; 400 naming a bad field, 409 when the rules refuse it):
+"event", "effects"}``; 400 naming a bad field, 409 when the rules refuse it)::
 
     POST /api/actions/soul-bind     {"stand": "M3a", "soul": "RrDC#0001"} or {"stand": "M3a", "seat": 1}
                                     (the card last shown at that seat)

@@ -1,6 +1,6 @@
 """What differs between the two rule books, as data: one game setting, never a code fork.
 
-``web`` is the current web rules (../shared/seeds/001), ``2023`` the December 2023 rule book (002).
+``web`` is the current Kipukas web rules, ``2023`` the December 2023 rule book.
 Everything the board decides by edition is read from :data:`EDITIONS`, so a third edition is one more
 entry here.
 

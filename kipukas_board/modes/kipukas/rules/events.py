@@ -17,12 +17,14 @@ Event types: ``map``, ``stand``, ``new_game``, ``roll_diel``, ``answer``, ``corr
 
 Example::
 
-    >>> from kipukas_board.modes.kipukas.rules.events import stand_event, check_event
+    >>> from kipukas_board.modes.kipukas.rules.events import EventError, check_event, stand_event
     >>> check_event(stand_event("T1", True))
     {'type': 'stand', 'stand': 'T1', 'occupied': True, 'source': 'sensor'}
-    >>> check_event({"type": "roll_diel", "cycle": 4, "phase": "dusk"})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    EventError: 'roll_diel' event field 'phase' must be one of day, night, storm or null, got 'dusk'
+    >>> try:
+    ...     check_event({"type": "roll_diel", "cycle": 4, "phase": "dusk"})
+    ... except EventError as error:
+    ...     print(error)
+    'roll_diel' event field 'phase' must be one of day, night, storm or null, got 'dusk'
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The game state as the JSON document of ``GET /api/state`` (DESIGN.md §3).
+"""The game state as the JSON document of ``GET /api/state`` (docs/reference/http-api.md).
 
 Apart from :mod:`.state` because the document carries what other rules modules compute from the
 state (the play style's standing, the edition's tables), while those modules read the state: keeping
@@ -80,7 +80,7 @@ def state_json(state: GameState) -> dict[str, Any]:
 
 
 def souls_json(state: GameState) -> list[dict[str, Any]]:
-    """The souls the board knows (DESIGN.md §3): ``stand`` is null for one in a hand, a base camp or
+    """The souls the board knows (``souls`` in ``GET /api/state``): ``stand`` is null for one in a hand, a base camp or
     a capital (or shown and not yet bound to a token)."""
     if not state.souls:
         return []

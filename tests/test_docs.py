@@ -1,0 +1,68 @@
+"""The documentation: it builds without a warning, its HTTP reference lists every route the board
+serves, the README stays a front page, and nothing sends a reader outside the repository."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+@pytest.mark.slow
+def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
+    """Broken internal links, pages in no table of contents and unreadable docstrings all fail here."""
+    pytest.importorskip("sphinx", reason="Sphinx is in the test extra (scripts/run-tests installs it)")
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html",
+                          "-c", str(DOCS), "-d", str(tmp_path / "doctrees"), str(ROOT), str(tmp_path / "html")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-6000:]
+    assert (tmp_path / "html" / "docs" / "reference" / "http-api.html").exists()
+
+
+def _shape(path: str) -> str:
+    """A route's path with every variable part written the same way (``<seat>``, ``<int:seat>`` ...)."""
+    return re.sub(r"<[^>]*>", "<*>", path)
+
+
+def test_the_http_reference_lists_every_route(board) -> None:
+    from kipukas_board.web.server import create_app
+
+    app = create_app(board)
+    served = {(method, _shape(rule.rule)) for rule in app.url_map.iter_rules()
+              for method in rule.methods - {"HEAD", "OPTIONS"}}
+    text = (DOCS / "reference" / "http-api.md").read_text()
+    listed = {(m, _shape(p)) for m, p in re.findall(r"`(GET|POST|PUT|DELETE|PATCH) (/[^`\s]*)`", text)}
+    missing = sorted(f"{m} {p}" for m, p in served - listed)
+    assert not missing, f"routes the board serves that docs/reference/http-api.md does not list: {missing}"
+    gone = sorted(f"{m} {p}" for m, p in listed - served)
+    assert not gone, f"docs/reference/http-api.md lists routes the board does not serve: {gone}"
+
+
+def test_the_readme_is_a_front_page() -> None:
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines: the details belong in docs/"
+    assert "scripts/run-board" in "\n".join(lines) and "scripts/run-tests" in "\n".join(lines)
+
+
+def test_nothing_sends_a_reader_outside_the_repository() -> None:
+    """Rule books are cited by name and edition; the project's contracts live in docs/."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    offenders = []
+    for name in tracked:
+        if name.startswith("tests/") or not name.endswith((".py", ".md", ".toml", ".txt", ".html", ".js", ".sh")):
+            continue
+        path = ROOT / name
+        if not path.is_file():
+            continue
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if "DESIGN.md" in line or "../shared" in line or "shared/seeds" in line:
+                offenders.append(f"{name}:{n}: {line.strip()[:100]}")
+    assert not offenders, "cite the rule books by name and the docs by page:\n" + "\n".join(offenders)
