@@ -49,9 +49,9 @@ def test_an_older_state_never_follows_a_newer_one(data_dir) -> None:
         board._publish(old, [])  # e.g. the watcher read the state just before the core moved on
         board._publish(new, [])
         sent = []
-        while not sub.queue.empty():
-            sent.append(sub.queue.get_nowait())
+        while (msg := sub.take(0)) is not None:
+            sent.append(msg)
         ids = [int(line[4:]) for msg in sent for line in msg.decode().splitlines() if line.startswith("id: ")]
-        assert ids == [new.seq, new.seq]
+        assert ids == [new.seq]  # the stream keeps only the latest state, and never the older one
     finally:
         board.stop()

@@ -14,7 +14,6 @@ import pytest
 from kipukas_board.app import BoardApp
 from kipukas_board.modes.kipukas.rules.view import state_json
 from kipukas_board.web.server import create_app, require_pin
-from kipukas_board.web.sse import Broadcaster, StreamsFull
 from tests.liveserver import live_board
 
 
@@ -226,28 +225,6 @@ def test_streams_are_capped_so_other_requests_still_get_a_thread(data_dir: Path)
             assert again.status == 200
         for conn in streams:
             conn.close()
-
-
-def test_a_dropped_stream_keeps_its_place_until_its_body_closes() -> None:
-    """A page that stopped reading is dropped when its queue fills, but its server thread stays held
-    (stuck writing to that page) until its body is closed: until then it still counts against the cap,
-    or new streams would take the threads /api/state, the actions and /healthz need."""
-    b = Broadcaster(max_queued=2, max_clients=1)
-    sub = b.open()
-    body = sub.body()
-    assert next(body) == b"retry: 1000\n\n"  # the server thread writes to the page ...
-    for i in range(3):  # ... which stopped reading: its queue fills up and it is dropped
-        b.publish("state", "{}", i)
-    assert sub.ended.is_set() and b.dropped == 1
-    assert b.clients() == 1
-    with pytest.raises(StreamsFull):
-        b.open()
-    b.publish("state", "{}", 3)  # nothing more is queued for it (nor counted as dropped again)
-    assert b.dropped == 1
-    with pytest.raises(StopIteration):  # once its thread gets back to the body, the body ends ...
-        next(body)
-    assert b.clients() == 0  # ... and gives its place back
-    b.open().close()
 
 
 def test_waitress_refuses_a_huge_body_before_receiving_it(data_dir: Path) -> None:

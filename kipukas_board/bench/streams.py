@@ -64,13 +64,13 @@ def rss_mb(pid: int) -> float:
 
 
 def temp_files(pid: int) -> tuple[int, int]:
-    """``(count, bytes)`` of deleted or temporary regular files process ``pid`` holds open."""
+    """``(count, bytes)`` of deleted regular files process ``pid`` holds open (temporary files)."""
     count = size = 0
     fd_dir = Path(f"/proc/{pid}/fd")
     for fd in fd_dir.iterdir():
         with contextlib.suppress(OSError):
             target = os.readlink(fd)
-            if target.startswith("/") and ("(deleted)" in target or target.startswith(tempfile.gettempdir())):
+            if target.startswith("/") and target.endswith("(deleted)"):
                 st = os.stat(fd)
                 if not target.startswith(("/dev/", "/proc/")) and (st.st_mode & 0o170000) == 0o100000:
                     count += 1

@@ -1,14 +1,16 @@
-"""``kipukas-board bench-sse`` and ``bench-streams``: do 20 phones on the table each get every change, and how fast?
+"""``kipukas-board bench-sse`` and ``bench-streams``: do 20 phones on the table each get every change,
+and how fast?
 
     kipukas-board bench-sse [--clients 20] [--changes 200] [--interval-ms 20] [--map NAME] [--json]
 
-Starts a simulated board served by waitress on a free loopback port (a temporary data directory,
-so the journal is real SQLite with synchronous=FULL), opens ``--clients`` event streams
-(``GET /api/stream``, read over plain sockets, as a phone's EventSource would), then flips stand
-switches ``--changes`` times. Latency is measured from the moment a switch changes to the moment each
-client has read the ``state`` event carrying that change (journal write, rules, lighting, SSE and
-the loopback network all included). Prints a table; with ``--json`` the last line is one JSON
-object::
+Starts a simulated board served by waitress on a free loopback port (a temporary data directory, so
+the journal is real SQLite with synchronous=FULL), opens ``--clients`` event streams (``GET
+/api/stream``, read over plain sockets, as a phone's EventSource would), then flips stand switches
+``--changes`` times. Latency is measured from the moment a switch changes to the moment each client
+has read the ``state`` event carrying that change, or a later state (a stream keeps only the latest
+state for a page that has not taken the last one yet); journal write, rules, lighting, SSE and the
+loopback network all included. Each client comes from its own loopback address, as phones do. Prints
+a table; with ``--json`` the last line is one JSON object::
 
     {"clients": 20, "changes": 200, "expected": 4000, "delivered": 4000, "missing": 0,
      "latency_ms": {"p50": ..., "p95": ..., "p99": ..., "max": ...}, "target_p99_ms": 100.0,
@@ -60,9 +62,10 @@ def register(sub: Any) -> None:
 class StreamClient(threading.Thread):
     """One EventSource-like reader: records when each ``state`` event id arrived."""
 
-    def __init__(self, port: int, name: str) -> None:
+    def __init__(self, port: int, name: str, source: str = "127.0.0.1") -> None:
         super().__init__(name=name, daemon=True)
         self.port = port
+        self.source = source  # the loopback address it comes from, as each phone has its own
         self.arrived: dict[int, float] = {}
         self.ready = threading.Event()
         self.error: str | None = None
@@ -70,7 +73,7 @@ class StreamClient(threading.Thread):
 
     def run(self) -> None:
         try:
-            sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=30, source_address=(self.source, 0))
             self._sock = sock
             sock.sendall(b"GET /api/stream HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
             fh = sock.makefile("rb")
@@ -85,7 +88,10 @@ class StreamClient(threading.Thread):
                 line = raw.rstrip(b"\r\n")
                 if not line:
                     if event == "state" and ident is not None:
-                        self.arrived[ident] = now
+                        # A stream keeps only the latest state, so a state also brings every change
+                        # before it that this client had not seen yet.
+                        for seq in range(max(self.arrived, default=ident - 1) + 1, ident + 1):
+                            self.arrived.setdefault(seq, now)
                         self.ready.set()
                     event, ident = None, None
                 elif line.startswith(b"event:"):
@@ -140,7 +146,7 @@ def run_bench(clients: int, changes: int, interval_ms: float, map_name: str | No
 
         serving = threading.Thread(target=serve, name="waitress", daemon=True)
         serving.start()
-        readers = [StreamClient(port, f"sse-{i}") for i in range(clients)]
+        readers = [StreamClient(port, f"sse-{i}", f"127.0.1.{1 + i % 250}") for i in range(clients)]
         sent: dict[int, float] = {}
         try:
             for r in readers:

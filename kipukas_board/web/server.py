@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
+#: WSGI environ keys by which the server tells a stream how many bytes it still holds for the client
+#: (a callable returning an int) and whether the client went away (a callable returning a bool).
+UNSENT_KEY = "kipukas.unsent"
+GONE_KEY = "kipukas.gone"
 #: Deepest nesting of arrays and objects a request body may have (the API's bodies use 3 or 4).
 MAX_JSON_DEPTH = 32
 #: Seconds a page refused an event stream (too many open) is told to wait before trying again.
@@ -179,7 +183,8 @@ def create_app(board: BoardApp) -> Flask:
     @app.get("/api/stream")
     def stream() -> Response | tuple[Response, int]:
         try:
-            sub = board.broadcaster.open()  # register first, so no change slips past the snapshot
+            # register first, so no change slips past the snapshot
+            sub = board.broadcaster.open(request.remote_addr or "?")
         except StreamsFull as exc:
             resp, status = error(503, f"{exc}; close a page or try again shortly")
             resp.headers["Retry-After"] = str(STREAM_RETRY_AFTER_S)
@@ -190,7 +195,10 @@ def create_app(board: BoardApp) -> Flask:
         except BaseException:
             sub.close()
             raise
-        resp = Response(sub.body(first), mimetype="text/event-stream")
+        env = request.environ  # the server's view of this connection (kipukas_board/web/serving.py)
+        resp = Response(sub.body(first, unsent=env.get(UNSENT_KEY),
+                                 gone=env.get(GONE_KEY) or env.get("waitress.client_disconnected")),
+                        mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"
         return resp

@@ -15,7 +15,16 @@ goes through :func:`make_server`, so they all get the same guards:
   its first byte (slow senders are cut off). When the limit is reached the longest-idle connections
   without a request in progress make room, so silent sockets can never keep a phone out. An event
   stream always has a request in progress and sends its own keepalive every 15 s, so it is never
-  taken for idle.
+  taken for idle;
+- a connection whose client takes none of the answer waiting for it for :data:`STALL_S` seconds is
+  closed (a stream that stopped reading, or a guest's tiny receive window), and a connection holds at
+  most :data:`OUTBUF_HIGH_WATERMARK` bytes of unsent output before the thread writing it waits;
+- a closed connection is noticed while its request is still being answered
+  (``channel_request_lookahead``), so a page that goes away frees its stream within a second;
+- each stream is told how much output its connection still holds, in the server and unacknowledged
+  in the kernel (:func:`kernel_unsent`), and whether its client is gone
+  (the ``kipukas.unsent`` and ``kipukas.gone`` environ keys), so it never writes to a stalled page
+  (``kipukas_board/web/sse.py``).
 
 So the board serves as many phones as fit in :data:`CONNECTION_LIMIT` (a browser opens up to 6
 connections to a host, one of them the page's event stream): with the defaults, 40 pages following
@@ -27,10 +36,12 @@ from __future__ import annotations
 
 import logging
 import resource
+import socket
+import struct
 import time
 from typing import TYPE_CHECKING, Any
 
-from kipukas_board.web.server import MAX_BODY, create_app
+from kipukas_board.web.server import GONE_KEY, MAX_BODY, UNSENT_KEY, create_app
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -38,6 +49,14 @@ if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
 
 log = logging.getLogger(__name__)
+
+try:
+    import fcntl
+    import termios
+
+    _SIOCOUTQ: int | None = termios.TIOCOUTQ  # the same request as SIOCOUTQ for a TCP socket on Linux
+except (ImportError, AttributeError):  # not on this system: only the server's own buffer is looked at
+    _SIOCOUTQ = None
 
 #: Threads kept free of event streams for every other request (at most half the threads).
 STREAM_RESERVE = 8
@@ -49,8 +68,15 @@ PER_ADDRESS = 24
 IDLE_S = 30.0
 #: Seconds from a request's first byte until it must have arrived whole (headers and body).
 REQUEST_S = 15.0
-#: How often (seconds) the server looks for idle and slow connections.
-SWEEP_S = 2.0
+#: How often (seconds) the server looks for idle, slow and stalled connections.
+SWEEP_S = 1.0
+#: Seconds a client may take none of the answer waiting for it before its connection is closed.
+STALL_S = 5.0
+#: Bytes of unsent output a connection may hold before the thread writing it waits (waitress's
+#: ``outbuf_high_watermark``, 16 MiB by default). An event stream holds at most one message (its
+#: body writes only once the last has left), far below waitress's ``outbuf_overflow`` (1 MiB), past
+#: which unsent output would spill to a temporary file.
+OUTBUF_HIGH_WATERMARK = 256 * 1024
 
 
 class ConnectionGuard:
@@ -62,8 +88,10 @@ class ConnectionGuard:
     """
 
     def __init__(self, limit: int = CONNECTION_LIMIT, per_address: int = PER_ADDRESS,
-                 idle_s: float = IDLE_S, request_s: float = REQUEST_S) -> None:
+                 idle_s: float = IDLE_S, request_s: float = REQUEST_S, stall_s: float = STALL_S) -> None:
         self.limit, self.per_address, self.idle_s, self.request_s = limit, per_address, idle_s, request_s
+        self.stall_s = stall_s
+        self.stalled = 0  #: connections closed because the client took none of its answer for stall_s
         self.refused = 0  #: connections closed at once: too many from one address
         self.evicted = 0  #: idle connections closed to make room
         self.slow = 0  #: connections closed because a request took too long to arrive
@@ -75,13 +103,37 @@ class ConnectionGuard:
         accept, readable = server.handle_accept, server.readable
         guard = self
 
+        class Task(server.channel_class.task_class):  # type: ignore[misc, name-defined]
+            def get_environment(self) -> dict[str, Any]:
+                environ: dict[str, Any] = super().get_environment()
+                channel = self.channel
+                environ[UNSENT_KEY] = lambda: channel.total_outbufs_len + kernel_unsent(channel.socket)
+                environ[GONE_KEY] = lambda: not channel.connected or channel.will_close
+                return environ
+
         class Channel(server.channel_class):  # type: ignore[misc, name-defined]
+            task_class = Task
             request_started = 0.0
+            #: When the output now waiting began to wait, or last made progress (time.time()).
+            waiting_since = 0.0
+            #: Bytes the kernel held unacknowledged at the last sweep.
+            kernel_unsent = 0
 
             def received(self, data: bytes) -> bool:
                 if self.request is None and data:
                     self.request_started = time.time()
                 return bool(super().received(data))
+
+            def write_soon(self, data: bytes) -> int:
+                if not self.total_outbufs_len:
+                    self.waiting_since = time.time()
+                return int(super().write_soon(data))
+
+            def _flush_some(self, do_close: bool = True) -> Any:
+                sent = super()._flush_some(do_close=do_close)
+                if sent:
+                    self.waiting_since = time.time()
+                return sent
 
         server.channel_class = Channel
 
@@ -131,7 +183,17 @@ class ConnectionGuard:
     def maintenance(self, now: float) -> None:
         for channel in self._channels():
             if self._busy(channel):
-                continue  # a request (an event stream, say) is being answered
+                # A request (an event stream, say) is being answered: only a client that takes
+                # nothing of it for stall_s is cut off, which also frees a thread waiting to write.
+                # Taking is the server sending more, or the kernel's unacknowledged bytes shrinking.
+                in_kernel = kernel_unsent(channel.socket)
+                if not (channel.total_outbufs_len or in_kernel) or in_kernel < channel.kernel_unsent:
+                    channel.waiting_since = now
+                channel.kernel_unsent = in_kernel
+                if now - channel.waiting_since > self.stall_s:
+                    self.stalled += 1
+                    channel.will_close = True
+                continue
             if channel.request is not None and now - channel.request_started > self.request_s:
                 self.slow += 1
                 channel.will_close = True
@@ -141,7 +203,22 @@ class ConnectionGuard:
     def stats(self) -> dict[str, int]:
         return {"open": self._open() if self.server is not None else 0, "limit": self.limit,
                 "per_address": self.per_address, "refused": self.refused, "evicted": self.evicted,
-                "slow": self.slow}
+                "slow": self.slow, "stalled": self.stalled}
+
+
+def kernel_unsent(sock: socket.socket | None) -> int:
+    """Bytes written to ``sock`` that its peer has not acknowledged yet (Linux's ``SIOCOUTQ``; 0
+    where the kernel cannot tell, or the socket is closed).
+
+    A client that stopped reading leaves them growing in the kernel's send buffer (up to megabytes
+    on a fast link) while the server's own buffer looks empty: only this shows that it takes nothing.
+    """
+    if sock is None or _SIOCOUTQ is None:
+        return 0
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQ, b"\0\0\0\0"))[0])
+    except (OSError, ValueError):
+        return 0
 
 
 def connection_limit(wanted: int = CONNECTION_LIMIT) -> int:
@@ -186,6 +263,10 @@ def make_server(board: BoardApp, host: str, port: int, threads: int = 48, max_st
     waitress_options.setdefault("connection_limit", guard.limit + 8)  # the guard makes room before this
     waitress_options.setdefault("channel_timeout", guard.idle_s)
     waitress_options.setdefault("cleanup_interval", SWEEP_S)
+    waitress_options.setdefault("outbuf_high_watermark", OUTBUF_HIGH_WATERMARK)
+    # Keep reading a connection while its request is answered, so a page that closes is seen at
+    # once (waitress.client_disconnected) and its stream's thread and place are freed in a second.
+    waitress_options.setdefault("channel_request_lookahead", 1)
     # poll(), not select(): select() fails outright once any descriptor of the process is past 1024.
     waitress_options.setdefault("asyncore_use_poll", True)
     server = create_server(app if app is not None else create_app(board), host=host, port=port, threads=threads,
