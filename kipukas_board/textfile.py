@@ -1,5 +1,6 @@
 """Reading the board's small text files (settings, calibration) with a size bound and a clear error,
-and writing them so that a power cut leaves the old file or the new one (:func:`write_text_atomic`).
+and writing every file the board writes so that a power cut leaves the old file or the new one
+(:func:`atomic_path`, and :func:`write_text_atomic` and :func:`write_bytes_atomic` on top of it).
 
 Every such file is a few kilobytes of UTF-8 TOML. :func:`read_text` refuses anything else (too large,
 a directory, NUL bytes, UTF-16, bytes that are not UTF-8) with one message that names the file, so a
@@ -16,8 +17,10 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 #: The largest text file read (a settings or calibration file is a few kilobytes).
@@ -56,25 +59,77 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_BYTES) -> 
     return text.removeprefix("\ufeff")
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never a mix:
-    a temporary file in the same folder, fsynced, renamed over ``path``, and the folder fsynced."""
+def write_text_atomic(path: str | os.PathLike[str], text: str, mode: int = 0o640) -> None:
+    """Write ``text`` (UTF-8) to ``path`` so that a crash leaves the old file or the new one, never a
+    mix: see :func:`atomic_path`."""
+    write_bytes_atomic(path, text.encode("utf-8"), mode)
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o640) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never a mix.
+
+    Example::
+
+        >>> from pathlib import Path; import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "keys.json"
+        >>> write_bytes_atomic(p, b"{}", mode=0o600); oct(p.stat().st_mode & 0o777), p.read_bytes()
+        ('0o600', b'{}')
+    """
+    with atomic_path(path, mode) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str], mode: int = 0o640, suffix: str = ".tmp") -> Iterator[Path]:
+    """The one way the board replaces a file: yields a fresh temporary path in ``path``'s folder for
+    the caller (or a library: SQLite, a PDF writer) to fill; when the block ends without an error the
+    file is fsynced, renamed over ``path`` and the folder fsynced, so a power cut leaves the old file
+    or the new one. On an error the temporary file is removed and ``path`` is untouched.
+
+    ``mode``: mkstemp's 0600 would hide the file from the Pi's first user, who reads the data
+    directory through the service's group (hardware/bring-up.md), so files are group-readable
+    unless they hold a secret (pass 0o600). ``suffix`` ends the temporary name, for writers that
+    pick the format from it.
+
+    Example::
+
+        >>> from pathlib import Path; import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "sheet.svg"
+        >>> with atomic_path(p, suffix=".svg") as tmp:
+        ...     _ = tmp.write_text("<svg/>")
+        >>> p.read_text(), sorted(x.name for x in p.parent.iterdir())
+        ('<svg/>', ['sheet.svg'])
+    """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=p.parent)
+    tmp = Path(name)
     try:
-        # mkstemp makes the file 0600; the Pi's first user reads the data directory through the
-        # service's group (hardware/bring-up.md), so it is group-readable like the rest of it.
-        os.fchmod(fd, 0o640)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+        os.fchmod(fd, mode)
+        os.close(fd)
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, p)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
-    dir_fd = os.open(p.parent, os.O_RDONLY)
+    fsync_dir(p.parent)
+
+
+def replace_durably(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """Rename ``src`` over ``dst`` (same folder) and fsync the folder, so the rename survives a power
+    cut: for moving a finished file aside, where :func:`atomic_path` writes a new one."""
+    os.replace(src, dst)
+    fsync_dir(Path(dst).parent)
+
+
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Make a folder's entries (a rename, a new file) durable."""
+    dir_fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:

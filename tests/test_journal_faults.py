@@ -226,6 +226,7 @@ def test_a_change_the_journal_cannot_write_is_refused_and_nothing_drifts(tmp_pat
 def test_a_pin_change_the_disk_refuses_leaves_no_temp_file_and_the_old_pin(tmp_path: Path, monkeypatch) -> None:
     import errno
 
+    from kipukas_board import textfile
     from kipukas_board.web import auth
 
     store = auth.PinStore(tmp_path)
@@ -234,7 +235,7 @@ def test_a_pin_change_the_disk_refuses_leaves_no_temp_file_and_the_old_pin(tmp_p
     def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(auth.os, "fsync", full)
+    monkeypatch.setattr(textfile.os, "fsync", full)
     with pytest.raises(auth.PinFileError, match="No space left on device"):
         store.set("246802")
     monkeypatch.undo()

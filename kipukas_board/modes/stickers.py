@@ -15,11 +15,11 @@ Example::
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
+
+from kipukas_board.textfile import atomic_path
 
 PAGE_MM = (210.0, 297.0)
 MARGIN_MM = 10.0
@@ -63,17 +63,11 @@ def write_sheet(mode: Any, cards: list[dict[str, Any]], out: Path) -> int:
     if suffix not in (".pdf", ".svg"):
         raise StickerError(f"--out must end in .pdf or .svg, got {out.name!r}")
     items = [(mode.payload_prefix + c["id"], *_label(c), _matrix(mode.payload_prefix + c["id"])) for c in cards]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".stickers-", suffix=suffix, dir=out.parent)
-    os.close(fd)
     try:
-        pages = _pdf(items, tmp) if suffix == ".pdf" else _svg(items, tmp)
-        os.replace(tmp, out)
+        with atomic_path(out, suffix=suffix) as tmp:
+            pages = _pdf(items, str(tmp)) if suffix == ".pdf" else _svg(items, str(tmp))
     except OSError as exc:
         raise StickerError(f"cannot write {out}: {exc}") from exc
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return pages
 
 

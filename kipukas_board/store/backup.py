@@ -18,10 +18,8 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.store.journal import MAX_PROBLEMS, Journal, JournalError, sqlite_reason
+from kipukas_board.textfile import atomic_path, replace_durably
 
 log = logging.getLogger(__name__)
 
@@ -107,24 +106,17 @@ def backups(data_dir: Path) -> list[Path]:
 def take_backup(journal: Journal, data_dir: Path) -> FileReport:
     """One rolling backup of ``journal`` into ``data_dir``; raises :class:`JournalError` if it fails."""
     newest, older = backups(data_dir)
-    tmp = data_dir / (newest.name + ".tmp")
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
     try:
-        journal.backup_to(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
+        with atomic_path(newest) as tmp:
+            journal.backup_to(tmp)
+            rep = inspect(tmp)
+            if not rep.sound:
+                raise JournalError(f"{newest}: the fresh backup failed its check ({rep.problem}); "
+                                   f"the older ones are kept")
+            if newest.exists():
+                replace_durably(newest, older)
     except (sqlite3.Error, OSError) as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise JournalError(f"{tmp}: the journal backup could not be written: {sqlite_reason(exc)}") from None
-    rep = inspect(tmp)
-    if not rep.sound:
-        tmp.unlink()
-        raise JournalError(f"{tmp}: the fresh backup failed its check ({rep.problem}); the older ones are kept")
-    if newest.exists():
-        os.replace(newest, older)
-    os.replace(tmp, newest)
+        raise JournalError(f"{newest}: the journal backup could not be written: {sqlite_reason(exc)}") from None
     rep.path = newest
     return rep
 
@@ -229,6 +221,36 @@ def _readable_rows(path: Path, after: int) -> tuple[list[tuple[int, float, str]]
         db.close()
 
 
+def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]]) -> tuple[list[dict[str, Any]], int]:
+    """Fill ``dest`` with the backup ``source`` plus the ``newer`` rows carried over from the damaged
+    journal; returns the gaps in its numbering (the events lost, as its meta table records them)
+    and its last event number."""
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    dst = sqlite3.connect(str(dest), isolation_level=None)
+    try:
+        src.backup(dst)
+        dst.execute("BEGIN IMMEDIATE")
+        dst.executemany("INSERT INTO events (seq, ts, event) VALUES (?, ?, ?)", newer)
+        seqs = [r[0] for r in dst.execute("SELECT seq FROM events ORDER BY seq")]
+        row = dst.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
+        lost: list[dict[str, Any]] = json.loads(row[0]) if row else []
+        known = {(g["first"], g["last"]) for g in lost}
+        prev = 0
+        for s in seqs:
+            if s > prev + 1 and not any(a <= prev + 1 and s - 1 <= b for a, b in known):
+                lost.append({"first": prev + 1, "last": s - 1, "found": time.time()})
+            prev = s
+        dst.execute("INSERT OR REPLACE INTO meta VALUES ('lost', ?)", (json.dumps(lost),))
+        top = max(seqs, default=0)
+        dst.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'events'", (top,))
+        dst.execute("COMMIT")
+        dst.execute("PRAGMA journal_mode=WAL")
+    finally:
+        src.close()
+        dst.close()
+    return lost, top
+
+
 def restore(data_dir: Path, source: Path | None = None) -> list[str]:
     """Rebuild the journal from ``source`` (default: the newest sound backup). Returns report lines.
 
@@ -253,37 +275,12 @@ def restore(data_dir: Path, source: Path | None = None) -> list[str]:
             part = Path(str(path) + suffix)
             if part.exists():
                 aside = Path(f"{path}.damaged-{stamp}{suffix}")
-                os.replace(part, aside)
+                replace_durably(part, aside)
                 lines.append(f"moved {part} aside to {aside}")
     if problem:
         lines.append(f"the old journal was readable only in part ({problem})")
-    tmp = data_dir / (Journal.FILENAME + ".restoring")
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
-    src = sqlite3.connect(f"file:{chosen.path}?mode=ro", uri=True)
-    dst = sqlite3.connect(str(tmp), isolation_level=None)
-    try:
-        src.backup(dst)
-        dst.execute("BEGIN IMMEDIATE")
-        dst.executemany("INSERT INTO events (seq, ts, event) VALUES (?, ?, ?)", newer)
-        seqs = [r[0] for r in dst.execute("SELECT seq FROM events ORDER BY seq")]
-        row = dst.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
-        lost: list[dict[str, Any]] = json.loads(row[0]) if row else []
-        known = {(g["first"], g["last"]) for g in lost}
-        prev = 0
-        for s in seqs:
-            if s > prev + 1 and not any(a <= prev + 1 and s - 1 <= b for a, b in known):
-                lost.append({"first": prev + 1, "last": s - 1, "found": time.time()})
-            prev = s
-        dst.execute("INSERT OR REPLACE INTO meta VALUES ('lost', ?)", (json.dumps(lost),))
-        top = max(seqs, default=0)
-        dst.execute("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'events'", (top,))
-        dst.execute("COMMIT")
-        dst.execute("PRAGMA journal_mode=WAL")
-    finally:
-        src.close()
-        dst.close()
-    os.replace(tmp, path)
+    with atomic_path(path, suffix=".restoring") as tmp:
+        lost, top = _restored_copy(chosen.path, tmp, newer)
     lines.append(f"carried over {len(newer)} newer event(s) from the old journal" if newer else
                  "no newer events could be carried over from the old journal")
     for gap in lost:

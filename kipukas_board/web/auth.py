@@ -22,12 +22,10 @@ a locked-out client is refused before the memory is consulted; and a new PIN rep
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
 import logging
-import os
 import re
 import secrets
 import threading
@@ -36,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from kipukas_board.textfile import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -135,16 +135,10 @@ class PinStore:
             return
         salt = secrets.token_bytes(16)
         digest = _hash(pin, salt)
-        tmp = self.path.with_suffix(".tmp")
         try:
-            with open(tmp, "w", encoding="ascii") as f:
-                f.write(json.dumps({"salt": salt.hex(), "scrypt": digest.hex(), "n": _N, "digits": len(pin)}))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+            write_text_atomic(self.path, json.dumps({"salt": salt.hex(), "scrypt": digest.hex(), "n": _N,
+                                                     "digits": len(pin)}))
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             raise PinFileError(f"{self.path}: the new PIN could not be saved ({exc.strerror or exc}); "
                                f"the old PIN still holds") from None
         with self._lock:  # the old PIN is forgotten with its hash: it must not pass from memory
@@ -312,14 +306,10 @@ class WrongPinLimiter:
         """Write the records (called with the lock held); a failure is logged, never raised."""
         if self.path is None:
             return
-        tmp = self.path.with_suffix(".tmp")
         try:
-            tmp.write_text(json.dumps({"clients": {c: list(v) for c, v in self._wrong.items()},
-                                       "board": self._board}))
-            os.replace(tmp, self.path)
+            write_text_atomic(self.path, json.dumps({"clients": {c: list(v) for c, v in self._wrong.items()},
+                                                     "board": self._board}))
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             log.error("%s: wrong-PIN records not saved (%s); they hold until the board restarts",
                       self.path, exc.strerror)
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import time
 from pathlib import Path
+
+from kipukas_board.textfile import write_text_atomic
 
 #: The device-session cookie's name.
 COOKIE = "kipukas_device"
@@ -54,11 +55,7 @@ class WebKeys:
         except (OSError, ValueError, KeyError, TypeError):
             pass  # absent or unreadable: a new secret (open pages then reload once)
         secret = secrets.token_bytes(32)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump({"secret": secret.hex()}, f)
-        os.replace(tmp, self.path)
+        write_text_atomic(self.path, json.dumps({"secret": secret.hex()}), mode=0o600)
         return secret
 
     def csrf_ok(self, given: str | None) -> bool:
