@@ -84,7 +84,10 @@ def health_flags(doc: Any, path: str = "") -> tuple[tuple[str, str], ...]:
 
 
 def _mode_routes(app: Any, board: BoardApp) -> None:
-    """Each game mode's own actions and page."""
+    """Each game mode's own actions and page, and the table's resume of a paused game."""
+    from kipukas_board.modes.routes import register_resume
+
+    register_resume(app, board)
     for mode in board.modes.values():
         mode.register_routes(app, board)
 
@@ -444,6 +447,9 @@ class BoardApp:
         doc["lights"] = self.lights_json()
         doc["sim"] = self.sim
         doc["map_busy"] = self.map_busy(state)
+        playing = modes.active(state or self.loop.state)
+        doc["under_way"] = ({"game": playing.name, "title": playing.title}
+                            if modes.game_in_progress(state or self.loop.state) else None)
         return doc
 
     def _publish(self, state: GameState, effects: list[dict[str, Any]]) -> None:

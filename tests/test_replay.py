@@ -11,7 +11,8 @@ from kipukas_board.cli import main
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 from kipukas_board.settings import Settings
 
-LIVE_ONLY = ("health", "lights", "sim", "captions", "map_busy")  # added by the runtime, not part of the game state
+# added by the runtime, not part of the game state
+LIVE_ONLY = ("health", "lights", "sim", "captions", "map_busy", "under_way")
 
 
 def game_state(doc: dict) -> dict:

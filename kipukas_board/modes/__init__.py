@@ -7,6 +7,9 @@ its key. Everything outside a mode calls these functions, never a game's rules d
 * :func:`apply` folds an event into the table state (the core loop and replay);
 * :func:`state_json` is the ``/api/state`` document;
 * :func:`render` / :func:`animating` draw the LEDs, :func:`phrases_for` says (and captions) effects;
+* a ``new_game`` while another game is under way pauses that game instead of throwing it away, and a
+  ``resume`` event puts it back on the table (pausing the one it replaces in turn): a table breaks for
+  a quick duel and comes back to its Kipukas game, and a game started by mistake is taken back;
 * :func:`mode_for_card_file` finds the mode a TOML card file belongs to, :func:`mode_for_payload` the
   mode a scanned payload names.
 
@@ -31,6 +34,7 @@ from kipukas_board.modes.creature_combat import CreatureCombatMode
 from kipukas_board.modes.duel import DuelMode
 from kipukas_board.modes.kipukas.mode import KipukasMode
 from kipukas_board.modes.kipukas.rules import view
+from kipukas_board.modes.kipukas.rules.common import refused
 from kipukas_board.modes.kipukas.rules.events import EventError, register_event_type
 from kipukas_board.modes.kipukas.rules.problems import settle
 from kipukas_board.modes.kipukas.rules.state import GameState
@@ -40,6 +44,8 @@ DEFAULT = "kipukas"
 MODES: dict[str, GameMode] = {m.name: m for m in (KipukasMode(), CreatureCombatMode(), DuelMode())}
 #: Events about the table itself, not a game: always the default mode's (it owns the map and stands).
 TABLE_EVENTS = frozenset({"map"})
+#: The key in ``GameState.extra`` of the game put aside by a newer one (its whole table state).
+PAUSED = "paused"
 
 
 def mode_named(name: str) -> GameMode:
@@ -74,9 +80,50 @@ def _map_refused(state: GameState, event: Event) -> str | None:
             f"to play on {board.name}")
 
 
+def paused(state: GameState) -> GameState | None:
+    """The table state of the game put aside for the one being played, or None."""
+    return state.extra.get(PAUSED)
+
+
+def _without_paused(state: GameState) -> GameState:
+    return state.evolve(extra={k: v for k, v in state.extra.items() if k != PAUSED})
+
+
+def _with_paused(state: GameState, put_aside: GameState | None) -> GameState:
+    """``state`` keeping ``put_aside`` (one game deep: what it had paused itself is dropped)."""
+    rest = _without_paused(state)
+    if put_aside is None:
+        return rest
+    return rest.evolve(extra={**rest.extra, PAUSED: _without_paused(put_aside)})
+
+
+def _resume(state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
+    """Put the paused game back; the game it replaces is paused in its place if it is under way. The
+    tokens moved meanwhile really moved: each stand that changed is re-applied through the paused
+    game's own rules, so what the board infers from them is up to date."""
+    back = paused(state)
+    if back is None:
+        text = "no game is paused, so there is nothing to resume"
+        refusal = state.with_problem(text)
+        return (refusal.evolve(seq=seq) if seq is not None else refusal), [{"type": "problem", "text": text}]
+    aside = state if game_in_progress(state) else None
+    mode = active(back)
+    restored = back.evolve(counter=max(state.counter, back.counter))
+    for sid, now in state.stands.items():
+        was = restored.stands.get(sid)
+        if was is not None and was.occupied != now.occupied:
+            restored, _ = mode.apply(restored, {"type": "stand", "stand": sid, "occupied": now.occupied}, None)
+    restored = _with_paused(restored, aside)
+    effects: list[Effect] = [{"type": "resumed", "game": mode.name, "title": mode.title,
+                              "paused": active(aside).title if aside is not None else None}]
+    return (restored.evolve(seq=seq) if seq is not None else restored), effects
+
+
 def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
     """Fold one checked event into ``state`` with the rules of the game it belongs to."""
     kind = event["type"]
+    if kind == "resume":
+        return _resume(state, event, seq)
     if kind == "new_game":
         mode = MODES.get(event.get("game", DEFAULT), MODES[DEFAULT])
     elif kind in TABLE_EVENTS:
@@ -91,6 +138,9 @@ def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameS
     new, effects = mode.apply(state, event, seq)
     if mode is not MODES[DEFAULT]:  # Kipukas's rules settle their own problems (modes/kipukas/rules/core.py)
         new = settle(state, new, event, effects, seq)
+    if kind == "new_game" and not refused(effects):
+        # The game under way is put aside, not lost; with none under way the one paused before stays.
+        new = _with_paused(new, state if game_in_progress(state) else paused(state))
     return new, effects
 
 
@@ -103,6 +153,10 @@ def state_json(state: GameState) -> dict[str, Any]:
     own = mode.to_json(state)
     if own is not None:
         doc[mode.key] = own
+    back = paused(state)
+    if back is not None:
+        was = active(back)
+        doc["paused"] = {"game": was.name, "title": was.title, "page": was.page}
     return doc
 
 
@@ -115,6 +169,9 @@ def animating(state: GameState, scene: Any, t: float) -> bool:
 
 
 def phrases_for(effect: Mapping[str, Any], state: GameState | None = None) -> list[str]:
+    if effect.get("type") == "resumed":  # the table's own news, the same in every game
+        aside = f" {effect['paused']} is paused." if effect.get("paused") else ""
+        return [f"Back to {effect['title']}.{aside}"]
     mode = active(state) if state is not None else MODES[DEFAULT]
     return mode.phrases(effect, state)
 
@@ -146,7 +203,14 @@ def _check_new_game(event: Event) -> None:
     MODES[game].check_new_game(event)
 
 
-register_event_type("new_game", _check_new_game)
+def _check_resume(event: Event) -> None:
+    extra = sorted(set(event) - {"type"})
+    if extra:
+        raise EventError(f"'resume' event takes no fields, got {', '.join(extra)}")
 
-__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "mode_named", "phrases_for", "render",
+
+register_event_type("new_game", _check_new_game)
+register_event_type("resume", _check_resume)
+
+__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "mode_named", "paused", "phrases_for", "render",
            "state_json"]

@@ -2,7 +2,8 @@
 
 Each mode serves ``/<slug>`` (its page, from its own ``templates/`` and ``static/``), ``GET
 /api/<slug>/decks`` (the decks imported for it) and ``POST /api/actions/<slug>/<action>`` for each
-action it declares; an action is refused with a 409 while another game runs, and otherwise becomes
+action it declares (:func:`register_resume` adds the table's ``POST /api/actions/resume``); an
+action is refused with a 409 while another game runs, and otherwise becomes
 an event journaled through the same :class:`~kipukas_board.web.submit.Submitter` as the board's
 own actions.
 
@@ -62,3 +63,15 @@ def mode_blueprint(board: BoardApp, *, name: str, slug: str, here: Path, templat
     for act, allowed in actions.items():
         bp.add_url_rule(f"/api/actions/{slug}/{act}", view_func=action(act, allowed), methods=["POST"])
     return bp
+
+
+def register_resume(app: Any, board: BoardApp) -> None:
+    """``POST /api/actions/resume`` ``{}``: the paused game back on the table (PIN); the game it
+    replaces is paused in its turn. A 409 says so when no game is paused."""
+    submit = Submitter(board)
+
+    @app.post("/api/actions/resume")
+    @require_pin(board)
+    def resume() -> Response | tuple[Response, int]:
+        only_fields(json_body(required=False), set())
+        return submit({"type": "resume"})

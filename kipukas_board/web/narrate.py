@@ -88,6 +88,8 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
         return f"Corrected {where}: {', '.join(what)}."
     if kind == "undo":
         return "The last action was undone."
+    if kind == "resume":
+        return "The paused game was resumed."
     if kind == "redo":
         return "The undone action was done again."
     if kind == "resolve_contention":

@@ -571,8 +571,7 @@
   document.getElementById("new-game-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = ev.target;
-    if ((state.players || []).length && state.phase !== "over" &&
-        !(await confirmDialog("A game is running. Start a new one instead?"))) return;
+    if (!(await KB.okToStart(state, "Kipukas"))) return;
     const players = [...document.querySelectorAll(".player-row")].map((r, i) => ({
       seat: i + 1, name: r.querySelector('[name="name"]').value.trim(), color: r.querySelector('[name="color"]').value }));
     const options = {};

@@ -57,9 +57,10 @@ const KB = (function () {
       let why = (data && data.error) || `${resp.status} ${resp.statusText}`;
       if (data && data.problems) why += ": " + data.problems.join("; ");
       if (resp.status === 401 || (resp.status === 403 && /PIN/.test(why))) {
+        // The tap that needed the PIN is not lost: once the phone is unlocked it is sent again.
         updateLock(false);
-        askPin("Enter the board's PIN to do that.");
-        why = "This needs the admin PIN: enter it and try again.";
+        if (!o.afterPin && await unlock("Enter the board's PIN to do that.")) return api(path, body, { ...o, afterPin: true });
+        why = "Not done: this needs the board's PIN.";
       }
       if (resp.status === 404 && path.startsWith("/api/actions/")) why += " (this board's rules engine does not offer it yet)";
       const err = new Error(why); err.status = resp.status; err.data = data; throw err;
@@ -91,6 +92,12 @@ const KB = (function () {
   }
 
   let askPin = () => {};
+  // Taps waiting for the PIN: each is called with true once the phone is unlocked, false when the
+  // dialog closes without it.
+  let waiting = [];
+  function unlock(why) {
+    return new Promise((done) => { waiting.push(done); askPin(why); });
+  }
   function setupPin() {
     const dlg = document.getElementById("pin-dialog");
     const input = document.getElementById("pin-input");
@@ -99,6 +106,7 @@ const KB = (function () {
       if (dlg.open) return;
       perr.textContent = why || ""; perr.hidden = !why; input.value = ""; dlg.showModal(); input.focus();
     };
+    dlg.addEventListener("close", () => { const w = waiting; waiting = []; w.forEach((done) => done(trusted)); });
     document.getElementById("pin-button").addEventListener("click", () => askPin(""));
     document.getElementById("pin-cancel").addEventListener("click", () => dlg.close());
     document.getElementById("pin-forget").addEventListener("click", async () => {
@@ -139,6 +147,62 @@ const KB = (function () {
     } catch (e) { /* the stream's status shows the link is down */ }
   }
 
+  // A yes/no question in the board's own words (a dialog, so the map stays put under it).
+  function ask(text, yes, no) {
+    let dlg = document.getElementById("kb-ask");
+    if (!dlg) {
+      dlg = el("dialog", { id: "kb-ask", "aria-labelledby": "kb-ask-text" },
+        el("form", { method: "dialog" }, el("p", { id: "kb-ask-text" }),
+          el("div", { class: "buttons" }, el("button", { value: "yes", class: "primary", id: "kb-ask-yes" }),
+            el("button", { value: "no", id: "kb-ask-no" }))));
+      document.body.append(dlg);
+    }
+    document.getElementById("kb-ask-text").textContent = text;
+    document.getElementById("kb-ask-yes").textContent = yes || "Yes";
+    document.getElementById("kb-ask-no").textContent = no || "Cancel";
+    dlg.returnValue = "";
+    dlg.showModal();
+    return new Promise((done) => dlg.addEventListener("close", () => done(dlg.returnValue === "yes"), { once: true }));
+  }
+
+  // Starting a game while another is under way pauses that one (the board keeps it to resume):
+  // ask first, in any mode's page. Resolves to whether to go on.
+  function okToStart(s, title) {
+    const on = s && s.under_way;
+    if (!on) return Promise.resolve(true);
+    const same = on.title === title;
+    return ask(`A game of ${on.title} is under way. Start ${same ? "a new one" : `${title} instead`}? ` +
+      `The game under way is paused, not lost: “Resume” on any page brings it back.`, `Pause it and start`, "Keep playing");
+  }
+
+  // The paused game, on every page: what it is and the button that brings it back.
+  function showPaused(s) {
+    let bar = document.getElementById("paused-banner");
+    const p = s && s.paused;
+    if (!p) { if (bar) bar.hidden = true; return; }
+    if (!bar) {
+      bar = el("div", { id: "paused-banner", class: "banner", role: "status" }, el("span", { class: "text" }), " ",
+        el("button", { type: "button", class: "small", id: "resume-button", onclick: resume }));
+      const at = document.getElementById("message");
+      at.after(bar);
+    }
+    bar.hidden = false;
+    bar.querySelector(".text").textContent = `${p.title} is paused.`;
+    document.getElementById("resume-button").textContent = `Resume ${p.title}`;
+    bar.dataset.page = p.page || "/";
+    bar.dataset.underWay = s.under_way ? s.under_way.title : "";
+  }
+  async function resume() {
+    const bar = document.getElementById("paused-banner");
+    const title = bar.querySelector(".text").textContent.replace(/ is paused\.$/, "");
+    const page = bar.dataset.page;  // read now: the state that follows the resume redraws the banner
+    if (bar.dataset.underWay && !(await ask(`Resume ${title}? The game of ${bar.dataset.underWay} under way is paused in its place.`,
+      `Resume ${title}`))) return;
+    const r = await act("/api/actions/resume", {}, `Back to ${title}.`);
+    const here = location.pathname;
+    if (r && page !== here) location.assign(page);
+  }
+
   // Open the event stream; handlers maps event names to functions of the parsed JSON. EventSource
   // retries a dropped stream by itself, but gives up on an error answer (503 when too many pages are
   // open, or a board still starting), so then the page tries again: soon at first (a restart), then
@@ -166,9 +230,15 @@ const KB = (function () {
         setTimeout(open, Math.min(10000, 1000 * refusals));
       });
       for (const [name, fn] of Object.entries(handlers)) {
-        es.addEventListener(name, (ev) => fn(JSON.parse(ev.data)));
+        es.addEventListener(name, (ev) => {
+          const d = JSON.parse(ev.data);
+          if (name === "state") showPaused(d);
+          fn(d);
+        });
       }
     };
+    const first = document.getElementById("initial-state");
+    if (first) showPaused(JSON.parse(first.textContent));
     open();
   }
 
@@ -194,5 +264,5 @@ const KB = (function () {
     }
   }
 
-  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, askPin: (w) => askPin(w) };
+  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, ask, okToStart, askPin: (w) => askPin(w) };
 })();

@@ -154,8 +154,9 @@
           : [option("", "no deck imported")])))));
     [...$("cc-new-players").querySelectorAll("select")].forEach((s, i) => { if (names[i]) s.value = names[i]; });
   }
-  $("cc-new-game-form").addEventListener("submit", (ev) => {
+  $("cc-new-game-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    if (!(await KB.okToStart(state, "Creature Combat Territory"))) return;
     const players = [...$("cc-new-players").querySelectorAll("fieldset")].filter((f) => f.querySelector("[name=play]").checked)
       .map((f) => ({ seat: Number(f.dataset.seat), name: f.querySelector("[name=name]").value,
         color: f.querySelector("[name=color]").value, deck: f.querySelector("[name=deck]").value }));

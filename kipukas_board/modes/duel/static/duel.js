@@ -138,8 +138,9 @@
         ...(names.length ? names.map((d) => option(d, `${d} (${count(d)} different cards)`)) : [option("", "no deck imported")])))));
     [...$("duel-new-players").querySelectorAll("select")].forEach((s, i) => { if (names[i]) s.value = names[i]; });
   }
-  $("duel-new-game-form").addEventListener("submit", (ev) => {
+  $("duel-new-game-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    if (!(await KB.okToStart(state, "Card duel"))) return;
     const players = [...$("duel-new-players").querySelectorAll("fieldset")].map((f) => ({
       seat: Number(f.querySelector("[name=seat]").value), name: f.querySelector("[name=name]").value,
       color: f.querySelector("[name=color]").value, deck: f.querySelector("[name=deck]").value }));

@@ -1,0 +1,123 @@
+"""The page at the table in real headless Chromium at phone sizes (CSP on): no tap ends a game
+unasked (another mode's start asks, pauses the game under way, and "Resume" brings it back), and the
+action a locked phone tapped happens once the PIN is given."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+from web_helpers import PIN, serve_board
+
+from kipukas_board.cli import main
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+DECKS = Path(__file__).parent / "duel_decks"
+SIZES = [(360, 740), (390, 844)]
+
+
+def _post(url: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _kipukas(url: str) -> None:
+    _post(url, "/api/actions/new-game", {"players": [{"seat": 1, "name": "Ana", "color": "#d7263d"},
+                                                     {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
+
+
+def _phone(browser, size: tuple[int, int]):
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})  # CSP on
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    return ctx, page, errors
+
+
+def _unlock(page, url: str, path: str) -> None:
+    page.goto(url + path)
+    token = page.get_attribute('meta[name="csrf-token"]', "content")
+    assert page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+    page.reload()
+    page.wait_for_selector("#link.up", timeout=5000)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: Path, size) -> None:
+    data = tmp_path / "data"
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
+        _kipukas(srv.url)
+        srv.board.sim_set_stand("T1", True)  # the first capital is down: a game worth keeping
+        ctx, page, errors = _phone(browser, size)
+        _unlock(page, srv.url, "/duel")
+        page.wait_for_function("() => document.querySelectorAll('#duel-new-players select option').length >= 4")
+        page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
+        page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")
+        page.click('#duel-new-game-form button[type="submit"]')
+        page.wait_for_selector("#kb-ask[open]", timeout=3000)
+        assert "A game of Kipukas is under way" in page.text_content("#kb-ask-text")
+        page.click("#kb-ask-no")  # kept playing: nothing changed
+        assert srv.board.loop.state.extra.get("game", "kipukas") == "kipukas"
+        page.click('#duel-new-game-form button[type="submit"]')
+        page.click("#kb-ask-yes")
+        page.wait_for_function("() => document.querySelector('#duel-phase').textContent.includes('turn 1')",
+                               timeout=3000)
+        page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
+        assert page.text_content("#paused-banner .text") == "Kipukas is paused."
+        page.screenshot(path=str(tmp_path / f"paused-{size[0]}.png"))
+        page.click("#resume-button")
+        page.wait_for_selector("#kb-ask[open]", timeout=3000)  # the duel under way is asked about too
+        page.click("#kb-ask-yes")
+        page.wait_for_url(srv.url + "/", timeout=5000)
+        page.wait_for_function("() => document.querySelector('#players').textContent.includes('Ana')", timeout=3000)
+        s = srv.board.loop.state
+        assert s.extra.get("game", "kipukas") == "kipukas" and s.territories[1].claim == "capital"
+        assert page.text_content("#paused-banner .text") == "Card duel is paused."
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
+        ctx.close()
+        assert not errors, errors
+
+
+@pytest.mark.parametrize("size", SIZES[:1])
+def test_a_locked_phones_tap_happens_once_the_pin_is_given(browser, tmp_path: Path, size) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        ctx, page, errors = _phone(browser, size)
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => !document.getElementById('bar-undo').disabled", timeout=3000)
+        page.click("#bar-undo")
+        page.click("#confirm-yes")  # undo the new game itself: asked first
+        page.wait_for_selector("#pin-dialog[open]", timeout=3000)
+        page.fill("#pin-input", PIN)
+        page.click("#pin-ok")
+        page.wait_for_function("() => document.querySelector('#message').textContent.startsWith('Undone')",
+                               timeout=3000)
+        assert not srv.board.loop.state.started, "the undo tapped before the PIN was given happened"
+        ctx.close()
+        assert not errors, errors
+
+
+def test_a_tap_whose_pin_was_not_given_says_it_was_not_done(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, SIZES[0])
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.click("#new-game summary")
+        page.select_option("#map-pick", index=1)
+        page.wait_for_selector("#pin-dialog[open]", timeout=3000)
+        page.click("#pin-cancel")
+        page.wait_for_selector("#message.error:not([hidden])", timeout=3000)
+        assert "Not done: this needs the board's PIN" in page.text_content("#message")
+        assert srv.board.loop.state.board.name == "Kipuka of Eight"
+        ctx.close()
+        assert not errors, errors

@@ -1,0 +1,67 @@
+"""Starting another game while one is under way pauses it instead of throwing it away, and
+``POST /api/actions/resume`` puts it back: a table breaks for a quick card duel and comes back to its
+Kipukas game where it was (players, claims, undo), and a game started by mistake is taken back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rules_table import Table
+
+from kipukas_board.modes.duel.rules import example_new_game
+
+
+def kipukas_in_setup(t: Table) -> dict:
+    t.new_game(players=2)
+    t.put("T1")  # the first player's capital
+    return t.state()
+
+
+def test_a_duel_started_mid_game_pauses_kipukas_and_resume_brings_it_back(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        before = kipukas_in_setup(t)
+        assert before["phase"] == "setup" and "paused" not in before
+        t.board.loop.submit(example_new_game())  # what the duel page's start sends, decks written in
+        during = t.state()
+        assert during["game"] == "duel"
+        assert during["paused"] == {"game": "kipukas", "title": "Kipukas", "page": None}
+        back = t.act("resume")
+        assert [e["type"] for e in back["effects"]] == ["resumed"]
+        after = t.state()
+        assert after["game"] == "kipukas" and after["players"] == before["players"]
+        assert after["territories"] == before["territories"] and after["setup"] == before["setup"]
+        assert after["paused"]["game"] == "duel"  # the duel is kept aside in its turn
+        assert t.board.loop.state.undo, "the Kipukas game's undo comes back with it"
+
+
+def test_a_token_moved_during_the_duel_reaches_the_resumed_game(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+        t.lift("T1")
+        t.act("resume")
+        assert t.stand("T1")["occupied"] is False
+
+
+def test_resume_with_nothing_paused_is_refused_saying_so(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        doc = t.act("resume", status=409)
+        assert "no game is paused" in doc["error"]
+
+
+def test_the_paused_game_survives_a_restart(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        before = kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+    with Table(data_dir) as t:
+        assert t.state()["paused"]["game"] == "kipukas"
+        t.act("resume")
+        assert t.state()["players"] == before["players"]
+
+
+def test_a_game_over_is_not_paused(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        t.new_game(players=2)
+        t.act("end-game", {})
+        t.board.loop.submit(example_new_game())
+        assert "paused" not in t.state()
