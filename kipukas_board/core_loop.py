@@ -10,11 +10,12 @@ answered only after its event is on disk, so an acknowledged request survives ``
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.store.journal import Journal, JournalWriteError
-    >>> loop = CoreLoop(Journal(":memory:"), load_map("kipuka-8"))    # doctest: +SKIP
-    >>> loop.start()                                                   # doctest: +SKIP
-    >>> loop.submit({"type": "stand", "stand": "T1", "occupied": True})  # doctest: +SKIP
+    >>> from kipukas_board.store.journal import Journal
+    >>> loop = CoreLoop(Journal(":memory:"), load_map("kipuka-8"))
+    >>> loop.start()
+    >>> loop.submit({"type": "stand", "stand": "T1", "occupied": True})   # its journal number, once on disk
     2
+    >>> loop.stop()
 """
 
 from __future__ import annotations

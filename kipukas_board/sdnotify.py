@@ -12,11 +12,11 @@ the abstract namespace (written with a leading NUL byte on the wire). Outside sy
 Example::
 
     >>> from kipukas_board.sdnotify import Notifier
-    >>> n = Notifier()                       # reads $NOTIFY_SOCKET
-    >>> n.ready("serving on :8080")          # doctest: +SKIP
-    True
     >>> Notifier(address=None, environ={}).ready()   # not under systemd: nothing to tell
     False
+
+Under systemd, ``Notifier()`` reads ``$NOTIFY_SOCKET`` and ``ready("serving on :8080")`` answers True
+once systemd has the datagram (``tests/test_service_notify.py`` runs it against a pretend systemd).
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ documented for map makers in ``calibration/maps/README.md``; a short one::
 the entry and the field, so a map maker fixes them in one pass::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> board = load_map("calibration/maps/kipuka-8.toml")   # doctest: +SKIP
-    >>> board.stand("T1").territory                           # doctest: +SKIP
+    >>> board = load_map("kipuka-8")          # a shipped map by name, or a path to a file
+    >>> board.stand("T1").territory
     1
 """
 

@@ -6,7 +6,8 @@ format of the official snapshot (a list of objects, each with ``code``, ``slug``
 every record is checked first, every problem is reported by record index and field, and only a
 fully valid catalog replaces the old one, in one transaction.
 
-Example::
+Example (not run as a doctest: the official catalog is imported at run time and not shipped;
+``tests/test_cards_catalog.py`` imports one the test writes)::
 
     >>> from kipukas_board.cards.catalog import Catalog
     >>> cat = Catalog.in_dir("/tmp/kb")                             # doctest: +SKIP

@@ -27,11 +27,11 @@ applied after, by :class:`~kipukas_board.show.power.OutputStage`, on the way to 
 
 Example::
 
-    >>> from kipukas_board.board.mapfile import load_map        # doctest: +SKIP
-    >>> from kipukas_board.modes.kipukas.rules.state import initial_state      # doctest: +SKIP
-    >>> from kipukas_board.show.layout import default_layout    # doctest: +SKIP
-    >>> board = load_map("kipuka-8")                            # doctest: +SKIP
-    >>> render(initial_state(board), default_layout(board))[0]  # doctest: +SKIP
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> from kipukas_board.modes.kipukas.rules.state import initial_state
+    >>> from kipukas_board.show.layout import default_layout
+    >>> board = load_map("kipuka-8")
+    >>> render(initial_state(board), default_layout(board))[0]
     (24, 24, 24)
 """
 

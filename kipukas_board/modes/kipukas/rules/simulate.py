@@ -13,8 +13,8 @@ Example::
     >>> from kipukas_board.board.mapfile import load_map
     >>> from kipukas_board.modes.kipukas.rules.dice import SeededDice
     >>> from kipukas_board.modes.kipukas.rules.simulate import random_game
-    >>> events = random_game(load_map("kipuka-8"), 500, SeededDice(1))   # doctest: +SKIP
-    >>> len(events) >= 500                                              # doctest: +SKIP
+    >>> events = random_game(load_map("kipuka-8"), 500, SeededDice(1))
+    >>> len(events) >= 500
     True
 """
 
