@@ -14,9 +14,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kipukas_board.board.graph import ANY_PATH, distance
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.commands.replay import read_lines, replay_events
-from kipukas_board.modes.kipukas.rules.common import distance
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE
 from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
@@ -95,7 +95,7 @@ def check_claims_moved_in_sight(before: GameState, after: GameState, event: dict
                       if spec.territory == n and spec.kind == "territory")
         # the territory stand itself, or the stand of a soul within a move of it ("take the base camp
         # by moving a soul onto the territory stand": the soul token leaving its movement stand)
-        steps = distance(before.board, event["stand"], square)
+        steps = distance(before.board, event["stand"], square, ANY_PATH)
         assert event["stand"] == square or (steps is not None and steps <= MAX_MOVE), (event, n)
         if old is None:
             continue  # a free territory claimed by the soul that moved onto it

@@ -18,9 +18,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Collection
 
-from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.board.mapfile import PATH_KINDS, BoardMap
 
 LAND: frozenset[str] = frozenset({"land"})
+#: Every path kind: the reed switches cannot tell a boat or a tunneller from a walker, so the rules
+#: measure a token's move over any path.
+ANY_PATH: frozenset[str] = frozenset(PATH_KINDS)
+
+_Table = dict[str, dict[str, int]]
+_DISTANCES: dict[tuple[int, frozenset[str]], tuple[BoardMap, _Table]] = {}
 
 
 def neighbours(board: BoardMap, stand_id: str, kinds: Collection[str] = LAND) -> list[str]:
@@ -71,9 +77,43 @@ def shortest_path(board: BoardMap, start: str, goal: str, kinds: Collection[str]
 
 
 def distance(board: BoardMap, start: str, goal: str, kinds: Collection[str] = LAND) -> int | None:
-    """Number of path steps on a shortest route, or None if ``goal`` cannot be reached."""
-    route = shortest_path(board, start, goal, kinds)
-    return None if route is None else len(route) - 1
+    """Number of path steps on a shortest route, or None if ``goal`` cannot be reached.
+
+    The rules ask this for every token lifted and put down, so it is looked up in a table of every
+    pair, computed once per map and set of kinds (a map does not change once loaded).
+
+    Example::
+
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> board = load_map("kipuka-8")
+        >>> distance(board, "M1a", "M1b"), distance(board, "M1a", "M1a")
+        (1, 0)
+    """
+    _known(board, start)
+    _known(board, goal)
+    return _distances(board, frozenset(kinds))[start].get(goal)
+
+
+def _distances(board: BoardMap, kinds: frozenset[str]) -> _Table:
+    key = (id(board), kinds)
+    cached = _DISTANCES.get(key)
+    if cached is not None and cached[0] is board:
+        return cached[1]
+    table: _Table = {}
+    for start in board.stands:
+        d = {start: 0}
+        todo = deque([start])
+        while todo:
+            here = todo.popleft()
+            for n, k in board.edges(here):
+                if k in kinds and n not in d:
+                    d[n] = d[here] + 1
+                    todo.append(n)
+        table[start] = d
+    if len(_DISTANCES) > 16:
+        _DISTANCES.clear()
+    _DISTANCES[key] = (board, table)
+    return table
 
 
 def adjacent_territories(board: BoardMap, number: int, kinds: Collection[str] = LAND) -> list[int]:

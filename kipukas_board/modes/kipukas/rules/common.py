@@ -6,7 +6,6 @@ and appends the effects it caused, so a handler reads as the rule it implements.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
@@ -17,24 +16,13 @@ from kipukas_board.modes.kipukas.rules.state import GameState, amend
 Effect = dict[str, Any]
 
 # -- per-map tables, computed once per map object ---------------------------------------------------
-_Tables = tuple[BoardMap, dict[str, dict[str, int]], dict[int, tuple[str, ...]], dict[int, str], tuple[str, ...]]
+_Tables = tuple[BoardMap, dict[int, tuple[str, ...]], dict[int, str], tuple[str, ...]]
 _TABLES: dict[int, _Tables] = {}
 
 
 def _tables(board: BoardMap) -> _Tables:
     t = _TABLES.get(id(board))
     if t is None or t[0] is not board:
-        dist: dict[str, dict[str, int]] = {}
-        for start in board.stands:  # every path kind: the board cannot tell boats and tunnellers apart
-            d = {start: 0}
-            todo = deque([start])
-            while todo:
-                here = todo.popleft()
-                for n, _ in board.edges(here):
-                    if n not in d:
-                        d[n] = d[here] + 1
-                        todo.append(n)
-            dist[start] = d
         movement: dict[int, list[str]] = {n: [] for n in board.territories}
         for s in board.stands.values():
             if s.kind == "movement":
@@ -43,23 +31,18 @@ def _tables(board: BoardMap) -> _Tables:
             _TABLES.clear()
         squares = {s.territory: s.id for s in board.stands.values() if s.kind == "territory"}
         every = tuple(s.id for s in board.stands.values() if s.kind == "movement")
-        t = (board, dist, {n: tuple(v) for n, v in movement.items()}, squares, every)
+        t = (board, {n: tuple(v) for n, v in movement.items()}, squares, every)
         _TABLES[id(board)] = t
     return t
 
 
-def distance(board: BoardMap, a: str, b: str) -> int | None:
-    """Path steps between stands ``a`` and ``b`` over any path kind (None: not connected)."""
-    return _tables(board)[1][a].get(b)
-
-
 def movement_stands(board: BoardMap, territory: int) -> tuple[str, ...]:
-    return _tables(board)[2][territory]
+    return _tables(board)[1][territory]
 
 
 def territory_stand_id(board: BoardMap, territory: int) -> str | None:
     """The id of territory ``territory``'s square stand (None for a transit territory), from a table."""
-    return _tables(board)[3].get(territory)
+    return _tables(board)[2].get(territory)
 
 
 # -- problems, questions, wins ----------------------------------------------------------------------
@@ -160,7 +143,7 @@ def souls_on_board(state: GameState, seat: int) -> int:
     """How many soul tokens of ``seat`` stand on the map's movement stands."""
     stands = state.stands
     count = 0
-    for sid in _tables(state.board)[4]:
+    for sid in _tables(state.board)[3]:
         st = stands[sid]
         if st.owner == seat and st.occupied:
             count += 1
@@ -254,7 +237,7 @@ def present_enemies(state: GameState, n: int) -> set[int]:
     holder = state.territories[n].owner
     stands = state.stands
     present = set()
-    for sid in _tables(state.board)[2][n]:
+    for sid in _tables(state.board)[1][n]:
         st = stands[sid]
         if st.occupied and st.owner is not None and st.owner != holder and st.awaiting is None:
             present.add(st.owner)

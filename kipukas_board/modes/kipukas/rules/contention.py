@@ -37,11 +37,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kipukas_board.board.graph import ANY_PATH, distance
 from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     ask,
     capital_protected,
-    distance,
     lose_soul,
     movement_stands,
     present_enemies,
@@ -162,7 +162,7 @@ def attacker_token_lifted(state: GameState, effects: list[Effect], sid: str, own
         holder = state.territories[w.territory].owner
         if not w.placed or owner == holder or (w.seat is not None and w.seat != owner):
             continue
-        d = distance(state.board, sid, w.stand)
+        d = distance(state.board, sid, w.stand, ANY_PATH)
         if state.board.stands[sid].territory == w.territory or (d is not None and d <= MAX_MOVE):
             effects.append({"type": "moved", "from": sid, "to": w.stand, "owner": owner})
             return soul_onto_stand(state, effects, w.territory, owner)

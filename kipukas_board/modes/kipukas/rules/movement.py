@@ -22,10 +22,10 @@ card may allow it, so it is a problem to check, not a refusal).
 
 from __future__ import annotations
 
+from kipukas_board.board.graph import ANY_PATH, distance
 from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     ask,
-    distance,
     drop_questions,
     problem,
     refresh_contention,
@@ -64,7 +64,7 @@ def _take_from_hand(state: GameState, sid: str, only: list[int] | None = None) -
         h = hand[i]
         if only is not None and h.owner not in only:
             continue
-        d = distance(state.board, h.stand, sid)
+        d = distance(state.board, h.stand, sid, ANY_PATH)
         if d is not None and d <= _reach(state, h):
             return h, hand[:i] + hand[i + 1:]
     return None, hand
@@ -226,7 +226,7 @@ def _near_holding(state: GameState, territory: int, sid: str) -> bool:
     ts = territory_stand_id(state.board, territory)
     if ts is None:
         return False
-    d = distance(state.board, ts, sid)
+    d = distance(state.board, ts, sid, ANY_PATH)
     return d is not None and d <= MAX_MOVE
 
 
