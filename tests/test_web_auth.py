@@ -112,7 +112,7 @@ def test_page_escapes_and_has_csrf_token(client):
     assert 'name="csrf-token"' in html and 'data-territory="1"' in html
     assert "script-src" not in c.get("/").headers["Content-Security-Policy"]  # default-src 'self' covers it
     assert "'self'" in c.get("/").headers["Content-Security-Policy"]
-    js = c.get("/static/board.js").get_data(as_text=True) + c.get("/static/common.js").get_data(as_text=True)
+    js = c.get("/kipukas/static/board.js").get_data(as_text=True) + c.get("/static/common.js").get_data(as_text=True)
     assert "innerHTML" not in js  # board text only ever goes in as textContent
 
 

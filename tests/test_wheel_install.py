@@ -89,7 +89,7 @@ def test_the_build_warns_of_nothing_deprecated_and_names_an_spdx_license(install
         "kipukas_board/data/maps/kipuka-8.toml", "kipukas_board/data/maps/kipuka-12.toml",
         "kipukas_board/data/firmware/kb_firmware.py", "kipukas_board/data/firmware/PROTOCOL.md",
         "kipukas_board/data/firmware/machine_shim/machine.py",
-        "kipukas_board/web/templates/index.html", "kipukas_board/web/static/board.js",
+        "kipukas_board/modes/kipukas/templates/index.html", "kipukas_board/modes/kipukas/static/board.js",
     }
     assert shipped <= names, sorted(shipped - names)
     # Every file of the shipped folders is in the wheel, so a new map or firmware module cannot be forgotten.
@@ -174,7 +174,7 @@ def test_run_sim_serves_the_page_from_the_package(installed: dict[str, object], 
         assert status == 200 and json.loads(body)["ok"] is True
         status, page = fetch(f"http://127.0.0.1:{port}/")
         assert status == 200 and b"board.js" in page
-        status, script = fetch(f"http://127.0.0.1:{port}/static/board.js")
+        status, script = fetch(f"http://127.0.0.1:{port}/kipukas/static/board.js")
         assert status == 200 and script
         _, state = fetch(f"http://127.0.0.1:{port}/api/state")
         assert len(json.loads(state)["map"]["territories"]) == 12

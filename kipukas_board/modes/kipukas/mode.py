@@ -39,3 +39,8 @@ class KipukasMode(GameMode):
 
     def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
         return phrases.phrases_for(effect, state)
+
+    def register_routes(self, app: Any, board: Any) -> None:
+        from kipukas_board.modes.kipukas.routes import register
+
+        register(app, board)

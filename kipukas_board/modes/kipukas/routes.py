@@ -1,0 +1,26 @@
+"""Kipukas's page assets and actions, registered by the mode (:meth:`KipukasMode.register_routes`).
+
+The page itself is the board's home (``GET /``, :func:`kipukas_board.web.server.create_app` renders
+``index.html``, found in this mode's ``templates/``); its scripts are served from ``/kipukas/static/``
+like the other modes' (``/duel/static/``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint
+
+HERE = Path(__file__).parent
+
+
+def page_blueprint() -> Blueprint:
+    """The page's templates and scripts (``url_for('kipukas.static', filename='board.js')``)."""
+    return Blueprint("kipukas", __name__, template_folder=str(HERE / "templates"),
+                     static_folder=str(HERE / "static"), static_url_path="/kipukas/static")
+
+
+def register(app: Any, board: Any) -> None:
+    """Add Kipukas's page assets to the Flask ``app``."""
+    app.register_blueprint(page_blueprint())
