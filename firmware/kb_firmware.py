@@ -15,7 +15,7 @@ from kb_debounce import Debouncer
 from kb_led import Heartbeat
 from kb_time import sleep_us, ticks_add, ticks_diff, ticks_ms, ticks_us
 
-VERSION = "kipukas-sensors 1.0.0"
+VERSION = "kipukas-sensors 1.1.0"
 
 LIMITS = {  # parameter: (lowest, highest) accepted by the SET command
     "debounce_ms": (0, 1000),
@@ -65,6 +65,13 @@ class SensorFirmware:
         bad = self.bad_frames + self.reader.overflows
         self.send(P.T_HEARTBEAT, P.put_u32(self.uptime_ms & 0xFFFFFFFF) + P.put_u16(bad & 0xFFFF))
 
+    def send_self_test(self):
+        # The matrix's wiring check (PROTOCOL.md, SELFTEST): it takes about (rows + cols) settle
+        # times, well inside one scan period, and never changes the debounced states.
+        closed, reverse, rows, cols = self.matrix.self_test()
+        self.send(P.T_SELFTEST, bytes((self.matrix.nrows, self.matrix.ncols)) + P.bitmap(closed)
+                  + P.bitmap(reverse) + P.bitmap(rows) + P.bitmap(cols))
+
     def send_error(self, code, message):
         self.send(P.T_ERROR, bytes((code,)) + message.encode()[:P.MAX_PAYLOAD - 1])
 
@@ -95,6 +102,8 @@ class SensorFirmware:
             self.send_identity()
         elif ftype == P.C_SNAPSHOT:
             self.send_snapshot(P.R_REQUESTED)
+        elif ftype == P.C_SELFTEST:
+            self.send_self_test()
         else:
             self.set_params(payload)
 

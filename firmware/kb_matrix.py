@@ -12,8 +12,15 @@
 # a ghost (the fourth corner of a rectangle of tokens reads closed), which the bring-up test catches.
 # Channel number = row * cols + col (the host names it "r<row>c<col>").
 #
+# The self-test (PROTOCOL.md, SELFTEST) turns the matrix round for a moment: rows become inputs
+# with pull-ups, columns open-drain, and each column is pulled low in turn. A good diode blocks
+# current from a row into a column, so a row that reads low there conducts backwards: a missing,
+# shorted or reversed diode under a closed reed, or a row wire touching a column wire. Pulling one
+# row (one column) low with the others pulled up finds rows (columns) shorted to each other.
+#
 #   m = Matrix((2, 3, 4, 5, 6, 7, 8, 9), (10, 11, 12, 13, 14, 15, 16, 17))
 #   raw = bytearray(m.count); m.scan(raw)
+#   closed, reverse, rows, cols = m.self_test()
 from kb_time import sleep_us
 from machine import Pin
 
@@ -43,3 +50,47 @@ class Matrix:
                 i += 1
             row.value(1)
         return out
+
+    def _normal(self):
+        for row in self.rows:
+            row.init(Pin.OPEN_DRAIN, value=1)
+        for col in self.cols:
+            col.init(Pin.IN, Pin.PULL_UP)
+
+    def _settle(self):
+        if self.settle_us:
+            sleep_us(self.settle_us)
+
+    def self_test(self):
+        # Returns four bytearrays of 0/1: closed (a forward scan), reverse (per position: its row
+        # read low while only its column was pulled low), rows and cols (each: read low while
+        # another row, or column, alone was pulled low). Leaves the pins as scanning needs them.
+        closed = self.scan(bytearray(self.count))
+        reverse = bytearray(self.count)
+        rows_short = bytearray(self.nrows)
+        cols_short = bytearray(self.ncols)
+        try:
+            for i in range(self.nrows):  # rows against rows, columns released
+                for row in self.rows:
+                    row.init(Pin.IN, Pin.PULL_UP)
+                self.rows[i].init(Pin.OPEN_DRAIN, value=0)
+                self._settle()
+                for j in range(self.nrows):
+                    if j != i and not self.rows[j].value():
+                        rows_short[j] = 1
+            for row in self.rows:
+                row.init(Pin.IN, Pin.PULL_UP)
+            for c in range(self.ncols):  # columns pulled low one at a time: rows must stay high
+                for col in self.cols:
+                    col.init(Pin.IN, Pin.PULL_UP)
+                self.cols[c].init(Pin.OPEN_DRAIN, value=0)
+                self._settle()
+                for r in range(self.nrows):
+                    if not self.rows[r].value():
+                        reverse[r * self.ncols + c] = 1
+                for k in range(self.ncols):
+                    if k != c and not self.cols[k].value():
+                        cols_short[k] = 1
+        finally:
+            self._normal()
+        return closed, reverse, rows_short, cols_short

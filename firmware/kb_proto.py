@@ -16,12 +16,14 @@ T_IDENTITY = 0x01
 T_CHANGE = 0x02
 T_SNAPSHOT = 0x03
 T_HEARTBEAT = 0x04
+T_SELFTEST = 0x05
 T_ERROR = 0x7F
-BOARD_TYPES = (T_IDENTITY, T_CHANGE, T_SNAPSHOT, T_HEARTBEAT, T_ERROR)
+BOARD_TYPES = (T_IDENTITY, T_CHANGE, T_SNAPSHOT, T_HEARTBEAT, T_SELFTEST, T_ERROR)
 # host -> board
 C_IDENTIFY = 0x81
 C_SNAPSHOT = 0x82
 C_SET = 0x83
+C_SELFTEST = 0x84
 
 # snapshot reasons
 R_PERIODIC = 0
@@ -32,7 +34,7 @@ R_BOOT = 2
 KEEP = 0xFFFF
 
 # host commands the board knows, and the payload size each must have (PROTOCOL.md section 4)
-COMMAND_SIZE = {C_IDENTIFY: 0, C_SNAPSHOT: 0, C_SET: 8}
+COMMAND_SIZE = {C_IDENTIFY: 0, C_SNAPSHOT: 0, C_SET: 8, C_SELFTEST: 0}
 
 # error codes
 E_BAD_FRAME = 1  # an intact frame whose payload has the wrong size for its type

@@ -359,3 +359,66 @@ def test_an_over_long_block_is_dropped_whole() -> None:
     assert reader.feed(bytes([0x55] * 145) + wire[1:]) == []  # the IDENTIFY's own 0x00 was lost
     assert reader.overflows == 1
     assert reader.feed(wire) != [] and reader.overflows == 1  # the next whole frame reads again
+
+
+def _self_test(closed: set[int], rows: int = 3, cols: int = 4, **faults) -> sp.SelfTest:
+    """The firmware's wiring check on a matrix with ``closed`` reeds and ``faults``, read by the host."""
+    row_pins, col_pins = list(range(2, 2 + rows)), list(range(10, 10 + cols))
+    sim = SimMatrix(row_pins, col_pins, **faults)
+    for ch in closed:
+        sim.set(ch, True)
+    machine.attach(sim)
+    try:
+        m = Matrix(row_pins, col_pins, settle_us=0)
+        got = m.self_test()
+        # the pins are back as scanning needs them: rows released, columns pulled up, nothing driven
+        assert [machine.driven(p) for p in row_pins + col_pins] == [None] * (rows + cols)
+        assert m.scan(bytearray(rows * cols)) == got[0]  # and scan as before
+    finally:
+        machine.attach(None)
+    payload = bytes((rows, cols)) + b"".join(FW["kb_proto"].bitmap(b) for b in got)
+    (msg,) = sp.FrameDecoder().feed(sp.encode(sp.SELFTEST, 0, payload))
+    return msg
+
+
+def test_a_good_matrix_passes_the_wiring_check_whatever_tokens_stand_on_it() -> None:
+    for closed in (set(), {0}, {0, 1, 4, 5}, set(range(12))):
+        t = _self_test(closed)
+        assert (t.closed, t.reverse, t.rows, t.cols) == (closed, frozenset(), frozenset(), frozenset())
+
+
+def test_the_wiring_check_finds_a_missing_a_reversed_diode_and_touching_wires() -> None:
+    t = _self_test({5}, missing_diodes={5})
+    assert t.closed == {5} and t.reverse == {5}  # conducts both ways
+    t = _self_test({5}, reversed_diodes={5})
+    assert t.closed == set() and t.reverse == {5}  # never reads closed, conducts backwards
+    t = _self_test(set(), shorts={frozenset({("r", 0), ("r", 2)})})
+    assert t.rows == {0, 2} and not t.reverse and not t.closed
+    t = _self_test(set(), shorts={frozenset({("c", 1), ("c", 3)})})
+    assert t.cols == {1, 3}
+    t = _self_test(set(), shorts={frozenset({("r", 1), ("c", 2)})})  # a row wire touching a column wire
+    assert t.closed == {6} and t.reverse == {6}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sets(st.integers(0, 11)), st.integers(0, 11))
+def test_a_missing_diode_under_a_token_is_always_found(closed: set[int], missing: int) -> None:
+    """The rectangle test needs three more tokens in the right places; the wiring check needs only
+    the token on the stand itself."""
+    t = _self_test(closed | {missing}, missing_diodes={missing})
+    assert missing in t.reverse
+
+
+def test_selftest_command_is_answered_without_changing_the_debounced_states(board) -> None:
+    fw, sim, port, clock = board
+    sim.set(1, True)
+    run_for(fw, clock, 20)
+    stable = bytes(fw.deb.stable)
+    port.msgs.clear()
+    port.incoming = sp.encode(sp.CMD_SELFTEST, 1)
+    fw.step()
+    (msg,) = port.msgs
+    assert isinstance(msg, sp.SelfTest) and msg.closed == {1} and not msg.reverse
+    assert (msg.nrows, msg.ncols) == (3, 4) and bytes(fw.deb.stable) == stable
+    run_for(fw, clock, 20)
+    assert not [m for m in port.msgs if isinstance(m, sp.Change)]

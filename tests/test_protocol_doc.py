@@ -55,8 +55,8 @@ def examples() -> list[dict[str, str]]:
 
 def test_the_document_has_examples_of_every_frame_type() -> None:
     types = {int(e["type"], 16) for e in examples()}
-    assert types == {sp.IDENTITY, sp.CHANGE, sp.SNAPSHOT, sp.HEARTBEAT, sp.ERROR,
-                     sp.CMD_IDENTIFY, sp.CMD_SNAPSHOT, sp.CMD_SET}
+    assert types == {sp.IDENTITY, sp.CHANGE, sp.SNAPSHOT, sp.HEARTBEAT, sp.SELFTEST, sp.ERROR,
+                     sp.CMD_IDENTIFY, sp.CMD_SNAPSHOT, sp.CMD_SET, sp.CMD_SELFTEST}
     assert "0x29B1" in DOC.read_text() and doc_crc(b"123456789") == 0x29B1
 
 
@@ -107,10 +107,12 @@ def damaged(wire: bytes) -> bytes:
 FRAMES_OF_KIND = {
     "fails check 1, 2 or 3": [damaged(sp.encode(sp.CMD_IDENTIFY, 1)), b"\x00\x05\x01\x00"],
     "its own frame echoed back": [sp.encode(sp.CHANGE, 3, b"\x01\x01"), sp.encode(sp.HEARTBEAT, 3, b"\x00" * 6),
-                                  sp.encode(sp.ERROR, 3, b"\x02x")],
-    "neither a host command": [sp.encode(0x99, 2), sp.encode(0x05, 2)],
+                                  sp.encode(sp.ERROR, 3, b"\x02x"),
+                                  sp.encode(sp.SELFTEST, 3, b"\x01\x01" + b"\x00" * 4)],
+    "neither a host command": [sp.encode(0x99, 2), sp.encode(0x06, 2), sp.encode(0x85, 2)],
     "payload of the wrong size": [sp.encode(sp.CMD_IDENTIFY, 4, b"\x01"), sp.encode(sp.CMD_SNAPSHOT, 5, b"\x00"),
-                                  sp.encode(sp.CMD_SET, 6, b"\x00" * 7), sp.encode(sp.CMD_SET, 7, b"\xff" * 9)],
+                                  sp.encode(sp.CMD_SET, 6, b"\x00" * 7), sp.encode(sp.CMD_SET, 7, b"\xff" * 9),
+                                  sp.encode(sp.CMD_SELFTEST, 8, b"\x00")],
     "value out of range": [sp.set_command(8, scan_us=10), sp.set_command(9, heartbeat_ms=5)],
 }
 

@@ -65,8 +65,11 @@ class SimMatrix:
 
     def __init__(self, row_pins: list[int], col_pins: list[int], clock: Any = time.monotonic,
                  missing_diodes: set[int] | frozenset[int] = frozenset(),
-                 reversed_diodes: set[int] | frozenset[int] = frozenset()) -> None:
+                 reversed_diodes: set[int] | frozenset[int] = frozenset(),
+                 shorts: set[frozenset[tuple[str, int]]] | frozenset[frozenset[tuple[str, int]]] = frozenset()) -> None:
         self.row_pins = list(row_pins)
+        #: Wires touching: pairs of nodes (``("r", row)`` / ``("c", col)``) joined without a switch.
+        self.shorts = set(shorts)
         #: Channels wired without their diode (or with a shorted one), and with it the wrong way round.
         self.missing_diodes = set(missing_diodes)
         self.reversed_diodes = set(reversed_diodes)
@@ -107,8 +110,8 @@ class SimMatrix:
 
     # the shim's board interface
     def read(self, pin: int, driven: dict[int, int]) -> int:
-        """The level of column ``pin`` with the rows driven as ``driven`` says (pin -> 0/1; a row not
-        in it is released).
+        """The level of column (or row) ``pin`` with the pins driven as ``driven`` says (pin -> 0/1; a
+        pin not in it is released: the scan's idle rows, the self-test's columns).
 
         Current flows from the column's pull-up towards a row pulled low, through closed switches:
         from a column into a row through a diode the right way round (anode on the column) or no
@@ -117,11 +120,13 @@ class SimMatrix:
         driven high is a fight between two outputs: it reads low here, the way a missing diode
         passes a rectangle test when idle rows are driven high (a real fight reads either way).
         """
-        col = self.col_of.get(pin)
-        if col is None:
+        col, row = self.col_of.get(pin), self.row_of.get(pin)
+        if col is None and row is None:
             return 1
         now = self._clock()
-        if not self.missing_diodes and not self.reversed_diodes:
+        if not self.missing_diodes and not self.reversed_diodes and not self.shorts:
+            if col is None:
+                return 1  # a good diode never lets a row be pulled low through a column
             # Every diode in place: current only ever crosses one switch, column -> low row.
             for rp in self.row_pins:
                 if driven.get(rp) == 0 and self.closed(self.row_of[rp] * self.ncols + col, now):
@@ -129,12 +134,13 @@ class SimMatrix:
             return 1
         closed = {ch for ch in range(self.count) if self.closed(ch, now)}
         low = self._pulled_low(closed, driven)
-        return 0 if ("c", col) in low else 1
+        return 0 if (("c", col) if col is not None else ("r", row)) in low else 1
 
     def _pulled_low(self, closed: set[int], driven: dict[int, int]) -> set[tuple[str, int]]:
         """Nodes (("r", row) / ("c", col)) from which current reaches a row pulled low through closed
         switches, each crossed the way its diode lets current flow."""
         start = {("r", self.row_of[p]) for p, v in driven.items() if p in self.row_of and v == 0}
+        start |= {("c", self.col_of[p]) for p, v in driven.items() if p in self.col_of and v == 0}
         seen, todo = set(start), list(start)
         while todo:
             kind, i = todo.pop()
@@ -152,6 +158,12 @@ class SimMatrix:
                 if ok and nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
+            for pair in self.shorts:
+                if (kind, i) in pair:
+                    for nxt in pair - {(kind, i)}:
+                        if nxt not in seen:
+                            seen.add(nxt)
+                            todo.append(nxt)
         return seen
 
 

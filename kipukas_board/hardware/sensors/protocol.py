@@ -33,9 +33,9 @@ LATE_WINDOW = 1024
 LATE_RUN = 8
 
 # board -> host
-IDENTITY, CHANGE, SNAPSHOT, HEARTBEAT, ERROR = 0x01, 0x02, 0x03, 0x04, 0x7F
+IDENTITY, CHANGE, SNAPSHOT, HEARTBEAT, SELFTEST, ERROR = 0x01, 0x02, 0x03, 0x04, 0x05, 0x7F
 # host -> board
-CMD_IDENTIFY, CMD_SNAPSHOT, CMD_SET = 0x81, 0x82, 0x83
+CMD_IDENTIFY, CMD_SNAPSHOT, CMD_SET, CMD_SELFTEST = 0x81, 0x82, 0x83, 0x84
 #: In a SET command, a field holding KEEP leaves that parameter unchanged.
 KEEP = 0xFFFF
 
@@ -160,7 +160,26 @@ class BoardError:
     message: str
 
 
-Message = Identity | Change | Snapshot | Heartbeat | BoardError
+@dataclass(frozen=True)
+class SelfTest:
+    """The matrix's wiring check (PROTOCOL.md, SELFTEST): what each position and line read.
+
+    ``closed``: the channels a plain scan read closed; ``reverse``: the channels whose row read low
+    while only their column was pulled low (current backwards through the position); ``rows`` and
+    ``cols``: the lines that read low while another line of their kind alone was pulled low.
+    :mod:`kipukas_board.hardware.sensors.matrix_check` says what each means.
+    """
+
+    seq: int
+    nrows: int
+    ncols: int
+    closed: frozenset[int]
+    reverse: frozenset[int]
+    rows: frozenset[int]
+    cols: frozenset[int]
+
+
+Message = Identity | Change | Snapshot | Heartbeat | SelfTest | BoardError
 
 
 class FrameError(ValueError):
@@ -213,10 +232,21 @@ def parse_payload(ftype: int, seq: int, p: bytes) -> Message:
                                          f"columns must be 1 or more and rows x cols at most {MAX_CHANNELS}")
         u = [int.from_bytes(p[3 + 2 * i:5 + 2 * i], "big") for i in range(4)]
         return Identity(seq, p[0], p[1], p[2], u[0], u[1], u[2], u[3], p[11:].decode("ascii", "replace"))
+    if ftype == SELFTEST:
+        need(len(p) >= 2 and p[0] >= 1 and p[1] >= 1 and p[0] * p[1] <= MAX_CHANNELS, "rows, cols (rows x cols <= 64)")
+        n, nr, nc = p[0] * p[1], p[0], p[1]
+        sizes = ((n + 7) // 8, (n + 7) // 8, (nr + 7) // 8, (nc + 7) // 8)
+        need(len(p) == 2 + sum(sizes), "rows, cols, then the closed, reverse, rows and cols bitmaps")
+        sets, at = [], 2
+        for size, count in zip(sizes, (n, n, nr, nc), strict=True):
+            sets.append(frozenset(i for i in range(count) if p[at + i // 8] >> (i % 8) & 1))
+            at += size
+        return SelfTest(seq, nr, nc, *sets)
     if ftype == ERROR:
         need(len(p) >= 1, "an error code")
         return BoardError(seq, p[0], p[1:].decode("ascii", "replace"))
-    if ftype in (CMD_IDENTIFY, CMD_SNAPSHOT, CMD_SET):  # the host's own command came back: a port that echoes
+    # the host's own command came back: a port that echoes
+    if ftype in (CMD_IDENTIFY, CMD_SNAPSHOT, CMD_SET, CMD_SELFTEST):
         raise FrameError("echo", f"the host's own command 0x{ftype:02x} came back")
     raise FrameError("payload", f"unknown frame type 0x{ftype:02x}")
 
