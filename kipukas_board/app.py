@@ -31,6 +31,7 @@ from kipukas_board.calibrate.board_test import BoardTestSession
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
+from kipukas_board.cards.store import CardStore
 from kipukas_board.core_loop import CoreLoop, MapBusy
 from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
@@ -138,8 +139,9 @@ class BoardApp:
         # frames is started by start() and stopped by stop().
         #: The games the board runs (kipukas_board.modes), and the cards of the modes' TOML card files.
         self.modes = modes.MODES
-        self.mode_cards = ModeCards.in_dir(self.data_dir)
-        self.card_desk = CardDesk(Catalog.in_dir(self.data_dir), submit=self.loop.submit,
+        self.card_store = CardStore.in_dir(self.data_dir)
+        self.mode_cards = ModeCards(self.card_store)
+        self.card_desk = CardDesk(Catalog(self.card_store), submit=self.loop.submit,
                                   mode_cards=self.mode_cards, mode_prefixes=modes.payload_prefixes(),
                                   budget_ms=s.budget_ms)
         self.card_workers: list[CameraWorker] = []
@@ -228,7 +230,7 @@ class BoardApp:
                  self.lighting.stop,
                  self.broadcaster.close, self.voice.close, *[c.close for c in self.cameras],
                  *([self.fleet.stop] if self.fleet is not None else []),  # it reads the journal: before its close
-                 self.card_desk.close, self.card_desk.catalog.close, self.mode_cards.close, self.backup.stop,
+                 self.card_desk.close, self.card_store.close, self.backup.stop,
                  self.backup.run_once, self.journal.close)
         for part in parts:
             try:

@@ -160,3 +160,18 @@ def test_duplicate_slugs_and_odd_files_are_refused(data_dir: Path, tmp_path: Pat
     assert any("repeats record 0's slug" in p for p in check_records([a, b]))
     with pytest.raises(CatalogError, match="not a regular file"):
         Catalog.in_dir(data_dir).import_source(str(tmp_path))
+
+
+def test_the_board_opens_its_card_file_once_for_both_views(board) -> None:
+    """Kipukas's catalog and the other modes' decks are two views of one store (one connection)."""
+    assert board.card_desk.catalog.store is board.mode_cards.store
+    board.mode_cards.import_deck("creature-combat", "ana", [{"id": "fox-1", "kind": "creature"}])
+    assert board.card_desk.catalog.store.one("SELECT COUNT(*) FROM mode_cards") == (1,)
+
+
+def test_a_card_file_that_is_not_sqlite_says_what_to_do(tmp_path: Path) -> None:
+    from kipukas_board.cards.store import CATALOG_FILE, CardStore, CatalogFileError
+
+    (tmp_path / CATALOG_FILE).write_bytes(b"not a database at all" * 100)
+    with pytest.raises(CatalogFileError, match="cannot be opened.*move it aside.*catalog import"):
+        CardStore.in_dir(tmp_path)

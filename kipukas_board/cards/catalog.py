@@ -22,8 +22,6 @@ Example (not run as a doctest: the official catalog is imported at run time and 
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -31,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.cards.payload import CODE_RE, CardPayload
+from kipukas_board.cards.store import CardStore
 
-CATALOG_FILE = "cards.sqlite"
 #: Largest catalog accepted (the real one is about 100 kB).
 MAX_CATALOG_BYTES = 5 * 1024 * 1024
 URL_TIMEOUT_S = 15.0
@@ -47,10 +45,6 @@ FIELDS: dict[str, str] = {
     "description": _OPT_STR, "play_style": _OPT_STR, "url": _OPT_STR,
 }
 REQUIRED = ("code", "slug", "title", "type", "injury_tolerance", "movement", "keal_means")
-
-
-class CatalogFileError(ValueError):
-    """The catalog's own SQLite file cannot be opened (damaged, not a database); names the file."""
 
 
 class CatalogError(ValueError):
@@ -208,32 +202,18 @@ def parse_catalog(source: str, data: bytes) -> list[dict[str, Any]]:
 
 
 class Catalog:
-    """The imported cards, in SQLite. Safe to share between threads (one connection, one lock)."""
+    """Kipukas's imported cards: the ``cards`` table of the board's :class:`~.store.CardStore`."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS cards (code TEXT PRIMARY KEY, slug TEXT, "
-                             "data TEXT NOT NULL)")
-            self._db.execute("CREATE INDEX IF NOT EXISTS cards_slug ON cards(slug)")
-            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-        except sqlite3.Error as exc:
-            raise CatalogFileError(f"{self.path}: the card catalog cannot be opened ({exc}); move it aside "
-                                   f"and import the catalog again (kipukas-board catalog import)") from None
+    def __init__(self, store: CardStore) -> None:
+        self.store = store
 
     @classmethod
     def in_dir(cls, data_dir: str | Path) -> Catalog:
-        d = Path(data_dir)
-        d.mkdir(parents=True, exist_ok=True)
-        return cls(d / CATALOG_FILE)
+        """The catalog in ``data_dir``'s card file, on a store of its own (a command, a test)."""
+        return cls(CardStore.in_dir(data_dir))
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.store.close()
 
     def import_records(self, records: Any, source: str = "catalog") -> int:
         """Replace the catalog with ``records`` (checked first); returns the number of cards."""
@@ -241,16 +221,10 @@ class Catalog:
         if problems:
             raise CatalogError(source, problems)
         rows = [(r["code"], r["slug"].lower(), json.dumps(r, ensure_ascii=False)) for r in records]
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("DELETE FROM cards")
-                self._db.executemany("INSERT INTO cards (code, slug, data) VALUES (?, ?, ?)", rows)
-                self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('source', ?)", (source,))
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM cards")
+            db.executemany("INSERT INTO cards (code, slug, data) VALUES (?, ?, ?)", rows)
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('source', ?)", (source,))
         return len(rows)
 
     def import_source(self, source: str, opener: Any = None) -> int:
@@ -259,20 +233,18 @@ class Catalog:
         return self.import_records(parse_catalog(src, data), source=src)
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM cards").fetchone()[0])
+        row = self.store.one("SELECT COUNT(*) FROM cards")
+        return int(row[0]) if row else 0
 
     def card(self, code: str) -> dict[str, Any]:
         """The card with ``code``; raises :class:`UnknownCard` ("unknown card CODE")."""
-        with self._lock:
-            row = self._db.execute("SELECT data FROM cards WHERE code = ?", (code,)).fetchone()
+        row = self.store.one("SELECT data FROM cards WHERE code = ?", (code,))
         if row is None:
             raise UnknownCard(code)
         return json.loads(row[0])
 
     def by_slug(self, slug: str) -> dict[str, Any]:
-        with self._lock:
-            row = self._db.execute("SELECT data FROM cards WHERE slug = ?", (slug.lower(),)).fetchone()
+        row = self.store.one("SELECT data FROM cards WHERE slug = ?", (slug.lower(),))
         if row is None:
             raise UnknownCard(slug)
         return json.loads(row[0])

@@ -7,7 +7,8 @@ refused, because the id is the card's QR payload (``cct:fox-1``) and must name o
 
 Example::
 
-    >>> cards = ModeCards(":memory:")
+    >>> from kipukas_board.cards.store import CardStore
+    >>> cards = ModeCards(CardStore(":memory:"))
     >>> cards.import_deck("creature-combat", "ana", [{"id": "fox-1", "kind": "creature"}])
     1
     >>> cards.card("creature-combat", "fox-1")["kind"]
@@ -18,13 +19,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
-import threading
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.cards.catalog import CATALOG_FILE, CatalogError, CatalogFileError, UnknownCard
+from kipukas_board.cards.catalog import CatalogError, UnknownCard
 from kipukas_board.cards.payload import MAX_PAYLOAD, CardPayload
+from kipukas_board.cards.store import CardStore
 
 #: ``prefix:id``: a mode card's QR payload.
 MODE_PAYLOAD_RE = re.compile(r"(?P<prefix>[a-z]{2,8}):(?P<id>[A-Za-z0-9][A-Za-z0-9_.-]{0,39})")
@@ -46,73 +46,51 @@ def mode_card_payload(text: str) -> CardPayload:
 
 
 class ModeCards:
-    """The imported mode cards. Safe to share between threads (one connection, one lock)."""
+    """The imported mode cards: the ``mode_cards`` table of the board's :class:`~.store.CardStore`."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS mode_cards (mode TEXT NOT NULL, id TEXT NOT NULL, "
-                             "deck TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (mode, id))")
-        except sqlite3.Error as exc:
-            raise CatalogFileError(f"{self.path}: the card catalog cannot be opened ({exc}); move it aside "
-                                   f"and import the catalogs again (kipukas-board catalog import)") from None
+    def __init__(self, store: CardStore) -> None:
+        self.store = store
 
     @classmethod
     def in_dir(cls, data_dir: str | Path) -> ModeCards:
-        d = Path(data_dir)
-        d.mkdir(parents=True, exist_ok=True)
-        return cls(d / CATALOG_FILE)
+        """The decks in ``data_dir``'s card file, on a store of their own (a command, a test)."""
+        return cls(CardStore.in_dir(data_dir))
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.store.close()
 
     def import_deck(self, mode: str, deck: str, records: list[dict[str, Any]], source: str = "card file") -> int:
         """Replace ``deck``'s cards with ``records``; raises ``CatalogError`` naming every id another
         deck of ``mode`` already uses (nothing is changed then)."""
-        with self._lock:
-            ids = [r["id"] for r in records]
-            clash = self._db.execute(
+        ids = [r["id"] for r in records]
+        with self.store.transaction() as db:
+            clash = db.execute(
                 f"SELECT id, deck FROM mode_cards WHERE mode = ? AND deck != ? AND id IN ({','.join('?' * len(ids))})",
                 (mode, deck, *ids)).fetchall() if ids else []
             if clash:
                 raise CatalogError(source, [f"card {cid!r}: id already used by deck {other!r} (each card's id is "
                                             f"its QR payload and must be unique on the board)" for cid, other in clash])
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("DELETE FROM mode_cards WHERE mode = ? AND deck = ?", (mode, deck))
-                self._db.executemany(
-                    "INSERT INTO mode_cards (mode, id, deck, kind, data) VALUES (?, ?, ?, ?, ?)",
-                    [(mode, r["id"], deck, r.get("kind", ""), json.dumps(r, ensure_ascii=False)) for r in records])
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            db.execute("DELETE FROM mode_cards WHERE mode = ? AND deck = ?", (mode, deck))
+            db.executemany(
+                "INSERT INTO mode_cards (mode, id, deck, kind, data) VALUES (?, ?, ?, ?, ?)",
+                [(mode, r["id"], deck, r.get("kind", ""), json.dumps(r, ensure_ascii=False)) for r in records])
         return len(records)
 
     def card(self, mode: str, cid: str) -> dict[str, Any]:
-        with self._lock:
-            row = self._db.execute("SELECT data FROM mode_cards WHERE mode = ? AND id = ?", (mode, cid)).fetchone()
+        row = self.store.one("SELECT data FROM mode_cards WHERE mode = ? AND id = ?", (mode, cid))
         if row is None:
             raise UnknownCard(f"{mode} card {cid!r}")
         return json.loads(row[0])
 
     def deck(self, mode: str, deck: str) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._db.execute("SELECT data FROM mode_cards WHERE mode = ? AND deck = ? ORDER BY kind, id",
-                                    (mode, deck)).fetchall()
+        rows = self.store.all("SELECT data FROM mode_cards WHERE mode = ? AND deck = ? ORDER BY kind, id",
+                              (mode, deck))
         return [json.loads(r[0]) for r in rows]
 
     def decks(self, mode: str) -> dict[str, dict[str, int]]:
         """``{deck: {"creature": n, "land": m}}`` for every deck of ``mode``."""
-        with self._lock:
-            rows = self._db.execute("SELECT deck, kind, COUNT(*) FROM mode_cards WHERE mode = ? GROUP BY deck, kind",
-                                    (mode,)).fetchall()
+        rows = self.store.all("SELECT deck, kind, COUNT(*) FROM mode_cards WHERE mode = ? GROUP BY deck, kind",
+                              (mode,))
         out: dict[str, dict[str, int]] = {}
         for deck, kind, n in rows:
             out.setdefault(deck, {})[kind] = n
