@@ -5,6 +5,7 @@ action a locked phone tapped happens once the PIN is given."""
 from __future__ import annotations
 
 import json
+import os
 import urllib.request
 from pathlib import Path
 
@@ -17,6 +18,7 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright i
 
 DECKS = Path(__file__).parent / "duel_decks"
 SIZES = [(360, 740), (390, 844)]
+SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
 
 
 def _post(url: str, path: str, body: dict) -> dict:
@@ -72,7 +74,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
                                timeout=3000)
         page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
         assert page.text_content("#paused-banner .text") == "Kipukas is paused."
-        page.screenshot(path=str(tmp_path / f"paused-{size[0]}.png"))
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-{size[0]}.png"))
         page.click("#resume-button")
         page.wait_for_selector("#kb-ask[open]", timeout=3000)  # the duel under way is asked about too
         page.click("#kb-ask-yes")
@@ -119,5 +121,28 @@ def test_a_tap_whose_pin_was_not_given_says_it_was_not_done(browser, tmp_path: P
         page.wait_for_selector("#message.error:not([hidden])", timeout=3000)
         assert "Not done: this needs the board's PIN" in page.text_content("#message")
         assert srv.board.loop.state.board.name == "Kipuka of Eight"
+        ctx.close()
+        assert not errors, errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_king_of_the_hill_names_and_marks_its_hill_and_counts_only_while_held(browser, tmp_path: Path, size) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _post(srv.url, "/api/actions/new-game", {
+            "players": [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}],
+            "play_style": "king_of_the_hill", "options": {"territory": 6, "cycles": 2}, "first_placer": 1})
+        ctx, page, errors = _phone(browser, size)
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        why = page.text_content("#now-why")
+        assert "The hill is Sunflats (6" in why and "nobody holds it" in why and "left of" not in why
+        assert page.text_content('[data-label="6"]') == "6 ▲"
+        srv.board.sim_set_stand("T2", True)  # Ana's capital, next to the hill
+        srv.board.sim_set_stand("T6", True)  # Ben's capital, on the hill
+        page.wait_for_function("() => document.querySelector('#now-why').textContent.includes('Ben holds the hill')",
+                               timeout=3000)
+        assert page.text_content('[data-label="6"]') == "6 B ▲"  # the holder's initial beside the colour
+        assert page.text_content('[data-label="2"]') == "2 A"
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"hill-{size[0]}.png"))
         ctx.close()
         assert not errors, errors

@@ -66,7 +66,7 @@ def board_svg(board: BoardMap) -> str:
         ss = board.stands_in(n)
         cx = sum(s.x for s in ss) / len(ss)
         cy = min(s.y for s in ss) - 38
-        out.append(f'<text class="tlabel" x="{cx:.1f}" y="{cy:.1f}">{n}</text>')
+        out.append(f'<text class="tlabel" data-label="{n}" x="{cx:.1f}" y="{cy:.1f}">{n}</text>')
     # Invisible, larger tap targets around each stand: a stand drawn to scale on a phone is a few
     # pixels wide. They carry data-hit (not data-stand, which stays unique to the drawn stand).
     out.append("</g><g class=\"hits\">")

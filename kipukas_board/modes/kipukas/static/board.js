@@ -12,6 +12,12 @@
   const who = (s, seat) => (player(s, seat) || {}).name || (seat == null ? "nobody" : `seat ${seat}`);
   const tname = (s, n) => ((s.map.territories || []).find((m) => m.number === n) || {}).name || "";
   const tlabel = (s, n) => (tname(s, n) ? `${tname(s, n)} (${n})` : `territory ${n}`);
+  // A player's initial, one letter unless another player's name starts the same way.
+  function initial(s, seat) {
+    const name = who(s, seat);
+    const clash = (s.players || []).some((p) => p.seat !== seat && p.name[0] && p.name[0].toUpperCase() === name[0].toUpperCase());
+    return clash ? name.slice(0, 2) : name[0].toUpperCase();
+  }
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const none = (what) => el("li", { class: "none", text: what || "none" });
   const swatch = (c) => { const e = el("span", { class: "swatch" }); e.style.background = c || "#555"; return e; };
@@ -45,7 +51,7 @@
       const order = ((s.setup && s.setup.order) || []).map((seat) => who(s, seat)).join(", then ");
       return [placer, `${who(s, placer)}: ${what} on a territory stand.`,
         `${capital ? "Everyone places a capital first, then base camps" : "Base camps now"}, in turn: ${order}. ` +
-        firstWhy(s)];
+        firstWhy(s) + (s.hill ? ` ${hillNow(s)}` : "")];
     }
     const d = s.diel || {};
     const ini = s.initiative && typeof s.initiative === "object" ? s.initiative.seat : s.initiative;
@@ -68,9 +74,18 @@
     }
     const fixed = d.cycle < opening.length ? ` Cycle ${d.cycle + 1} is fixed: ${opening[d.cycle]}.` : "";
     const total = (s.style_options || {}).cycles;
-    const left = total ? ` ${plural(Math.max(0, total - d.cycle), "cycle", "cycles")} left of ${total}.` : "";
+    const left = s.hill ? ` ${hillNow(s)}`
+      : total ? ` ${plural(Math.max(0, total - d.cycle), "cycle", "cycles")} left of ${total}.` : "";
     return [ini, ini != null ? `${who(s, ini)} has the initiative. Then roll the diel die.` : "Play the cycle, then roll the diel die.",
       `Cycle ${d.cycle}. ${allows}${fixed}${left}`];
+  }
+  // King of the Hill: the hill by name, and its count only while someone holds it.
+  function hillNow(s) {
+    const h = s.hill;
+    const where = `${h.name || `territory ${h.territory}`} (${h.territory}, marked ▲ on the map)`;
+    if (h.holder == null) return `The hill is ${where}: nobody holds it; hold it ${plural(h.cycles, "cycle", "cycles")} to win.`;
+    const more = h.left == null ? `hold it ${plural(h.cycles, "cycle", "cycles")} in play to win` : `${plural(h.left, "cycle", "cycles")} more to win`;
+    return `${who(s, h.holder)} holds the hill, ${where}: ${more}.`;
   }
   function firstWhy(s) {
     const first = s.setup && s.setup.order && s.setup.order[0];
@@ -89,6 +104,14 @@
       e.classList.toggle("contention", !!t.contention);
       e.dataset.owner = t.owner == null ? "" : String(t.owner);
       e.dataset.claim = t.claim || "";
+    }
+    // The territory's number with a second cue beside its colour: the holder's initial, and ▲ on
+    // King of the Hill's hill.
+    for (const t of s.territories) {
+      const label = document.querySelector(`[data-label="${t.number}"]`);
+      if (!label) continue;
+      const mark = t.claim && t.owner != null ? ` ${initial(s, t.owner)}` : "";
+      label.textContent = `${t.number}${mark}${s.hill && s.hill.territory === t.number ? " ▲" : ""}`;
     }
     const claims = new Map(s.territories.map((t) => [t.number, t]));
     const inHand = new Set((s.hand || []).map((h) => h.stand));
