@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
+from kipukas_board.bench.sse import percentile, run_sse_bench
 from kipukas_board.cli import main
-from kipukas_board.commands.web_bench import percentile, run_bench
 
 
 def test_every_client_gets_every_change():
-    res = run_bench(clients=4, changes=12, interval_ms=5)
+    res = run_sse_bench(clients=4, changes=12, interval_ms=5)
     assert res["expected"] == 48 and res["delivered"] == 48 and res["missing"] == 0
     lat = res["latency_ms"]
     assert 0 < lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["max"]

@@ -161,7 +161,7 @@ def test_the_bench_delivers_every_event_and_exits_1_on_a_loss(broker, capsys, mo
         view.stop()
 
     lossy = {**result, "delivered": 44, "lost": 1}
-    monkeypatch.setattr("kipukas_board.fleet.bench.run_bench", lambda *a, **k: lossy)
+    monkeypatch.setattr("kipukas_board.bench.fleet.run_bench", lambda *a, **k: lossy)
     assert main(["fleet", "bench", "--boards", "3", "--changes", "15", "--broker", broker.url]) == 1
     assert "FAILED: 1 lost" in capsys.readouterr().out
 

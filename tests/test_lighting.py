@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.app import BoardApp
+from kipukas_board.bench.lighting import bench_layout
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.commands.show import bench_layout
 from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
 from kipukas_board.modes.kipukas import lights as L
 from kipukas_board.modes.kipukas.lights import render

@@ -122,7 +122,7 @@ def dashboard(args: argparse.Namespace) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from kipukas_board.fleet.bench import format_table, run_bench
+    from kipukas_board.bench.fleet import format_table, run_bench
     from kipukas_board.fleet.mqtt import FleetConfigError
 
     try:

@@ -3,6 +3,5 @@
 - :mod:`~kipukas_board.fleet.publisher`: a board's journal, state and health to the broker; nothing lost.
 - :mod:`~kipukas_board.fleet.board`: joins a running board to its fleet when the settings have ``[fleet]``.
 - :mod:`~kipukas_board.fleet.view` and :mod:`~kipukas_board.fleet.dashboard`: the organiser's page.
-- :mod:`~kipukas_board.fleet.bench`: simulated boards through a real broker, delivered and latency.
 - ``examples/``: a Mosquitto config and an ACL that lets each board write only under its own id.
 """

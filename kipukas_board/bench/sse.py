@@ -1,62 +1,32 @@
-"""``kipukas-board bench-sse`` and ``bench-streams``: do 20 phones on the table each get every change,
-and how fast?
-
-    kipukas-board bench-sse [--clients 20] [--changes 200] [--interval-ms 20] [--map NAME] [--json]
+"""``bench-sse``: do 20 phones on the table each get every change, and how fast?
 
 Starts a simulated board served by waitress on a free loopback port (a temporary data directory, so
-the journal is real SQLite with synchronous=FULL), opens ``--clients`` event streams (``GET
+the journal is real SQLite with synchronous=FULL), opens ``clients`` event streams (``GET
 /api/stream``, read over plain sockets, as a phone's EventSource would), then flips stand switches
-``--changes`` times. Latency is measured from the moment a switch changes to the moment each client
+``changes`` times. Latency is measured from the moment a switch changes to the moment each client
 has read the ``state`` event carrying that change, or a later state (a stream keeps only the latest
 state for a page that has not taken the last one yet); journal write, rules, lighting, SSE and the
-loopback network all included. Each client comes from its own loopback address, as phones do. Prints
-a table; with ``--json`` the last line is one JSON object::
+loopback network all included. Each client comes from its own loopback address, as phones do.
+:func:`run_sse_bench` returns the figures; ``kipukas-board bench-sse`` prints them.
 
-    {"clients": 20, "changes": 200, "expected": 4000, "delivered": 4000, "missing": 0,
-     "latency_ms": {"p50": ..., "p95": ..., "p99": ..., "max": ...}, "target_p99_ms": 100.0,
-     "meets_target": true}
+Example::
 
-Exit code 0 when every client got every change, 1 otherwise (a p99 over the target is reported in
-``meets_target``, not as a failure: the machine it runs on decides the number).
+    >>> percentile([5.0, 1.0, 3.0, 2.0, 4.0], 50)
+    3.0
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import math
 import socket
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from typing import Any
 
 TARGET_P99_MS = 100.0
-
-
-def register(sub: Any) -> None:
-    p = sub.add_parser("bench-sse", help="load check: N event-stream clients each receive every state change",
-                       description="Measure delivery of every state change to N server-sent-event clients.")
-    p.add_argument("--clients", type=int, default=20, help="event-stream clients (default 20)")
-    p.add_argument("--changes", type=int, default=200, help="stand switch changes to make (default 200)")
-    p.add_argument("--interval-ms", type=float, default=20.0,
-                   help="pause between changes, in ms (default 20: quicker than hands move tokens)")
-    p.add_argument("--map", default=None, help="map name or file (default: the default map)")
-    p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
-    p.set_defaults(func=bench_sse)
-
-    p = sub.add_parser("bench-streams", help="load check: event streams that never read, and the board's memory",
-                       description="Open N event streams that never read, make M changes, and measure the "
-                                   "board's memory, temp files and open connections (kipukas_board/bench/streams.py).")
-    p.add_argument("--streams", type=int, default=40, help="never-reading event streams (default 40)")
-    p.add_argument("--changes", type=int, default=600, help="stand changes to make (default 600)")
-    p.add_argument("--settle-s", type=float, default=15.0,
-                   help="seconds to wait after the changes before measuring what is left (default 15)")
-    p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
-    p.set_defaults(func=bench_streams)
 
 
 class StreamClient(threading.Thread):
@@ -119,7 +89,7 @@ def percentile(values: list[float], q: float) -> float:
     return s[k]
 
 
-def run_bench(clients: int, changes: int, interval_ms: float, map_name: str | None = None) -> dict[str, Any]:
+def run_sse_bench(clients: int, changes: int, interval_ms: float, map_name: str | None = None) -> dict[str, Any]:
     from kipukas_board.app import BoardApp
     from kipukas_board.settings import Settings
     from kipukas_board.web.serving import PER_ADDRESS, ConnectionGuard, connection_limit, make_server
@@ -187,44 +157,3 @@ def run_bench(clients: int, changes: int, interval_ms: float, map_name: str | No
             "missing": expected - len(lat), "clients_missing_some": sum(1 for m in per_client_missing if m),
             "latency_ms": stats, "target_p99_ms": TARGET_P99_MS,
             "meets_target": bool(lat) and len(lat) == expected and stats["p99"] <= TARGET_P99_MS}
-
-
-def bench_sse(args: argparse.Namespace) -> int:
-    if args.clients < 1 or args.changes < 1 or args.interval_ms < 0:
-        print("kipukas-board bench-sse: --clients and --changes must be at least 1, --interval-ms at least 0",
-              file=sys.stderr)
-        return 2
-    try:
-        res = run_bench(args.clients, args.changes, args.interval_ms, args.map)
-    except RuntimeError as exc:
-        print(f"kipukas-board bench-sse: {exc}", file=sys.stderr)
-        return 1
-    lat = res["latency_ms"]
-    rows = [("clients", res["clients"]), ("changes", res["changes"]),
-            ("delivered", f"{res['delivered']} of {res['expected']}"), ("missing", res["missing"])]
-    rows += [(f"latency {k} (ms)", v) for k, v in lat.items()]
-    rows.append(("p99 target (ms)", f"<= {TARGET_P99_MS:g}: {'met' if res['meets_target'] else 'NOT met'}"))
-    width = max(len(k) for k, _ in rows)
-    for k, v in rows:
-        print(f"{k:<{width}}  {v}")
-    if args.json:
-        print(json.dumps(res))
-    return 0 if res["missing"] == 0 else 1
-
-
-def bench_streams(args: argparse.Namespace) -> int:
-    from kipukas_board.bench.streams import BenchStreamsError, format_table, run_streams_bench
-
-    if args.streams < 1 or args.changes < 1 or args.settle_s < 0:
-        print("kipukas-board bench-streams: --streams and --changes must be at least 1, --settle-s at least 0",
-              file=sys.stderr)
-        return 2
-    try:
-        res = run_streams_bench(args.streams, args.changes, args.settle_s)
-    except BenchStreamsError as exc:
-        print(f"kipukas-board bench-streams: {exc}", file=sys.stderr)
-        return 1
-    print(format_table(res))
-    if args.json:
-        print(json.dumps(res))
-    return 0 if res["meets_target"] else 1
