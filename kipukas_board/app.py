@@ -16,7 +16,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import deque
@@ -25,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kipukas_board import modes
+from kipukas_board import modes, strictjson
 from kipukas_board.board.mapfile import BoardMap, available_maps, load_map, map_exists
 from kipukas_board.calibrate.board_test import BoardTestSession
 from kipukas_board.calibrate.session import attach
@@ -461,7 +460,7 @@ class BoardApp:
             if state.seq < self._published_seq:
                 return  # the core published a newer state while this one waited
             self._published_seq = state.seq
-            self.broadcaster.publish("state", json.dumps(self.state_json(state)), state.seq)
+            self.broadcaster.publish("state", strictjson.dumps(self.state_json(state)), state.seq)
 
     def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
         for text in self.announcer.announce(state, effects):

@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kipukas_board import strictjson
 from kipukas_board.calibrate import files
 from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
@@ -123,7 +124,7 @@ class CalibrationSession:
             self.saved, self.problem = None, None
             self.cameras.clear()
             self._load_saved()
-        self.board.broadcaster.publish("calibration", json.dumps(self.status()))
+        self.board.broadcaster.publish("calibration", strictjson.dumps(self.status()))
 
     # -- progress (resumable) --------------------------------------------------------------------
     def _resume(self) -> None:
@@ -157,7 +158,7 @@ class CalibrationSession:
             self.progress_path.unlink(missing_ok=True)
         else:
             files.atomic_write(self.progress_path, json.dumps(d))
-        self.board.broadcaster.publish("calibration", json.dumps(self.status()))
+        self.board.broadcaster.publish("calibration", strictjson.dumps(self.status()))
 
     def health(self) -> dict[str, Any]:
         """``health.calibration`` for the pages: is a walk holding the switches or the lights?

@@ -16,13 +16,13 @@ Example, in a mode's ``register``::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, jsonify, render_template
 
+from kipukas_board import strictjson
 from kipukas_board.web.server import error, json_body, require_pin
 from kipukas_board.web.submit import Submitter, only_fields
 
@@ -41,7 +41,7 @@ def mode_blueprint(board: BoardApp, *, name: str, slug: str, here: Path, templat
 
     @bp.get(f"/{slug}")
     def page() -> str:
-        return render_template(template, sim=board.sim, initial=json.dumps(board.state_json()), asset=bp.name)
+        return render_template(template, sim=board.sim, initial=strictjson.dumps(board.state_json()), asset=bp.name)
 
     @bp.get(f"/api/{slug}/decks")
     def decks() -> Response:

@@ -40,6 +40,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from kipukas_board import strictjson
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
@@ -134,6 +136,7 @@ class Journal:
         #: Things found at open that the board carries on with but must say (an unreadable mark).
         self.problems: list[str] = []
         self._hwm = 0
+        self._repaired_seqs: set[int] = set()
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -251,7 +254,7 @@ class Journal:
 
         Raises :class:`JournalWriteError` (with the reason) when it could not be written.
         """
-        text = json.dumps(event, separators=(",", ":"), sort_keys=True)
+        text = strictjson.dumps(event, separators=(",", ":"), sort_keys=True)  # never NaN: pages read it back
         with self._lock:
             try:
                 cur = self._db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (self._clock(), text))
@@ -335,11 +338,28 @@ class Journal:
         for seq, ts, text in self._read("SELECT seq, ts, event FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
                                         (after, -1 if limit is None else limit)):
             try:
-                event = json.loads(text)
+                event, repaired = strictjson.repair_loads(text)
             except (ValueError, RecursionError):
                 raise JournalError(f"{self.path}: event {seq} is not readable JSON; "
                                    f"{restore_hint(self.path)}") from None
+            if repaired:
+                self._repaired(seq, repaired)
             yield seq, ts, event
+
+    def _repaired(self, seq: int, paths: list[str]) -> None:
+        """Say (once per event) that stored event ``seq`` held values JSON cannot carry, read as null.
+
+        Such an event was journaled before the board refused NaN, Infinity and numbers out of range;
+        read as it stands it would put them in the state and every page would fail to parse it.
+        """
+        if seq in self._repaired_seqs:
+            return
+        self._repaired_seqs.add(seq)
+        note = (f"{self.path}: event {seq} held {', '.join(paths[:5])} as NaN, Infinity or a number out of range "
+                f"(not JSON); read as null")
+        log.warning("%s", note)
+        if len(self.problems) < 20:
+            self.problems.append(note)
 
     def last_seq(self) -> int:
         return int(self._read("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0])

@@ -14,12 +14,12 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
+from kipukas_board import strictjson
 from kipukas_board.board.mapfile import MapError, available_maps, load_map
 from kipukas_board.modes.kipukas.rules.playstyles import STYLES, player_limits
 from kipukas_board.modes.kipukas.rules.problems import open_problems
@@ -43,7 +43,7 @@ PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for
 
 def register(app: Flask, board: BoardApp) -> None:
     def said(seq: int, text: list[str], kinds: list[str]) -> None:
-        board.broadcaster.publish("said", json.dumps({"seq": seq, "said": text, "effects": kinds}))
+        board.broadcaster.publish("said", strictjson.dumps({"seq": seq, "said": text, "effects": kinds}))
 
     narration = Narration(said)
     board.loop.subscribe(narration)
@@ -121,8 +121,8 @@ def register(app: Flask, board: BoardApp) -> None:
     @app.get("/calibrate")
     def calibrate_page() -> str:
         return render_template("calibrate.html", svg=board_svg(board.loop.state.board), sim=board.sim,
-                               initial=json.dumps(board.state_json()),
-                               calibration=json.dumps(board.calibration.status()))
+                               initial=strictjson.dumps(board.state_json()),
+                               calibration=strictjson.dumps(board.calibration.status()))
 
     @app.get("/api/log")
     def log_tail() -> Response | tuple[Response, int]:

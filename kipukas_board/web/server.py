@@ -9,13 +9,14 @@ needs no PIN either.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
+from flask.json.provider import DefaultJSONProvider
 
+from kipukas_board import strictjson
 from kipukas_board.store.journal import JournalWriteError
 from kipukas_board.web.hosts import HostGuard
 from kipukas_board.web.sessions import COOKIE
@@ -71,14 +72,27 @@ def json_depth(raw: bytes) -> int:
 
 
 def json_body(required: bool = True) -> dict[str, Any]:
-    """The request's JSON object, or raise :class:`BadRequest` naming what was wrong."""
-    if json_depth(request.get_data(cache=True)) > MAX_JSON_DEPTH:
-        raise BadRequest(f"the JSON body nests arrays and objects more than {MAX_JSON_DEPTH} deep")
-    data = request.get_json(silent=True)
-    if data is None:
-        if not required and not request.get_data():
-            return {}
+    """The request's JSON object, or raise :class:`BadRequest` naming what was wrong.
+
+    Every route reads its body here, so every body is parsed the same strict way
+    (:func:`kipukas_board.strictjson.loads`: no NaN, no Infinity, no number out of range).
+    """
+    raw = request.get_data(cache=True)
+    if not required and not raw:
+        return {}
+    if not request.is_json:
         raise BadRequest("expected a JSON object in the body (Content-Type: application/json)")
+    if json_depth(raw) > MAX_JSON_DEPTH:
+        raise BadRequest(f"the JSON body nests arrays and objects more than {MAX_JSON_DEPTH} deep")
+    try:
+        data = strictjson.loads(raw.decode("utf-8"))
+    except strictjson.JSONValueError as exc:
+        raise BadRequest(str(exc)) from None
+    except UnicodeDecodeError:
+        raise BadRequest("the JSON body is not UTF-8 text") from None
+    except ValueError as exc:
+        raise BadRequest(f"the body is not valid JSON ({exc}); expected a JSON object "
+                         f"(Content-Type: application/json)") from None
     if not isinstance(data, dict):
         raise BadRequest(f"expected a JSON object in the body, got {type(data).__name__}")
     return data
@@ -94,8 +108,20 @@ def wants_page() -> bool:
             and request.accept_mimetypes.accept_html and "text/html" in request.headers.get("Accept", ""))
 
 
+class StrictJSONProvider(DefaultJSONProvider):
+    """Flask's JSON, refusing NaN and Infinity: an answer that would hold one fails (500) rather
+    than reach a page as text no page can parse."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        kwargs.setdefault("default", self.default)
+        kwargs.setdefault("ensure_ascii", self.ensure_ascii)
+        kwargs.setdefault("sort_keys", self.sort_keys)
+        return strictjson.dumps(obj, **kwargs)
+
+
 def create_app(board: BoardApp) -> Flask:
     app = Flask(__name__)
+    app.json = StrictJSONProvider(app)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, DEBUG=False)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["kipukas"] = board
@@ -159,7 +185,7 @@ def create_app(board: BoardApp) -> Flask:
     @app.get("/")
     def index() -> str:
         return render_template("index.html", svg=board_svg(board.loop.state.board), sim=board.sim,
-                               initial=json.dumps(board.state_json()))
+                               initial=strictjson.dumps(board.state_json()))
 
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
@@ -191,7 +217,7 @@ def create_app(board: BoardApp) -> Flask:
             return resp, status
         try:
             state = board.loop.state
-            first = board.broadcaster.message("state", json.dumps(board.state_json(state)), state.seq)
+            first = board.broadcaster.message("state", strictjson.dumps(board.state_json(state)), state.seq)
         except BaseException:
             sub.close()
             raise

@@ -39,13 +39,13 @@ Each action answers ``{"ok": true, "seq": N, "event": {...}, "effects": [...]}``
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
 
+from kipukas_board import strictjson
 from kipukas_board.board.mapfile import available_maps
 from kipukas_board.core_loop import MapBusy
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, PHASES
@@ -397,7 +397,7 @@ def register(app: Any, board: BoardApp) -> None:
     def export() -> Response:
         def lines() -> Iterator[str]:
             for seq, ts, event in board.journal.rows():
-                yield json.dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
+                yield strictjson.dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
 
         resp = Response(lines(), mimetype="application/x-ndjson")
         resp.headers["Content-Disposition"] = "attachment; filename=kipukas-journal.jsonl"

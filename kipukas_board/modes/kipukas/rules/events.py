@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kipukas_board import strictjson
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS, PHASES
 from kipukas_board.modes.kipukas.rules.playstyles import STYLES
 
@@ -138,6 +139,9 @@ def check_event(event: Any) -> Event:
     kind = event.get("type")
     if kind not in _CHECKERS:
         raise EventError(f"unknown event type {kind!r}; expected one of {', '.join(sorted(_CHECKERS))}")
+    bad = strictjson.problem(event)  # journaled, then sent to every page: it must be plain JSON
+    if bad:
+        raise EventError(f"{kind!r} event field {bad}")
     _CHECKERS[kind](event)
     return event
 
@@ -152,6 +156,13 @@ def _check_map(e: Event) -> None:
     _field(e, "toml", str, "the map file's text")
 
 
+#: What a player object of a new game holds.
+PLAYER_FIELDS = frozenset({"seat", "name", "color", "affinity"})
+#: What a new game's ``options`` may hold: a play style's settings, and the rolls that picked a
+#: random hill (added by the board, never by a page).
+OPTION_FIELDS = ("cycles", "territory", "soul_limit", "territory_rolls")
+
+
 def check_players(players: Any, where: str = "'new_game' event field 'players'") -> None:
     """2 to 4 players, each ``{"seat": 1-8, "name": str, "color": "#rrggbb", "affinity": str?}``."""
     if not isinstance(players, list) or not 2 <= len(players) <= 4:
@@ -161,6 +172,10 @@ def check_players(players: Any, where: str = "'new_game' event field 'players'")
         w = f"{where}[{i}]"
         if not isinstance(p, dict):
             raise EventError(f"{w} must be an object with seat, name and color, got {p!r}")
+        extra = sorted(set(p) - PLAYER_FIELDS)
+        if extra:
+            raise EventError(f"{w} has unknown field(s) {', '.join(map(str, extra))[:120]}; "
+                             f"expected {', '.join(sorted(PLAYER_FIELDS))}")
         seat = p.get("seat")
         if not _is_int(seat) or not 1 <= seat <= 8:
             raise EventError(f"{w}.seat must be a seat number 1 to 8, got {seat!r}")
@@ -194,10 +209,18 @@ def _check_new_game(e: Event) -> None:
     opts = e.get("options", {})
     if not isinstance(opts, dict):
         raise EventError(f"'new_game' event field 'options' must be an object, got {opts!r}")
+    extra = sorted(set(opts) - set(OPTION_FIELDS))
+    if extra:
+        raise EventError(f"'new_game' event field 'options' has unknown field(s) {', '.join(map(str, extra))[:120]}; "
+                         f"expected {', '.join(OPTION_FIELDS)}")
     for key in ("cycles", "territory", "soul_limit"):
         if key in opts and (not _is_int(opts[key]) or opts[key] < 1):
             raise EventError(f"'new_game' event field 'options.{key}' must be a whole number from 1 up, "
                              f"got {opts[key]!r}")
+    rolls = opts.get("territory_rolls", [])
+    if not isinstance(rolls, list) or len(rolls) > 1000 or not all(_is_int(r) and 1 <= r <= 20 for r in rolls):
+        raise EventError(f"'new_game' event field 'options.territory_rolls' must be a list of D20 rolls (1 to 20), "
+                         f"got {rolls!r:.80}")
     first = _seat(e, "first_placer")
     if first not in {p["seat"] for p in e["players"]}:
         raise EventError(f"'new_game' event field 'first_placer' must be one of the players' seats, got {first}")

@@ -1,0 +1,117 @@
+"""Strict JSON in and out: NaN, Infinity and numbers out of range never get in, never get out, and
+a journal that holds one from before is read back repaired (kipukas_board/strictjson.py)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kipukas_board import strictjson
+from kipukas_board.app import BoardApp
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes.kipukas.rules.core import apply
+from kipukas_board.modes.kipukas.rules.dice import SeededDice
+from kipukas_board.modes.kipukas.rules.simulate import random_game
+from kipukas_board.modes.kipukas.rules.state import initial_state
+from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.settings import Settings
+from kipukas_board.web.server import create_app
+
+PIN = {"X-Admin-Pin": "2468"}
+PLAYERS = [{"seat": 1, "name": "Ana", "color": "#1e90ff"}, {"seat": 2, "name": "Ben", "color": "#ff4500"}]
+
+
+def _post(client, path: str, raw: str):  # type: ignore[no-untyped-def]
+    return client.post(path, data=raw, headers={**PIN, "Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"), ("1e400", "1e400"),
+    ("123456789012345678901234567890", "1234567890"),
+])
+def test_a_number_json_cannot_carry_is_refused_at_parse(client, board: BoardApp, value: str, said: str) -> None:
+    before = board.loop.state.seq
+    raw = f'{{"players": {json.dumps(PLAYERS)}, "first_placer": 1, "options": {{"note": {value}}}}}'
+    resp = _post(client, "/api/actions/new-game", raw)
+    assert resp.status_code == 400
+    err = resp.get_json()["error"]
+    assert said in err and ("finite" in err or "out of range" in err), err
+    assert board.loop.state.seq == before, "nothing was journaled"
+    strictjson.loads(client.get("/api/state").get_data(as_text=True))
+
+
+def test_every_route_parses_the_same_strict_way(client) -> None:
+    resp = _post(client, "/api/sim/stands/T1", '{"occupied": NaN}')
+    assert resp.status_code == 400 and "NaN" in resp.get_json()["error"]
+
+
+@pytest.mark.parametrize(("body", "named"), [
+    ({"options": {"note": 1}}, "note"),
+    ({"options": {"cycles": 3, "colour": "red"}}, "colour"),
+    ({"players": [{**PLAYERS[0], "admin": True}, PLAYERS[1]]}, "admin"),
+])
+def test_unknown_keys_in_any_object_of_a_new_game_are_refused(client, board: BoardApp, body: dict, named: str) -> None:
+    doc = {"players": PLAYERS, "first_placer": 1, **body}
+    resp = _post(client, "/api/actions/new-game", json.dumps(doc))
+    assert resp.status_code == 400, resp.get_json()
+    assert "unknown field" in resp.get_json()["error"] and named in resp.get_json()["error"]
+    assert not board.loop.state.started
+
+
+def test_a_board_made_value_json_cannot_carry_is_refused_by_the_event_checker(board: BoardApp) -> None:
+    from kipukas_board.modes.kipukas.rules.events import EventError
+
+    with pytest.raises(EventError, match="finite"):
+        board.loop.submit({"type": "new_game", "players": PLAYERS, "first_placer": 1, "edition": "web",
+                           "play_style": "king_of_the_hill", "options": {"territory": 3, "cycles": float("nan")}})
+
+
+def test_what_the_board_sends_is_never_bare_nan(client, board: BoardApp) -> None:
+    board.state_json = lambda state=None: {"broken": float("nan")}  # type: ignore[method-assign]
+    resp = client.get("/api/state")
+    assert resp.status_code == 500  # refused, rather than sent as text no page can parse
+    assert b"NaN" not in resp.get_data()
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), game=st.sampled_from([("domination", 2), ("mass_contention", 3)]))
+def test_every_state_and_effect_of_a_random_game_is_strict_json(seed: int, game: tuple[str, int]) -> None:
+    style, players = game
+    board = load_map("kipuka-12")
+    state = initial_state(board)
+    for event in random_game(board, 300, SeededDice(seed), players=players, play_style=style):
+        json.dumps(event, allow_nan=False)
+        state, effects = apply(state, event)
+        json.dumps(state_json(state), allow_nan=False)
+        json.dumps(effects, allow_nan=False)
+
+
+def test_a_journal_holding_nan_from_before_is_read_back_repaired(data_dir: Path) -> None:
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    board.stop()
+    db = sqlite3.connect(data_dir / "journal.sqlite")
+    event = {"type": "new_game", "players": PLAYERS, "first_placer": 1, "edition": "web",
+             "play_style": "domination", "options": {"note": float("nan")}}
+    with db:  # written as the board wrote it before it refused NaN
+        db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (0.0, json.dumps(event)))
+    seq = db.execute("SELECT MAX(seq) FROM events").fetchone()[0]
+    db.close()
+    (data_dir / "journal.hwm").write_text(f"{seq:020d}\n")
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    try:
+        assert board.loop.state.started
+        client = create_app(board).test_client()
+        for path in ("/api/state", "/api/journal/export"):
+            text = client.get(path).get_data(as_text=True)
+            for line in text.splitlines() or [text]:
+                strictjson.loads(line)  # every page can parse it
+        assert any(f"event {seq} held options.note" in p for p in board.journal.problems)
+    finally:
+        board.stop()
