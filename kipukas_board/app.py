@@ -26,7 +26,7 @@ from typing import Any
 
 from kipukas_board import modes, strictjson
 from kipukas_board.board.mapfile import BoardMap, available_maps, load_map, map_exists
-from kipukas_board.calibrate.board_test import BoardTestSession
+from kipukas_board.calibrate.board_test import BoardTestSession, for_board
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
@@ -391,9 +391,26 @@ class BoardApp:
         }
         if self.unmapped_channels:
             h["sensors"] = {**h["sensors"], "unmapped_channels": sorted(self.unmapped_channels)}
+        wiring = h["sensors"].get("wiring") if isinstance(h["sensors"], dict) else None
+        if isinstance(wiring, dict) and wiring.get("faults"):
+            h["sensors"] = {**h["sensors"], "wiring": {**wiring, "faults": self._faults_by_stand(wiring["faults"])}}
         for name, source in self.health_sources.items():
             h[name] = source()
         return h
+
+    def _faults_by_stand(self, faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The sensor board's wiring faults, each with the stand its channel is (or None)."""
+        try:
+            test = for_board(self)
+        except Exception:  # health is informative: a half-started board still reports the faults
+            log.exception("mapping wiring faults to stands failed")
+            return faults
+        out = []
+        for f in faults:
+            name = f.get("channel_name")
+            stand = test.stand_of(name) if isinstance(name, str) else None
+            out.append({**f, "stand": stand, "text": f"stand {stand}: {f['text']}" if stand else f["text"]})
+        return out
 
     def journal_health(self) -> dict[str, Any]:
         """The journal's health: it cannot record while its last write failed (the journal's own

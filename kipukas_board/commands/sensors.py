@@ -235,6 +235,7 @@ def board_test(args: argparse.Namespace) -> int:
 
     lock = threading.Lock()
     lit_ever: set[str] = set()
+    placed: list[str] = []  # channels just closed: the main loop checks their wiring (not the reader thread)
 
     def take(change: SwitchChange) -> None:
         with lock:
@@ -242,6 +243,8 @@ def board_test(args: argparse.Namespace) -> int:
             strip.show(stage.apply(test.frame()))
             if what["stand"] and change.closed:
                 lit_ever.add(what["stand"])
+            if change.closed:
+                placed.append(change.channel)
         if args.json:
             print(json.dumps({"t": round(time.time(), 3), **what}), flush=True)
             return
@@ -261,9 +264,17 @@ def board_test(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"board test: {settings.sensors.adapter} sensors, {settings.leds.adapter} strip of {layout.count}, "
               f"channels to stands by {test.mapping}. Put a token on each stand in turn; Ctrl-C ends.", flush=True)
+    wiring = _WiringWatch(sensors, test, args.json)
+    wiring.check(bare=True)
     end = time.monotonic() + args.seconds if args.seconds else None
+    next_check = time.monotonic() + WIRING_CHECK_EVERY_S
     try:
         while end is None or time.monotonic() < end:
+            with lock:
+                just_placed, placed[:] = list(placed), []
+            if just_placed or time.monotonic() >= next_check:
+                wiring.check(placed=just_placed)
+                next_check = time.monotonic() + WIRING_CHECK_EVERY_S
             time.sleep(0.05 if end is None else max(0.0, min(0.05, end - time.monotonic())))
     except KeyboardInterrupt:
         pass
@@ -272,10 +283,66 @@ def board_test(args: argparse.Namespace) -> int:
         strip.close()
     missing = [sid for sid in board.stands if sid not in lit_ever]
     summary = {"stands_lit": len(lit_ever), "stands": len(board.stands), "never_lit": missing,
-               "closed_at_end": test.status()["closed"], "unmapped": test.status()["unmapped"]}
+               "closed_at_end": test.status()["closed"], "unmapped": test.status()["unmapped"],
+               "wiring_checked": wiring.checked, "wiring": list(wiring.faults.values())}
     if args.json:
         print(json.dumps(summary))
     else:
         print(f"{len(lit_ever)} of {len(board.stands)} stands lit" +
-              (f"; never: {', '.join(missing)}" if missing else ""))
-    return 0
+              (f"; never: {', '.join(missing)} (an open reed, a diode missing altogether, or not tried)"
+               if missing else ""))
+        if wiring.faults:
+            print(f"wiring faults: {len(wiring.faults)}:")
+            for f in wiring.faults.values():
+                print(f"  {f['text']}")
+        elif wiring.checked:
+            print("wiring check: no missing, shorted or reversed diode, no stuck reed, no touching wires")
+        else:
+            print(f"wiring check: not done ({wiring.why})")
+    return 1 if wiring.faults else 0
+
+
+#: The board test re-runs the sensor board's wiring check this often (and after every token placed).
+WIRING_CHECK_EVERY_S = 1.0
+
+
+class _WiringWatch:
+    """The board test's use of the sensor board's wiring check: at the start (the board bare: a
+    closed channel is a stuck reed) and after each token placed (its diode checked under it)."""
+
+    def __init__(self, sensors: Any, test: Any, as_json: bool) -> None:
+        self.sensors = sensors
+        self.test = test
+        self.as_json = as_json
+        self.faults: dict[tuple[str, int | None], dict[str, Any]] = {}
+        self.checked = False
+        self.why = "the sensor adapter has no wiring check (only the serial sensor board has)"
+
+    def check(self, bare: bool = False, placed: list[str] | None = None) -> None:
+        from kipukas_board.hardware.sensors.matrix_check import diagnose
+        from kipukas_board.hardware.sensors.protocol import channel_name
+
+        run = getattr(self.sensors, "self_test", None)
+        if run is None:
+            return
+        result = run(1.0)
+        if result is None:
+            self.why = (self.sensors.health().get("wiring") or {}).get("why") or "the sensor board did not answer"
+            return
+        self.checked = True
+        every = range(result.nrows * result.ncols)
+        expect_open = every if bare else ()
+        for f in diagnose(result, expect_open=expect_open):
+            name = channel_name(f.channel, result.ncols) if f.channel is not None else None
+            key = (f.kind, f.channel if f.channel is not None else f.line)
+            if key in self.faults:
+                continue
+            stand = self.test.stand_of(name) if name else None
+            text = f"stand {stand}: {f.text}" if stand else f.text
+            if bare and f.kind == "stuck-closed":
+                text += " (if a token stood there when the test started, lift it: that is not a fault)"
+            self.faults[key] = {**f.to_json(), "channel_name": name, "stand": stand, "text": text}
+            if self.as_json:
+                print(json.dumps({"t": round(time.time(), 3), "wiring": self.faults[key]}), flush=True)
+            else:
+                print(f"WIRING  {text}", flush=True)

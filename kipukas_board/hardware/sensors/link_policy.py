@@ -20,12 +20,13 @@ Example (a 2 x 2 board says who it is and what is closed; then a damaged frame):
     >>> policy.greeted(0.0)
     []
     >>> ident = sp.encode(sp.IDENTITY, 0, bytes((1, 2, 2, 0, 20, 3, 232, 3, 232, 0, 100)) + b"doc")
-    >>> [a.change for a in policy.feed(ident + sp.encode(sp.SNAPSHOT, 1, bytes((1, 4, 0b10))), 0.01)]
+    >>> actions = policy.feed(ident + sp.encode(sp.SNAPSHOT, 1, bytes((1, 4, 0b10))), 0.01)
+    >>> [a.change for a in actions if isinstance(a, Report)]    # and a Send: the wiring check's request
     [SwitchChange(channel='r0c0', closed=False), SwitchChange(channel='r0c1', closed=True), \
 SwitchChange(channel='r1c0', closed=False), SwitchChange(channel='r1c1', closed=False)]
     >>> policy.health(0.02)["synced"], policy.view()["r0c1"]
     (True, True)
-    >>> policy.feed(b"\\x00\\x05\\x01\\x02\\x00", 0.03) == [Send(sp.encode(sp.CMD_SNAPSHOT, 3), required=False)]
+    >>> policy.feed(b"\\x00\\x05\\x01\\x02\\x00", 0.03) == [Send(sp.encode(sp.CMD_SNAPSHOT, 4), required=False)]
     True
     >>> policy.resyncing
     True
@@ -38,6 +39,7 @@ from typing import Any
 
 from kipukas_board.hardware.sensors import protocol as sp
 from kipukas_board.hardware.sensors.channel_health import ChannelHealth
+from kipukas_board.hardware.sensors.matrix_check import diagnose
 from kipukas_board.hardware.sensors.port import SwitchChange
 
 #: PROTOCOL.md section 5: the link is stale after this many heartbeat periods without a frame.
@@ -129,6 +131,11 @@ class LinkPolicy:
         self._cmd_seq = 0
         self._connected_once = False
         self._out: list[Action] = []
+        #: The board's latest wiring check (SELFTEST), how many have come, and whether the firmware
+        #: refused the command (older than 1.1.0).
+        self.wiring: sp.SelfTest | None = None
+        self.wiring_count = 0
+        self.wiring_unsupported = False
 
     # -- what the adapter asks -------------------------------------------------------------------
     def view(self) -> dict[str, bool]:
@@ -166,9 +173,10 @@ class LinkPolicy:
         stale_after = self.stale_after_s()
         stale = self.connected and now - self._last_frame > stale_after
         channels = self.channels.report(now)
+        wiring_faults = bool(self.wiring is not None and diagnose(self.wiring))
         return {
             "ok": bool(synced and not stale and not channels["chatter"] and not channels["stuck"]
-                       and self.identity_error is None),
+                       and self.identity_error is None and not wiring_faults),
             "identity_error": self.identity_error,
             "connected": self.connected,
             "synced": synced,
@@ -185,7 +193,29 @@ class LinkPolicy:
             "board_bad_commands": self.board_bad_commands,
             "last_error": self.last_error,
             "channels": channels,
+            "wiring": self.wiring_health(),
         }
+
+    def wiring_health(self) -> dict[str, Any]:
+        """The latest wiring check's faults by channel (those it finds with no token known to be
+        anywhere: diodes and touching wires; stuck and open reeds need the board test)."""
+        if self.wiring_unsupported:
+            return {"checked": False, "faults": [], "why": "the sensor board's firmware is older than 1.1.0 and "
+                    "has no wiring check: scripts/flash-pico --files-only"}
+        if self.wiring is None:
+            return {"checked": False, "faults": []}
+        faults = []
+        for f in diagnose(self.wiring):
+            item = f.to_json()
+            if f.channel is not None:
+                item["channel_name"] = sp.channel_name(f.channel, self.wiring.ncols)
+            faults.append(item)
+        return {"checked": True, "faults": faults}
+
+    def request_self_test(self) -> list[Action]:
+        """Ask the board for its wiring check (:attr:`wiring` holds the answer when it comes)."""
+        self._send(sp.CMD_SELFTEST, required=False)
+        return self._take()
 
     # -- the port's life ---------------------------------------------------------------------------
     def connect(self, now: float) -> list[Action]:
@@ -340,7 +370,14 @@ class LinkPolicy:
         elif isinstance(msg, sp.Heartbeat):
             self._last_heartbeat = now
             self.board_bad_commands = msg.bad_commands
+        elif isinstance(msg, sp.SelfTest):
+            self.wiring = msg
+            self.wiring_count += 1
         elif isinstance(msg, sp.BoardError):
+            if msg.code == 2 and f"0x{sp.CMD_SELFTEST:02x}" in msg.message:
+                self.wiring_unsupported = True
+                self.wiring_count += 1
+                return
             self.counters["board_errors"] += 1
             self._note_error(f"sensor board refused a command: "
                              f"{sp.ERROR_CODES.get(msg.code, msg.code)}: {msg.message}")
@@ -374,6 +411,8 @@ class LinkPolicy:
         if self._resync_since is not None:
             self._resync_since = None
             self.counters["resyncs"] += 1
+        if first:  # once the board is known: check its wiring, for health
+            self._send(sp.CMD_SELFTEST, required=False)
         self.synced_once = True
 
     def _deliver(self, name: str, closed: bool, now: float, how: str) -> bool:

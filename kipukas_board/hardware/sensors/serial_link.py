@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kipukas_board.hardware.sensors import protocol as sp
 from kipukas_board.hardware.sensors.channel_health import ChannelHealth
 from kipukas_board.hardware.sensors.link_policy import (
     PARTIAL_TIMEOUT_S,
@@ -194,6 +195,23 @@ class SerialStandSensors(StandSensors):
         """Ask the board for a snapshot and make the view match it when it comes."""
         with self._lock:
             self._carry_out(self.policy.request_snapshot(reason, self._clock()))
+
+    def self_test(self, timeout: float = 1.0) -> sp.SelfTest | None:
+        """Ask the board for its wiring check and wait for the answer (None: no answer within
+        ``timeout``, or a firmware without the check; health's ``wiring`` says which).
+
+        Never call it from the function given to :meth:`start`: that runs on the reader thread, which
+        is the one that takes the answer."""
+        with self._lock:
+            before = self.policy.wiring_count
+            self._carry_out(self.policy.request_self_test())
+        end = self._clock() + timeout
+        while self._clock() < end:
+            with self._lock:
+                if self.policy.wiring_count != before:
+                    return None if self.policy.wiring_unsupported else self.policy.wiring
+            self._stopping.wait(0.01)
+        return None
 
     def health(self) -> dict[str, Any]:
         with self._lock:
