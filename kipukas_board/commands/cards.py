@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.bench.qr import VARIANTS
+from kipukas_board.commands.argtypes import milliseconds
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
 
 #: Largest TOML card file read (a deck of a few hundred cards is far smaller).
@@ -45,7 +46,7 @@ def register(sub: Any) -> None:
                                                  "system one)")
     s.add_argument("--data-dir", type=Path, help="data directory whose calibration holds the seat's focus and "
                                                  "exposure (default: the service's, as the settings say)")
-    s.add_argument("--budget-ms", type=_positive_ms, default=None, metavar="MS",
+    s.add_argument("--budget-ms", type=milliseconds, default=None, metavar="MS",
                    help="CPU time each image may cost (default 80; with --seat, the settings' [vision] "
                         "budget_ms); a frame that runs out says so")
     s.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -60,7 +61,7 @@ def register(sub: Any) -> None:
                         "the pipeline on captures unlike the ones it was ordered on")
     b.add_argument("--live", type=int, metavar="N", default=0,
                    help="also hold each capture before a simulated camera for N frames (camera-mode pipeline)")
-    b.add_argument("--budget-ms", type=_positive_ms, default=80.0, metavar="MS",
+    b.add_argument("--budget-ms", type=milliseconds, default=80.0, metavar="MS",
                    help="the pipeline's CPU time per image (default 80)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     b.set_defaults(func=bench)
@@ -77,7 +78,7 @@ def register(sub: Any) -> None:
     bc.add_argument("--jitter", type=int, default=0, metavar="PX",
                     help="move the picture by up to PX pixels between frames, as a hand-held card (default 0)")
     bc.add_argument("--seats", type=int, default=1, help="seats playing the scenes at once (default 1)")
-    bc.add_argument("--budget-ms", type=_positive_ms, default=None, metavar="MS",
+    bc.add_argument("--budget-ms", type=milliseconds, default=None, metavar="MS",
                     help="CPU time a frame may cost (default the board's, 80)")
     bc.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     bc.set_defaults(func=bench_camera)
@@ -102,16 +103,6 @@ def register(sub: Any) -> None:
     cam = sub.add_parser("cameras", help="list the configured cameras and the seat each one serves")
     cam.add_argument("--settings", type=Path, help="settings file (default $KIPUKAS_SETTINGS or the system one)")
     cam.set_defaults(func=cameras)
-
-
-def _positive_ms(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected milliseconds (a number above 0), got {text!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected milliseconds above 0, got {text!r}")
-    return value
 
 
 def _err(msg: str) -> None:

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kipukas_board.commands.argtypes import at_least, positive
 from kipukas_board.settings import BrokerAddress
 
 
@@ -29,26 +30,6 @@ def _broker(text: str) -> BrokerAddress:
         return BrokerAddress.parse(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
-    return v
-
-
-def _positive(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"{text} must be above 0")
-    return v
 
 
 def _auth_args(p: argparse.ArgumentParser) -> None:
@@ -70,9 +51,9 @@ def register(sub: Any) -> None:
 
     b = fsub.add_parser("bench", help="simulated boards publishing through a real broker; delivered and latency")
     _auth_args(b)
-    b.add_argument("--boards", type=_at_least_one, default=50, help="simulated boards (default 50)")
-    b.add_argument("--changes", type=_at_least_one, default=200, help="events each board journals (default 200)")
-    b.add_argument("--rate", type=_positive, default=10.0, help="events a second per board (default 10)")
+    b.add_argument("--boards", type=at_least(1), default=50, help="simulated boards (default 50)")
+    b.add_argument("--changes", type=at_least(1), default=200, help="events each board journals (default 200)")
+    b.add_argument("--rate", type=positive, default=10.0, help="events a second per board (default 10)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     b.set_defaults(func=bench)
 

@@ -24,19 +24,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from kipukas_board.commands.argtypes import positive
 from kipukas_board.hardware.registry import AdapterError, build
 from kipukas_board.hardware.sensors.port import SwitchChange
 
-
-def _positive(text: str) -> float:
-    """An argparse type: a number above 0 (a rate of 0 would never make a change)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"{text} must be above 0")
-    return v
 
 def register(sub: Any) -> None:
     p = sub.add_parser("sensors", help="watch the stand sensors, or soak-test the sensor link")
@@ -60,7 +51,7 @@ def register(sub: Any) -> None:
     s.add_argument("--rows", type=int, default=6, help="matrix rows (default 6)")
     s.add_argument("--cols", type=int, default=6, help="matrix columns (default 6; rows x cols <= the map's stands)")
     s.add_argument("--map", default="kipuka-12", help="map whose stands the channels stand for (default kipuka-12)")
-    s.add_argument("--rate", type=_positive, default=10.0, help="stand changes per second (default 10)")
+    s.add_argument("--rate", type=positive, default=10.0, help="stand changes per second (default 10)")
     s.add_argument("--fault-every-ms", type=float, default=100.0,
                    help="one round of faults (unplug, garbage, bit flip, dropped byte) this often (default 100)")
     s.add_argument("--faults", default="disconnect,garbage,bitflip,drop",
