@@ -61,6 +61,11 @@ class FleetPublisher:
     #: After a reconnect, how long the events paho resends may take to be acknowledged before the
     #: publisher gives up on them and sends again from its cursor.
     RESUME_WAIT_S = 30.0
+    #: The fleet link is not ok once the oldest event the broker has not acknowledged has waited
+    #: this long (seconds): a broker that takes events and never acknowledges them delivers nothing.
+    UNACKED_LIMIT_S = 60.0
+    #: Journal marks kept for the ages of waiting events (a mark per change the thread saw).
+    MAX_MARKS = 4096
 
     def __init__(self, journal: Journal, cursor: AckCursor, client: mqtt.Client, broker: BrokerAddress,
                  board_id: str, name: str, state_doc: Doc, health_doc: Doc,
@@ -98,6 +103,10 @@ class FleetPublisher:
         self._health_dirty = True
         self._health_last: Any = None
         self._health_at = self._health_polled = float("-inf")
+        # (last journal seq, when this thread first saw it): how long each waiting event has waited,
+        # by the monotonic clock; marks the broker acknowledged are dropped.
+        self._marks: collections.deque[tuple[int, float]] = collections.deque()
+        self.unacked_limit_s = self.UNACKED_LIMIT_S
         self.last_error: str | None = None
         self.connects = 0
         self.published = 0
@@ -120,6 +129,7 @@ class FleetPublisher:
             self.cursor.save(0)
         self._acked = self._saved = self._sent = acked
         self._saved_at = self._clock()
+        self._mark(last)
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S)
         self.client.loop_start()
         self._thread.start()
@@ -195,7 +205,23 @@ class FleetPublisher:
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 log.exception("fleet: publishing failed")
 
+    def _mark(self, last: int) -> None:
+        """Note that events up to ``last`` exist now (the start of their wait for a PUBACK)."""
+        while self._marks and self._marks[0][0] <= self._acked:
+            self._marks.popleft()
+        if last > self._acked and (not self._marks or last > self._marks[-1][0]) and len(self._marks) < self.MAX_MARKS:
+            self._marks.append((last, self._clock()))
+
+    def oldest_unacked_s(self) -> float:
+        """How long (seconds) the oldest event the broker has not acknowledged has waited (0.0: none)."""
+        acked = self._acked
+        for seq, seen in list(self._marks):
+            if seq > acked:
+                return max(0.0, self._clock() - seen)
+        return 0.0
+
     def _step(self) -> None:
+        self._mark(self.journal.last_seq())
         self._take_acks()
         try:
             self._publish()
@@ -278,8 +304,18 @@ class FleetPublisher:
         return {"online": True, "board_id": self.board_id, "name": self.name, "health": health}
 
     def health(self) -> dict[str, Any]:
-        """The fleet link, for the board's own ``/api/state`` health."""
+        """The fleet link, for the board's own ``/api/state`` health: ok only while connected *and*
+        no event has waited for the broker's acknowledgement longer than :attr:`unacked_limit_s`
+        (connected alone says nothing of a broker that takes events and never acknowledges them)."""
         last = self.journal.last_seq()
-        return {"ok": self._connected, "connected": self._connected, "broker": self.broker.url(),
+        waited = self.oldest_unacked_s()
+        stuck = waited > self.unacked_limit_s
+        error = self.last_error
+        if stuck:
+            error = (f"event {self._acked + 1} has waited {waited:.0f} s for the broker's acknowledgement "
+                     f"(limit {self.unacked_limit_s:g} s); {max(0, last - self._acked)} events wait"
+                     + (f"; {self.last_error}" if self.last_error else ""))
+        return {"ok": self._connected and not stuck, "connected": self._connected, "broker": self.broker.url(),
                 "board_id": self.board_id, "acked_seq": self._acked, "backlog": max(0, last - self._acked),
-                "last_error": self.last_error}
+                "oldest_unacked_s": round(waited, 1), "unacked_limit_s": self.unacked_limit_s,
+                "last_error": error}
