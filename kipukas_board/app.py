@@ -36,8 +36,6 @@ from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
-from kipukas_board.modes.kipukas import souls_api
-from kipukas_board.modes.kipukas.actions import register as register_actions
 from kipukas_board.modes.kipukas.rules.dice import Dice, SystemDice
 from kipukas_board.modes.kipukas.rules.events import map_event, stand_event
 from kipukas_board.modes.kipukas.rules.state import GameState
@@ -49,7 +47,7 @@ from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal, JournalWriteError
 from kipukas_board.store.map_choice import start_map, write_choice
 from kipukas_board.vision.desk import CameraWorker, CardDesk
-from kipukas_board.web import board_test_api, calibration_api, cards_api, pages
+from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, table_actions
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
 
@@ -154,8 +152,8 @@ class BoardApp:
         self.channel_map: dict[str, str] | None = None
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
-        self.route_plugins: list[RoutePlugin] = [register_actions, cards_api.register, pages.register,
-                                                 calibration_api.register, souls_api.register, _mode_routes,
+        self.route_plugins: list[RoutePlugin] = [table_actions.register, cards_api.register, pages.register,
+                                                 calibration_api.register, _mode_routes,
                                                  board_test_api.register]
         self._started = False
         self._lock = threading.Lock()

@@ -74,3 +74,21 @@ def only_fields(body: dict[str, Any], allowed: set[str], where: str = "") -> Non
     extra = sorted(set(body) - allowed)
     if extra:
         raise BadRequest(f"unknown field(s) {where}{', '.join(extra)}; expected {', '.join(sorted(allowed)) or 'none'}")
+
+
+class Conflict(Exception):
+    """The action is well formed but does not fit the game now (409, saying why)."""
+
+
+def int_field(body: dict[str, Any], name: str, what: str, optional: bool = False, nullable: bool = False) -> Any:
+    """``body[name]``, a whole number (not a bool), or a 400 naming the field and ``what`` it must be."""
+    if name not in body:
+        if optional:
+            return None
+        raise BadRequest(f"field {name!r} is required ({what})")
+    v = body[name]
+    if v is None and nullable:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise BadRequest(f"field {name!r} must be {what}, got {v!r}")
+    return v

@@ -40,6 +40,11 @@ class KipukasMode(GameMode):
     def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
         return phrases.phrases_for(effect, state)
 
+    def new_game_event(self, body: dict[str, Any], board: Any) -> Event:
+        from kipukas_board.modes.kipukas.actions import new_game_event
+
+        return new_game_event(body, board)
+
     def register_routes(self, app: Any, board: Any) -> None:
         from kipukas_board.modes.kipukas.routes import register
 

@@ -1,4 +1,5 @@
-"""Kipukas's page assets and actions, registered by the mode (:meth:`KipukasMode.register_routes`).
+"""Kipukas's page assets and actions, registered by the mode (:meth:`KipukasMode.register_routes`):
+its actions (:mod:`.actions`), the souls and the bout assistant (:mod:`.souls_api`), each a blueprint.
 
 The page itself is the board's home (``GET /``, :func:`kipukas_board.web.server.create_app` renders
 ``index.html``, found in this mode's ``templates/``); its scripts are served from ``/kipukas/static/``
@@ -22,5 +23,9 @@ def page_blueprint() -> Blueprint:
 
 
 def register(app: Any, board: Any) -> None:
-    """Add Kipukas's page assets to the Flask ``app``."""
+    """Add Kipukas's page assets and actions to the Flask ``app``."""
+    from kipukas_board.modes.kipukas import actions, souls_api
+
     app.register_blueprint(page_blueprint())
+    app.register_blueprint(actions.blueprint(board))
+    app.register_blueprint(souls_api.blueprint(board))

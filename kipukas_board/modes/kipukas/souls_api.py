@@ -1,4 +1,4 @@
-"""The souls' actions and the bout assistant on the page (a route plugin, like :mod:`.actions`).
+"""The souls' actions and the bout assistant on the page (a Flask blueprint, like :mod:`.actions`).
 
 Every action needs the admin PIN and a JSON body, answers like :mod:`.actions` (``{"ok": true, "seq",
 "event", "effects"}``; 400 naming a bad field, 409 when the rules refuse it)::
@@ -24,12 +24,11 @@ from __future__ import annotations
 import tomllib
 from typing import TYPE_CHECKING, Any
 
-from flask import Response, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
-from kipukas_board.modes.kipukas.actions import Conflict, _int
 from kipukas_board.modes.kipukas.rules.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
-from kipukas_board.web.submit import Submitter
+from kipukas_board.web.submit import Conflict, Submitter, int_field
 
 if TYPE_CHECKING:
     from kipukas_board.app import BoardApp
@@ -47,7 +46,9 @@ def _soul_field(body: dict[str, Any], name: str = "soul") -> str:
     return v
 
 
-def register(app: Any, board: BoardApp) -> None:
+def blueprint(board: BoardApp) -> Blueprint:
+    """The souls' and bouts' routes (see the module docs)."""
+    bp = Blueprint("kipukas_souls", __name__)
     submit = Submitter(board)
     pin = require_pin(board)
 
@@ -61,7 +62,7 @@ def register(app: Any, board: BoardApp) -> None:
         if s.phase != "play":
             raise Conflict(f"{what} only while a game is in play (the game is in {s.phase})")
 
-    @app.post("/api/actions/soul-bind")
+    @bp.post("/api/actions/soul-bind")
     @pin
     def soul_bind() -> Response | tuple[Response, int]:
         body = json_body()
@@ -73,23 +74,23 @@ def register(app: Any, board: BoardApp) -> None:
         if "soul" in body:
             return submit({"type": "soul_bind", "stand": stand, "soul": _soul_field(body)})
         return submit({"type": "soul_bind", "stand": stand,
-                       "seat": _int(body, "seat", "the seat whose last card is the soul")})
+                       "seat": int_field(body, "seat", "the seat whose last card is the soul")})
 
-    @app.post("/api/actions/soul-unbind")
+    @bp.post("/api/actions/soul-unbind")
     @pin
     def soul_unbind() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"soul"})
         return submit({"type": "soul_unbind", "soul": _soul_field(body)})
 
-    @app.post("/api/actions/soul-fix")
+    @bp.post("/api/actions/soul-fix")
     @pin
     def soul_fix() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"soul", "lost", "wasted", "by"})
         return submit({"type": "soul_fix", **body, "soul": _soul_field(body)})
 
-    @app.post("/api/actions/soul-damage")
+    @bp.post("/api/actions/soul-damage")
     @pin
     def soul_damage() -> Response | tuple[Response, int]:
         body = json_body()
@@ -129,7 +130,7 @@ def register(app: Any, board: BoardApp) -> None:
         plan["archetype_source"] = source
         return plan
 
-    @app.get("/api/bout/plan")
+    @bp.get("/api/bout/plan")
     def bout_plan() -> Response | tuple[Response, int]:
         args = request.args
         try:
@@ -139,7 +140,7 @@ def register(app: Any, board: BoardApp) -> None:
             return error(400, "query 'territory' and 'archetype' must be whole numbers")
         return jsonify(_plan(territory, args.get("attacker"), args.get("defender"), archetype))
 
-    @app.post("/api/actions/bout-roll")
+    @bp.post("/api/actions/bout-roll")
     @pin
     def bout_roll() -> Response | tuple[Response, int]:
         body = json_body()
@@ -155,3 +156,5 @@ def register(app: Any, board: BoardApp) -> None:
         else:
             event.update(rolls=roll_plan(plan, board.loop.dice), source="board")
         return submit(event)
+
+    return bp

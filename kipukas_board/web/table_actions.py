@@ -1,0 +1,167 @@
+"""The table's own actions on the page, whatever game is played: new game, map, undo and redo, export.
+
+A route plugin (:func:`register`, listed in ``BoardApp.route_plugins``): every action needs the admin
+PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was expected, an
+action that does not fit the table right now is a 409 saying why (:class:`~kipukas_board.web.submit.Conflict`).
+A game's own actions are its mode's routes (Kipukas's in :mod:`kipukas_board.modes.kipukas.actions`).
+
+    POST /api/actions/new-game           {"game": "kipukas" | "duel" | ..., ...}: the body goes to that game's
+                                         mode (``GameMode.new_game_event``), which writes the event
+    POST /api/actions/map                {"map": "kipuka-12"} (a shipped map, while no game runs; 409 during one)
+    GET  /api/undo                       what undo would take back and redo would do again, in words
+    POST /api/actions/undo               {} ({"confirm": "new_game"} to take back a new game)
+    POST /api/actions/redo               {} (again the action undo just took back, same rolls; kept across
+                                          a restart until anything else is done)
+    GET  /api/journal/export             the journal as JSON lines: {"seq", "ts", "event"} per line
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from flask import Response, jsonify
+
+from kipukas_board import strictjson
+from kipukas_board.board.mapfile import available_maps
+from kipukas_board.core_loop import MapBusy
+from kipukas_board.show.layout import map_key
+from kipukas_board.web.narrate import describe
+from kipukas_board.web.redo import RedoStack
+from kipukas_board.web.server import BadRequest, error, json_body, require_pin
+from kipukas_board.web.submit import Conflict, Submitter, only_fields
+
+if TYPE_CHECKING:
+    from kipukas_board.app import BoardApp
+
+
+def register(app: Any, board: BoardApp) -> None:
+    """Add the table's action routes and the journal export to the Flask ``app``."""
+    submit = Submitter(board)
+    pin = require_pin(board)
+    # Redo: the actions undo took back, kept in the journal's database so a restart still offers them;
+    # any new action in between makes them stale (kipukas_board.web.redo).
+    redo_stack = RedoStack(board.journal)
+    undo_lock = threading.Lock()
+
+    @app.errorhandler(Conflict)
+    def _conflict(exc: Conflict) -> tuple[Response, int]:
+        return error(409, str(exc))
+
+    def state() -> Any:
+        return board.loop.state
+
+    only = only_fields
+
+    @app.post("/api/actions/new-game")
+    @pin
+    def new_game() -> Response | tuple[Response, int]:
+        body = json_body()
+        game = body.get("game", "kipukas")
+        mode = board.modes.get(game) if isinstance(game, str) else None
+        if mode is None:
+            raise BadRequest(f"field 'game' must be one of {', '.join(sorted(board.modes))}, got {game!r}")
+        return submit(mode.new_game_event(body, board))  # each game builds its own event (its decks, its map)
+
+    @app.post("/api/actions/map")
+    @pin
+    def pick_map() -> Response:
+        """Put another shipped map on the table while no game runs (see BoardApp.pick_map)."""
+        body = json_body()
+        only(body, {"map"})
+        name = body.get("map")
+        if not isinstance(name, str):
+            raise BadRequest(f"field 'map' must be a shipped map's name ({', '.join(available_maps())}), "
+                             f"got {name!r:.60}")
+        try:
+            seq = board.pick_map(name)
+            redo_stack.clear()  # an undone new game must not come back on another map
+        except MapBusy as exc:
+            raise Conflict(str(exc)) from None
+        except ValueError as exc:
+            raise BadRequest(f"field 'map': {exc}") from None
+        now = state().board
+        return jsonify({"ok": True, "seq": seq, "map": {"key": map_key(now), "name": now.name}})
+
+
+    def event_at(seq: int | None) -> dict[str, Any] | None:
+        if seq is None:
+            return None
+        return next((ev for n, _, ev in board.journal.rows(seq - 1) if n == seq), None)
+
+    def undo_top(s: Any) -> str:
+        """Where redo's offer belongs: this map, after the newest action undo could take back."""
+        return f"{map_key(s.board)}#{s.undo[-1].seq if s.undo else ''}"
+
+    def sentence(event: dict[str, Any] | None, action: str) -> str:
+        if event is None:
+            return action.replace("_", " ")
+        s = state()
+        return describe(event, {p.seat: p.name for p in s.players},
+                        {n: t.name for n, t in s.board.territories.items() if t.name})
+
+    def redo_ready() -> dict[str, Any] | None:
+        return redo_stack.ready(undo_top(state()))
+
+    @app.get("/api/undo")
+    def undo_info() -> Response:
+        s = state()
+        top = s.undo[-1] if s.undo else None
+        undo_doc = None
+        if top is not None:
+            undo_doc = {"action": top.action, "seq": top.seq, "expired": top.expired,
+                        "text": sentence(event_at(top.seq), top.action),
+                        "needs_confirm": top.action == "new_game"}
+        ready = redo_ready()
+        redo_doc = {"action": ready["type"], "text": sentence(ready, ready["type"])} if ready else None
+        return jsonify({"undo": undo_doc, "redo": redo_doc})
+
+
+    @app.post("/api/actions/undo")
+    @pin
+    def undo() -> Response | tuple[Response, int]:
+        body = json_body(required=False)
+        only(body, {"confirm"})
+        s = state()
+        if not s.undo or s.undo[-1].expired:
+            raise Conflict("nothing to undo" if not s.undo else "the last action is too far back to undo")
+        top = s.undo[-1]
+        if top.action == "new_game" and body.get("confirm") != "new_game":
+            raise Conflict("undoing now takes back the new game itself (players and setup); send "
+                           '{"confirm": "new_game"} to do that')
+        original = event_at(top.seq)
+        with undo_lock:  # one undo or redo at a time: two quick taps must not both take the same action
+            if undo_top(state()) != undo_top(s):
+                raise Conflict("the board changed meanwhile; look again before undoing")
+            redo_ready()  # an offer left from before the action now undone is stale: drop it first
+            resp = submit({"type": "undo"})
+            if original is not None and not isinstance(resp, tuple):
+                redo_stack.push(original, undo_top(state()))
+        return resp
+
+
+    @app.post("/api/actions/redo")
+    @pin
+    def redo() -> Response | tuple[Response, int]:
+        only(json_body(required=False), set())
+        with undo_lock:
+            taken = redo_stack.take(undo_top(state()))
+            if taken is None:
+                raise Conflict("nothing to redo (only what undo just took back, before anything else is done)")
+            event, rest = taken
+            resp = submit(event)
+            redo_stack.after_redo(rest, undo_top(state()), done=not isinstance(resp, tuple))
+        return resp
+
+
+    @app.get("/api/journal/export")
+    def export() -> Response:
+        def lines() -> Iterator[str]:
+            for seq, ts, event in board.journal.rows():
+                yield strictjson.dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
+
+        resp = Response(lines(), mimetype="application/x-ndjson")
+        resp.headers["Content-Disposition"] = "attachment; filename=kipukas-journal.jsonl"
+        return resp
+
