@@ -214,6 +214,8 @@ class BoardApp:
         self._reconcile()
         self.card_workers = [CameraWorker(cam, self.card_desk) for cam in self.cameras
                              if not isinstance(cam, SimulatedCamera)]
+        if self.card_workers:
+            self.card_desk.decoders()  # a missing decoder is logged when the cameras start
         for worker in self.card_workers:
             worker.start()
         if self.fleet is not None:
@@ -385,6 +387,7 @@ class BoardApp:
             "leds": {**self.lighting.health(), "ok": self.lighting.alive() or not self._started},
             "voice": self.voice.health(),
             "cameras": [c.health() for c in self.cameras],
+            "decoders": self.card_desk.decoders(),
             "stream_clients": self.broadcaster.clients(),
         }
         if self.unmapped_channels:

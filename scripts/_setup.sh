@@ -33,13 +33,13 @@ install_apt() {
 
 # ensure_venv EXTRAS: create .venv and install the project (editable) with the given extras. A stamp
 # per extras holding the hash of pyproject.toml and setup.py skips pip when nothing changed; an install with the
-# "test" extra also satisfies a plain one, so run-board after run-tests installs nothing.
+# "test" extra (which includes "vision") also satisfies the others, so run-board after run-tests installs nothing.
 ensure_venv() {
   local extras="$1" hash
   [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
   hash="$(cat "$ROOT/pyproject.toml" "$ROOT/setup.py" | sha256sum | cut -c1-64)"
   local stamp="$VENV/.kipukas-stamp-${extras:-base}"
-  if [ -z "$extras" ] && [ "$(cat "$VENV/.kipukas-stamp-test" 2>/dev/null)" = "$hash" ]; then return 0; fi
+  if [ "$extras" != test ] && [ "$(cat "$VENV/.kipukas-stamp-test" 2>/dev/null)" = "$hash" ]; then return 0; fi
   [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return 0
   "$VENV/bin/python" -m pip install -q --upgrade pip
   if [ -n "$extras" ]; then

@@ -220,7 +220,20 @@ def scan_seat(args: argparse.Namespace) -> int:
     return status
 
 
+def _say_missing_decoders() -> Any:
+    """Name on stderr every QR decoder this machine lacks, with what to install (a ``DecoderHealth``)."""
+    from kipukas_board.vision.decoders import decoder_health
+
+    health = decoder_health()
+    for line in health.lines():
+        _err(line)
+    return health
+
+
 def scan(args: argparse.Namespace) -> int:
+    decoders = _say_missing_decoders()
+    if not decoders.available:
+        return 1
     if args.seat is not None:
         if args.paths or args.camera is not None:
             _err("scan --seat reads one seat's camera; give no PATH or --camera with it")
@@ -292,7 +305,7 @@ def scan(args: argparse.Namespace) -> int:
         if pipeline is not None:
             pipeline.close()
     if args.json:
-        print(json.dumps({"images": out}))
+        print(json.dumps({"images": out, "decoders_missing": list(decoders.missing)}))
     return status
 
 

@@ -143,6 +143,68 @@ DECODERS: dict[str, Callable[[], Any]] = {
 }
 
 
+#: What to install when a decoder is missing: on Debian / Raspberry Pi OS, and in the board's venv.
+INSTALL: dict[str, str] = {
+    "zxing": "pip install zxing-cpp in the board's venv (scripts/run-board and scripts/install-pi install it)",
+    "pyzbar": "apt-get install libzbar0 (the ZBar library), and pip install pyzbar in the board's venv",
+    "wechat": "pip install opencv-contrib-python-headless in the board's venv, or apt-get install python3-opencv "
+              "(plain opencv-python has no WeChat reader)",
+}
+
+
+@dataclass(frozen=True)
+class DecoderHealth:
+    """Which decoders this machine runs, and for each missing one why and what to install.
+
+    The scanner runs with whatever decoders are there, so a missing one does not stop it; it reads
+    fewer cards (ZBar and WeChat each read codes the others miss), which is why it is said.
+    """
+
+    available: tuple[str, ...]
+    missing: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        """Every decoder is there."""
+        return not self.missing
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "available": list(self.available),
+                "missing": [{"decoder": n, "problem": why, "install": INSTALL[n]} for n, why in self.missing.items()]}
+
+    def lines(self) -> list[str]:
+        """One sentence per missing decoder, for people."""
+        if not self.available:
+            head = ["no QR decoder is installed: no card can be read"]
+        else:
+            head = []
+        return head + [f"the {n} decoder is missing ({why}); cards it alone reads are not read. Install: {INSTALL[n]}"
+                       for n, why in self.missing.items()]
+
+
+def decoder_health(makers: dict[str, Callable[[], Any]] | None = None) -> DecoderHealth:
+    """Try to make every decoder (``makers`` defaults to :data:`DECODERS`) and say which are missing.
+
+    Example::
+
+        >>> def absent() -> None:
+        ...     raise DecoderUnavailable("pyzbar needs the libzbar0 library")
+        >>> h = decoder_health({"zxing": lambda: object(), "pyzbar": absent})
+        >>> h.ok, h.available, h.to_json()["missing"][0]["install"].split(" (")[0]
+        (False, ('zxing',), 'apt-get install libzbar0')
+    """
+    available: list[str] = []
+    missing: dict[str, str] = {}
+    for name, make in (DECODERS if makers is None else makers).items():
+        try:
+            make()
+        except DecoderUnavailable as exc:
+            missing[name] = str(exc)
+        else:
+            available.append(name)
+    return DecoderHealth(tuple(available), missing)
+
+
 def make_decoder(name: str) -> Any:
     """A decoder by name; raises :class:`DecoderUnavailable` if its library is missing."""
     if name not in DECODERS:

@@ -30,6 +30,7 @@ from kipukas_board.cards.mode_catalog import ModeCards, mode_card_payload, parse
 from kipukas_board.cards.payload import CardPayload, PayloadCounter, PayloadError, parse_payload
 from kipukas_board.cards.sessions import Presentation, ScanSessions
 from kipukas_board.modes.kipukas.rules.cards import card_event
+from kipukas_board.vision.decoders import DecoderHealth, decoder_health
 from kipukas_board.vision.pipeline import Pipeline
 from kipukas_board.vision.reader import CameraReader
 
@@ -48,8 +49,10 @@ class CardDesk:
     def __init__(self, catalog: Catalog, submit: Submit, sessions: ScanSessions | None = None,
                  clock: Callable[[], float] = time.monotonic, pipeline_factory: Callable[[], Any] | None = None,
                  mode_cards: ModeCards | None = None, mode_prefixes: dict[str, str] | None = None,
-                 budget_ms: float = 80.0):
+                 budget_ms: float = 80.0, decoder_check: Callable[[], DecoderHealth] = decoder_health):
         self.catalog = catalog
+        self._decoder_check = decoder_check
+        self._decoders: dict[str, Any] | None = None
         #: Every seat's decode budget in CPU ms a frame (``[vision] budget_ms`` in the settings).
         self.budget_ms = budget_ms
         #: The game modes' cards (sticker payloads ``prefix:id``, e.g. ``cct:fox-1``) and their prefixes.
@@ -181,6 +184,16 @@ class CardDesk:
 
     def health(self) -> dict[str, Any]:
         return {"payloads": self.counter.to_json(), "catalog_cards": len(self.catalog)}
+
+    def decoders(self) -> dict[str, Any]:
+        """The QR decoders this machine has and, for each missing one, why and what to install (looked
+        at once: a library installed later needs a restart to load anyway). ``note`` says it in words."""
+        if self._decoders is None:
+            h = self._decoder_check()
+            self._decoders = {**h.to_json(), "note": "; ".join(h.lines())}
+            for line in h.lines():
+                log.warning("card scanning: %s", line)
+        return self._decoders
 
 
 def _parse_quietly(text: str) -> CardPayload | None:

@@ -194,8 +194,10 @@ def create_app(board: BoardApp) -> Flask:
         core = board.loop.alive()
         journal = board.journal_health()
         ok = core and journal["recording"]
+        # a missing QR decoder leaves the board running (it reads fewer cards), so it is named, not failed
+        missing = [m["decoder"] for m in board.card_desk.decoders()["missing"]]
         return jsonify({"ok": ok, "core": core, "recording": journal["recording"], "journal_error": journal["error"],
-                        "lost": journal["lost"]}), 200 if ok else 503
+                        "lost": journal["lost"], "decoders_missing": missing}), 200 if ok else 503
 
     @app.get("/api/state")
     def state() -> Response:
