@@ -64,7 +64,7 @@ def test_a_card_shown_before_a_token_binds_to_the_next_token_of_that_seat() -> N
     s, fx = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True)])  # a soul steps out of T2
     assert souls(s) == {"BbBb#0001": {"id": "BbBb#0001", "seat": 1, "code": "BbBb", "title": "Bog Hound",
                                       "stand": "M2b", "keal": {"tolerance": 2, "lost": 0}, "downed": False,
-                                      "wasted": False}}
+                                      "wasted": False, "attack_spent": False}}
     assert {"type": "soul_bound", "soul": "BbBb#0001", "title": "Bog Hound", "seat": 1, "stand": "M2b"} in fx
     s, _ = fold([stand_event("M2b", False), stand_event("M3a", True)], s)  # it walks on: the token carries it
     assert souls(s)["BbBb#0001"]["stand"] == "M3a"
@@ -325,8 +325,8 @@ def test_the_bout_plan_names_every_modifier_and_its_source() -> None:
     nomad = plan_bout(_duel(raven={**RAVEN, "habitat": "Nomad"}), 3, "HMPU#0001", "ZrrD#0001")
     assert isinstance(nomad, dict) and [m["value"] for m in nomad["attacker"]["modifiers"]] == [1]
     assert "nomad" in nomad["notes"][0]
-    peace = _duel().evolve(contenders={})  # the same souls, no fight between them
-    assert "a bout is fought in contention" in str(plan_bout(peace, 3, "HMPU#0001", "ZrrD#0001"))
+    met = _duel().evolve(contenders={})  # no contention, but the two souls stand in one territory
+    assert isinstance(plan_bout(met, 3, "HMPU#0001", "ZrrD#0001"), dict)  # enemies meet: they fight
     assert "downed" not in str(plan_bout(_duel(), 3, "ZrrD#0001", "ZrrD#0001"))  # same seat: refused, why
     assert "both" in str(plan_bout(_duel(), 3, "ZrrD#0001", "ZrrD#0001"))
 
@@ -334,7 +334,8 @@ def test_the_bout_plan_names_every_modifier_and_its_source() -> None:
 def test_a_won_attack_costs_a_keal_means_a_failed_one_nothing_and_the_final_blow_wastes() -> None:
     s = _duel()
     lost, fx = fold([bout_roll({"attacker": [[1, 1]], "defender": [[19]]})], s)  # 2+4 against 19
-    assert souls(lost) == souls(s) and lost.last_bout["winner"] == "defender"
+    spent = {**souls(s)["HMPU#0001"], "attack_spent": True}  # nobody hurt; Hilbert attacks no more this cycle
+    assert souls(lost) == {**souls(s), "HMPU#0001": spent} and lost.last_bout["winner"] == "defender"
     assert lost.last_bout["rounds"] == [{"attacker": 6, "defender": 19, "won": "defender", "brawl": False}]
     s, fx = fold([bout_roll({"attacker": [[6, 6]], "defender": [[3]]})], s)
     assert souls(s)["ZrrD#0001"]["downed"] and s.last_bout["winner"] == "attacker"

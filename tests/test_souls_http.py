@@ -45,7 +45,7 @@ def test_souls_bind_fight_and_show_in_the_state(data_dir: Path) -> None:
         souls = {s["id"]: s for s in t.state()["souls"]}
         assert souls["HMPU#0001"] == {"id": "HMPU#0001", "seat": 1, "code": "HMPU", "title": "Hilbert",
                                       "stand": "M3a", "keal": {"tolerance": 1, "lost": 0}, "downed": False,
-                                      "wasted": False}
+                                      "wasted": False, "attack_spent": False}
         assert souls["ZrrD#0001"]["stand"] == "M3b" and souls["ZrrD#0001"]["seat"] == 2
         plan = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001&archetype=2")
         assert plan.status_code == 200
@@ -65,6 +65,10 @@ def test_souls_bind_fight_and_show_in_the_state(data_dir: Path) -> None:
         assert any("Raven loses one keal means in the bout" in c["text"] for c in t.state()["captions"])
         t.act("bout-roll", {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001",
                             "rolls": {"attacker": [[1, 1]], "defender": [[20]]}})  # physical: the attack fails
+        spent = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001")
+        assert spent.status_code == 409 and "cannot attack again in this diel cycle" in spent.get_json()["error"]
+        assert next(s for s in t.state()["souls"] if s["id"] == "HMPU#0001")["attack_spent"]
+        t.roll("day")  # a new diel cycle: Hilbert may attack again
         # the Raven is downed: without a number typed in, the board's typing table gives the Final Blow's
         (data_dir / "typing.toml").write_text("[modifiers]\nbrutal = { Brutal = -3, Avian = 2 }\n")
         p = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001").get_json()

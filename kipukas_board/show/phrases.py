@@ -52,6 +52,9 @@ PHRASES: dict[str, str] = {
     "soul_keal_healed": "{player}'s {title} heals one keal means {cause}, {lost} of {tolerance} lost.",
     "soul_keal_healed_many": "{player}'s {title} heals {count} keal means {cause}, {lost} of {tolerance} lost.",
     "soul_downed": "{player}'s {title} is downed.",
+    # the rule books' limits on attacks and souls: {player} {title}; {count} {territory} {limit}
+    "attack_spent": "{player}'s {title} missed its blow: it cannot attack again this diel cycle.",
+    "souls_limit": "{player} has {count} souls in {territory}; a territory hosts at most {limit} souls per player.",
     "soul_wasted": "{player}'s {title} is wasted {cause}.",
     # why: {cause} is one of these
     "cause_storm": "in the storm",

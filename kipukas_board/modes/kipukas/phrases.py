@@ -125,6 +125,11 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
                                                                            count=count)]
         if kind in ("soul_keal", "soul_bound"):
             return _soul(effect, n, p)
+        if kind == "attack_spent":
+            return [p["attack_spent"].format(player=n.player(effect.get("seat")), title=str(effect.get("title", "")))]
+        if kind == "souls_limit":
+            return [p["souls_limit"].format(player=n.player(effect.get("seat")), count=effect["count"],
+                                            territory=n.territory(effect["territory"]), limit=effect["limit"])]
         if kind == "soul_wait_ended":
             return [p["soul_wait_ended"].format(player=n.player(effect.get("seat")),
                                                 title=str(effect.get("title", "")))]

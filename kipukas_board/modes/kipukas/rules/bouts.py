@@ -8,10 +8,13 @@ the board computes, each number with its source beside it:
   field is empty rolls :data:`DEFAULT_DIE` (one D20; the README's rules section says why). The 2023
   book's Final Attack "is always two D20s rolled against each other": one D20 a side.
 * **Affinity:** +1 to every roll of a soul whose Archetypal Gene is its player's declared affinity.
-* **Habitat** by the territory's geography: primary (+2 mountain or forest dwellers in their own land,
-  +3 plains dwellers on plains), else secondary (-2 for plains dwellers in mountains or forest).
-  When either soul is a Nomad no habitat effect applies to the bout.
-* **Archetype interaction** (the fists tool's number): given by the players, added to the attack.
+* **Habitat** by the territory's geography (:meth:`.editions.Edition.habitat_roll`): primary (+2
+  mountain or forest dwellers in their own land, +3 plains dwellers on plains), else secondary (-2 for
+  plains dwellers in mountains or forest); the 2023 book adds +1 for plains dwellers elsewhere but
+  mountains and forest. The web rules apply habitat to every bout, the 2023 book to KEAL means bouts
+  only. When either soul is a Nomad no habitat effect applies to the bout.
+* **Archetype interaction** (the fists tool's number: archetypal material in a KEAL means bout,
+  archetypal adaptations in a Final Blow): given by the players, added to the attack.
 * **Final Blow** motives: Self (Survival, Possessor, Satisfaction) makes it best 2 of 3; Support
   (Passion, Sacrifice, Conscience) +3 to its attack roll; Society (Duty, Spirit, Service) +3 to its
   defense roll.
@@ -22,7 +25,10 @@ The runtime rolls with the board's dice (or takes the players' physical rolls) a
 ``bout_roll`` event holding the faces; :func:`on_bout_roll` recomputes the plan from the state,
 settles it and hands the outcome to the one contention path,
 :func:`~kipukas_board.modes.kipukas.rules.contention.on_bout`: a won attack costs the defender one KEAL means (its
-Final Blow wastes it); a failed attack hurts nobody.
+Final Blow wastes it; a soul with 0 KEAL means is wasted by the first bout it loses); a failed attack
+hurts nobody, but the attacker may not attack again in that diel cycle (both rule books). A bout is
+fought wherever the two souls stand in one territory, held or not ("If an enemy is in the same
+territory that you moved to, you must engage an attack").
 
 Example::
 
@@ -39,8 +45,9 @@ from typing import Any
 
 from kipukas_board.modes.kipukas.rules.common import Effect, movement_stands, problem, refused, seat_name
 from kipukas_board.modes.kipukas.rules.contention import on_bout
-from kipukas_board.modes.kipukas.rules.souls import soul_stand
-from kipukas_board.modes.kipukas.rules.state import GameState, Soul
+from kipukas_board.modes.kipukas.rules.editions import HABITAT_ROLLS, edition
+from kipukas_board.modes.kipukas.rules.souls import put_soul, soul_stand
+from kipukas_board.modes.kipukas.rules.state import GameState, Soul, amend
 
 #: What a soul rolls when its card's die field is empty.
 DEFAULT_DIE = (20,)
@@ -50,11 +57,10 @@ MAX_DICE = 6
 TRIADS = {m: t for t, ms in {"self": ("survival", "possessor", "satisfaction"),
                              "support": ("passion", "sacrifice", "conscience"),
                              "society": ("duty", "spirit", "service")}.items() for m in ms}
-#: Geography -> (its dwellers' primary bonus, the habitat its secondary effect hits and by how much).
-HABITAT_ROLLS: dict[str, tuple[int, tuple[str, int] | None]] = {
-    "mountain": (2, ("plains", -2)), "forest": (2, ("plains", -2)), "plains": (3, None),
-}
 ARCHETYPE_LIMIT = 40
+#: Both rule books, "Defeating a Soul": why a soul whose attack failed is refused another this cycle.
+FAILED_BLOW_RULE = ("After an unsuccessful blow, the player loses their ability to attack with that card for "
+                    "this diel cycle")
 
 
 def parse_die(text: str) -> tuple[tuple[int, ...], str | None]:
@@ -127,15 +133,19 @@ def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool,
             player.affinity.strip().lower() == soul.archetype.strip().lower():
         mods.append({"source": f"affinity: {soul.archetype} is {player.name}'s declared affinity", "value": 1})
     habitat = soul.habitat.strip().lower()
-    if not nomads and geography in HABITAT_ROLLS:
-        bonus, secondary = HABITAT_ROLLS[geography]
+    ed = edition(state.edition)
+    value = ed.habitat_roll(habitat, geography)
+    if value and not nomads and (ed.habitat_in_final_blow or not final):
         if habitat == geography:
-            mods.append({"source": f"habitat: a {habitat} dweller in {geography} land (primary)", "value": bonus})
-        elif secondary is not None and habitat == secondary[0]:
-            mods.append({"source": f"habitat: a {habitat} dweller in {geography} land (secondary)",
-                         "value": secondary[1]})
+            kind = "primary"
+        elif HABITAT_ROLLS.get(geography, (0, None))[1] is not None and value < 0:
+            kind = "secondary"
+        else:
+            kind = f"{ed.name} rules: {habitat} dwellers elsewhere"
+        mods.append({"source": f"habitat: a {habitat} dweller in {geography} land ({kind})", "value": value})
     if role == "attacker" and archetype:
-        mods.append({"source": archetype_source or "archetype interaction (fists tool)", "value": archetype})
+        default = "archetypal adaptations (fists tool)" if final else "archetypal material (fists tool)"
+        mods.append({"source": archetype_source or default, "value": archetype})
     triad = TRIADS.get(soul.motivation.strip().lower())
     if final and triad == "support" and role == "attacker":
         mods.append({"source": f"Final Blow: {soul.motivation} fights for support, +3 attack", "value": 3})
@@ -168,12 +178,12 @@ def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
     att, dfn = souls
     if att.seat == dfn.seat:
         return f"{att.title} and {dfn.title} are both {seat_name(state, att.seat)}'s souls"
-    contenders = state.contenders.get(territory, ())
-    if att.seat not in contenders or dfn.seat not in contenders:
-        return (f"territory {territory} is no fight between {seat_name(state, att.seat)} and "
-                f"{seat_name(state, dfn.seat)} (contenders {list(contenders)}): a bout is fought in contention")
+    # Both souls stand in the territory: enemies meet there, so they fight, whoever holds it.
     if att.downed:
         return f"{att.title} is downed and cannot attack"
+    if att.failed_cycle == state.diel_cycle:
+        return (f"{att.title} cannot attack again in this diel cycle: its blow failed (both rule books: "
+                f"\"{FAILED_BLOW_RULE}\"); it may still defend")
     final = dfn.downed
     geography = state.board.territories[territory].geography
     nomads = "nomad" in (att.habitat.strip().lower(), dfn.habitat.strip().lower())
@@ -181,6 +191,8 @@ def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
     notes = []
     if nomads:
         notes.append("a nomad is in the bout: no habitat effects apply")
+    elif final and not edition(state.edition).habitat_in_final_blow:
+        notes.append(f"{state.edition} rules: habitat applies to KEAL means bouts, not to the Final Blow")
     if best_of == 3:
         notes.append("a soul fighting for self makes the Final Blow best 2 of 3")
     return {"territory": territory, "geography": geography, "final_blow": final, "best_of": best_of,
@@ -246,7 +258,7 @@ def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect])
             others = [m for m in movement_stands(state.board, n) if m != at and state.stands[m].occupied
                       and state.stands[m].owner == dfn.seat and state.stands[m].awaiting is None]
             outcome["cleared"] = not others
-    else:  # the attack failed: nobody is hurt, the attacker's turn with that soul ends
+    else:  # the attack failed: nobody is hurt, and that soul attacks no more this diel cycle
         outcome = {"type": "bout", "territory": n, "winner": dfn.seat, "loser": att.seat, "defeated": 0}
     applied: list[Effect] = []
     new = on_bout(state, outcome, applied)
@@ -257,4 +269,8 @@ def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect])
                     "winner": result["winner"], "final_blow": plan["final_blow"],
                     "sums": [[r["attacker"], r["defender"]] for r in result["rounds"]]})
     effects.extend(applied)
+    if result["winner"] == "defender":
+        new = put_soul(new, amend(new.souls[att.id], failed_cycle=state.diel_cycle))
+        effects.append({"type": "attack_spent", "soul": att.id, "title": att.title, "seat": att.seat,
+                        "cycle": state.diel_cycle, "rule": FAILED_BLOW_RULE})
     return new.evolve(last_bout=record)

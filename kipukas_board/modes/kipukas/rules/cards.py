@@ -110,7 +110,9 @@ def reachable_effect(state: GameState, seat: int, card: dict[str, Any] | None) -
     lift = next((h for h in reversed(state.hand) if h.owner == seat), None)
     if lift is None:
         return None
-    moves = edition(state.edition).downed_move(movement).spaces if lift.downed else movement
+    ed = edition(state.edition)
+    movement = ed.movement_range(movement, str(card.get("habitat", "")))  # 2023: heavens dwellers +1
+    moves = ed.downed_move(movement).spaces if lift.downed else movement
     if moves <= 0:
         return None
     kinds = ["land", *HABITAT_PATHS.get(str(card.get("habitat", "")).lower(), ())]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
-from kipukas_board.modes.kipukas.rules.editions import SUPPLY, edition
+from kipukas_board.modes.kipukas.rules.editions import MAX_SOULS_PER_PLAYER, SUPPLY, edition
 from kipukas_board.modes.kipukas.rules.playstyles import claims_winner, last_standing, style
 from kipukas_board.modes.kipukas.rules.state import GameState, amend
 
@@ -242,6 +242,40 @@ def present_enemies(state: GameState, n: int) -> set[int]:
         if st.occupied and st.owner is not None and st.owner != holder and st.awaiting is None:
             present.add(st.owner)
     return present
+
+
+def souls_limit(state: GameState, effects: list[Effect], sid: str) -> GameState:
+    """A problem when the owner of the soul token on movement stand ``sid`` now has more than
+    :data:`~.editions.MAX_SOULS_PER_PLAYER` soul tokens in its territory. It names every one of those
+    stands, so it is over when one of them changes. The board counts the tokens it sees: prisoners
+    (kept in the territory's prison, not on its stands) and souls in base camps are not among them."""
+    st = state.stands[sid]
+    if state.phase != "play" or not st.occupied or st.owner is None or st.awaiting is not None:
+        return state
+    n = state.board.stands[sid].territory
+    mine = [m for m in movement_stands(state.board, n)
+            if state.stands[m].occupied and state.stands[m].owner == st.owner and state.stands[m].awaiting is None]
+    if len(mine) <= MAX_SOULS_PER_PLAYER:
+        return state
+    effects.append({"type": "souls_limit", "territory": n, "seat": st.owner, "count": len(mine), "stands": mine,
+                    "limit": MAX_SOULS_PER_PLAYER})
+    return problem(state, effects, f"{seat_name(state, st.owner)} has {len(mine)} soul tokens in territory {n} "
+                                   f"({', '.join(mine)}): a territory hosts at most {MAX_SOULS_PER_PLAYER} souls "
+                                   f"per player (\"Every territory hosts a max of 3 souls (per player)\"; "
+                                   f"prisoners are counted apart)", quiet=True)
+
+
+def meeting(state: GameState, n: int) -> set[int]:
+    """Seats whose souls meet in territory ``n``: the contenders, and every seat with a soul token
+    standing on one of its movement stands. The 2023 book: "If an enemy is in the same territory that
+    you moved to, you must engage an attack", held territory or not."""
+    seats = set(state.contenders.get(n, ()))
+    stands = state.stands
+    for sid in movement_stands(state.board, n):
+        st = stands[sid]
+        if st.occupied and st.owner is not None and st.awaiting is None:
+            seats.add(st.owner)
+    return seats
 
 
 def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameState:

@@ -43,6 +43,7 @@ from kipukas_board.modes.kipukas.rules.common import (
     ask,
     capital_protected,
     lose_soul,
+    meeting,
     movement_stands,
     present_enemies,
     problem,
@@ -51,7 +52,7 @@ from kipukas_board.modes.kipukas.rules.common import (
     set_claim,
     territory_stand_id,
 )
-from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, edition
+from kipukas_board.modes.kipukas.rules.editions import edition
 from kipukas_board.modes.kipukas.rules.playstyles import style
 from kipukas_board.modes.kipukas.rules.souls import damage, soul_stand, waste
 from kipukas_board.modes.kipukas.rules.state import ClaimWait, GameState, Soul, StandState, amend
@@ -163,7 +164,7 @@ def attacker_token_lifted(state: GameState, effects: list[Effect], sid: str, own
         if not w.placed or owner == holder or (w.seat is not None and w.seat != owner):
             continue
         d = distance(state.board, sid, w.stand, ANY_PATH)
-        if state.board.stands[sid].territory == w.territory or (d is not None and d <= MAX_MOVE):
+        if state.board.stands[sid].territory == w.territory or (d is not None and d <= edition(state.edition).reach):
             effects.append({"type": "moved", "from": sid, "to": w.stand, "owner": owner})
             return soul_onto_stand(state, effects, w.territory, owner)
     return None
@@ -343,14 +344,11 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
             return problem(state, effects, f"bout: the {who}, seat {seat}, is not playing")
     if winner == loser:
         return problem(state, effects, f"bout: seat {winner} cannot win a bout against itself")
-    contenders = state.contenders.get(n, ())
-    if not contenders:
-        return problem(state, effects, f"bout: territory {n} is not in contention (a bout is fought where an "
-                                       f"enemy soul has entered a held territory)")
+    met = meeting(state, n)
     for who, seat in (("winner", winner), ("loser", loser)):
-        if seat not in contenders:
-            return problem(state, effects, f"bout: the {who}, {seat_name(state, seat)}, is not in the fight over "
-                                           f"territory {n} (contenders {list(contenders)})")
+        if seat not in met:
+            return problem(state, effects, f"bout: the {who}, {seat_name(state, seat)}, has no soul in territory {n} "
+                                           f"(a bout is fought where enemy souls meet: seats there {sorted(met)})")
     sid = event.get("stand")
     if sid is not None:
         spec = state.board.stands.get(sid)
@@ -403,6 +401,9 @@ def _bout_soul(state: GameState, event: dict[str, Any], soul: Soul | None, loser
         return f"bout: {soul.title} was already wasted", None
     final = event.get("final_blow", soul.downed)
     if final and not soul.downed:
+        if soul.tolerance == 0:
+            return (f"bout: {soul.title} has 0 KEAL means and is not downed: it fights KEAL means bouts, and the "
+                    f"first it loses wastes it (the web rules' Myrthvither Raven)"), None
         return (f"bout: {soul.title} has lost {soul.lost} of {soul.tolerance} KEAL means and is not downed: "
                 f"only a downed soul is engaged in a Final Blow"), None
     if not final and soul.downed:

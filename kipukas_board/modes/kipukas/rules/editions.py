@@ -11,6 +11,8 @@ Example::
     (('day', 'night', 'day'), ('day', 'night'))
     >>> edition("2023").trap_detected(7)
     True
+    >>> edition("2023").habitat_roll("plains", "water"), edition("web").habitat_roll("plains", "water")
+    (1, 0)
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ SUPPLY = {"capital": 1, "base_camp": 11, "soul": 10}
 #: Prisoners a territory can hold (in addition to the 3 souls per player).
 MAX_PRISONERS = 3
 
+#: Souls one player may have in one territory: the web rules' "Every territory hosts a max of 3 souls
+#: (per player)"; the 2023 book's "Every territory hosts a max of 3 souls" read the same way, since a
+#: territory in contention holds two players' souls. Prisoners are counted apart.
+MAX_SOULS_PER_PLAYER = 3
+
 
 @dataclass(frozen=True)
 class DownedMove:
@@ -48,6 +55,14 @@ class DownedMove:
 
     def to_json(self) -> dict[str, Any]:
         return {"spaces": self.spaces, "every": self.every, "escort": self.escort, "note": self.note}
+
+
+#: Both books' habitat table for rolls: geography -> (its dwellers' primary bonus, the dwellers its
+#: secondary effect hits and by how much): "Add 2 to mountain dweller rolls / Take 2 from plains
+#: dweller rolls", the same for forest, "Add 3 to plains dweller rolls".
+HABITAT_ROLLS: dict[str, tuple[int, tuple[str, int] | None]] = {
+    "mountain": (2, ("plains", -2)), "forest": (2, ("plains", -2)), "plains": (3, None),
+}
 
 
 @dataclass(frozen=True)
@@ -66,7 +81,46 @@ class Edition:
     capital_contention: bool = False
     #: Web: a soul loitering "more than 1 day" in an enemy capital is taken prisoner. 2023: no such rule.
     capital_imprisons: bool = True
+    #: Which bouts the habitat table applies to: web ("Apply effect to all battle rolls: ... Habitat"),
+    #: every bout, the Final Blow too; 2023 ("Apply to K.E.A.L. means bouts: Habitat"), KEAL means
+    #: bouts only.
+    habitat_in_final_blow: bool = True
+    #: A habitat's bonus for its dwellers in every *other* geography but the ones named: 2023's plains
+    #: "Plains dwellers get 1 added to rolls elsewhere excluding mountains and forest". Web: none.
+    habitat_elsewhere: dict[str, tuple[int, frozenset[str]]] = field(default_factory=dict)
+    #: Web plains: "Heal revealed souls in territory 1 KEAL Means per 2 turns rested, when not under
+    #: contention". 2023 gives plains no healing.
+    plains_heal: bool = True
+    #: Added to a heavens dweller's Movement Range: 2023 heavens "Add 1 to movement range"; web 0
+    #: ("Typically have high movement ability" is no rule).
+    heavens_move: int = 0
     notes: str = ""
+
+    @property
+    def reach(self) -> int:
+        """The furthest any soul moves in one diel cycle in this edition."""
+        return MAX_MOVE + self.heavens_move
+
+    def movement_range(self, movement: int, habitat: str) -> int:
+        """A soul's Movement Range in this edition: its card's, plus the heavens bonus for a heavens
+        dweller."""
+        return movement + (self.heavens_move if habitat.strip().lower() == "heavens" else 0)
+
+    def habitat_roll(self, habitat: str, geography: str) -> int:
+        """What the habitat table adds to a roll of a ``habitat`` dweller fighting in ``geography``
+        (nomads and the bout's kind are the caller's business)."""
+        habitat, geography = habitat.strip().lower(), geography.strip().lower()
+        if geography in HABITAT_ROLLS:
+            bonus, secondary = HABITAT_ROLLS[geography]
+            if habitat == geography:
+                return bonus
+            if secondary is not None and habitat == secondary[0]:
+                return secondary[1]
+        if habitat in self.habitat_elsewhere:
+            bonus, excluded = self.habitat_elsewhere[habitat]
+            if geography not in excluded:
+                return bonus
+        return 0
 
     def trap_detected(self, roll: int) -> bool:
         """Whether a D20 trap-detection roll finds the trap in this edition."""
@@ -109,8 +163,14 @@ EDITIONS: dict[str, Edition] = {
         capital_rule="all_territories",
         capital_contention=True,
         capital_imprisons=False,
+        habitat_in_final_blow=False,
+        habitat_elsewhere={"plains": (1, frozenset({"plains", "mountain", "forest"}))},
+        plains_heal=False,
+        heavens_move=1,
         notes="2023 rule book: opening day, night; traps detected on 1, 2, 7, 8; a capital falls only to a player "
-              "holding every other territory, is contended like any territory, and takes no prisoners",
+              "holding every other territory, is contended like any territory, and takes no prisoners; habitat "
+              "applies to KEAL means bouts only; plains dwellers +1 elsewhere but mountains and forest, no plains "
+              "healing; heavens dwellers +1 movement range",
     ),
 }
 

@@ -4,8 +4,9 @@ A reed switch only says "something is here". The board infers the rest:
 
 * a movement stand empties: its token (and owner) goes into the *hand*, the tokens lifted and not
   yet put down;
-* a stand fills within reach (:data:`~kipukas_board.modes.kipukas.rules.editions.MAX_MOVE` path steps; a downed
-  soul's edition limit) of the latest token in the hand: that token moved, and keeps its owner;
+* a stand fills within reach (the edition's
+  :attr:`~kipukas_board.modes.kipukas.rules.editions.Edition.reach` path steps; a downed soul's
+  edition limit) of the latest token in the hand: that token moved, and keeps its owner;
 * a movement stand fills with nothing in the hand: a soul stepped out of a base camp or capital, and
   the holder of the one territory stand next to it owns it; if none or several could, a question;
 * a stand fills far from every lifted token ("two far stands change together"): a question;
@@ -31,6 +32,7 @@ from kipukas_board.modes.kipukas.rules.common import (
     refresh_contention,
     seat_name,
     set_claim,
+    souls_limit,
     souls_on_board,
     territory_stand_id,
 )
@@ -42,7 +44,7 @@ from kipukas_board.modes.kipukas.rules.contention import (
     tick_waits,
     token_back,
 )
-from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, SUPPLY, edition
+from kipukas_board.modes.kipukas.rules.editions import SUPPLY, edition
 from kipukas_board.modes.kipukas.rules.souls import rest_reset, token_moved
 from kipukas_board.modes.kipukas.rules.state import EMPTY_STAND, GameState, Lift, StandState
 
@@ -52,7 +54,7 @@ HAND_SIZE = 8
 
 def _reach(state: GameState, lift: Lift) -> int:
     if not lift.downed:
-        return MAX_MOVE
+        return edition(state.edition).reach
     return max(row.spaces for row in edition(state.edition).downed.values())
 
 
@@ -144,6 +146,7 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
                     _options(state), stand=sid)
     elif soul is None:  # a soul card shown at the seat before the token came down binds to it
         state = token_moved(state, effects, owner, sid=sid)
+    state = souls_limit(state, effects, sid)
     return refresh_contention(state, effects, n)
 
 
@@ -227,7 +230,7 @@ def _near_holding(state: GameState, territory: int, sid: str) -> bool:
     if ts is None:
         return False
     d = distance(state.board, ts, sid, ANY_PATH)
-    return d is not None and d <= MAX_MOVE
+    return d is not None and d <= edition(state.edition).reach
 
 
 def _lift_territory(state: GameState, effects: list[Effect], sid: str) -> GameState:

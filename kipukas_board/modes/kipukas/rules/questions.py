@@ -23,6 +23,7 @@ from kipukas_board.modes.kipukas.rules.common import (
     refresh_contention,
     refused,
     set_claim,
+    souls_limit,
     souls_on_board,
     territory_stand_id,
 )
@@ -114,6 +115,8 @@ def _set_stand_owner(state: GameState, effects: list[Effect], sid: str, owner: i
                                               downed=st.downed if downed is None else downed, soul=st.soul))
     if st.soul is None and owner != st.owner and st.awaiting is None and state.board.stands[sid].kind == "movement":
         state = token_moved(state, effects, owner, sid=sid)  # its owner known now: a card waiting at that seat binds
+    if owner != st.owner and state.board.stands[sid].kind == "movement":
+        state = souls_limit(state, effects, sid)
     return refresh_contention(state, effects, state.board.stands[sid].territory)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.modes.kipukas.rules.common import Effect, ask, lose_soul, problem, refresh_contention, seat_name
+from kipukas_board.modes.kipukas.rules.editions import edition
 from kipukas_board.modes.kipukas.rules.state import GameState, Lift, Soul, amend
 
 #: The question asked when a binding would clash with another; its answers.
@@ -473,8 +474,9 @@ def storm_damage(state: GameState, effects: list[Effect], exposed: list[str]) ->
 def land_effects(state: GameState, effects: list[Effect]) -> GameState:
     """At a new diel cycle, for every bound soul standing on a movement stand (not waiting to be taken
     off): a volcanic territory costs one KEAL means (volcanic dwellers are immune; a downed soul's
-    damage falls on its Final Blow and wastes it); a plains territory not in contention heals one
-    KEAL means for every two cycles the soul has rested there (see the README's rules section)."""
+    damage falls on its Final Blow and wastes it); in the web edition a plains territory not in
+    contention heals one KEAL means for every two cycles the soul has rested there (the 2023 book
+    gives plains no healing)."""
     if not state.souls:
         return state
     board = state.board
@@ -488,7 +490,7 @@ def land_effects(state: GameState, effects: list[Effect]) -> GameState:
         geo = board.territories[n].geography
         if geo == "volcanic" and soul.habitat.lower() != "volcanic":
             state = damage(state, effects, soul, 1, "volcanic")
-        elif geo == "plains":
+        elif geo == "plains" and edition(state.edition).plains_heal:
             if state.territories[n].contention or soul.lost == 0:
                 if soul.rested:
                     state = put_soul(state, amend(soul, rested=0))

@@ -84,7 +84,11 @@ class Soul:
     """A soul card the board has bound to a soul token: who it is and how hurt it is.
 
     ``lost`` counts KEAL means lost, from 0 to ``tolerance`` (the card's injury tolerance); at the
-    tolerance the soul is *downed*. A *wasted* soul is out of play for good (only undo brings it back).
+    tolerance the soul is *downed*. A soul whose card has 0 KEAL means is never downed: it moves and
+    fights, and the first KEAL means bout it loses wastes it (the web rules' Myrthvither Raven, "Card
+    Status (health): 0": "if it losses once, it is wasted"). A *wasted* soul is out of play for good
+    (only undo brings it back). ``failed_cycle``: the diel cycle in which its blow last failed ("After an
+    unsuccessful blow, the player loses their ability to attack with that card for this diel cycle").
     Where it stands is kept on the stand (``StandState.soul``) or the lifted token (``Lift.soul``).
     """
 
@@ -104,10 +108,11 @@ class Soul:
     lost: int = 0
     wasted: bool = False
     rested: int = 0  # plains healing: diel cycles rested towards the next KEAL means healed
+    failed_cycle: int = -1
 
     @property
     def downed(self) -> bool:
-        return not self.wasted and self.lost >= self.tolerance
+        return not self.wasted and self.tolerance > 0 and self.lost >= self.tolerance
 
 
 @dataclass(frozen=True)

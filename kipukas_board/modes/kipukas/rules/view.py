@@ -102,5 +102,6 @@ def souls_json(state: GameState) -> list[dict[str, Any]]:
         return []
     stands = where(state)
     return [{"id": s.id, "seat": s.seat, "code": s.code, "title": s.title, "stand": stands[s.id],
-             "keal": {"tolerance": s.tolerance, "lost": s.lost}, "downed": s.downed, "wasted": s.wasted}
+             "keal": {"tolerance": s.tolerance, "lost": s.lost}, "downed": s.downed, "wasted": s.wasted,
+             "attack_spent": s.failed_cycle == state.diel_cycle and not s.wasted}
             for s in state.souls.values()]

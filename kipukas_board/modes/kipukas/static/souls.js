@@ -21,6 +21,13 @@
     const li = el("li", { dataset: { soul: soul.id } },
       el("strong", { text: soul.title }), ` ${seatName(s, soul.seat)} · ${soul.stand || "off the map"} · ${keal}`,
       status ? el("span", { class: `pill ${status}`, text: status }) : "");
+    if (soul.attack_spent) {  // both rule books: a failed blow ends that soul's attacks for the cycle
+      li.append(" ", el("span", { class: "pill spent", text: "no attack this cycle",
+        title: "After an unsuccessful blow, the player loses their ability to attack with that card for this diel cycle" }));
+    }
+    if (!soul.wasted && soul.keal.tolerance === 0) {  // the web rules' Myrthvither Raven
+      li.append(" ", el("span", { class: "hint", text: "0 KEAL means: fights, and is wasted by the first bout it loses" }));
+    }
     if (!soul.wasted) {
       li.append(" ",
         el("button", { type: "button", text: "−1", title: "loses one KEAL means",
