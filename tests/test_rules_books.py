@@ -17,6 +17,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes.kipukas.phrases import phrases_for
 from kipukas_board.modes.kipukas.rules.bouts import FAILED_BLOW_RULE, plan_bout
 from kipukas_board.modes.kipukas.rules.cards import card_event
 from kipukas_board.modes.kipukas.rules.core import apply
@@ -24,7 +25,6 @@ from kipukas_board.modes.kipukas.rules.editions import EDITIONS, HABITAT_ROLLS, 
 from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
 from kipukas_board.modes.kipukas.rules.state import GameState, amend, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
-from kipukas_board.show.announcements import phrases_for
 
 BOARD = load_map("kipuka-8")
 SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]  # seat 1: T1, T2, T5; seat 2: T8, T3, T7
