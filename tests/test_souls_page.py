@@ -65,10 +65,10 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.select_option("#bout-defender", "ZrrD#0001")
         page.fill("#bout-archetype", "-1")
         page.dispatch_event("#bout-archetype", "change")
-        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('-1 archetype')",
+        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('-1 archetypal material')",
                                timeout=3000)
         plan = page.text_content("#bout-plan")
-        assert "D6 + D6" in plan and "affinity" in plan and "+3 habitat" in plan and "-1 archetype" in plan
+        assert "D6 + D6" in plan and "affinity" in plan and "+3 habitat" in plan and "-1 archetypal material" in plan
         page.fill("#bout-att-rolls", "6 6")
         page.fill("#bout-def-rolls", "4")
         page.click("#bout-physical")
