@@ -31,7 +31,7 @@ from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
 from kipukas_board.cards.store import CardStore
-from kipukas_board.core_loop import CoreLoop, MapBusy
+from kipukas_board.core_loop import CoreLoop, MapBusy, Subscriber
 from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors.port import SwitchChange
@@ -186,6 +186,19 @@ class BoardApp:
                 return with_strip_settings(default_layout(board), self.settings)
             except LayoutError:
                 return default_layout(board)
+
+    @property
+    def state(self) -> GameState:
+        """The table's state now (the core loop's latest)."""
+        return self.loop.state
+
+    def subscribe(self, fn: Subscriber) -> None:
+        """Call ``fn(state, effects)`` on the core thread after each event (the fleet's publisher)."""
+        self.loop.subscribe(fn)
+
+    def publish(self, event: str, data: str) -> None:
+        """Send one server-sent event (``event``, its ``data`` text) to every open page."""
+        self.broadcaster.publish(event, data)
 
     @property
     def layout(self) -> LedLayout:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from kipukas_board.hardware.sensors.port import SwitchChange
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.calibrate.host import CalibrationHost
 
 RGB = tuple[int, int, int]
 LIT: RGB = (0, 255, 0)
@@ -118,9 +118,9 @@ def matrix_cols(sensors: Any, default: int = 8) -> int:
     return cols if isinstance(cols, int) and cols > 0 else default
 
 
-def for_board(board: BoardApp) -> BoardTest:
+def for_board(board: CalibrationHost) -> BoardTest:
     """A board test for the running board: its map, calibrated channel map and LED layout."""
-    bmap = board.loop.state.board
+    bmap = board.state.board
     layout = board.layout
     return BoardTest(list(bmap.stands), layout.stands, layout.territories,
                      {sid: st.territory for sid, st in bmap.stands.items()}, layout.count,
@@ -135,7 +135,7 @@ class BoardTestSession:
     so tokens placed or lifted during the test are not lost.
     """
 
-    def __init__(self, board: BoardApp, busy: Callable[[], str | None] = lambda: None) -> None:
+    def __init__(self, board: CalibrationHost, busy: Callable[[], str | None] = lambda: None) -> None:
         """``busy`` says why the test may not start now (a calibration walk holds the switches or
         the strip), or None."""
         self.board = board

@@ -32,7 +32,7 @@ from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.show.layout import with_strip_settings
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.calibrate.host import CalibrationHost
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +55,9 @@ class NeedsConfirmation(ValueError):
 
 
 class CalibrationSession:
-    def __init__(self, board: BoardApp) -> None:
+    def __init__(self, board: CalibrationHost) -> None:
         self.board = board
-        self.path = files.map_calibration_path(board.settings.calibration, board.data_dir, board.loop.state.board)
+        self.path = files.map_calibration_path(board.settings.calibration, board.data_dir, board.state.board)
         self.progress_path = Path(board.data_dir) / PROGRESS
         self._lock = threading.RLock()
         self.sensors: SensorWalk | None = None
@@ -75,7 +75,7 @@ class CalibrationSession:
         if not self.path.exists():
             return
         try:
-            self.saved = files.load(self.path, self.board.loop.state.board)
+            self.saved = files.load(self.path, self.board.state.board)
         except CalibrationError as exc:
             self.problem = str(exc)
             log.error("calibration not applied: %s", exc)
@@ -98,8 +98,8 @@ class CalibrationSession:
             b.channel_map = dict(cal.channels)
             b.unmapped_channels.clear()
         if cal.led_territories:
-            lay = with_strip_settings(cal.layout(b.loop.state.board), b.settings)
-            strip = b.strip.count
+            lay = with_strip_settings(cal.layout(b.state.board), b.settings)
+            strip = b.lighting.strip.count
             if lay.count <= strip:
                 b.lighting.set_layout(replace(lay, length=strip, source=str(self.path)))
             else:
@@ -120,11 +120,11 @@ class CalibrationSession:
         the map is not calibrated). No walk is open: the board refuses a map change while one is."""
         with self._lock:
             self.path = files.map_calibration_path(self.board.settings.calibration, self.board.data_dir,
-                                                   self.board.loop.state.board)
+                                                   self.board.state.board)
             self.saved, self.problem = None, None
             self.cameras.clear()
             self._load_saved()
-        self.board.broadcaster.publish("calibration", strictjson.dumps(self.status()))
+        self.board.publish("calibration", strictjson.dumps(self.status()))
 
     # -- progress (resumable) --------------------------------------------------------------------
     def _resume(self) -> None:
@@ -132,7 +132,7 @@ class CalibrationSession:
             return
         try:
             d = json.loads(self.progress_path.read_text())
-            if d.get("board") != self.board.loop.state.board.name:
+            if d.get("board") != self.board.state.board.name:
                 log.warning("calibration progress was for map %r; starting afresh", d.get("board"))
                 return
             if d.get("sensors"):
@@ -151,14 +151,14 @@ class CalibrationSession:
 
     def _changed(self) -> None:
         """Save the progress and tell every open page (SSE event ``calibration``)."""
-        d = {"board": self.board.loop.state.board.name,
+        d = {"board": self.board.state.board.name,
              "sensors": self.sensors.to_json() if self.sensors else None,
              "leds": self.leds.to_json() if self.leds else None}
         if d["sensors"] is None and d["leds"] is None:
             self.progress_path.unlink(missing_ok=True)
         else:
             files.atomic_write(self.progress_path, json.dumps(d))
-        self.board.broadcaster.publish("calibration", strictjson.dumps(self.status()))
+        self.board.publish("calibration", strictjson.dumps(self.status()))
 
     def health(self) -> dict[str, Any]:
         """``health.calibration`` for the pages: is a walk holding the switches or the lights?
@@ -176,10 +176,10 @@ class CalibrationSession:
         faults = self.saved_faults()
         calibrated = self.saved is not None
         if not calibrated and not walks:
-            notes.append(f"map {self.board.loop.state.board.name} is not calibrated yet: each sensor channel is "
+            notes.append(f"map {self.board.state.board.name} is not calibrated yet: each sensor channel is "
                          f"taken as its stand and the LEDs light the default layout (fine in simulation; on a "
                          f"real board walk the calibration)")
-        error = self.problem or getattr(self.board, "map_led_problem", None)
+        error = self.problem or self.board.map_led_problem
         return {"ok": not walks and error is None and not faults, "active": "+".join(walks) or None,
                 "calibrated": calibrated, "note": "; ".join(notes) or None, "error": error,
                 "faults": faults or None, "page": "/calibrate"}
@@ -213,7 +213,7 @@ class CalibrationSession:
                 "channel_map": "identity" if b.channel_map is None else "calibrated",
                 "unmapped_channels": sorted(b.unmapped_channels),
                 "faults": self.saved_faults(),
-                "strip": {"count": b.strip.count, "resizable": b.lighting.can_resize()},
+                "strip": {"count": b.lighting.strip.count, "resizable": b.lighting.can_resize()},
             }
 
     # -- sensors ---------------------------------------------------------------------------------
@@ -244,7 +244,7 @@ class CalibrationSession:
                          else f"at {old.current}, {len(old.channels)} of {len(old.stands)} stands found")
                 raise NeedsConfirmation(f"a sensor walk is open ({where}); start again to throw it away",
                                         [f"the open walk ({where}) is lost"])
-            stands = list(self.board.loop.state.board.stands)
+            stands = list(self.board.state.board.stands)
             self.sensors = SensorWalk(stands, closed_at_start=self.board.sensors.snapshot(), mode=mode)
             self._changed()
             return self.status()
@@ -268,7 +268,7 @@ class CalibrationSession:
                     raise NeedsConfirmation("cancel the sensor walk?",
                                             [f"the {len(walk.channels)} stands found so far are lost"])
                 self.sensors = None
-                self.board._reconcile()  # the switches go back to the game
+                self.board.resync()  # the switches go back to the game
             else:
                 raise ValueError(f"unknown sensor step {what!r}; expected skip, back, resolve, redo or cancel")
             self._changed()
@@ -294,7 +294,7 @@ class CalibrationSession:
             cal.unmapped = list(walk.strays)
             self._save(cal)
             self.sensors = None
-            self.board._reconcile()  # the game follows the switches again, under the new channel map
+            self.board.resync()  # the game follows the switches again, under the new channel map
             self._changed()
             return self.status()
 
@@ -314,12 +314,12 @@ class CalibrationSession:
             self._writable()
             lay = self.board.layout
             used = max((i for seg in (*lay.territories.values(), *lay.stands.values()) for i in seg), default=-1) + 1
-            if count is not None and count != self.board.strip.count:
+            if count is not None and count != self.board.lighting.strip.count:
                 if count < used:
                     raise ValueError(f"the layout lights pixels up to {used}; a strip of {count} is shorter than "
                                      f"that: count the pixels again, or start from a calibration file that fits")
                 self.board.lighting.set_length(count)
-            self.leds = LedWalk(lay.territories, self.board.strip.count, lay.stands)
+            self.leds = LedWalk(lay.territories, self.board.lighting.strip.count, lay.stands)
             self._show(self.leds.frame())
             self._changed()
             return self.status()
@@ -367,7 +367,7 @@ class CalibrationSession:
         return sorted(seats | set(self.cameras))
 
     def _last_card(self, seat: int) -> dict[str, Any] | None:
-        return next((c for c in reversed(self.board.loop.state.cards)
+        return next((c for c in reversed(self.board.state.cards)
                      if isinstance(c, dict) and c.get("seat") == seat), None)
 
     @staticmethod
@@ -480,7 +480,7 @@ class CalibrationSession:
         return walk
 
     def _base(self) -> Calibration:
-        name = self.board.loop.state.board.name
+        name = self.board.state.board.name
         if self.saved is not None and self.saved.board == name:
             c = self.saved
             return Calibration(board=name, channels=dict(c.channels), dead=list(c.dead), stuck=list(c.stuck),
@@ -498,13 +498,13 @@ class CalibrationSession:
                              f"the board, or move it away to start a new calibration")
 
     def _save(self, cal: Calibration) -> None:
-        files.save(self.path, cal, self.board.loop.state.board)
+        files.save(self.path, cal, self.board.state.board)
         self.saved = cal
         self.problem = None
         self.apply(cal)
 
 
-def attach(board: BoardApp) -> CalibrationSession:
+def attach(board: CalibrationHost) -> CalibrationSession:
     """Give ``board`` its calibration: load and apply the saved file and listen to raw switches.
 
     The page's and the walk's routes are the web layer's (:mod:`kipukas_board.web.calibration_api`);

@@ -1,23 +1,45 @@
-"""Joins a :class:`~kipukas_board.app.BoardApp` to its fleet when the settings have a ``[fleet]`` section.
+"""Joins a running board to its fleet when the settings have a ``[fleet]`` section.
 
 The board publishes and nothing more: it subscribes to no topic and takes no command over MQTT
-(the broker's ACL lets it write only under its own id, README "Many tables").
+(the broker's ACL lets it write only under its own id, README "Many tables"). What the fleet uses of
+the board is :class:`FleetHost` (the assembled board implements it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kipukas_board.fleet.cursor import AckCursor
 from kipukas_board.fleet.mqtt import make_client, read_password_file
 from kipukas_board.fleet.publisher import FleetPublisher
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.core_loop import Subscriber
+    from kipukas_board.settings import Settings
+    from kipukas_board.store.journal import Journal
 
 
-def attach(board: BoardApp, health_key: Callable[[dict[str, Any]], Any]) -> FleetPublisher | None:
+class FleetHost(Protocol):
+    """The running board as the fleet sees it: its settings and journal, its state and health
+    documents, and the core's changes as they happen."""
+
+    settings: Settings
+    data_dir: Path
+    journal: Journal
+    health_sources: dict[str, Callable[[], dict[str, Any]]]
+
+    def state_json(self) -> dict[str, Any]: ...
+
+    def health(self) -> dict[str, Any]: ...
+
+    def subscribe(self, fn: Subscriber) -> None:
+        """Call ``fn(state, effects)`` on the core thread after each event."""
+        ...
+
+
+def attach(board: FleetHost, health_key: Callable[[dict[str, Any]], Any]) -> FleetPublisher | None:
     """A publisher for ``board`` (not started), or None without ``[fleet]``. ``health_key`` picks from
     the board's health what is worth publishing at once when it changes (the board's own health flags).
 
@@ -39,6 +61,6 @@ def attach(board: BoardApp, health_key: Callable[[dict[str, Any]], Any]) -> Flee
 
     publisher = FleetPublisher(board.journal, cursor, client, fleet.broker, fleet.board_id, fleet.name,
                                state_doc=state_doc, health_doc=board.health, health_key=health_key)
-    board.loop.subscribe(publisher.notify)
+    board.subscribe(publisher.notify)
     board.health_sources["fleet"] = publisher.health
     return publisher
