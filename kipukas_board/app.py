@@ -472,6 +472,10 @@ class BoardApp:
             "stands": {sid: rgb_to_hex(frame[px[0]]) for sid, px in lay.stands.items() if px},
         }
 
+    def game_report(self) -> dict[str, Any]:
+        """``GET /report``: the game on the table, its journal replayed through its mode's rules."""
+        return modes.game_report(self.journal.rows(), self.loop.state.board)
+
     def state_json(self, state: GameState | None = None) -> dict[str, Any]:
         doc = modes.state_json(state or self.loop.state)
         doc["captions"] = list(self.captions)

@@ -7,6 +7,8 @@ its key. Everything outside a mode calls these functions, never a game's rules d
 * :func:`apply` folds an event into the table state (the core loop and replay);
 * :func:`state_json` is the ``/api/state`` document;
 * :func:`render` / :func:`animating` draw the LEDs, :func:`phrases_for` says (and captions) effects;
+* :func:`game_report` replays the journal through :func:`apply` and hands the game on the table's
+  steps to its mode's ``report``;
 * a ``new_game`` while another game is under way pauses that game instead of throwing it away, and a
   ``resume`` event puts it back on the table (pausing the one it replaces in turn): a table breaks for
   a quick duel and comes back to its Kipukas game, and a game started by mistake is taken back;
@@ -25,11 +27,11 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kipukas_board.board.mapfile import parse_map
-from kipukas_board.modes.base import Effect, Event, GameMode
+from kipukas_board.board.mapfile import BoardMap, parse_map
+from kipukas_board.modes.base import Effect, Event, GameMode, Step
 from kipukas_board.modes.creature_combat import CreatureCombatMode
 from kipukas_board.modes.duel import DuelMode
 from kipukas_board.modes.kipukas.mode import KipukasMode
@@ -37,7 +39,7 @@ from kipukas_board.modes.kipukas.rules import view
 from kipukas_board.modes.kipukas.rules.common import refused
 from kipukas_board.modes.kipukas.rules.events import EventError, register_event_type
 from kipukas_board.modes.kipukas.rules.problems import settle
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 
 DEFAULT = "kipukas"
 #: Every game the board can run, by name.
@@ -160,6 +162,31 @@ def state_json(state: GameState) -> dict[str, Any]:
     return doc
 
 
+def game_report(rows: Iterable[tuple[int, float, Event]], board: BoardMap) -> dict[str, Any]:
+    """The report of the game on the table: the whole journal (``(seq, ts, event)`` rows) replayed
+    through :func:`apply` from ``board``, and the steps since that game's last ``new_game`` in which it
+    was on the table handed to its mode's ``report``. Every game's events go to its own rules, so a
+    duel played before a Kipukas game (or paused in the middle of one) reads as a duel.
+
+    ``game``, ``title``, ``map`` and ``started`` are added to what the mode reports.
+    """
+    state = initial_state(board)
+    steps: list[Step] = []
+    for seq, ts, event in rows:
+        try:
+            state, effects = apply(state, event, seq=seq)
+        except Exception as exc:  # as the core loop: a rules bug must not stop the rebuild
+            state, effects = state.evolve(problems=(*state.problems, f"event {seq} not applied: {exc}")), []
+        steps.append(Step(seq, ts, event, state, effects))
+    mode = active(state)
+    doc: dict[str, Any] = {"game": mode.name, "title": mode.title, "map": state.board.name}
+    start = max((i for i, st in enumerate(steps) if st.event.get("type") == "new_game"
+                 and st.event.get("game", DEFAULT) == mode.name and active(st.state) is mode), default=None)
+    if start is None:
+        return {**doc, "started": False, **GameMode.report(mode, [])}
+    return {**doc, "started": True, **mode.report([st for st in steps[start:] if active(st.state) is mode])}
+
+
 def render(state: GameState, layout: Any, t: float = 0.0, scene: Any = None) -> list[Any]:
     return active(state).render(state, layout, t, scene)
 
@@ -212,5 +239,5 @@ def _check_resume(event: Event) -> None:
 register_event_type("new_game", _check_new_game)
 register_event_type("resume", _check_resume)
 
-__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "mode_named", "paused", "phrases_for", "render",
-           "state_json"]
+__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "game_report", "mode_named", "paused",
+           "phrases_for", "render", "state_json"]

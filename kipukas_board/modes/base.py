@@ -20,12 +20,24 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kipukas_board.modes.kipukas.rules.state import GameState
 
 Effect = dict[str, Any]
 Event = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One journaled event as a report reads it: when it came, and the state and effects it made."""
+
+    seq: int
+    ts: float
+    event: Event
+    state: GameState
+    effects: list[Effect]
 
 
 class CardFileError(ValueError):
@@ -71,6 +83,16 @@ class GameMode:
     def to_json(self, state: GameState) -> dict[str, Any] | None:
         """The mode's fields for ``/api/state`` (under :attr:`key`)."""
         return None
+
+    def report(self, steps: list[Step]) -> dict[str, Any]:
+        """The game report (``GET /report``) of one game, from the steps since its ``new_game`` (pure).
+
+        Keys the page shows: ``players`` (each with ``seat``, ``name``, ``color``, ``out`` and a value
+        for every column), ``columns`` (``[key, heading]`` pairs), ``summary`` (a sentence), ``phase``,
+        ``winner`` (a name or None), ``moments`` (``{"seq", "ts", "when", "text"}``: what decided the
+        game) and optionally ``chart`` (inline SVG) with ``chart_title``.
+        """
+        return {"players": [], "columns": [], "summary": "", "phase": "", "winner": None, "moments": []}
 
     # -- show ------------------------------------------------------------------------------------
     def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:

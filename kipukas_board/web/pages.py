@@ -27,7 +27,6 @@ from kipukas_board.show.layout import map_calibration_path, map_key
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
 from kipukas_board.web.narrate import Narration, describe
-from kipukas_board.web.report import game_report
 from kipukas_board.web.server import BadRequest, device_trusted, error, json_body, require_pin
 from kipukas_board.web.sessions import COOKIE, WebKeys
 from kipukas_board.web.svg import board_svg
@@ -116,7 +115,7 @@ def register(app: Flask, board: BoardApp) -> None:
 
     @app.get("/report")
     def report_page() -> str:
-        return render_template("report.html", report=game_report(board))
+        return render_template("report.html", report=board.game_report())
 
     @app.get("/calibrate")
     def calibrate_page() -> str:

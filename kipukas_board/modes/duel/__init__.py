@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kipukas_board.modes.base import Effect, Event, GameMode
+from kipukas_board.modes.base import Effect, Event, GameMode, Step
 from kipukas_board.modes.duel import events as duel_events
 from kipukas_board.modes.duel import lights, rules
 from kipukas_board.modes.duel.cardfile import DuelCardFile, parse_card_file
@@ -94,6 +94,11 @@ class DuelMode(GameMode):
         from kipukas_board.modes.kipukas.phrases import phrases_for  # problems, undo: said as in Kipukas
 
         return phrases_for(effect, state) if effect.get("type") in ("problem", "undone", "say") else []
+
+    def report(self, steps: list[Step]) -> dict[str, Any]:
+        from kipukas_board.modes.duel.report import report
+
+        return report(steps, self.key)
 
     def parse_card_file(self, text: str, source: str) -> DuelCardFile:
         return parse_card_file(text, source)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kipukas_board.modes.base import Effect, Event, GameMode
+from kipukas_board.modes.base import Effect, Event, GameMode, Step
 from kipukas_board.modes.kipukas import lights, phrases
 from kipukas_board.modes.kipukas.rules import core
 from kipukas_board.modes.kipukas.rules import events as game_events
@@ -39,6 +39,11 @@ class KipukasMode(GameMode):
 
     def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
         return phrases.phrases_for(effect, state)
+
+    def report(self, steps: list[Step]) -> dict[str, Any]:
+        from kipukas_board.modes.kipukas.report import report
+
+        return report(steps) if steps else super().report(steps)
 
     def new_game_event(self, body: dict[str, Any], board: Any) -> Event:
         from kipukas_board.modes.kipukas.actions import new_game_event

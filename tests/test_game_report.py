@@ -1,0 +1,105 @@
+"""``GET /report`` through the game-mode seam: every game's journal read by its own rules, so a duel
+played first no longer breaks the report of the Kipukas game after it, and the duel and Creature
+Combat Territory have reports of their own (who played, the turns or rounds, the decisive moments)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from cct_decks import write_decks
+from rules_table import PIN, Table
+
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.cli import main
+from kipukas_board.commands.replay import read_lines
+from kipukas_board.modes import game_report
+
+DECKS = Path(__file__).parent / "duel_decks"
+GOLDEN = Path(__file__).parent / "fixtures" / "golden"
+
+
+def duel_players(a: str, b: str) -> list[dict]:
+    return [{"seat": 1, "name": "Ana", "color": "#e4572e", "deck": a}, {"seat": 2, "name": "Ben", "color": "#1e90ff",
+                                                                       "deck": b}]
+
+
+def page(t: Table) -> str:
+    r = t.client.get("/report")
+    assert r.status_code == 200, r.get_data(as_text=True)[-400:]
+    return r.get_data(as_text=True)
+
+
+def cells(html: str, seat: int) -> list[str]:
+    row = re.search(rf'<tr data-seat="{seat}">(.*?)</tr>', html, re.S)
+    assert row, html
+    return [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td>(.*?)</td>", row.group(1), re.S)]
+
+
+def test_a_duel_then_kipukas_each_reported_by_its_own_rules(data_dir, capsys):
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    with Table(data_dir) as t:
+        t.act("new-game", {"game": "duel", "players": duel_players("iv8-p1", "iv8-p2"), "challenged": 1})
+        for card in ("punch", "strong-punch", "final-punch"):
+            assert t.client.post("/api/sim/cards", json={"payload": f"duel:{card}", "seat": 1}).status_code == 200
+        t.act("duel/pass", {"seat": 1})
+        t.act("duel/pass", {"seat": 2})  # 25 attack against no defense: one of Ben's Hearts flips
+        t.act("duel/concede", {"seat": 2})
+        html = page(t)
+        assert "Card duel game report" in html and "A card duel, 3 turns." in html and "Ana won." in html
+        assert cells(html, 1) == ["Ana", "3 of 3", "3"] and cells(html, 2) == ["Ben", "2 of 3", "0"]
+        moments = re.findall(r'<span class="cycle">(.*?)</span>\s*(.*?)</li>', html)
+        assert [when for when, _ in moments] == ["turn 2", "turn 3"], moments  # Ben's Heart, then his concession
+        assert "Ben" in moments[0][1] and "Ana" in moments[1][1]
+
+        t.new_game(2, first_placer=1)
+        t.put("T1", "T8", "T2", "T7", "T5", "T4")
+        t.roll()
+        html = page(t)  # a 500 (KeyError 'play_style') when the duel's events went to Kipukas's rules
+        assert "Kipukas game report" in html and "Domination on Kipuka of Eight." in html
+        assert "<polyline" in html and "Setup is complete" in html
+        assert cells(html, 1) == ["Player 1", "3", "0"]
+        r = t.client.post("/api/actions/new-game", headers={"X-Admin-Pin": PIN},
+                          json={"game": "duel", "players": duel_players("iv8-p1", "iv8-p2")})
+        assert r.status_code == 200  # the Kipukas game is paused; the report follows the duel on the table
+        assert "Card duel game report" in page(t) and "No game" not in page(t)
+
+
+def test_creature_combat_reports_its_rounds_and_each_lands_combat(data_dir, tmp_path, capsys):
+    for deck in write_decks(tmp_path):
+        assert main(["catalog", "import", str(deck), "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    with Table(data_dir) as t:
+        assert "No game has been played on this board yet" in page(t)
+        t.act("new-game", {"game": "creature-combat", "players": duel_players("ana", "ben")})
+        for lid in ("ana-land-00", "ben-land-03", "ana-land-01", "ben-land-02", "ana-land-04"):
+            t.act("creature-combat/deal", {"land": lid})
+        t.act("creature-combat/done", {"seat": 1})
+        t.act("creature-combat/done", {"seat": 2})
+        t.act("creature-combat/reveal", {"creature": "ana-bear", "seat": 1})
+        t.act("creature-combat/resolve")
+        t.act("creature-combat/end-game")
+        html = page(t)
+        assert "Creature Combat Territory game report" in html and "Creature Combat Territory, 1 round." in html
+        assert cells(html, 1) == ["Ana", "1"] and cells(html, 2) == ["Ben", "0"] and "Ana won." in html
+        whens = re.findall(r'<span class="cycle">(.*?)</span>', html)
+        assert whens == ["round 1", "round 1"], whens  # the forest land's combat, then the end
+
+
+def test_the_recorded_kipukas_game_reports_as_before():
+    """The report of the recorded Kipukas game (its journal up to the game's end) equals the one the
+    board made before reports went through the modes."""
+    lines = (GOLDEN / "journal.jsonl").read_text().splitlines()
+    rows = [(s, json.loads(line)["ts"], e) for line, (s, e) in zip(lines, read_lines(lines), strict=True) if s <= 26]
+    got = json.loads(json.dumps(game_report(rows, load_map("kipuka-8"))))
+    want = json.loads((GOLDEN / "report-kipukas.json").read_text())
+    for key in ("game", "title", "columns", "summary", "chart_title", "no_chart"):
+        got.pop(key)
+    for m in got["moments"]:
+        assert m.pop("when") == f"cycle {m['cycle']}"
+    assert got == want
+    whole = [(s, json.loads(line)["ts"], e) for line, (s, e) in zip(lines, read_lines(lines), strict=True)]
+    assert game_report(whole, load_map("kipuka-8"))["players"][0]["name"] == "Player 1"  # the last game, Kipukas
