@@ -317,6 +317,7 @@ def test_a_port_that_opens_but_refuses_writes_is_retried_and_health_says_so(rig,
         refuse["writes"] = 0  # the board reads again
         assert wait_for(lambda: sensors.health()["synced"], 5.0)
         assert sensors.snapshot()["r0c4"] is True and sensors.health()["last_error"] is None
+        assert wait_for(lambda: len(got) >= ROWS * COLS)  # reported just after the sync, outside the lock
         assert got == [SwitchChange(f"r{r}c{c}", (r, c) == (0, 4)) for r in range(ROWS) for c in range(COLS)]
     finally:
         sensors.stop()
