@@ -67,10 +67,10 @@ def test_jumpers_carry_the_pixels_after_them_up_to_the_next_feed() -> None:
 def test_the_committed_csv_and_tables_are_what_the_command_computes() -> None:
     assert (HW / "bom.csv").read_text() == bom_mod.reference_csv(), \
         "hardware/bom.csv is stale: run python -m kipukas_board.maker.bom hardware"
-    text = (HW / "bom.md").read_text()
+    text = (HW / "bom.md").read_text() + (HW / "magnets.md").read_text()
     for name, body in bom_mod.docs_blocks().items():
         assert f"<!-- bom:{name} -->\n{body}\n<!-- /bom:{name} -->" in text, \
-            f"hardware/bom.md's {name} table is stale: run python -m kipukas_board.maker.bom hardware"
+            f"hardware/{name}'s table is stale: run python -m kipukas_board.maker.bom hardware"
 
 
 def test_json_carries_parts_and_power_with_every_protected_rating(capsys) -> None:
@@ -129,3 +129,28 @@ def test_the_docs_name_the_command_and_the_rules() -> None:
     for needle in ("kipukas-board hardware bom", "80 %", "fuse_a", "holds 5.5 A"):
         assert needle in text, needle
     assert re.search(r"\[bom\.md\]\(bom\.md\)", (HW / "README.md").read_text())
+
+
+def test_the_recommended_magnet_closes_its_reed_spares_the_neighbour_and_opens_when_lifted() -> None:
+    from kipukas_board.hardware import parts_spec
+    from kipukas_board.maker import magnets
+
+    p = magnets.recommended()
+    assert p.seated_mt >= 4 * p.pull_in_mt[1]  # closes with room to spare
+    assert p.closes_within_mm > parts_spec.MAGNET_TO_REED_MM + 3  # still closes with 3 mm more gap
+    assert p.neighbour_mt < p.pull_in_mt[0] / 5  # the next stand's reed stays open
+    assert p.lift_to_open_mm <= 15  # lifted off, its reed opens: the bring-up's lift test
+    old = magnets.pair((15.0, 20.0), diameter_mm=6.0, thickness_mm=3.0, br_t=1.43)
+    assert old.lift_to_open_mm > 15  # a 6 x 3 mm N52 disc cannot pass that test
+    text = (HW / "magnets.md").read_text()
+    spec = parts_spec
+    assert f"{spec.MAGNET_DIAMETER_MM:g} x {spec.MAGNET_THICKNESS_MM:g} mm {spec.MAGNET_GRADE}" in text
+    assert "15 mm" in (HW / "bring-up.md").read_text().split("| 1.7 |")[1].split("\n")[0]
+
+
+@given(st.floats(0, 40), st.floats(0.1, 10))
+def test_the_field_falls_with_the_distance(z, dz) -> None:
+    from kipukas_board.maker import magnets
+
+    assert magnets.axial_field_mt(z + dz, 5, 2, 1.3) < magnets.axial_field_mt(z, 5, 2, 1.3)
+    assert magnets.reed_field_mt(z + dz) < magnets.reed_field_mt(z)

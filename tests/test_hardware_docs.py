@@ -344,7 +344,7 @@ def test_the_drawings_show_what_the_docs_say(schematic: ModuleType) -> None:
         return "\n".join("".join(t.itertext()) for t in tree.iter(f"{svg}text"))
 
     stand = texts("stand.svg")
-    assert "1N4148: band (cathode) towards the row" in stand and "N52 disc 6 x 3 mm" in stand
+    assert "1N4148: band (cathode) towards the row" in stand and "N42 disc 5 x 2 mm" in stand
     matrix = ET.parse(HW / "drawings" / "matrix.svg")
     ids = {g.get("id") for g in matrix.iter(f"{svg}g")}
     assert {"pos-r0c0", "pos-r0c1", "pos-r1c0", "pos-r1c1", "diode-part"} <= ids

@@ -439,8 +439,11 @@ def docs_blocks() -> dict[str, str]:
     """The generated parts of hardware/bom.md, by block name."""
     boards = [(name, load_map(name)) for name in available_maps()]
     name, players, pi, layout = REFERENCE_BUILD
+    from kipukas_board.maker import magnets
+
     return {"pi5": quantity_table(boards, pi=5), "pi4": quantity_table(boards, pi=4),
-            "power": power_table(build_bom(load_map(name), players, pi, layout))}
+            "power": power_table(build_bom(load_map(name), players, pi, layout)),
+            "magnet-field": magnets.field_table(), "magnet-pairs": magnets.pair_table()}
 
 
 def reference_csv() -> str:
@@ -459,14 +462,16 @@ def fill_blocks(text: str, blocks: dict[str, str]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m kipukas_board.maker.bom HARDWARE_DIR``: rewrite bom.csv and bom.md's tables there."""
+    """``python -m kipukas_board.maker.bom HARDWARE_DIR``: rewrite bom.csv and the tables of bom.md and
+    magnets.md there."""
     if len(argv) != 1:
         print("usage: python -m kipukas_board.maker.bom HARDWARE_DIR", file=sys.stderr)
         return 2
     folder = Path(argv[0])
     (folder / "bom.csv").write_text(reference_csv())
-    md = folder / "bom.md"
-    md.write_text(fill_blocks(md.read_text(), docs_blocks()))
+    blocks = docs_blocks()
+    for md in (folder / "bom.md", folder / "magnets.md"):
+        md.write_text(fill_blocks(md.read_text(), blocks))
     return 0
 
 
