@@ -44,7 +44,8 @@ from kipukas_board.show.announcer import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
-from kipukas_board.store.journal import Journal, JournalWriteError
+from kipukas_board.store.identity import claim_journal
+from kipukas_board.store.journal import Journal, JournalError, JournalWriteError
 from kipukas_board.store.map_choice import start_map, write_choice
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, table_actions
@@ -113,6 +114,12 @@ class BoardApp:
         layout = self._layout_for(board)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
+        try:  # another board's journal is refused before anything of it is replayed
+            self.identity = claim_journal(self.journal, self.data_dir,
+                                          name=s.fleet.board_id if s.fleet is not None else None)
+        except JournalError:
+            self.journal.close()
+            raise
         self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
         if overrides_pick:  # the journal runs on this map now: a later start comes back to it
             write_choice(self.data_dir, start)
@@ -429,7 +436,7 @@ class BoardApp:
     def journal_health(self) -> dict[str, Any]:
         """The journal's health: it cannot record while its last write failed (the journal's own
         record, or the core's, which also sees a failure outside SQLite), until a write goes through."""
-        h = {**self.journal.health(), "backup": self.backup.health()}
+        h = {**self.journal.health(), "backup": self.backup.health(), "board": self.identity.to_json()}
         error = self.journal.write_error or self.loop.journal_error
         if error:
             h.update(ok=False, recording=False, error=error)

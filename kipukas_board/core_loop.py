@@ -31,7 +31,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap, MapError
 from kipukas_board.modes.kipukas.rules import core
-from kipukas_board.modes.kipukas.rules.events import Event, check_event, map_event
+from kipukas_board.modes.kipukas.rules.events import Event, EventError, UnknownFieldError, check_event, map_event
 from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 from kipukas_board.store.journal import Journal, JournalWriteError
 
@@ -55,6 +55,12 @@ class MapChanged(ValueError):
 
 class MapBusy(Exception):
     """The map cannot change now (a game is under way, a calibration walk is open); the message says why."""
+
+
+#: Event types after which the game's state starts afresh (what earlier events did no longer counts).
+FRESH_START = frozenset({"new_game", "map"})
+#: Unapplied events named at most (the state's problems say the rest).
+MAX_UNAPPLIED = 20
 
 
 @dataclass
@@ -82,6 +88,9 @@ class CoreLoop:
         self._stopping = threading.Event()
         #: Why the last append to the journal failed; None once an append succeeds again.
         self.journal_error: str | None = None
+        #: Stored events the rules could not apply since the last new game (``/healthz`` is not ok
+        #: while there are any: the state lacks what they did).
+        self.unapplied: list[str] = []
         self._state = self._rebuild(board)
 
     # -- start-up --------------------------------------------------------------------------------
@@ -90,6 +99,14 @@ class CoreLoop:
         state = initial_state(board)
         replayed = 0
         for seq, event in self.journal.events():
+            try:
+                check_event(event)  # the check every new event passes: a stored one must pass it too
+            except UnknownFieldError:
+                pass  # taken by earlier versions; the rules ignore what they do not know
+            except EventError as exc:
+                state = self._not_applied(state, seq, f"the journal holds it malformed ({exc})")
+                replayed += 1
+                continue
             state = self._apply(state, event, seq)[0]
             replayed += 1
         if replayed:
@@ -106,13 +123,26 @@ class CoreLoop:
 
     def _apply(self, state: GameState, event: Event, seq: int) -> tuple[GameState, list[dict[str, Any]]]:
         try:
-            return self._rules(state, event, seq=seq)
+            new, effects = self._rules(state, event, seq=seq)
         except MapError as exc:
             log.error("journaled map %s no longer loads: %s", event.get("name"), exc)
-            return state.evolve(seq=seq, problems=(*state.problems, str(exc))), []
+            return self._not_applied(state, seq, f"its map no longer loads: {exc}"), []
         except Exception as exc:  # a rules bug must not stop the board; replay meets it the same way
             log.exception("event %d could not be applied", seq)
-            return state.evolve(seq=seq, problems=(*state.problems, f"event {seq} not applied: {exc}")), []
+            return self._not_applied(state, seq, str(exc)), []
+        if event.get("type") in FRESH_START and self.unapplied:
+            # A new game (or map) starts from scratch: what the skipped events would have changed
+            # no longer matters to the state.
+            self.unapplied = []
+        return new, effects
+
+    def _not_applied(self, state: GameState, seq: int, why: str) -> GameState:
+        """Skip event ``seq``; the state says so, and so does ``/healthz`` until a new game starts."""
+        text = f"event {seq} not applied: {why}"
+        log.error("%s", text)
+        if len(self.unapplied) < MAX_UNAPPLIED:
+            self.unapplied.append(text)
+        return state.evolve(seq=seq, problems=(*state.problems, text))
 
     # -- running ---------------------------------------------------------------------------------
     @property

@@ -193,11 +193,14 @@ def create_app(board: BoardApp) -> Flask:
         # would acknowledge nothing, so it is not healthy even though it still answers.
         core = board.loop.alive()
         journal = board.journal_health()
-        ok = core and journal["recording"]
+        # Nor is a board whose state lacks a stored event it could not apply.
+        unapplied = list(board.loop.unapplied)
+        ok = core and journal["recording"] and not unapplied
         # a missing QR decoder leaves the board running (it reads fewer cards), so it is named, not failed
         missing = [m["decoder"] for m in board.card_desk.decoders()["missing"]]
         return jsonify({"ok": ok, "core": core, "recording": journal["recording"], "journal_error": journal["error"],
-                        "lost": journal["lost"], "decoders_missing": missing}), 200 if ok else 503
+                        "lost": journal["lost"], "unapplied": unapplied, "decoders_missing": missing}), \
+            200 if ok else 503
 
     @app.get("/api/state")
     def state() -> Response:

@@ -53,6 +53,11 @@ class EventError(ValueError):
     """An event that is not well formed; the message names the field and what was expected."""
 
 
+class UnknownFieldError(EventError):
+    """An object in the event has a key the event does not take (earlier versions took any, so a
+    journal may hold such an event from before: replay applies it)."""
+
+
 def stand_event(stand: str, occupied: bool, source: str = "sensor") -> Event:
     """A token arrived on (``occupied=True``) or left ``stand``."""
     return {"type": "stand", "stand": stand, "occupied": occupied, "source": source}
@@ -174,7 +179,7 @@ def check_players(players: Any, where: str = "'new_game' event field 'players'")
             raise EventError(f"{w} must be an object with seat, name and color, got {p!r}")
         extra = sorted(set(p) - PLAYER_FIELDS)
         if extra:
-            raise EventError(f"{w} has unknown field(s) {', '.join(map(str, extra))[:120]}; "
+            raise UnknownFieldError(f"{w} has unknown field(s) {', '.join(map(str, extra))[:120]}; "
                              f"expected {', '.join(sorted(PLAYER_FIELDS))}")
         seat = p.get("seat")
         if not _is_int(seat) or not 1 <= seat <= 8:
@@ -211,8 +216,8 @@ def _check_new_game(e: Event) -> None:
         raise EventError(f"'new_game' event field 'options' must be an object, got {opts!r}")
     extra = sorted(set(opts) - set(OPTION_FIELDS))
     if extra:
-        raise EventError(f"'new_game' event field 'options' has unknown field(s) {', '.join(map(str, extra))[:120]}; "
-                         f"expected {', '.join(OPTION_FIELDS)}")
+        raise UnknownFieldError(f"'new_game' event field 'options' has unknown field(s) "
+                                f"{', '.join(map(str, extra))[:120]}; expected {', '.join(OPTION_FIELDS)}")
     for key in ("cycles", "territory", "soul_limit"):
         if key in opts and (not _is_int(opts[key]) or opts[key] < 1):
             raise EventError(f"'new_game' event field 'options.{key}' must be a whole number from 1 up, "
