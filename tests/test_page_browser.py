@@ -60,8 +60,8 @@ def test_click_stand_colours_territory_via_sse(page, tmp_path):
         # A change made elsewhere (another phone, a real switch) arrives by the stream alone.
         srv.board.sim_set_stand("T2", False)
         _wait_fill(page, '[data-territory="2"]', before)
-        page.wait_for_function("document.querySelector('#log').textContent.includes('lifted from stand T2')",
-                               timeout=3000)
+        page.wait_for_function("document.querySelector('#log').textContent"
+                               ".includes('lifted from the territory stand of Fern Hollow')", timeout=3000)
 
 
 def _unlock(page, url: str, path: str = "/") -> None:
@@ -150,7 +150,8 @@ def test_soul_wasted_button_records_the_loss(page, tmp_path):
             srv.board.sim_set_stand(sid, True)
         _post(srv.url, "/api/actions/roll-diel", {})
         srv.board.sim_set_stand("M1a", True)  # a soul of seat 1 next to its capital
-        page.wait_for_function("document.querySelector('#act-stand').textContent.includes('M1a')", timeout=3000)
+        page.wait_for_function("document.querySelector('#act-stand option[value=M1a]')", timeout=3000)
+        assert page.text_content("#act-stand option[value=M1a]") == "Ana's, the west stand in Ember Ridge"  # no id
         page.select_option("#act-seat", "1")
         page.select_option("#act-stand", "M1a")
         page.select_option("#act-by", "2")
@@ -350,8 +351,10 @@ def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path
         assert page.locator("#players b").count() == 0  # the name is text, not markup
         assert page.text_content('#players li[data-seat="1"] .count') == "3 territories"
         assert page.text_content("#diel") == f"{s.diel_phase} {s.diel_cycle}"
-        assert page.text_content("#now") == f"First answer the board: {s.questions[0]['text']}"  # before all else
-        assert s.questions[-1]["text"] in page.text_content("#questions")
+        assert page.text_content("#now") == "Answer the board's question first."  # before all else
+        asked = page.text_content("#questions")  # the question with the stand in words, not its id
+        assert "Whose soul token is on the stand in Sunflats towards Fern Hollow and Mossdeep?" in asked
+        assert "M6a" not in asked
         assert page.locator("#questions .buttons button").count() == len(s.questions[-1]["options"])
         assert "2 Fern Hollow" in page.text_content("#contention")
         assert page.locator("#contention button").count() == 2

@@ -266,7 +266,8 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
         assert srv.board.loop.state.stands["M6a"].owner == 1
         assert "selected" in page.get_attribute('[data-stand="M6a"]', "class")
         # The night move is a problem near the top until the soul goes back.
-        assert "M6a during the night" in page.text_content("#problems")
+        night = "the stand in Sunflats towards Fern Hollow and Mossdeep during the night"
+        assert night in page.text_content("#problems")
         srv.board.sim_set_stand("M6a", False)
         page.wait_for_selector("#problems-panel", state="hidden", timeout=3000)
         ctx.close()

@@ -146,3 +146,53 @@ def test_king_of_the_hill_names_and_marks_its_hill_and_counts_only_while_held(br
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"hill-{size[0]}.png"))
         ctx.close()
         assert not errors, errors
+
+
+def _map_seen(page) -> float:
+    """The share of the drawn map inside the phone's screen (1.0: all of it)."""
+    return page.evaluate("""() => { const r = document.getElementById('board').getBoundingClientRect();
+        const seen = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0); return Math.max(0, seen) / r.height; }""")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(browser, tmp_path: Path, size) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, size)
+        _unlock(page, srv.url, "/")
+        seen = {"no game": _map_seen(page)}
+        _kipukas(srv.url)
+        srv.board.sim_set_stand("T1", True)
+        page.wait_for_function("() => document.querySelector('#now').textContent.includes('place')", timeout=3000)
+        seen["setup"] = _map_seen(page)
+        for sid in ("T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})  # the opening night (the day came with setup)
+        for sid in ("M1a", "M2a", "M8a"):  # souls put down at night: problems of one kind
+            srv.board.sim_set_stand(sid, True)
+        srv.board.sim_set_stand("M6a", True)  # next to nobody's camp: the board asks whose
+        page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
+        page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)
+        page.wait_for_timeout(600)  # the log and the problems follow the state
+        seen["question and problems"] = _map_seen(page)
+        assert page.text_content("#now") == "Answer the board's question first."
+        question = srv.board.loop.state.questions[0]["text"]
+        assert question not in page.text_content("#caption"), "the question is said once, in its panel"
+        assert page.locator("#problems li").count() == 1, "problems of one kind are one line"
+        assert page.get_attribute("#problems li", "data-count") == "4"  # M6a was put down at night too
+        assert page.text_content("#problems li span").startswith("4× a token was put on the")
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"question-{size[0]}.png"))
+        page.click("#questions .buttons button >> nth=0")
+        _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
+        _post(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
+        page.wait_for_function("() => document.querySelector('#caption').textContent.toLowerCase().includes('storm')",
+                               timeout=3000)
+        page.wait_for_timeout(1500)  # the storm's overlay has passed
+        seen["storm"] = _map_seen(page)
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"storm-{size[0]}.png"))
+        for text in [page.text_content("#caption"), page.text_content("#now"), page.text_content("#problems")]:
+            for sid in srv.board.loop.state.board.stands:
+                assert f" {sid} " not in f" {text} ".replace(".", " ").replace(",", " "), (sid, text)
+        low = {k: round(v, 2) for k, v in seen.items() if v < 0.8}
+        assert not low, f"at {size[0]}x{size[1]} less than 80 % of the map is on the screen: {low}"
+        ctx.close()
+        assert not errors, errors

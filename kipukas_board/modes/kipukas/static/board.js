@@ -12,6 +12,54 @@
   const who = (s, seat) => (player(s, seat) || {}).name || (seat == null ? "nobody" : `seat ${seat}`);
   const tname = (s, n) => ((s.map.territories || []).find((m) => m.number === n) || {}).name || "";
   const tlabel = (s, n) => (tname(s, n) ? `${tname(s, n)} (${n})` : `territory ${n}`);
+  // -- words players use: a stand by where it is, never its id ----------------------------------
+  // A territory's stand is "the territory stand of Ember Ridge"; a soul stand is named by the
+  // territory it is in and the one its path leads to ("the stand in Ember Ridge towards Fern
+  // Hollow"), or by its side of the territory when that says it better.
+  let places = null;
+  function placeNames(s) {
+    const stands = (s.map && s.map.stands) || [];
+    const byId = new Map(stands.map((x) => [x.id, x]));
+    const names = new Map();
+    for (const st of stands) {
+      const home = tname(s, st.territory) || `territory ${st.territory}`;
+      if (st.kind === "territory") { names.set(st.id, `the territory stand of ${home}`); continue; }
+      const mates = stands.filter((x) => x.territory === st.territory && x.kind !== "territory");
+      const towards = [...new Set((s.map.paths || []).filter((p) => p.a === st.id || p.b === st.id)
+        .map((p) => byId.get(p.a === st.id ? p.b : p.a)).filter((o) => o && o.territory !== st.territory)
+        .map((o) => tname(s, o.territory) || `territory ${o.territory}`))];
+      const clash = (m) => m.id !== st.id && towards.length && (s.map.paths || []).some((p) => {
+        const o = byId.get(p.a === m.id ? p.b : p.b === m.id ? p.a : null);
+        return o && o.territory !== st.territory && towards.includes(tname(s, o.territory) || `territory ${o.territory}`);
+      });
+      if (towards.length && !mates.some(clash)) {
+        names.set(st.id, `the stand in ${home} towards ${towards.join(" and ")}`);
+        continue;
+      }
+      if (mates.length < 2) { names.set(st.id, `the soul stand in ${home}`); continue; }
+      const xs = mates.map((m) => m.x), ys = mates.map((m) => m.y);
+      const wide = Math.max(...xs) - Math.min(...xs) >= Math.max(...ys) - Math.min(...ys);
+      const [lo, hi] = wide ? [Math.min(...xs), Math.max(...xs)] : [Math.min(...ys), Math.max(...ys)];
+      const v = wide ? st.x : st.y;
+      const side = v === lo ? (wide ? "west" : "north") : v === hi ? (wide ? "east" : "south") : "middle";
+      names.set(st.id, `the ${side} stand in ${home}`);
+    }
+    return names;
+  }
+  const place = (s, sid) => ((places || (places = placeNames(s))).get(sid)) || "a stand";
+  // The board's sentences with each stand id put in words ("stand M3a" and bare "M3a" alike).
+  let idPattern = null;
+  function plain(s, text) {
+    if (!text) return text;
+    if (!idPattern) {
+      const ids = ((s.map && s.map.stands) || []).map((x) => x.id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+        .sort((a, b) => b.length - a.length);
+      if (!ids.length) return text;
+      idPattern = new RegExp(`(?:\\bstands? )?\\b(${ids.join("|")})\\b`, "g");
+    }
+    return text.replace(idPattern, (_, id) => place(s, id));
+  }
+
   // A player's initial, one letter unless another player's name starts the same way.
   function initial(s, seat) {
     const name = who(s, seat);
@@ -56,7 +104,7 @@
     const d = s.diel || {};
     const ini = s.initiative && typeof s.initiative === "object" ? s.initiative.seat : s.initiative;
     const asked = (s.questions || [])[0];
-    if (asked) return [null, `First answer the board: ${asked.text}`, "Tap the answer under “The board asks”."];
+    if (asked) return [null, "Answer the board's question first.", ""];
     const opening = (s.rules && s.rules.opening) || [];
     if (!d.phase) {
       return [ini, `Roll the diel die to start cycle 1.`,
@@ -161,9 +209,18 @@
     if (!speak.checked || !("speechSynthesis" in window)) return;
     for (const line of lines) window.speechSynthesis.speak(new SpeechSynthesisUtterance(line));
   }
+  // What the board said last, less what a panel already shows (an open question, a problem).
+  let lastSaid = [];
+  function showCaption(s) {
+    const shown = new Set([...(s.questions || []).map((q) => q.text), ...openProblems.map((p) => p.text)]);
+    const text = lastSaid.filter((line) => !shown.has(line)).map((line) => plain(s, line)).join(" ");
+    document.getElementById("caption").textContent = text;
+    document.getElementById("caption-full").textContent = text ? `The board said: ${text}` : "";
+  }
   function onSaid(d) {
     if (d.said && d.said.length) {
-      document.getElementById("caption").textContent = d.said.join(" ");
+      lastSaid = d.said;
+      showCaption(state);
       say(d.said);
     }
     if ((d.effects || []).includes("storm")) fx("storm");
@@ -189,6 +246,7 @@
     nowEl.dataset.who = seat == null ? "" : String(seat);
     nowEl.style.borderColor = (player(s, seat) || {}).color || "transparent";
     document.getElementById("now-why").textContent = why;
+    showCaption(s);
     const win = document.getElementById("winner");
     win.hidden = s.phase !== "over";
     win.textContent = s.winner != null ? `${who(s, s.winner)} wins` : "Game over";
@@ -209,8 +267,8 @@
 
     // Open questions: the stand is marked on the map; seats are answered by name.
     section("questions-panel", (s.questions || []).map((q) => {
-      const li = el("li", { class: "question", dataset: { question: q.id } }, el("p", { text: q.text || JSON.stringify(q) }));
-      if (q.stand) li.append(el("button", { type: "button", class: "link", text: `Show ${q.stand} on the map`, onclick: () => select(q.stand) }));
+      const li = el("li", { class: "question", dataset: { question: q.id } }, el("p", { text: plain(s, q.text) || "The board asks." }));
+      if (q.stand) li.append(el("button", { type: "button", class: "link", text: "Show it on the map", onclick: () => select(q.stand) }));
       const row = el("div", { class: "buttons" });
       for (const o of q.options || []) {
         const p = typeof o === "number" ? player(s, o) : null;
@@ -289,16 +347,32 @@
     try { openProblems = (await (await fetch("/api/problems")).json()).problems; } catch (e) { return; }
     renderProblems();
   }
+  // Problems of one kind (the same words but for the stand) are one line: "3 times: ...".
   function renderProblems() {
     const seen = JSON.parse(sessionStorage.getItem("kipukas-problems-seen") || "[]");
-    const items = openProblems.filter((p) => !seen.includes(`${p.seq}:${p.text}`)).reverse()
-      .map((p) => el("li", { class: "error", dataset: { seq: String(p.seq) } }, el("span", { text: p.text }),
-        el("button", { type: "button", class: "small", text: "OK", "aria-label": "put this problem aside",
+    const open = openProblems.filter((p) => !seen.includes(`${p.seq}:${p.text}`)).reverse();
+    const groups = new Map();
+    for (const p of open) {
+      const kind = idPattern ? p.text.replace(idPattern, "…") : p.text;
+      if (!groups.has(kind)) groups.set(kind, []);
+      groups.get(kind).push(p);
+    }
+    const items = [...groups.values()].map((ps) => {
+      const text = plain(state, ps[0].text);
+      const more = ps.length > 1 ? `${ps.length}× ` : "";
+      return el("li", { class: "error", dataset: { seq: String(ps[0].seq), count: String(ps.length) } }, el("span", { text: more + text }),
+        el("button", { type: "button", class: "small", text: "OK", "aria-label": "put this aside",
           onclick: () => {
-            sessionStorage.setItem("kipukas-problems-seen", JSON.stringify([...seen, `${p.seq}:${p.text}`].slice(-50)));
+            const keys = ps.map((p) => `${p.seq}:${p.text}`);
+            sessionStorage.setItem("kipukas-problems-seen", JSON.stringify([...seen, ...keys].slice(-50)));
             renderProblems();
-          } })));
+          } }));
+    });
     section("problems-panel", items);
+    const first = items.length ? items[0].querySelector("span").textContent : "";
+    document.getElementById("problems-summary").textContent =
+      `Please check${items.length > 1 ? ` (${items.length} kinds)` : ""}: ${first}`;
+    showCaption(state);
   }
 
   // The last card shown at each seat, as a player reads it (no internal fields).
@@ -379,7 +453,7 @@
     seat.replaceChildren(...(s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
     if (keepSeat) seat.value = keepSeat;
     keepOptions(document.getElementById("act-stand"), s.stands.filter((st) => st.occupied && st.kind === "movement")
-      .map((st) => el("option", { value: st.id, text: st.owner != null ? `${st.id} (${who(s, st.owner)})` : st.id })));
+      .map((st) => el("option", { value: st.id, text: st.owner != null ? `${who(s, st.owner)}'s, ${place(s, st.id)}` : place(s, st.id) })));
     keepOptions(document.getElementById("act-by"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
     keepOptions(document.getElementById("fix-owner"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
     const hill = document.querySelector('#new-game-form [name="territory"]');
@@ -402,7 +476,8 @@
     if (!st) { panel.hidden = true; return; }
     panel.hidden = false;
     const t = s.territories.find((x) => x.number === st.territory);
-    document.getElementById("stand-title").textContent = `Stand ${st.id} · ${tlabel(s, st.territory)}`;
+    const where = place(s, st.id);
+    document.getElementById("stand-title").textContent = where[0].toUpperCase() + where.slice(1);
     let info;
     const inHand = (s.hand || []).find((h) => h.stand === st.id);
     if (inHand) info = `A token of ${who(s, inHand.owner)} was lifted from here and is in hand.`;
@@ -438,7 +513,7 @@
       const body = { target: "stand", stand: st.id, owner };
       const downed = document.getElementById("fix-downed").value;
       if (downed) body.downed = downed === "true";
-      act("/api/actions/correction", body, `Corrected stand ${st.id}.`);
+      act("/api/actions/correction", body, `Corrected ${place(state, st.id)}.`);
     }
   });
   async function toggleSim(id) {
@@ -466,7 +541,7 @@
         if (first) placementWhy = (first.text.match(/\((D6 for first placement: [^)]*)\)/) || [])[1] || placementWhy;
         document.getElementById("log").replaceChildren(...d.entries.slice().reverse().map((e) =>
           el("li", { value: String(e.seq) }, el("time", { text: new Date(e.ts * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }), " ",
-            el("span", { text: [e.text, ...(e.said || [])].join(" ") }))));
+            el("span", { text: plain(state, [e.text, ...(e.said || [])].join(" ")) }))));
         if (state.phase === "setup") document.getElementById("now-why").textContent = whatNow(state)[2];
       } catch (e) { /* the stream's status shows the link is down */ }
       refreshUndo();
@@ -480,10 +555,10 @@
     try { undoInfo = await (await fetch("/api/undo")).json(); } catch (e) { return; }
     const u = document.getElementById("bar-undo");
     u.disabled = !undoInfo.undo || undoInfo.undo.expired;
-    u.title = undoInfo.undo ? `Undo: ${undoInfo.undo.text}` : "nothing to undo";
+    u.title = undoInfo.undo ? `Undo: ${plain(state, undoInfo.undo.text)}` : "nothing to undo";
     const r = document.getElementById("bar-redo");
     r.disabled = !undoInfo.redo;  // always in its place: buttons must not move under a finger
-    r.title = undoInfo.redo ? `Redo: ${undoInfo.redo.text}` : "";
+    r.title = undoInfo.redo ? `Redo: ${plain(state, undoInfo.redo.text)}` : "";
   }
   function confirmDialog(text) {
     const dlg = document.getElementById("confirm-dialog");
@@ -497,15 +572,16 @@
     const u = undoInfo.undo;
     if (!u) { message("Nothing to undo.", "error"); return; }
     const newGame = u.needs_confirm;
-    const ok = await confirmDialog(newGame ? `Undo the new game itself? Its players and setup will be gone. (${u.text})`
-      : `Undo this? ${u.text}`);
+    const text = plain(state, u.text);
+    const ok = await confirmDialog(newGame ? `Undo the new game itself? Its players and setup will be gone. (${text})`
+      : `Undo this? ${text}`);
     if (!ok) return;
-    const r = await act("/api/actions/undo", newGame ? { confirm: "new_game" } : {}, `Undone: ${u.text}`);
+    const r = await act("/api/actions/undo", newGame ? { confirm: "new_game" } : {}, `Undone: ${text}`);
     if (r) refreshUndo();
   });
   document.getElementById("bar-redo").addEventListener("click", async () => {
     if (!undoInfo.redo) return;
-    const r = await act("/api/actions/redo", {}, `Done again: ${undoInfo.redo.text}`);
+    const r = await act("/api/actions/redo", {}, `Done again: ${plain(state, undoInfo.redo.text)}`);
     if (r) refreshUndo();
   });
 
@@ -610,6 +686,14 @@
       document.getElementById("new-game").open = false;
       window.scrollTo({ top: 0 });
     }
+  });
+
+  const more = document.getElementById("now-more");
+  more.addEventListener("click", () => {
+    const open = more.getAttribute("aria-expanded") !== "true";
+    more.setAttribute("aria-expanded", open ? "true" : "false");
+    more.textContent = open ? "Less" : "Why?";
+    document.getElementById("now-details").hidden = !open;
   });
 
   KB.setupPin();
