@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.modes.kipukas.rules.cards import apply_card
+from kipukas_board.modes.kipukas.rules.state import GameState, StandState, initial_state
 
 Effect = dict[str, Any]
 Event = dict[str, Any]
@@ -77,7 +78,72 @@ class GameMode:
         raise NotImplementedError
 
     def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
-        """Fold one checked event into the table state (pure: no I/O, no clock, no dice)."""
+        """Fold one checked event into the table state (pure: no I/O, no clock, no dice).
+
+        The skeleton every card game shares: a ``new_game`` sets a fresh table (the switches keep what
+        they see) with the game's state from :meth:`start`; a ``stand`` is only remembered (these games
+        do not use the stands); a ``card`` is shown and, when it is this game's (:attr:`payload_prefix`),
+        handed to :meth:`on_card`; anything else goes to :meth:`step`. The game's refusals become the
+        table's problems. A mode with rules of its own for the table (Kipukas) overrides this.
+        """
+        kind = event["type"]
+        game = self.game(state)
+        effects: list[Effect] = []
+        if kind == "new_game":
+            game, effects = self.start(event)
+            if self.started(effects):
+                fresh = initial_state(state.board)
+                stands = {sid: StandState(occupied=st.occupied) for sid, st in state.stands.items()}
+                state = fresh.evolve(stands=stands, counter=state.counter, extra={"game": self.name, self.key: game})
+        elif kind == "stand":
+            sid = event["stand"]
+            if sid not in state.stands:
+                effects = [{"type": "problem", "text": f"unknown stand {sid!r} reported"}]
+            elif state.stands[sid].occupied != event["occupied"]:
+                state = state.evolve(stands={**state.stands, sid: StandState(occupied=event["occupied"])})
+                effects = [{"type": "stand", "stand": sid, "occupied": event["occupied"]}]
+        elif kind == "card":
+            state, shown = apply_card(state, event)
+            effects = [e for e in shown if e.get("type") == "card"]
+            mine = bool(self.payload_prefix) and str(event.get("payload", "")).startswith(self.payload_prefix)
+            if game is not None and mine:
+                game, more = self.on_card(game, event)
+                effects += more
+        elif game is None:
+            effects = [{"type": "problem", "text": f"no {self.not_started} has started"}]
+        else:
+            game, effects = self.step(game, event)
+        for e in effects:
+            if e.get("type") == "problem":
+                state = state.with_problem(e["text"])
+        if game is not None and self.game(state) is not None and kind != "new_game":
+            state = state.evolve(extra={**state.extra, self.key: game})
+        if seq is not None:
+            state = state.evolve(seq=seq)
+        return state, effects
+
+    # -- what a card game adds to the apply skeleton ------------------------------------------------
+    #: The game in "no ... has started", the problem of an event before its ``new_game``.
+    not_started: str = "game"
+
+    def game(self, state: GameState) -> Any:
+        """The game's own state on the table (None when no game of this mode is there)."""
+        return state.extra.get(self.key)
+
+    def start(self, event: Event) -> tuple[Any, list[Effect]]:
+        """The game's state and effects for a checked ``new_game`` event."""
+        raise NotImplementedError
+
+    def started(self, effects: list[Effect]) -> bool:
+        """Did the ``new_game`` the rules answered with ``effects`` start a game (not refuse it)?"""
+        return True
+
+    def on_card(self, game: Any, event: Event) -> tuple[Any, list[Effect]]:
+        """A card of this game shown at a seat's camera (``event["seat"]``, ``event.get("card")``)."""
+        return game, []
+
+    def step(self, game: Any, event: Event) -> tuple[Any, list[Effect]]:
+        """Any other event of this game."""
         raise NotImplementedError
 
     def to_json(self, state: GameState) -> dict[str, Any] | None:

@@ -20,8 +20,7 @@ from kipukas_board.modes.creature_combat import events as cc_events
 from kipukas_board.modes.creature_combat import lights, rules
 from kipukas_board.modes.creature_combat.cardfile import CardFile, parse_card_file
 from kipukas_board.modes.creature_combat.phrases import phrases_for as cc_phrases
-from kipukas_board.modes.kipukas.rules.cards import apply_card
-from kipukas_board.modes.kipukas.rules.state import GameState, StandState, initial_state
+from kipukas_board.modes.kipukas.rules.state import GameState
 
 NAME = "creature-combat"
 KEY = "creature_combat"
@@ -34,50 +33,25 @@ class CreatureCombatMode(GameMode):
     payload_prefix = "cct:"
     card_tables = ("creatures", "lands")
     page = "/creature-combat"
+    not_started = "Creature Combat Territory game"
 
     def check_new_game(self, event: Event) -> None:
         cc_events.check_new_game(event)
 
-    @staticmethod
-    def game(state: GameState) -> rules.CCState | None:
+    def game(self, state: GameState) -> rules.CCState | None:
         return state.extra.get(KEY)
 
-    def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
-        kind = event["type"]
-        cc = self.game(state)
-        effects: list[Effect] = []
-        if kind == "new_game":
-            new_cc, effects = rules.new_game(event)
-            if not rules.refused(effects):
-                # A fresh table: the switches keep what they see; no Kipukas game, no old cards.
-                fresh = initial_state(state.board)
-                stands = {sid: StandState(occupied=st.occupied) for sid, st in state.stands.items()}
-                state = fresh.evolve(stands=stands, counter=state.counter, extra={"game": NAME, KEY: new_cc})
-        elif kind == "stand":
-            sid = event["stand"]
-            if sid not in state.stands:
-                effects = [{"type": "problem", "text": f"unknown stand {sid!r} reported"}]
-            elif state.stands[sid].occupied != event["occupied"]:  # the game does not use the stands
-                state = state.evolve(stands={**state.stands, sid: StandState(occupied=event["occupied"])})
-                effects = [{"type": "stand", "stand": sid, "occupied": event["occupied"]}]
-        elif kind == "card":
-            state, shown = apply_card(state, event)
-            effects = [e for e in shown if e.get("type") == "card"]
-            if cc is not None and str(event.get("payload", "")).startswith(self.payload_prefix):
-                cc, more = rules.on_card(cc, event["seat"], event.get("card"))
-                effects += more
-        elif cc is None:
-            effects = [{"type": "problem", "text": "no Creature Combat Territory game has started"}]
-        else:
-            cc, effects = rules.apply(cc, event)
-        for e in effects:
-            if e.get("type") == "problem":
-                state = state.with_problem(e["text"])
-        if cc is not None and self.game(state) is not None and kind != "new_game":
-            state = state.evolve(extra={**state.extra, KEY: cc})
-        if seq is not None:
-            state = state.evolve(seq=seq)
-        return state, effects
+    def start(self, event: Event) -> tuple[rules.CCState, list[Effect]]:
+        return rules.new_game(event)
+
+    def started(self, effects: list[Effect]) -> bool:
+        return not rules.refused(effects)
+
+    def on_card(self, game: rules.CCState, event: Event) -> tuple[rules.CCState, list[Effect]]:
+        return rules.on_card(game, event["seat"], event.get("card"))
+
+    def step(self, game: rules.CCState, event: Event) -> tuple[rules.CCState, list[Effect]]:
+        return rules.apply(game, event)
 
     def to_json(self, state: GameState) -> dict[str, Any] | None:
         cc = self.game(state)

@@ -20,8 +20,7 @@ from kipukas_board.modes.duel import events as duel_events
 from kipukas_board.modes.duel import lights, rules
 from kipukas_board.modes.duel.cardfile import DuelCardFile, parse_card_file
 from kipukas_board.modes.duel.phrases import phrases_for as duel_phrases
-from kipukas_board.modes.kipukas.rules.cards import apply_card
-from kipukas_board.modes.kipukas.rules.state import GameState, StandState, initial_state
+from kipukas_board.modes.kipukas.rules.state import GameState
 
 NAME = "duel"
 KEY = "duel"
@@ -34,48 +33,22 @@ class DuelMode(GameMode):
     payload_prefix = "duel:"
     card_tables = ("cards",)
     page = "/duel"
+    not_started = "card duel"
 
     def check_new_game(self, event: Event) -> None:
         duel_events.check_new_game(event)
 
-    @staticmethod
-    def game(state: GameState) -> rules.Duel | None:
+    def game(self, state: GameState) -> rules.Duel | None:
         return state.extra.get(KEY)
 
-    def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
-        kind = event["type"]
-        duel = self.game(state)
-        effects: list[Effect] = []
-        if kind == "new_game":
-            duel, effects = rules.new_game(event)
-            fresh = initial_state(state.board)
-            stands = {sid: StandState(occupied=st.occupied) for sid, st in state.stands.items()}
-            state = fresh.evolve(stands=stands, counter=state.counter, extra={"game": NAME, KEY: duel})
-        elif kind == "stand":
-            sid = event["stand"]
-            if sid not in state.stands:
-                effects = [{"type": "problem", "text": f"unknown stand {sid!r} reported"}]
-            elif state.stands[sid].occupied != event["occupied"]:  # the duel does not use the stands
-                state = state.evolve(stands={**state.stands, sid: StandState(occupied=event["occupied"])})
-                effects = [{"type": "stand", "stand": sid, "occupied": event["occupied"]}]
-        elif kind == "card":
-            state, shown = apply_card(state, event)
-            effects = [e for e in shown if e.get("type") == "card"]
-            if duel is not None and str(event.get("payload", "")).startswith(self.payload_prefix):
-                duel, more = rules.on_card(duel, event["seat"], event.get("card"))
-                effects += more
-        elif duel is None:
-            effects = [{"type": "problem", "text": "no card duel has started"}]
-        else:
-            duel, effects = rules.apply(duel, event)
-        for e in effects:
-            if e.get("type") == "problem":
-                state = state.with_problem(e["text"])
-        if duel is not None and self.game(state) is not None and kind != "new_game":
-            state = state.evolve(extra={**state.extra, KEY: duel})
-        if seq is not None:
-            state = state.evolve(seq=seq)
-        return state, effects
+    def start(self, event: Event) -> tuple[rules.Duel, list[Effect]]:
+        return rules.new_game(event)
+
+    def on_card(self, game: rules.Duel, event: Event) -> tuple[rules.Duel, list[Effect]]:
+        return rules.on_card(game, event["seat"], event.get("card"))
+
+    def step(self, game: rules.Duel, event: Event) -> tuple[rules.Duel, list[Effect]]:
+        return rules.apply(game, event)
 
     def to_json(self, state: GameState) -> dict[str, Any] | None:
         duel = self.game(state)
