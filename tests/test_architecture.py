@@ -1,15 +1,26 @@
-"""The package's shape: no import circles between modules, and the layers of pyproject.toml kept.
+"""The package's shape: no import circles between modules, the layers of pyproject.toml kept, the
+assembled board named by nobody below it, and no module reaching into another's private members.
 
 ``lint-imports`` (run by scripts/run-tests) checks the layer contract; this test adds what a layers
 contract cannot see: a circle between two modules of the same package (``rules.state`` importing
 ``game.playstyles`` inside a function while ``playstyles`` imports ``state``), which still makes the
-pair impossible to understand, test or move apart.
+pair impossible to understand, test or move apart, counting imports made only for type checking;
+and the narrow seams: the parts of the board (calibration, fleet, routes) see the small protocols
+they use, never :class:`~kipukas_board.app.BoardApp`.
 """
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import grimp
 import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "kipukas_board"
+#: The modules above the assembled board: they build it, serve it or measure it.
+ABOVE_THE_BOARD = ("kipukas_board.__main__", "kipukas_board.cli", "kipukas_board.commands", "kipukas_board.bench",
+                   "kipukas_board.service")
 
 
 def circles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -59,16 +70,68 @@ def circles(graph: grimp.ImportGraph) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    """Every import, those under ``typing.TYPE_CHECKING`` included, but one kind: a module below
-    the assembled board naming :class:`~kipukas_board.app.BoardApp` in a signature only (route plugins
-    and the calibration session are handed the board they serve). That import never runs, and the
-    board is what they plug into; any other type-only import must follow the layers too."""
-    full = grimp.build_graph("kipukas_board", exclude_type_checking_imports=False, cache_dir=None)
-    runtime = grimp.build_graph("kipukas_board", exclude_type_checking_imports=True, cache_dir=None)
-    for importer in full.find_modules_that_directly_import("kipukas_board.app"):
-        if not runtime.direct_import_exists(importer=importer, imported="kipukas_board.app"):
-            full.remove_import(importer=importer, imported="kipukas_board.app")
-    return full
+    """Every import, those under ``typing.TYPE_CHECKING`` included."""
+    return grimp.build_graph("kipukas_board", exclude_type_checking_imports=False, cache_dir=None)
+
+
+def test_nothing_below_the_board_names_it(graph: grimp.ImportGraph) -> None:
+    """The calibration, the fleet and the routes are handed the board as a protocol of what they use
+    (calibrate/host.py, fleet/board.py, web/served.py), not even importing it for type checking."""
+    importers = graph.find_modules_that_directly_import("kipukas_board.app")
+    below = sorted(m for m in importers if not m.startswith(ABOVE_THE_BOARD))
+    assert below == [], f"modules below the assembled board import kipukas_board.app: {below}"
+
+
+def private_reaches(root: Path) -> list[str]:
+    """``obj._name`` (or ``from module import _name``) in one module of ``root`` where ``_name`` is a
+    private member only another module defines: a function, class, attribute or module name starting
+    with one underscore. ``self._x`` and ``cls._x`` are a class's own; names defined nowhere in the
+    package (``sys._getframe``, a namedtuple's ``_replace``) are other libraries' business."""
+    trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(root.rglob("*.py"))}
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    defined: dict[Path, set[str]] = {}
+    for path, tree in trees.items():
+        names: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+        defined[path] = {n for n in names if private(n)}
+    anywhere = set().union(*defined.values())
+    found = []
+    for path, tree in trees.items():
+        where = path.relative_to(root.parent)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and private(node.attr):
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    continue
+                if node.attr in anywhere and node.attr not in defined[path]:
+                    found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(root.name):
+                found += [f"{where}:{node.lineno}: from {node.module} import {a.name}"
+                          for a in node.names if private(a.name)]
+    return found
+
+
+def test_no_module_reaches_into_another_modules_private_members() -> None:
+    found = private_reaches(PACKAGE)
+    assert found == [], "private members reached from outside their module:\n" + "\n".join(found)
+
+
+def test_the_private_member_check_finds_a_reach(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("class A:\n    def _sync(self):\n        self._x = 1\n")
+    (pkg / "b.py").write_text("from pkg.a import A\n\ndef f(a: A):\n    a._sync()\n    return a._x, a._own\n"
+                              "\nclass B:\n    _own = 2\n")
+    (pkg / "c.py").write_text("from pkg.a import _helper\n")
+    assert private_reaches(pkg) == ["pkg/b.py:4: a._sync", "pkg/b.py:5: a._x", "pkg/c.py:1: from pkg.a import _helper"]
 
 
 def test_no_module_imports_itself_through_others(graph: grimp.ImportGraph) -> None:

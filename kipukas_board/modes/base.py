@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kipukas_board.modes.kipukas.rules.cards import apply_card
 from kipukas_board.modes.kipukas.rules.state import GameState, StandState, initial_state
+
+if TYPE_CHECKING:
+    from kipukas_board.web.served import ServedBoard
 
 Effect = dict[str, Any]
 Event = dict[str, Any]
@@ -177,7 +180,7 @@ class GameMode:
         """Check a TOML card file; return what :meth:`card_records` stores, or raise ``CardFileError``."""
         raise NotImplementedError(f"{self.title} has no card files")
 
-    def register_routes(self, app: Any, board: Any) -> None:
+    def register_routes(self, app: Any, board: ServedBoard) -> None:
         """Add the mode's actions and page to the Flask ``app``."""
 
     def new_game_event(self, body: dict[str, Any], board: Any) -> Event:

@@ -19,10 +19,10 @@ from flask import Flask, Response, jsonify
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 
-def register(app: Flask, board: BoardApp) -> None:
+def register(app: Flask, board: ServedBoard) -> None:
     session = board.board_test
     pin = require_pin(board)
 

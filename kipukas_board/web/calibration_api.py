@@ -41,10 +41,10 @@ from kipukas_board.calibrate.session import CameraUnavailable, NeedsConfirmation
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 
-def register(app: Flask, board: BoardApp) -> None:
+def register(app: Flask, board: ServedBoard) -> None:
     session = board.calibration
     pin = require_pin(board)
 

@@ -1,6 +1,6 @@
 """Card routes: the simulated camera (``POST /api/sim/cards``) and what the cameras see (``GET /api/cards``).
 
-``register(app, board)`` is a BoardApp route plugin; the board owns the
+``register(app, board)`` is a route plugin of the board; the board owns the
 :class:`~kipukas_board.vision.desk.CardDesk` (catalog in the data directory) and the
 :class:`~kipukas_board.vision.desk.CameraWorker` threads (started and stopped with the board).
 
@@ -20,13 +20,13 @@ from kipukas_board.cards.payload import PayloadError
 from kipukas_board.web.server import BadRequest, error, json_body
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 #: Highest seat number accepted (Mass Contention has up to 4 players; leave room for spectators' stands).
 MAX_SEAT = 8
 
 
-def register(app: Flask, board: BoardApp) -> None:
+def register(app: Flask, board: ServedBoard) -> None:
     desk = board.card_desk
 
     @app.get("/api/cards")

@@ -32,7 +32,7 @@ from kipukas_board.web.sessions import COOKIE, WebKeys
 from kipukas_board.web.svg import board_svg
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 LOG_LIMIT = 200
 PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for the service: "
@@ -40,7 +40,7 @@ PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for
                "there and restart the board, or the old PIN would come back at the next start")
 
 
-def register(app: Flask, board: BoardApp) -> None:
+def register(app: Flask, board: ServedBoard) -> None:
     def said(seq: int, text: list[str], kinds: list[str]) -> None:
         board.broadcaster.publish("said", strictjson.dumps({"seq": seq, "said": text, "effects": kinds}))
 

@@ -24,7 +24,7 @@ from kipukas_board.web.sse import StreamsFull
 from kipukas_board.web.svg import board_svg
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ class StrictJSONProvider(DefaultJSONProvider):
         return strictjson.dumps(obj, **kwargs)
 
 
-def create_app(board: BoardApp) -> Flask:
+def create_app(board: ServedBoard) -> Flask:
     app = Flask(__name__)
     app.json = StrictJSONProvider(app)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, DEBUG=False)
@@ -254,7 +254,7 @@ def create_app(board: BoardApp) -> Flask:
     return app
 
 
-def device_trusted(board: BoardApp) -> bool:
+def device_trusted(board: ServedBoard) -> bool:
     """Does this request come from a phone that entered the right PIN (a device session)?
 
     The session cookie alone is not enough: the request must also carry the page's ``X-CSRF-Token``,
@@ -267,7 +267,7 @@ def device_trusted(board: BoardApp) -> bool:
             and keys.session_ok(request.cookies.get(COOKIE), board.pins.fingerprint))
 
 
-def require_pin(board: BoardApp) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def require_pin(board: ServedBoard) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator for routes that change the game: refuse without the right ``X-Admin-Pin`` or a
     device session (:func:`device_trusted`)."""
 

@@ -46,7 +46,7 @@ from kipukas_board.web.server import GONE_KEY, MAX_BODY, UNSENT_KEY, create_app
 if TYPE_CHECKING:
     from flask import Flask
 
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 log = logging.getLogger(__name__)
 
@@ -249,7 +249,7 @@ def stream_cap(threads: int, max_streams: int | None = None) -> int:
     return max_streams
 
 
-def make_server(board: BoardApp, host: str, port: int, threads: int = 48, max_streams: int | None = None,
+def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max_streams: int | None = None,
                 app: Flask | None = None, **waitress_options: Any) -> Any:
     """A waitress server (not yet running) for ``board``'s page; raises OSError if it cannot listen.
 

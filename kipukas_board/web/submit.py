@@ -26,7 +26,7 @@ from kipukas_board.modes.kipukas.rules.events import EventError, check_event
 from kipukas_board.web.server import BadRequest
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 
 class EffectsBySeq:
@@ -51,7 +51,7 @@ class EffectsBySeq:
 class Submitter:
     """Calling it with an event journals it and returns the HTTP answer (see the module docs)."""
 
-    def __init__(self, board: BoardApp) -> None:
+    def __init__(self, board: ServedBoard) -> None:
         self.board = board
         self.recorder = EffectsBySeq()
         board.loop.subscribe(self.recorder)

@@ -1,6 +1,6 @@
 """The table's own actions on the page, whatever game is played: new game, map, undo and redo, export.
 
-A route plugin (:func:`register`, listed in ``BoardApp.route_plugins``): every action needs the admin
+A route plugin (:func:`register`, listed in ``ServedBoard.route_plugins``): every action needs the admin
 PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was expected, an
 action that does not fit the table right now is a 409 saying why (:class:`~kipukas_board.web.submit.Conflict`).
 A game's own actions are its mode's routes (Kipukas's in :mod:`kipukas_board.modes.kipukas.actions`).
@@ -33,10 +33,10 @@ from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, only_fields
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 
-def register(app: Any, board: BoardApp) -> None:
+def register(app: Any, board: ServedBoard) -> None:
     """Add the table's action routes and the journal export to the Flask ``app``."""
     submit = Submitter(board)
     pin = require_pin(board)
@@ -67,7 +67,7 @@ def register(app: Any, board: BoardApp) -> None:
     @app.post("/api/actions/map")
     @pin
     def pick_map() -> Response:
-        """Put another shipped map on the table while no game runs (see BoardApp.pick_map)."""
+        """Put another shipped map on the table while no game runs (see ServedBoard.pick_map)."""
         body = json_body()
         only(body, {"map"})
         name = body.get("map")

@@ -35,7 +35,7 @@ from kipukas_board.web.server import BadRequest
 from kipukas_board.web.submit import only_fields
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 NAME = "duel"
 HERE = Path(__file__).parent
@@ -49,7 +49,7 @@ ACTIONS: dict[str, set[str]] = {
 }
 
 
-def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
+def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
     """The ``new_game`` event: each player's deck read from the catalog and written in, checked."""
     only_fields(body, {"game", "players", "challenged", "hearts", "deck_size"})
     players = body.get("players")
@@ -87,7 +87,7 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
     return event
 
 
-def register(app: Flask, board: BoardApp) -> None:
+def register(app: Flask, board: ServedBoard) -> None:
     """The duel's page and actions."""
     app.register_blueprint(mode_blueprint(board, name=NAME, slug="duel", here=HERE, template="duel.html",
                                           title="card duel", actions=ACTIONS, event_type=lambda a: "duel_" + a))

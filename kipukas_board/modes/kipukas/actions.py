@@ -54,12 +54,12 @@ from kipukas_board.web.server import BadRequest, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field, only_fields
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 
 
 
-def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
+def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
     """The ``new_game`` event of ``POST /api/actions/new-game`` for Kipukas, checked against the map on
     the table, with the board's rolls (a random hill, who places first) written in."""
     only_fields(body, {"game", "players", "map", "edition", "play_style", "options", "diel_weights", "first_placer"})
@@ -102,7 +102,7 @@ def new_game_event(body: dict[str, Any], board: BoardApp) -> dict[str, Any]:
     return event
 
 
-def blueprint(board: BoardApp) -> Blueprint:
+def blueprint(board: ServedBoard) -> Blueprint:
     """Kipukas's action routes (see the module docs)."""
     bp = Blueprint("kipukas_actions", __name__)
     submit = Submitter(board)

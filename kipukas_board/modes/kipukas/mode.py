@@ -26,7 +26,7 @@ class KipukasMode(GameMode):
         return state.started and state.phase != "over" and state.extra.get("game", self.name) == self.name
 
     def check_new_game(self, event: Event) -> None:
-        game_events._check_new_game(event)
+        game_events.check_new_game(event)
 
     def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
         return core.apply(state, event, seq=seq)

@@ -31,7 +31,7 @@ from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field
 
 if TYPE_CHECKING:
-    from kipukas_board.app import BoardApp
+    from kipukas_board.web.served import ServedBoard
 
 
 #: The typing table a board may have in its data directory (format in the README); none ships.
@@ -46,7 +46,7 @@ def _soul_field(body: dict[str, Any], name: str = "soul") -> str:
     return v
 
 
-def blueprint(board: BoardApp) -> Blueprint:
+def blueprint(board: ServedBoard) -> Blueprint:
     """The souls' and bouts' routes (see the module docs)."""
     bp = Blueprint("kipukas_souls", __name__)
     submit = Submitter(board)

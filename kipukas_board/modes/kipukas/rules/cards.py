@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.modes.kipukas.rules.editions import edition
-from kipukas_board.modes.kipukas.rules.events import Event, EventError, _field, register_event_type
+from kipukas_board.modes.kipukas.rules.events import Event, EventError, register_event_type, required_field
 from kipukas_board.modes.kipukas.rules.souls import card_shown
 from kipukas_board.modes.kipukas.rules.state import GameState
 
@@ -53,10 +53,10 @@ def _opt(e: Event, name: str, kind: type, what: str) -> None:
 
 def check_card(e: Event) -> None:
     """Raise :class:`EventError` naming the field when a card event is malformed."""
-    seat = _field(e, "seat", int, "a seat number (1 or more)")
+    seat = required_field(e, "seat", int, "a seat number (1 or more)")
     if seat < 1:
         raise EventError(f"'card' event field 'seat' must be 1 or more, got {seat}")
-    _field(e, "payload", str, "the scanned text")
+    required_field(e, "payload", str, "the scanned text")
     for name in ("code", "copy", "serial", "error", "source"):
         _opt(e, name, str, "a string")
     _opt(e, "card", dict, "the catalog record")

@@ -69,7 +69,9 @@ def map_event(name: str, toml_text: str, path: str | None = None) -> Event:
     return {"type": "map", "name": name, "toml": toml_text, **({"path": path} if path else {})}
 
 
-def _field(event: Event, name: str, kind: type | tuple[type, ...], what: str) -> Any:
+def required_field(event: Event, name: str, kind: type | tuple[type, ...], what: str) -> Any:
+    """``event[name]``, which must be there and of ``kind`` (a bool is no int); raises
+    :class:`EventError` naming the field and ``what`` was expected."""
     if name not in event:
         raise EventError(f"{event.get('type')!r} event needs field {name!r} ({what})")
     value = event[name]
@@ -152,13 +154,13 @@ def check_event(event: Any) -> Event:
 
 
 def _check_stand(e: Event) -> None:
-    _field(e, "stand", str, "a stand id")
-    _field(e, "occupied", bool, "true or false")
+    required_field(e, "stand", str, "a stand id")
+    required_field(e, "occupied", bool, "true or false")
 
 
 def _check_map(e: Event) -> None:
-    _field(e, "name", str, "the map's name")
-    _field(e, "toml", str, "the map file's text")
+    required_field(e, "name", str, "the map's name")
+    required_field(e, "toml", str, "the map file's text")
 
 
 #: What a player object of a new game holds.
@@ -205,7 +207,7 @@ def check_weights(w: Any, where: str = "'new_game' event field 'diel_weights'") 
         raise EventError(f"{where} must give 0 to 20 faces per phase and at least one face in all, got {w!r}")
 
 
-def _check_new_game(e: Event) -> None:
+def check_new_game(e: Event) -> None:
     check_players(e.get("players"))
     _choice(e, "edition", tuple(EDITIONS))
     _choice(e, "play_style", tuple(STYLES))
@@ -239,7 +241,7 @@ def _check_roll_diel(e: Event) -> None:
 
 
 def _check_answer(e: Event) -> None:
-    _field(e, "question", str, "a question id")
+    required_field(e, "question", str, "a question id")
     if "answer" not in e:
         raise EventError("'answer' event needs field 'answer' (one of the question's options)")
 
@@ -247,9 +249,9 @@ def _check_answer(e: Event) -> None:
 def _check_correction(e: Event) -> None:
     target = _choice(e, "target", ("stand", "territory"))
     if target == "stand":
-        _field(e, "stand", str, "a stand id")
+        required_field(e, "stand", str, "a stand id")
         if "downed" in e:
-            _field(e, "downed", bool, "true or false")
+            required_field(e, "downed", bool, "true or false")
     else:
         _positive(e, "territory")
         _choice(e, "claim", ("capital", "base_camp"), optional=True, nullable=True)
@@ -275,17 +277,17 @@ def _check_bout(e: Event) -> None:
     if e.get("defeated", 1) > 10:
         raise EventError(f"'bout' event field 'defeated' must be 0 to 10 souls, got {e['defeated']!r}")
     if "stand" in e and e["stand"] is not None:
-        _field(e, "stand", str, "the defeated soul's stand id or null")
+        required_field(e, "stand", str, "the defeated soul's stand id or null")
     if "cleared" in e:
-        _field(e, "cleared", bool, "true or false (the loser has no soul left in the territory)")
+        required_field(e, "cleared", bool, "true or false (the loser has no soul left in the territory)")
     if "soul" in e:
         _soul_id(e)
     if "final_blow" in e:
-        _field(e, "final_blow", bool, "true or false (the bout was the Final Blow against the losing soul)")
+        required_field(e, "final_blow", bool, "true or false (the bout was the Final Blow against the losing soul)")
 
 
 def _soul_id(e: Event) -> str:
-    v = _field(e, "soul", str, "a soul id from /api/state's souls")
+    v = required_field(e, "soul", str, "a soul id from /api/state's souls")
     if not v or len(v) > 40:
         raise EventError(f"{e.get('type')!r} event field 'soul' must be a soul id of 1 to 40 characters, got {v!r}")
     return v
@@ -294,7 +296,7 @@ def _soul_id(e: Event) -> str:
 def _check_bout_roll(e: Event) -> None:
     _positive(e, "territory")
     for name in ("attacker", "defender"):
-        v = _field(e, name, str, "a soul id from /api/state's souls")
+        v = required_field(e, name, str, "a soul id from /api/state's souls")
         if not v or len(v) > 40:
             raise EventError(f"'bout_roll' event field {name!r} must be a soul id of 1 to 40 characters, got {v!r}")
     arch = e.get("archetype", 0)
@@ -309,13 +311,13 @@ def _check_bout_roll(e: Event) -> None:
                          f"[[faces], ...]}} (1 to 3 rounds of 1 to 6 dice), got {rolls!r:.160}")
     _choice(e, "source", ("board", "physical"), optional=True)
     if "archetype_source" in e:
-        src = _field(e, "archetype_source", str, "where the archetype modifier came from")
+        src = required_field(e, "archetype_source", str, "where the archetype modifier came from")
         if len(src) > 120:
             raise EventError(f"'bout_roll' event field 'archetype_source' must be at most 120 characters, got {src!r}")
 
 
 def _check_soul_bind(e: Event) -> None:
-    _field(e, "stand", str, "the movement stand whose token the soul is")
+    required_field(e, "stand", str, "the movement stand whose token the soul is")
     if "soul" in e:
         _soul_id(e)
     else:
@@ -330,7 +332,7 @@ def _check_soul_fix(e: Event) -> None:
     _soul_id(e)
     _positive(e, "lost", optional=True, low=0)
     if "wasted" in e:
-        _field(e, "wasted", bool, "true (the soul is wasted)")
+        required_field(e, "wasted", bool, "true (the soul is wasted)")
     _seat(e, "by", optional=True, nullable=True)
     if "lost" not in e and not e.get("wasted"):
         raise EventError("'soul_fix' event needs 'lost' (KEAL means lost) or 'wasted': true")
@@ -344,7 +346,7 @@ def _check_soul_damage(e: Event) -> None:
         raise EventError("'soul_damage' event fields 'count' and 'healed' must be 1 to 20")
     _seat(e, "by", optional=True, nullable=True)
     if "cause" in e:
-        cause = _field(e, "cause", str, "a short word for what hurt or healed the soul")
+        cause = required_field(e, "cause", str, "a short word for what hurt or healed the soul")
         if len(cause) > 40:
             raise EventError(f"'soul_damage' event field 'cause' must be at most 40 characters, got {cause!r}")
 
@@ -354,7 +356,7 @@ def _check_soul_lost(e: Event) -> None:
     _seat(e, "by", optional=True, nullable=True)
     _positive(e, "count", optional=True)
     if "stand" in e:
-        _field(e, "stand", str, "a stand id")
+        required_field(e, "stand", str, "a stand id")
 
 
 def _check_initiative(e: Event) -> None:
@@ -362,7 +364,7 @@ def _check_initiative(e: Event) -> None:
 
 
 def _check_timer_start(e: Event) -> None:
-    label = _field(e, "label", str, "what the timer is for")
+    label = required_field(e, "label", str, "what the timer is for")
     if not label.strip() or len(label) > 80:
         raise EventError(f"'timer_start' event field 'label' must be 1 to 80 characters, got {label!r}")
     _positive(e, "cycles")
@@ -370,7 +372,7 @@ def _check_timer_start(e: Event) -> None:
 
 
 def _check_timer_cancel(e: Event) -> None:
-    _field(e, "timer", str, "a timer id")
+    required_field(e, "timer", str, "a timer id")
 
 
 def _check_dice_roll(e: Event) -> None:
@@ -386,8 +388,8 @@ def _check_dice_roll(e: Event) -> None:
         if len(e["escapee"]) != 2 or len(e["challenger"]) != 1:
             raise EventError("'dice_roll' retreat needs 'escapee' (2 D6) and 'challenger' (1 D20)")
     elif kind == "rogue_path":
-        _field(e, "stand", str, "the rogue's stand id")
-        moves = _field(e, "moves", int, "the rogue's Movement Range")
+        required_field(e, "stand", str, "the rogue's stand id")
+        moves = required_field(e, "moves", int, "the rogue's Movement Range")
         steps = e.get("steps")
         if (not isinstance(steps, list) or len(steps) > moves
                 or not all(isinstance(st, dict) and isinstance(st.get("from"), str)
@@ -405,7 +407,7 @@ def _check_end_game(e: Event) -> None:
 
 
 for _name, _fn in {
-    "stand": _check_stand, "map": _check_map, "new_game": _check_new_game, "roll_diel": _check_roll_diel,
+    "stand": _check_stand, "map": _check_map, "new_game": check_new_game, "roll_diel": _check_roll_diel,
     "answer": _check_answer, "correction": _check_correction, "undo": _check_undo,
     "resolve_contention": _check_resolve, "bout": _check_bout,
     "soul_lost": _check_soul_lost, "soul_wasted": _check_soul_lost,
