@@ -3,6 +3,8 @@
     kipukas-board hardware bom --map kipuka-8 --players 2            # a table with prices
     kipukas-board hardware bom --map kipuka-13 --players 4 --pi 4 --json
     kipukas-board hardware bom --map kipuka-13 --players 4 --layout full --csv > bom.csv
+    kipukas-board hardware parts --map kipuka-12 --out parts/          # STL, STEP, drilling template
+    kipukas-board hardware parts --map my-map.toml --out parts/ --page letter --template-only
 
 Each subcommand registers itself in :func:`register` through one small function (``_add_bom``);
 a new one (the printed parts) adds its own beside it. The calculations live in
@@ -21,9 +23,10 @@ from kipukas_board.maker import bom as bom_mod
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("hardware", help="what to order and make for a board: the bill of materials")
+    p = sub.add_parser("hardware", help="what to order and make for a board: the bill of materials, printed parts")
     hsub = p.add_subparsers(dest="hardware_command", metavar="ACTION", required=True)
     _add_bom(hsub)
+    _add_parts(hsub)
 
 
 def _add_bom(hsub: Any) -> None:
@@ -37,6 +40,65 @@ def _add_bom(hsub: Any) -> None:
     out.add_argument("--json", action="store_true", help="one JSON document: parts and power")
     out.add_argument("--csv", action="store_true", help="CSV, as hardware/bom.csv")
     b.set_defaults(func=bom)
+
+
+def _add_parts(hsub: Any) -> None:
+    pa = hsub.add_parser("parts", help="printable parts (STL, STEP) and a 1:1 drilling template (SVG, PDF) for a map")
+    pa.add_argument("--map", required=True, help="map name (calibration/maps/) or path; needs a [physical] section")
+    pa.add_argument("--out", required=True, help="folder to write into (made if missing)")
+    pa.add_argument("--players", type=int, default=2, choices=bom_mod.PLAYERS,
+                    help="how many camera mounts of each kind to print, as the BOM counts cameras (default 2)")
+    pa.add_argument("--pi", type=int, default=5, choices=bom_mod.PIS, help="Raspberry Pi model (default 5)")
+    pa.add_argument("--page", default="a4", choices=["a4", "letter"], help="the template PDF's paper (default a4)")
+    pa.add_argument("--no-step", action="store_true", help="STL only, no STEP files")
+    pa.add_argument("--render", action="store_true", help="a PNG picture of each part too")
+    pa.add_argument("--template-only", action="store_true", help="only the drilling template (no CAD library needed)")
+    pa.set_defaults(func=parts)
+
+
+def parts(args: argparse.Namespace) -> int:
+    from kipukas_board.maker.parts import cad
+    from kipukas_board.maker.parts.template import TemplateError
+
+    try:
+        board = load_map(args.map)
+    except MapError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    from kipukas_board.maker.parts.build import write_parts, write_template
+
+    try:
+        files = write_template(board, args.out, args.page)
+    except TemplateError as exc:
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # reportlab, for the PDF
+        print(f"kipukas-board: {exc.name} is missing; {cad.INSTALL_HINT}", file=sys.stderr)
+        return 1
+    t = files.template
+    print(f"{files.svg}: drilling template, {t.width:g} x {t.depth:g} mm, {len(t.holes)} stand holes, "
+          f"{len(t.leds)} LED pieces")
+    print(f"{files.pdf}: the same on {files.pages} {args.page.upper()} page(s); print at actual size, "
+          "tape the pages where their crosses meet")
+    for warning in t.warnings:
+        print(f"kipukas-board: warning: {warning}", file=sys.stderr)
+    if args.template_only:
+        return 0
+    bom = bom_mod.build_bom(board, args.players, args.pi)
+    cameras = {"cm3": bom.qty("csi-camera"), "c920": bom.qty("usb-camera")}
+    try:
+        written = write_parts(board, args.out, step=not args.no_step, render=args.render, cameras=cameras)
+    except cad.CadMissing as exc:
+        print(f"kipukas-board: {exc}", file=sys.stderr)
+        return 1
+    bad = 0
+    for f in written:
+        size = " x ".join(f"{v:.1f}" for v in f.check.size)
+        state = "ok" if f.check.ok else "NOT PRINTABLE: " + "; ".join(f.check.problems())
+        print(f"{f.stl}: {f.title}, print {f.count}, {size} mm: {state}")
+        bad += not f.check.ok
+    print(f"{args.out}/parts.md: what to print, how many, material, layer and supports")
+    return 1 if bad else 0
 
 
 def bom(args: argparse.Namespace) -> int:
