@@ -140,6 +140,19 @@ DEFAULT_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("wechat", "gray", 0.75, "strong", 15.0),
 )
 
+#: The rest of the ladder for a code still unread after the default one, tried on the stacked mean
+#: of a still scene's frames (:mod:`kipukas_board.vision.reader`) before the heavy decoders: the
+#: red channel and ZBar on grey read some textured codes the default channels miss, and a small
+#: code whose noise the stacking took away is read upscaled 1.5 times and sharpened, on its located
+#: region or, failing a location, on the whole frame.
+SEARCH_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("zxing", "red", 0.5, "sharp", 1.3),
+    Strategy("pyzbar", "gray", 0.5, "none", 8.0),
+    Strategy("zxing", "gray", 1.5, "sharp", 3.0, located=True),
+    Strategy("zxing", "blue", 1.5, "sharp", 3.0, located=True),
+    Strategy("zxing", "gray", 1.5, "sharp", 9.0),
+)
+
 #: A located region is looked at this many times the located symbol's size, centred on it: a symbol
 #: that was located but not decoded is often a wrong pairing of finder patterns, which can lie
 #: anywhere within about one code's width of the real code.
@@ -179,6 +192,8 @@ class DecodeResult:
     complete: bool = False
     #: Symbols located but not decoded so far (corner points in frame pixels), for ``located`` strategies.
     located: list[tuple[tuple[float, float], ...]] = field(default_factory=list)
+    #: The frame was too flat to hold a code (no strategy ran): an empty stand, a covered lens.
+    featureless: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"codes": self.codes, "ms": round(self.ms, 2), "cpu_ms": round(self.cpu_ms, 2),
@@ -243,6 +258,18 @@ class Pipeline:
         self._now = 0.0
         self._roi_missed = 0
 
+    def searcher(self) -> Pipeline:
+        """A pipeline for the search across frames of a code this one has not read: this one's
+        strategies with :data:`SEARCH_STRATEGIES` before the heavy ones, the same decoders (and worker
+        process), budget and payload check, no camera state; its heavy decoders run only in a
+        ``thorough`` pass."""
+        light = [s for s in self.strategies if s.cost_ms < self.heavy_ms]
+        heavy = [s for s in self.strategies if s.cost_ms >= self.heavy_ms]
+        extra = [s for s in SEARCH_STRATEGIES if s.decoder in self.decoders and s not in light]
+        return Pipeline(strategies=light + extra + heavy, budget_ms=self.budget_ms, decoders=self.decoders,
+                        heavy_interval_s=float("inf"), heavy_ms=self.heavy_ms, clock=self.clock,
+                        cpu_clock=self.cpu_clock, slack=self.slack, accept=self.accept)
+
     def warm_up(self) -> None:
         """Wait until the isolated decoders' worker processes can take images."""
         for dec in self.decoders.values():
@@ -287,13 +314,18 @@ class Pipeline:
             # card's region and its recent read are forgotten (the next card is somewhere else,
             # and the decoder that read the last one may not read it)
             self._forget_card()
-            result.complete = True
+            result.complete = result.featureless = True
             return finish()
-        heavy_ok = (thorough or self.heavy_interval_s is None
-                    or ((self._last_heavy is None or t0 - self._last_heavy >= self.heavy_interval_s)
+        interval = self.heavy_interval_s
+        # an infinite interval keeps the heavy strategies for thorough passes only
+        interval_over = interval is not None and (
+            (self._last_heavy is None and interval != float("inf"))
+            or (self._last_heavy is not None and t0 - self._last_heavy >= interval))
+        heavy_ok = (thorough or interval is None
+                    or (interval_over
                         # a card the cheap passes read a moment ago is still there: a miss now is
                         # the noise of a hand-held frame, which a heavy pass would pay dearly for
-                        and (self._cheap_read_at is None or t0 - self._cheap_read_at >= self.heavy_interval_s)))
+                        and (self._cheap_read_at is None or t0 - self._cheap_read_at >= interval)))
         if self.remember_roi and self._roi is not None:
             recent_full = self._last_full is not None and t0 - self._last_full < self.full_every_s
             roi_strategy = self._roi[0]

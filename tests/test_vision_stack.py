@@ -1,0 +1,142 @@
+"""The search across frames: an unread still card's frames are aligned and averaged, and the mean
+decoded at a few frame counts, the heavy decoders only at the last."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from _qrgen import noise
+
+from kipukas_board.vision.decoders import Decoded
+from kipukas_board.vision.pipeline import SEARCH_STRATEGIES, DecodeResult, Pipeline
+from kipukas_board.vision.reader import STACK_AT, CameraReader
+from kipukas_board.vision.stack import FrameStack
+
+P = "kpks.us/RrDC#0001?DmFz33"
+
+
+def _scene(rng: np.random.Generator, size: tuple[int, int] = (360, 640)) -> np.ndarray:
+    """A textured view (a card's art): something to align on, and not featureless."""
+    base = rng.integers(40, 220, (45, 80, 3), dtype=np.uint8).astype(np.float32)
+    return cv2.resize(base, (size[1], size[0]), interpolation=cv2.INTER_CUBIC).astype(np.uint8)
+
+
+class _NoiseLimited:
+    """A pipeline that reads the card only where the frame's noise is below ``limit`` grey levels."""
+
+    def __init__(self, clean: np.ndarray, limit: float) -> None:
+        self.clean = clean.astype(np.float32)
+        self.limit = limit
+        self.calls: list[tuple[float, bool]] = []
+
+    def decode(self, frame, thorough: bool = False) -> DecodeResult:
+        sigma = float(np.std(frame.astype(np.float32) - self.clean))
+        self.calls.append((sigma, thorough))
+        return DecodeResult(codes=[P] if sigma < self.limit else [], complete=True)
+
+
+def test_a_card_lost_in_noise_is_read_from_the_stacked_frames() -> None:
+    rng = np.random.default_rng(1)
+    clean = _scene(rng)
+    pipe = _NoiseLimited(clean, limit=5.0)  # sigma 8 alone: never; 4 frames: about 4
+    reader = CameraReader(pipe)
+    reads = [reader.read(noise(clean, rng, 8)) for _ in range(10)]
+    first = next(i for i, r in enumerate(reads) if r.codes)
+    assert first == STACK_AT[0] - 1 and reads[first].stacked == STACK_AT[0]
+    assert all(r.codes == [P] for r in reads[first:])
+    assert len(pipe.calls) == 2  # the frame itself, then the mean of 4; nothing once read
+    assert pipe.calls[0][0] > 7 and pipe.calls[1][0] < 4.5
+
+
+def test_an_unreadable_still_view_is_searched_at_the_stack_counts_then_given_up() -> None:
+    rng = np.random.default_rng(2)
+    clean = _scene(rng)
+    pipe = _NoiseLimited(clean, limit=0.0)  # never reads
+    reader = CameraReader(pipe)
+    decoded = [reader.read(noise(clean, rng, 8)).decoded for _ in range(3 * STACK_AT[-1])]
+    assert [i + 1 for i, d in enumerate(decoded) if d] == [1, *STACK_AT]
+    # the heavy decoders (thorough) only on the last mean; noise falls as sqrt(N)
+    assert [t for _, t in pipe.calls] == [False] * len(STACK_AT) + [True]
+    sigmas = [s for s, _ in pipe.calls]
+    assert sigmas == sorted(sigmas, reverse=True)
+    assert sigmas[-1] == pytest.approx(8 / np.sqrt(STACK_AT[-1]), rel=0.2)
+
+
+def test_a_change_of_scene_starts_the_stack_again() -> None:
+    rng = np.random.default_rng(3)
+    clean = _scene(rng)
+    pipe = _NoiseLimited(clean, limit=0.0)
+    reader = CameraReader(pipe, miss_interval_s=0.0)  # the new view is decoded however soon it comes
+    for _ in range(STACK_AT[0] - 1):
+        reader.read(noise(clean, rng, 8))
+    other = _scene(rng)
+    assert reader.read(other).changed
+    for _ in range(STACK_AT[0] - 2):
+        assert not reader.read(noise(other, rng, 8)).decoded  # 3 frames of the new view, not 4+
+    assert reader.read(noise(other, rng, 8)).stacked == STACK_AT[0]
+
+
+def test_a_featureless_view_is_not_searched() -> None:
+    pipe = _NoiseLimited(np.zeros((360, 640, 3), np.uint8), limit=0.0)
+    reader = CameraReader(pipe)
+    pipe.decode = lambda frame, thorough=False: DecodeResult(complete=True, featureless=True)  # type: ignore[method-assign]
+    rng = np.random.default_rng(4)
+    flat = np.full((360, 640, 3), 128, np.uint8)
+    assert [reader.read(noise(flat, rng, 2)).decoded for _ in range(20)].count(True) == 1
+
+
+def _move(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    h, w = img.shape[:2]
+    return cv2.warpAffine(img, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+
+def test_frames_moved_by_a_few_pixels_are_aligned_before_they_are_added() -> None:
+    rng = np.random.default_rng(5)
+    clean = _scene(rng, (720, 1280))
+    stack = FrameStack(clean)
+    moves = [(3, -2), (-4, 1), (2, 3), (-1, -4)]
+    for dx, dy in moves:
+        moved = _move(clean, dx, dy)
+        assert stack.shift(moved) == pytest.approx((dx, dy), abs=0.6)
+        assert stack.add(moved)
+    inner = (slice(20, -20), slice(20, -20))
+    aligned = np.abs(stack.mean()[inner].astype(float) - clean[inner]).mean()
+    smeared = np.abs(np.mean([cv2.warpAffine(clean, np.float32([[1, 0, dx], [0, 1, dy]]), (1280, 720))
+                              for dx, dy in moves], axis=0)[inner] - clean[inner]).mean()
+    assert aligned < smeared / 2
+
+
+def test_another_view_or_size_is_refused() -> None:
+    rng = np.random.default_rng(6)
+    clean = _scene(rng, (720, 1280))
+    stack = FrameStack(clean)
+    far = _move(clean, 40, 0)
+    assert not stack.add(far)
+    assert not stack.add(clean[:360, :640])
+    assert stack.count == 1
+
+
+class _Fake:
+    def __init__(self, name: str, log: list[str]) -> None:
+        self.name, self.log = name, log
+
+    def __call__(self, image) -> list[Decoded]:
+        self.log.append(self.name)
+        return []
+
+
+def test_the_searcher_continues_the_ladder_before_the_heavy_decoders_and_runs_those_only_thoroughly() -> None:
+    log: list[str] = []
+    decoders = {n: _Fake(n, log) for n in ("zxing", "pyzbar", "wechat")}
+    pipe = Pipeline(decoders=decoders, budget_ms=1e6, remember_roi=True, heavy_interval_s=1.0)
+    search = pipe.searcher()
+    names = [s.name for s in search.strategies]
+    assert names.index(SEARCH_STRATEGIES[0].name) < names.index("wechat@0.75/gray/strong")
+    assert search.decoders is pipe.decoders and search.accept is pipe.accept
+    frame = _scene(np.random.default_rng(7))
+    quick = search.decode(frame)
+    assert "wechat" not in log and "wechat@0.75/gray/strong" in quick.held_back
+    assert any(t == SEARCH_STRATEGIES[0].name for t in quick.tried)
+    search.decode(frame, thorough=True)
+    assert log[-1] == "wechat"
