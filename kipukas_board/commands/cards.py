@@ -4,6 +4,7 @@
     kipukas-board scan --seat N [--seconds S] [--json]    # read seat N's camera as the board does
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies] [--budget-ms MS]
     kipukas-board bench-camera IMAGE... [--fps F] [--seconds S] [--noise SIGMA] [--jitter PX] [--seats N] [--json]
+    kipukas-board bench-robustness DIR --truth truth.json [--conditions A,B] [--limit N] [--no-search] [--json]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
     kipukas-board cameras [--settings FILE]               # which camera serves which seat
@@ -25,11 +26,26 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.bench.qr import VARIANTS
-from kipukas_board.commands.argtypes import milliseconds
+from kipukas_board.commands.argtypes import at_least, milliseconds, positive
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
 
 #: Largest TOML card file read (a deck of a few hundred cards is far smaller).
 MAX_CARD_FILE = 1024 * 1024
+
+
+def _condition_names() -> list[str]:
+    from kipukas_board.bench.conditions import CONDITIONS
+
+    return list(CONDITIONS)
+
+
+def _conditions(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in _condition_names()]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"unknown condition(s) {', '.join(unknown) or repr(text)}; expected a "
+                                         f"comma-separated list of {', '.join(_condition_names())}")
+    return names
 
 
 def register(sub: Any) -> None:
@@ -82,6 +98,29 @@ def register(sub: Any) -> None:
                     help="CPU time a frame may cost (default the board's, 80)")
     bc.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     bc.set_defaults(func=bench_camera)
+
+    br = sub.add_parser("bench-robustness", help="hold each capture before a seat's loop under worse camera "
+                                                 "conditions and count what it reads within a second",
+                        description="Apply each camera condition (noise, motion blur, JPEG, half resolution, "
+                                    "-1 EV, glare) to every capture with known codes, hold it before a seat's loop "
+                                    "with fresh sensor noise on every frame, and print per condition the codes read "
+                                    "within --within seconds, the first-read times, the loop's CPU while a card is "
+                                    "held and while the stand is empty, and the still-image counts and CPU of the "
+                                    "pipeline and of WeChat alone on the same frames.")
+    br.add_argument("dir", type=Path, help="folder of captures")
+    br.add_argument("--truth", type=Path, required=True, help='truth file: {"images": {"<name>": {"codes": [...]}}}')
+    br.add_argument("--conditions", type=_conditions, default=None, metavar="A,B",
+                    help="conditions to apply (default all: " + ", ".join(_condition_names()) + ")")
+    br.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="only the first N captures (by name)")
+    br.add_argument("--fps", type=positive, default=15.0, help="frames a second (default 15)")
+    br.add_argument("--seconds", type=positive, default=2.0, help="how long each card is held (default 2)")
+    br.add_argument("--within", type=positive, default=1.0, help="a card counts as read within this many seconds "
+                                                              "(default 1)")
+    br.add_argument("--budget-ms", type=milliseconds, default=DEFAULT_BUDGET_MS, metavar="MS",
+                    help=f"CPU time a frame may cost (default the board's, {DEFAULT_BUDGET_MS:g})")
+    br.add_argument("--no-search", action="store_true", help="without the search across frames (to compare)")
+    br.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    br.set_defaults(func=bench_robustness)
 
     c = sub.add_parser("catalog", help="import or look up the card catalog")
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
@@ -338,6 +377,24 @@ def bench_camera(args: argparse.Namespace) -> int:
         report = run_bench_camera(args.images, fps=args.fps, seconds=args.seconds, noise=args.noise,
                                   seats=args.seats, budget_ms=args.budget_ms, jitter=args.jitter)
     except BenchCameraError as exc:
+        _err(str(exc))
+        return 2
+    print(format_table(report))
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+def bench_robustness(args: argparse.Namespace) -> int:
+    from kipukas_board.bench.qr import BenchError
+    from kipukas_board.bench.robustness import format_table, run_robustness
+
+    try:
+        report = run_robustness(args.dir, args.truth, args.conditions, limit=args.limit, fps=args.fps,
+                                seconds=args.seconds, within_s=args.within, budget_ms=args.budget_ms,
+                                search=not args.no_search,
+                                progress=None if args.json else lambda n: print(f"  {n} done", file=sys.stderr))
+    except BenchError as exc:
         _err(str(exc))
         return 2
     print(format_table(report))

@@ -1,0 +1,231 @@
+"""``bench-robustness``: does a seat's loop read every card held to it when the camera sees worse?
+
+Each capture of a labelled folder is turned into what a worse camera would give (one
+:mod:`~kipukas_board.bench.conditions` condition at a time) and held before a seat's loop for
+``seconds`` at ``fps``, with fresh sensor noise on every frame. The loop is the one a seat of the
+board runs (:class:`~kipukas_board.vision.reader.CameraReader`: change gate, decode pipeline with
+its WeChat worker process and the frame stacking of an unread still scene), a fresh one per capture
+as if the stand had been empty before.
+
+Time is simulated from measured CPU, so a machine busy with other work gives the same answers
+(only slower): the frames are made at ``k / fps``; the seat takes the newest frame made by the time
+it is free, and is busy for the CPU time that frame cost it (its thread's, plus its decoder
+process's), as if it had a core of its own. A seat slower than the camera so skips frames, as on
+the board. Per condition it reports:
+
+* ``read``: the codes of the truth the loop read within ``within_s`` of the card's first frame, of
+  all the codes (and ``wrong``: codes it read that are not in the capture's truth);
+* ``first_ms``: the median and the worst time to the first read of the cards it read;
+* ``cpu_held``: the loop's CPU per second of a held card, in % of one core (mean over the cards);
+  ``cpu_idle``: the same for an empty stand (a blank grey view in the same noise);
+* ``still``: the pipeline on the card's first frame alone, as ``kipukas-board scan`` decodes a
+  still image (codes read, median CPU ms), and ``wechat``: OpenCV's WeChat reader on the same
+  frame, in the same run (codes read, median CPU ms); their ratio is the figure to quote.
+
+Example::
+
+    >>> report = run_robustness("captures", "captures/truth.json", ["noise8"], limit=3)   # doctest: +SKIP
+    >>> report["conditions"][0]["read"], report["conditions"][0]["codes"]                 # doctest: +SKIP
+    (3, 3)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.bench.conditions import CONDITIONS, Condition, condition
+from kipukas_board.bench.qr import BenchError, load_truth
+from kipukas_board.settings import DEFAULT_BUDGET_MS
+
+
+def _noisy(img: Any, sigma: float, rng: Any) -> Any:
+    """``img`` with fresh Gaussian noise of ``sigma`` grey levels (saturated to 0..255)."""
+    import numpy as np
+
+    if sigma <= 0:
+        return img.copy()
+    noise = rng.standard_normal(img.shape, dtype=np.float32)
+    noise *= sigma
+    noise += img
+    np.clip(noise, 0, 255, out=noise)
+    return np.rint(noise).astype(np.uint8)
+
+
+class _Seat:
+    """A seat's loop as the board builds it, under a simulated clock; one decoder set for all cards."""
+
+    def __init__(self, budget_ms: float, search: bool = True) -> None:
+        from kipukas_board.vision.decoders import available_decoders
+        from kipukas_board.vision.isolated import IsolatedDecoder
+        from kipukas_board.vision.pipeline import ISOLATED_DECODERS
+
+        self.budget_ms = budget_ms
+        self.search = search
+        self.now = 0.0
+        self.decoders = available_decoders()
+        self.isolated = {n: IsolatedDecoder(n) for n in ISOLATED_DECODERS if n in self.decoders}
+        self.loop_decoders = {**self.decoders, **self.isolated}
+        for dec in self.isolated.values():
+            dec.ready()
+
+    def reader(self) -> Any:
+        from kipukas_board.vision.desk import HEAVY_INTERVAL_S
+        from kipukas_board.vision.pipeline import Pipeline
+        from kipukas_board.vision.reader import STACK_AT, CameraReader
+
+        pipe = Pipeline(decoders=self.loop_decoders, remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S,
+                        budget_ms=self.budget_ms, clock=lambda: self.now)
+        return CameraReader(pipe, clock=lambda: self.now, stack_at=STACK_AT if self.search else ())
+
+    def worker_ms(self) -> float:
+        return sum(dec.cpu_ms() for dec in self.isolated.values())
+
+    def hold(self, img: Any, sigma: float, fps: float, seconds: float, rng: Any) -> dict[str, Any]:
+        """One card (or an empty view) held for ``seconds``: its reads by simulated time, and its CPU."""
+        reader = self.reader()
+        n = max(1, round(fps * seconds))
+        free = 0.0
+        cpu = 0.0
+        k = 0
+        reads: dict[str, float] = {}
+        handled = 0
+        while k < n:
+            k = max(k, math.floor(free * fps + 1e-9))  # the newest frame made by the time the seat is free
+            if k >= n:
+                break
+            self.now = max(free, k / fps)
+            frame = _noisy(img, sigma, rng)
+            c0, w0 = time.thread_time(), self.worker_ms()
+            read = reader.read(frame)
+            cost = time.thread_time() - c0 + (self.worker_ms() - w0) / 1000
+            free = self.now + cost
+            cpu += cost
+            handled += 1
+            for code in read.codes:
+                reads.setdefault(code, free)
+            k += 1
+        return {"reads": reads, "cpu_pct": 100 * cpu / max(seconds, free), "frames": n, "handled": handled}
+
+    def close(self) -> None:
+        for dec in self.isolated.values():
+            dec.close()
+
+
+def _still(seat: _Seat, frame: Any) -> tuple[list[str], float, list[str], float]:
+    """The pipeline (as ``scan`` runs it) and WeChat alone on one frame: codes and CPU ms of each."""
+    from kipukas_board.vision.pipeline import Pipeline
+
+    pipe = Pipeline(decoders=seat.loop_decoders, budget_ms=seat.budget_ms)
+    result = pipe.decode(frame)
+    codes, cpu = result.codes, result.cpu_ms
+    wechat = seat.decoders.get("wechat")
+    if wechat is None:
+        return codes, cpu, [], float("nan")
+    c0 = time.thread_time()
+    texts = [d.text for d in wechat(frame)]
+    return codes, cpu, texts, (time.thread_time() - c0) * 1000
+
+
+def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Sequence[str] | None = None,
+                   limit: int | None = None, fps: float = 15.0, seconds: float = 2.0, within_s: float = 1.0,
+                   budget_ms: float = DEFAULT_BUDGET_MS, seed: int = 0, search: bool = True,
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Every condition applied to every capture (the first ``limit`` with codes, sorted by name).
+
+    ``search=False`` measures the loop without its search across frames (no stacking), for comparison.
+    """
+    import cv2
+    import numpy as np
+
+    if not (0 < fps <= 120):
+        raise BenchError(f"--fps must be above 0 and at most 120, got {fps:g}")
+    if not (0 < within_s <= seconds <= 60):
+        raise BenchError(f"expected 0 < within ({within_s:g} s) <= seconds ({seconds:g} s) <= 60")
+    chosen: list[Condition] = []
+    for name in conditions or list(CONDITIONS):
+        try:
+            chosen.append(condition(name))
+        except ValueError as exc:
+            raise BenchError(str(exc)) from None
+    folder = Path(folder)
+    truth = {n: c for n, c in sorted(load_truth(truth_path).items()) if c}
+    names = list(truth)[:limit] if limit else list(truth)
+    if not names:
+        raise BenchError(f"{truth_path}: no capture with a known code to hold before the camera")
+    captures = {}
+    for name in names:
+        img = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        if img is None:
+            raise BenchError(f"{folder / name}: missing, or not an image OpenCV can read")
+        captures[name] = img
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    seat = _Seat(budget_ms, search)
+    rows = []
+    try:
+        for cond in chosen:
+            row: dict[str, Any] = {"condition": cond.name, "what": cond.what, "noise": cond.noise, "codes": 0,
+                                   "read": 0, "wrong": 0, "still": 0, "wechat": 0, "missed": []}
+            first: list[float] = []
+            held: list[float] = []
+            still_ms: list[float] = []
+            wechat_ms: list[float] = []
+            for name, img in captures.items():
+                want = set(truth[name])
+                seen = cond.apply(img)
+                frame0 = _noisy(seen, cond.noise, np.random.default_rng(seed))
+                codes, cpu, texts, wcpu = _still(seat, frame0)
+                row["still"] += len(want & set(codes))
+                row["wechat"] += len(want & set(texts))
+                still_ms.append(cpu)
+                wechat_ms.append(wcpu)
+                hold = seat.hold(seen, cond.noise, fps, seconds, rng)
+                in_time = {c for c, t in hold["reads"].items() if t <= within_s}
+                row["codes"] += len(want)
+                row["read"] += len(want & in_time)
+                row["wrong"] += len(set(hold["reads"]) - want)
+                if want - in_time:
+                    row["missed"].append(name)
+                first.extend(t * 1000 for c, t in hold["reads"].items() if c in want)
+                held.append(hold["cpu_pct"])
+            blank = np.full(next(iter(captures.values())).shape, 128, np.uint8)
+            idle = seat.hold(cond.apply(blank), cond.noise, fps, seconds, rng)
+            row.update(first_ms_median=round(statistics.median(first), 1) if first else None,
+                       first_ms_max=round(max(first), 1) if first else None,
+                       cpu_held=round(statistics.fmean(held), 2), cpu_idle=round(idle["cpu_pct"], 2),
+                       still_ms_median=round(statistics.median(still_ms), 2),
+                       wechat_ms_median=round(statistics.median(wechat_ms), 2))
+            rows.append(row)
+            if progress:
+                progress(cond.name)
+    finally:
+        seat.close()
+    return {"images": len(names), "search": search, "fps": fps, "seconds": seconds, "within_s": within_s,
+            "budget_ms": budget_ms, "conditions": rows}
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """The report as a plain-text table, one row per condition, then the goals it meets."""
+    head = (f"{'condition':<9} {'codes':>5} {'loop read':>9} {'wrong':>5} {'first ms med/max':>16} "
+            f"{'cpu% held':>9} {'cpu% idle':>9} {'still':>5} {'wechat':>6} {'still ms':>8} {'wechat ms':>9} "
+            f"{'ratio':>5}")
+    lines = [f"{report['images']} captures, each held {report['seconds']:g} s at {report['fps']:g} fps; read within "
+             f"{report['within_s']:g} s; search across frames {'on' if report.get('search', True) else 'off'}; "
+             f"budget {report['budget_ms']:g} ms of CPU a frame; time simulated from "
+             "measured CPU (a core per seat); cpu % of one core; still = the pipeline on the first frame alone, "
+             "wechat = WeChat alone on that frame; ms = median CPU", head, "-" * len(head)]
+    for r in report["conditions"]:
+        first = "-" if r["first_ms_median"] is None else f"{r['first_ms_median']:.0f}/{r['first_ms_max']:.0f}"
+        ratio = r["still_ms_median"] / r["wechat_ms_median"] if r["wechat_ms_median"] else float("nan")
+        lines.append(f"{r['condition']:<9} {r['codes']:>5} {r['read']:>9} {r['wrong']:>5} {first:>16} "
+                     f"{r['cpu_held']:>9.1f} {r['cpu_idle']:>9.1f} {r['still']:>5} {r['wechat']:>6} "
+                     f"{r['still_ms_median']:>8.2f} {r['wechat_ms_median']:>9.2f} {ratio:>5.2f}")
+    for r in report["conditions"]:
+        if r["missed"]:
+            lines.append(f"{r['condition']}: not read within {report['within_s']:g} s: {', '.join(r['missed'])}")
+    return "\n".join(lines)

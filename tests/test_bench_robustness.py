@@ -1,0 +1,86 @@
+"""The robustness bench in a small form: a few captures, two conditions, a second each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from _qrgen import camouflage, place, qr_tile
+
+from kipukas_board.bench.conditions import CONDITIONS, condition
+from kipukas_board.bench.qr import BenchError
+from kipukas_board.bench.robustness import format_table, run_robustness
+from kipukas_board.cli import main
+
+P = "kpks.us/RrDC#0001?DmFz33"
+Q = "kpks.us/HMPU#0004?BFxDCJ"
+
+
+@pytest.fixture
+def captures(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(12)
+    d = tmp_path / "caps"
+    d.mkdir()
+    cv2.imwrite(str(d / "a.png"), place([camouflage(qr_tile(P, px=6), rng)], size=(360, 640)))
+    cv2.imwrite(str(d / "b.png"), place([camouflage(qr_tile(Q, px=6), rng)], size=(360, 640)))
+    cv2.imwrite(str(d / "unknown.png"), place([qr_tile(P, px=6)], size=(360, 640)))
+    truth = {"a.png": {"codes": [P]}, "b.png": {"codes": [Q]}, "unknown.png": {"codes": []}}
+    (d / "truth.json").write_text(json.dumps({"images": truth}))
+    return d
+
+
+def test_every_condition_changes_the_picture_as_documented() -> None:
+    img = place([qr_tile(P, px=6)], size=(360, 640))
+    assert CONDITIONS["half"].apply(img).shape == (180, 320, 3)
+    for name in ("noise2", "noise4", "noise8"):
+        assert np.array_equal(CONDITIONS[name].apply(img), img) and CONDITIONS[name].noise == float(name[5:])
+    for name in ("blur3", "blur5", "blur9", "jpeg40", "ev-1", "glare"):
+        out = CONDITIONS[name].apply(img)
+        assert out.shape == img.shape and out.dtype == np.uint8 and not np.array_equal(out, img), name
+    assert CONDITIONS["ev-1"].apply(img).mean() < img.mean() < CONDITIONS["glare"].apply(img).mean()
+    blurred = [np.abs(np.diff(CONDITIONS[f"blur{n}"].apply(img).astype(int), axis=1)).mean() for n in (3, 5, 9)]
+    assert blurred == sorted(blurred, reverse=True)  # a longer streak leaves softer edges
+    with pytest.raises(ValueError, match="expected one of noise2"):
+        condition("fog")
+
+
+def test_the_small_bench_reads_every_card_and_counts_it(captures: Path) -> None:
+    report = run_robustness(captures, captures / "truth.json", ["noise4", "half"], fps=15, seconds=1.0)
+    assert report["images"] == 2  # the capture without a known code is not held
+    for row in report["conditions"]:
+        assert (row["codes"], row["read"], row["wrong"], row["missed"]) == (2, 2, 0, []), row
+        assert row["still"] == 2 and 0 <= row["wechat"] <= 2
+        assert 0 < row["first_ms_median"] <= row["first_ms_max"] <= 1000
+        assert row["cpu_held"] > 0 and row["cpu_idle"] >= 0 and row["still_ms_median"] > 0
+    table = format_table(report)
+    assert "noise4" in table and "half" in table and "loop read" in table
+
+
+def test_without_the_search_it_says_so(captures: Path) -> None:
+    report = run_robustness(captures, captures / "truth.json", ["noise2"], limit=1, seconds=1.0, search=False)
+    assert report["search"] is False and "search across frames off" in format_table(report)
+
+
+def test_bad_input_is_named(captures: Path, capsys) -> None:
+    with pytest.raises(BenchError, match="unknown camera condition 'fog'"):
+        run_robustness(captures, captures / "truth.json", ["fog"])
+    with pytest.raises(BenchError, match="within"):
+        run_robustness(captures, captures / "truth.json", ["noise2"], seconds=1.0, within_s=2.0)
+    (captures / "a.png").unlink()
+    with pytest.raises(BenchError, match="a.png: missing"):
+        run_robustness(captures, captures / "truth.json", ["noise2"])
+    with pytest.raises(SystemExit):
+        main(["bench-robustness", str(captures), "--truth", str(captures / "truth.json"), "--conditions", "fog"])
+    assert "expected a comma-separated list of noise2" in capsys.readouterr().err
+
+
+def test_the_command_prints_the_table_and_json(captures: Path, capsys) -> None:
+    rc = main(["bench-robustness", str(captures), "--truth", str(captures / "truth.json"), "--conditions", "noise2",
+               "--limit", "1", "--seconds", "1", "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert rc == 0 and out[1].startswith("condition")
+    doc = json.loads(out[-1])
+    assert doc["conditions"][0]["condition"] == "noise2" and doc["conditions"][0]["read"] == 1
