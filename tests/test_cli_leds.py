@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.cli import main
@@ -182,3 +184,33 @@ def test_without_a_settings_count_a_calibrated_strip_length_is_used(tmp_path: Pa
     assert main(["leds", "test", "--sim", "--settings", str(s), "--seconds", "0", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert doc["count"] == 40 and doc["steps"][0]["lit"] == list(range(40))
+
+
+def test_identify_lights_every_pixel_in_its_code_and_prints_the_legend_and_the_order(tmp_path: Path, capsys) -> None:
+    from kipukas_board.show import pixel_identify as pid
+
+    s = _settings(tmp_path, '[board]\nmap = "kipuka-8"\n[leds]\ncount = 70\n')
+    assert main(["leds", "identify", "--sim", "--settings", str(s), "--data-dir", str(tmp_path), "--seconds", "0",
+                 "--json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "bright white: every 60th pixel" in out[1] and "red 1-9" in out[1]
+    assert "territory 1 (Ember Ridge)" in out[2] and "pixels 0-2" in out[2]  # the default order: territories first
+    (step,) = json.loads(out[-1])["steps"]
+    assert step["lit"] == list(range(70))
+    frame = pid.frame(70)
+    assert frame[0] == frame[60] == pid.BRIGHT and frame[10] == frame[50] == pid.DIM
+    assert len({frame[i] for i in (1, 11, 21, 31, 41, 51)}) == 6  # each ten its own colour
+
+
+@given(st.integers(0, 10_000))
+def test_every_pixel_number_can_be_read_back_from_its_description(i: int) -> None:
+    import re
+
+    from kipukas_board.show import pixel_identify as pid
+
+    text = pid.describe(i)
+    m = re.search(r"the (\d+)\w\w after the (?:bright|dim) white (\d+)", text)
+    if m:
+        assert int(m.group(2)) + int(m.group(1)) == i and pid.identify_color(int(m.group(2))) in (pid.BRIGHT, pid.DIM)
+    else:
+        assert pid.identify_color(i) in (pid.BRIGHT, pid.DIM) and text.startswith(f"pixel {i}: ")

@@ -62,3 +62,14 @@ def test_dry_run_and_files_only_change_nothing_and_skip_the_check(tmp_path: Path
     bad = flash(tmp_path, "--uf2", str(tmp_path / "missing.uf2"))
     assert bad.returncode == 1 and "does not exist" in bad.stderr
     assert flash(tmp_path, "--bogus").returncode == 2
+
+
+def test_files_only_on_a_running_pico_says_to_fit_the_safe_pin_jumper_and_copies_nothing(tmp_path: Path) -> None:
+    """A Pico running the firmware has Ctrl-C off: mpremote cannot enter its REPL. --files-only
+    checks first and says what to do, instead of mpremote's bare 'could not enter raw repl'."""
+    done = flash(tmp_path, "--files-only", "--port", "/dev/null", FAKE_FAIL="1")
+    assert done.returncode == 1 and "SAFE_PIN jumper (JP1: GP22 to GND)" in done.stderr
+    assert "could not enter raw repl" in done.stderr  # mpremote's own words kept, after the advice's cause
+    assert not [c for c in calls(tmp_path) if " cp " in c]
+    ok = flash(tmp_path, "--files-only", "--port", "/dev/null")
+    assert ok.returncode == 0 and [c.split()[2] for c in calls(tmp_path)][-3:] == ["exec", "cp", "reset"]

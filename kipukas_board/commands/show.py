@@ -1,6 +1,7 @@
 """``kipukas-board leds ...`` and ``kipukas-board say``: check the lights and the speaker.
 
     kipukas-board leds test [--pattern colors|load|walk|segments] [--count N] [--pixels A-B] [--json]
+    kipukas-board leds identify [--seconds S]               # every pixel's number shown by its colour
     kipukas-board leds spi-bytes R,G,B [R,G,B ...] --json    # the SPI backend's exact bytes
     kipukas-board leds bench --leds 300 [--frames N] --json  # frame time of render + output + encode
     kipukas-board say TEXT... [--wav FILE] [--volume V]      # speak through espeak-ng
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.commands.run import SYSTEM_SETTINGS, settings_path
+from kipukas_board.show import pixel_identify
 
 
 def register(sub: Any) -> None:
@@ -48,6 +50,22 @@ def register(sub: Any) -> None:
     t.add_argument("--color", default="255,255,255", help="R,G,B for walk and segments (default white)")
     t.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     t.set_defaults(func=leds_test)
+
+    i = lsub.add_parser("identify", help="every pixel's number made visible by its colour, with the legend",
+                        description="Light the whole strip at once in a code that gives each pixel's number: "
+                                    "bright white every 60th pixel, dim white every other 10th, and the nine "
+                                    "between coloured by their ten (red, yellow, green, cyan, blue, magenta). "
+                                    "Then prints which pixels the layout gives each territory and stand, in strip "
+                                    "order (hardware/README.md, 'LED pixel order').")
+    i.add_argument("--count", type=int, help="pixels on the strip (default: the settings' [leds] count)")
+    i.add_argument("--pixels", metavar="FIRST-LAST", help="light only these pixels")
+    i.add_argument("--sim", action="store_true", help="drive the simulated strip (nothing lights)")
+    i.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
+    i.add_argument("--map", help="map name or path (default: the settings' map)")
+    i.add_argument("--data-dir", type=Path, help="the board's data directory (default: the service's)")
+    i.add_argument("--seconds", type=float, help="how long the frame stays lit (default 60)")
+    i.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    i.set_defaults(func=leds_test, pattern="identify", color="255,255,255")
 
     s = lsub.add_parser("spi-bytes", help="the exact SPI bytes for these pixel values (no gamma/cap)")
     s.add_argument("pixels", nargs="+", metavar="R,G,B")
@@ -97,7 +115,7 @@ def _ranges(px: list[int]) -> str:
 
 
 PATTERNS = ("colors", "load", "walk", "segments")
-DEFAULT_SECONDS = {"colors": 2.0, "load": 10.0, "walk": 0.1, "segments": 0.7}
+DEFAULT_SECONDS = {"colors": 2.0, "load": 10.0, "walk": 0.1, "segments": 0.7, "identify": 60.0}
 
 
 def _span(text: str | None, count: int) -> list[int]:
@@ -123,9 +141,20 @@ def _steps(pattern: str, layout: Any, board: Any, span: list[int], color: Any) -
         return [("full white", dict.fromkeys(span, (255, 255, 255)))]
     if pattern == "walk":
         return [(f"pixel {i}", {i: color}) for i in span]
+    if pattern == "identify":
+        return [("every pixel's number", pixel_identify.frame(len(span), span))]
     steps = [(f"territory {n}" + (f" ({board.territories[n].name})" if board.territories[n].name else ""),
               dict.fromkeys(px, color)) for n, px in sorted(layout.territories.items())]
     return steps + [(f"stand {sid}", dict.fromkeys(px, color)) for sid, px in layout.stands.items()]
+
+
+def _layout_order(layout: Any, board: Any) -> list[tuple[str, list[int]]]:
+    """Each territory's and stand's pixels, in strip order (by their first pixel)."""
+    parts = [(f"territory {n}" + (f" ({board.territories[n].name})" if n in board.territories
+                                  and board.territories[n].name else ""), sorted(px))
+             for n, px in layout.territories.items() if px]
+    parts += [(f"stand {sid}", sorted(px)) for sid, px in layout.stands.items() if px]
+    return sorted(parts, key=lambda p: p[1][0])
 
 
 def leds_test(args: argparse.Namespace) -> int:
@@ -173,6 +202,10 @@ def leds_test(args: argparse.Namespace) -> int:
           (" (simulated: nothing lights)" if adapter == "sim" else "") +
           f": {count} pixels, order {opts['order']}, brightness {layout.brightness:g}, "
           f"power cap {layout.power_budget_ma:.0f} mA", flush=True)
+    if args.pattern == "identify":
+        print(pixel_identify.legend(), flush=True)
+        for what, px in _layout_order(layout, board):
+            print(f"  {_ranges(px):12} {what}", flush=True)
     seconds = DEFAULT_SECONDS[args.pattern] if args.seconds is None else max(0.0, args.seconds)
     report = []
     try:
