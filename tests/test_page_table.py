@@ -196,3 +196,16 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         assert not low, f"at {size[0]}x{size[1]} less than 80 % of the map is on the screen: {low}"
         ctx.close()
         assert not errors, errors
+
+
+def test_a_soul_event_is_told_by_card_name_and_owner_never_by_its_fields() -> None:
+    from kipukas_board.web.narrate import describe
+
+    souls = {"RrDC#0001": "Raven, Ana's", "WyRm#0002": "Wyrm, Ben's"}
+    told = describe({"type": "bout_roll", "territory": 3, "attacker": "RrDC#0001", "defender": "WyRm#0002",
+                     "archetype": 0}, {1: "Ana", 2: "Ben"}, {3: "Long Grass"}, souls)
+    assert told == "A bout in Long Grass (3): Raven, Ana's attacked Wyrm, Ben's."
+    assert describe({"type": "soul_damage", "soul": "WyRm#0002", "count": 2}, souls=souls) == \
+        "Wyrm, Ben's lost 2 keal means."
+    unknown = describe({"type": "something_new", "archetype": 0, "attacker": "RrDC#0001"})
+    assert unknown == "Something new." and "#" not in unknown

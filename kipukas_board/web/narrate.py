@@ -42,11 +42,21 @@ def _terr(territories: Mapping[int, str], n: Any) -> str:
     return f"{name} ({n})" if name else f"territory {n}"
 
 
+def soul_names(state: Any) -> dict[str, str]:
+    """Each soul the board knows by its card's name and its owner ("Raven, Ana's"), by soul id: the
+    words :func:`describe` uses instead of the id."""
+    names = {p.seat: p.name for p in getattr(state, "players", ())}
+    return {sid: f"{s.title or 'a soul'}, {names.get(s.seat, f'seat {s.seat}')}'s"
+            for sid, s in (getattr(state, "souls", None) or {}).items()}
+
+
 def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
-             territories: Mapping[int, str] | None = None) -> str:
-    """One sentence for a journaled event, with players' names (``names``: seat → name)."""
+             territories: Mapping[int, str] | None = None, souls: Mapping[str, str] | None = None) -> str:
+    """One sentence for a journaled event, with players' names (``names``: seat → name) and souls'
+    (``souls``: soul id → card name and owner, see :func:`soul_names`); never a raw field or id."""
     names = dict(names or {})
     terr = territories or {}
+    soul = lambda key: (souls or {}).get(str(event.get(key)), "a soul")  # noqa: E731
     kind = event.get("type")
     seat = lambda key: _seat(names, event.get(key))  # noqa: E731
     if kind == "stand":
@@ -118,9 +128,28 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
             return f"The game was ended: {seat('winner')} wins."
         return "The game was ended."
     if kind == "card":
-        return f"A card was shown at seat {event.get('seat')}."
-    fields = ", ".join(f"{k} {v}" for k, v in event.items() if k != "type" and not isinstance(v, dict | list))
-    return f"{str(kind).replace('_', ' ').capitalize()}: {fields}." if fields else f"{kind}."
+        held = names.get(event.get("seat"))  # type: ignore[arg-type]
+        return f"A card was shown at {held}'s seat." if held else f"A card was shown at seat {event.get('seat')}."
+    if kind == "soul_bind":
+        whose = soul("soul") if "soul" in event else f"a soul of {seat('seat')}"
+        return _cap(f"{whose} was put on stand {event.get('stand')}.")
+    if kind == "soul_unbind":
+        return _cap(f"{soul('soul')} was taken off the map.")
+    if kind == "soul_fix":
+        fixed = "wasted" if event.get("wasted") else f"{event.get('lost')} keal means lost"
+        return f"Corrected {soul('soul')}: {fixed}."
+    if kind == "soul_damage":
+        if event.get("healed"):
+            return _cap(f"{soul('soul')} healed {event.get('healed')} keal means.")
+        return _cap(f"{soul('soul')} lost {event.get('count', 1)} keal means.")
+    if kind == "bout_roll":
+        return (f"A bout in {_terr(terr, event.get('territory'))}: {soul('attacker')} attacked "
+                f"{soul('defender')}.")
+    return f"{str(kind).replace('_', ' ').capitalize()}."
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _names(players: Any) -> dict[int, str]:

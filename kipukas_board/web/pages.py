@@ -26,7 +26,7 @@ from kipukas_board.modes.kipukas.rules.problems import open_problems
 from kipukas_board.show.layout import map_calibration_path, map_key
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
-from kipukas_board.web.narrate import Narration, describe
+from kipukas_board.web.narrate import Narration, describe, soul_names
 from kipukas_board.web.server import BadRequest, device_trusted, error, json_body, require_pin
 from kipukas_board.web.sessions import COOKIE, WebKeys
 from kipukas_board.web.svg import board_svg
@@ -134,7 +134,8 @@ def register(app: Flask, board: ServedBoard) -> None:
         state = board.loop.state
         names = {p.seat: p.name for p in state.players}
         places = {n: t.name for n, t in state.board.territories.items() if t.name}
-        rows = [{"seq": seq, "ts": ts, "type": ev.get("type"), "text": describe(ev, names, places),
+        souls = soul_names(state)
+        rows = [{"seq": seq, "ts": ts, "type": ev.get("type"), "text": describe(ev, names, places, souls),
                  "said": narration.sentences(seq)}
                 for seq, ts, ev in board.journal.rows(after)]
         return jsonify({"entries": rows})

@@ -27,7 +27,7 @@ from kipukas_board import strictjson
 from kipukas_board.board.mapfile import available_maps
 from kipukas_board.core_loop import MapBusy
 from kipukas_board.show.layout import map_key
-from kipukas_board.web.narrate import describe
+from kipukas_board.web.narrate import describe, soul_names
 from kipukas_board.web.redo import RedoStack
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, only_fields
@@ -99,7 +99,7 @@ def register(app: Any, board: ServedBoard) -> None:
             return action.replace("_", " ")
         s = state()
         return describe(event, {p.seat: p.name for p in s.players},
-                        {n: t.name for n, t in s.board.territories.items() if t.name})
+                        {n: t.name for n, t in s.board.territories.items() if t.name}, soul_names(s))
 
     def redo_ready() -> dict[str, Any] | None:
         return redo_stack.ready(undo_top(state()))
