@@ -120,7 +120,9 @@ class BoardApp:
         except JournalError:
             self.journal.close()
             raise
-        self.loop = CoreLoop(self.journal, board, dice=dice or SystemDice(), rules=modes.apply)
+        #: The dice the routes roll into the events they write (the rules never roll).
+        self.dice: Dice = dice or SystemDice()
+        self.loop = CoreLoop(self.journal, board, rules=modes.apply)
         if overrides_pick:  # the journal runs on this map now: a later start comes back to it
             write_choice(self.data_dir, start)
         self.backup = RollingBackup(self.journal, self.data_dir)

@@ -75,11 +75,10 @@ class CoreLoop:
     #: The loop counts as alive if it has woken within this many seconds.
     HEARTBEAT_S = 5.0
 
-    def __init__(self, journal: Journal, board: BoardMap, dice: Any = None,
-                 clock: Callable[[], float] = time.monotonic, rules: Rules | None = None) -> None:
+    def __init__(self, journal: Journal, board: BoardMap, clock: Callable[[], float] = time.monotonic,
+                 rules: Rules | None = None) -> None:
         self.journal = journal
         self._rules: Rules = rules or core.apply
-        self.dice = dice
         self._clock = clock
         self._queue: queue.Queue[_Item | None] = queue.Queue()
         self._subscribers: list[Subscriber] = []

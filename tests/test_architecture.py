@@ -156,3 +156,17 @@ def test_calibration_and_rules_import_no_web_framework(graph: grimp.ImportGraph)
         for module in modules:
             imported = graph.find_modules_directly_imported_by(module)
             assert not any(m.startswith("kipukas_board.web") for m in imported), (module, imported)
+
+
+def test_the_rules_and_the_core_loop_take_no_dice() -> None:
+    """Whoever writes an event rolls its dice into it (a route through the board's dice, the
+    simulator through its own); the loop that applies events and every rules core never roll."""
+    import inspect
+
+    from kipukas_board import modes
+    from kipukas_board.core_loop import CoreLoop
+    from kipukas_board.modes.kipukas.rules import core
+
+    for fn in (CoreLoop.__init__, core.apply, modes.apply, *(m.apply for m in modes.MODES.values())):
+        assert "dice" not in inspect.signature(fn).parameters, fn
+    assert not hasattr(CoreLoop, "dice")

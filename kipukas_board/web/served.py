@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from kipukas_board.calibrate.session import CalibrationSession
     from kipukas_board.cards.mode_catalog import ModeCards
     from kipukas_board.core_loop import CoreLoop
+    from kipukas_board.modes.kipukas.rules.dice import Dice
     from kipukas_board.settings import Settings
     from kipukas_board.show.lighting import Lighting
     from kipukas_board.store.journal import Journal
@@ -32,6 +33,8 @@ class ServedBoard(Protocol):
 
     #: The core loop: the state, ``submit`` an event (journaled first), ``subscribe`` to changes.
     loop: CoreLoop
+    #: The dice a route rolls into the event it writes (the rules core never rolls).
+    dice: Dice
     journal: Journal
     settings: Settings
     data_dir: Path

@@ -90,14 +90,14 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
             raise BadRequest(f"field 'options' needs {', '.join(missing)} for {ps.title}")
         if event["options"].get("territory") == "random":  # a hill players can hold: not the lake
             top, allowed = board_map.highest_territory, board_map.holdable
-            rolls = _roll_territory(top, board.loop.dice, allowed)
+            rolls = _roll_territory(top, board.dice, allowed)
             event["options"]["territory"] = random_territory_outcome(rolls, top, allowed)
             event["options"]["territory_rolls"] = rolls
     first = body.get("first_placer")
     if first is None and isinstance(players, list) and all(isinstance(p, dict) for p in players):
         seats = [p.get("seat") for p in players]
         if all(isinstance(x, int) for x in seats) and seats:
-            event["placement_rolls"], first = placement_rolls(seats, board.loop.dice)
+            event["placement_rolls"], first = placement_rolls(seats, board.dice)
     event["first_placer"] = first
     return event
 
@@ -128,7 +128,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         if phase is not None and phase not in PHASES:
             raise BadRequest(f"field 'phase' must be one of {', '.join(PHASES)} (a physical roll), got {phase!r}")
         in_play("the diel die is rolled")
-        return submit(diel_event(state(), board.loop.dice, phase))
+        return submit(diel_event(state(), board.dice, phase))
 
     @bp.post("/api/actions/answer")
     @pin
@@ -246,7 +246,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
                 raise BadRequest(f"field 'stand' must be the rogue's stand (a stand id with land paths), got {stand!r}")
             if not 1 <= moves <= MAX_MOVE:
                 raise BadRequest(f"field 'moves' must be the rogue's Movement Range, 1 to {MAX_MOVE}, got {moves}")
-        return submit(roll_event(state(), kind, board.loop.dice, seat=seat, stand=stand, moves=moves))
+        return submit(roll_event(state(), kind, board.dice, seat=seat, stand=stand, moves=moves))
 
     @bp.post("/api/actions/end-game")
     @pin

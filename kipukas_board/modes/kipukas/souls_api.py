@@ -154,7 +154,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         if "rolls" in body:
             event.update(rolls=body["rolls"], source="physical")
         else:
-            event.update(rolls=roll_plan(plan, board.loop.dice), source="board")
+            event.update(rolls=roll_plan(plan, board.dice), source="board")
         return submit(event)
 
     return bp

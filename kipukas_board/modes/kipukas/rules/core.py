@@ -1,8 +1,8 @@
-"""The rules core: ``apply(state, event, dice) -> (state, effects)``.
+"""The rules core: ``apply(state, event) -> (state, effects)``.
 
-Pure: no I/O, no clock, no randomness (rolls arrive inside events, see :mod:`kipukas_board.modes.kipukas.rules.rolls`;
-``dice`` is accepted for the runtime's convenience and never used here). The same journal therefore
-always rebuilds the same state, on the Pi after a power cut or in a test.
+Pure: no I/O, no clock, no randomness (whoever writes an event rolls its dice into it, see
+:mod:`kipukas_board.modes.kipukas.rules.rolls`). The same journal therefore always rebuilds the same
+state, on the Pi after a power cut or in a test.
 
 *Effects* are semantic plain dicts for the outside world (``{"type": "diel", ...}``,
 ``{"type": "storm", ...}``, ``{"type": "claimed", ...}``; :mod:`kipukas_board.show` turns them into
@@ -27,8 +27,6 @@ Example::
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from kipukas_board.board.mapfile import parse_map
 from kipukas_board.modes.kipukas.rules.bouts import on_bout_roll
@@ -72,7 +70,7 @@ UNDO_DEPTH = 20
 UNDO_SINCE = 200
 
 
-def apply(state: GameState, event: Event, dice: Any = None, seq: int | None = None) -> tuple[GameState, list[Effect]]:
+def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
     """Fold one checked event into ``state``. ``seq`` is the event's journal number, if journaled.
 
     The problems whose cause the event resolved are dropped (:func:`kipukas_board.modes.kipukas.rules.problems.settle`).
