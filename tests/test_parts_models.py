@@ -104,6 +104,13 @@ def test_the_reed_holder_takes_the_reed_glass_upright(built: Path, kind: str) ->
     assert p.glass_depth >= spec.REED_BEND_FROM_GLASS_MM + spec.REED_LEAD_DIAMETER_MM
     assert p.magnet_to_reed == pytest.approx(spec.TOKEN_FLOOR_MM + spec.MAP_TOP_MM + p.glass_depth)
     assert p.hole_size > p.body and p.hole_depth == pytest.approx(p.body_height)
+    # At that gap the recommended magnet still closes every reed of the grade with room to spare, and
+    # the bring-up's 15 mm lift still opens it.
+    seated = p.seated()
+    assert seated.seated_gap_mm == pytest.approx(p.magnet_to_reed)
+    assert p.magnet_to_reed < seated.closes_within_mm
+    assert seated.seated_mt >= 2 * seated.pull_in_mt[1]
+    assert p.magnet_to_reed + 15 > seated.opens_beyond_mm
 
 
 def test_the_box_stands_each_board_on_its_own_holes(built: Path) -> None:

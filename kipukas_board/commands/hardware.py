@@ -97,6 +97,13 @@ def parts(args: argparse.Namespace) -> int:
         state = "ok" if f.check.ok else "NOT PRINTABLE: " + "; ".join(f.check.problems())
         print(f"{f.stl}: {f.title}, print {f.count}, {size} mm: {state}")
         bad += not f.check.ok
+    from kipukas_board.maker.parts.params import ReedHolder
+
+    seated = ReedHolder.for_kind("movement").seated()
+    lo, hi = seated.at_range
+    print(f"reed holders: the token's magnet sits {seated.seated_gap_mm:.1f} mm over the glass: "
+          f"{seated.seated_mt:.1f} mT, {seated.seated_mt / seated.pull_in_mt[1]:.1f}x what a {lo:g}-{hi:g} AT reed "
+          f"needs; lifted {seated.lift_to_open_mm:g} mm it opens")
     print(f"{args.out}/parts.md: what to print, how many, material, layer and supports")
     return 1 if bad else 0
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kipukas_board.hardware import parts_spec as spec
+from kipukas_board.maker import magnets
 from kipukas_board.maker.parts import dimensions as dim
 
 #: Gap between a printed part and what fits into it, for a usual 0.4 mm nozzle.
@@ -77,6 +78,12 @@ class ReedHolder:
     def magnet_to_reed(self) -> float:
         """The magnet's bottom face to the glass's top with the token on its stand."""
         return spec.TOKEN_FLOOR_MM + spec.MAP_TOP_MM + self.glass_depth
+
+    def seated(self) -> magnets.Pair:
+        """What the recommended magnet and reed grade do at this holder's gap: the field with the
+        token seated, how many times the grade's highest pull-in that is, and how far a token must be
+        lifted before every reed of the grade opens."""
+        return magnets.pair(seated_gap_mm=self.magnet_to_reed)
 
     @property
     def hole_size(self) -> float:
