@@ -15,7 +15,7 @@ from kipukas_board.board.mapfile import available_maps, load_map, parse_map
 from kipukas_board.cli import main
 from kipukas_board.maker.parts.params import ReedHolder
 from kipukas_board.maker.parts.template import TemplateError, drawing, plan, to_svg
-from kipukas_board.maker.parts.template_pdf import OVERLAP, PAGES, tiles
+from kipukas_board.maker.parts.template_pdf import OVERLAP, landscape, page_size, tiles
 from kipukas_board.show.layout import default_layout
 from tests.maptools import map_data, to_toml
 
@@ -104,22 +104,23 @@ def test_template_only_writes_the_svg_and_a_tiled_pdf(tmp_path: Path, capsys) ->
     assert 'width="500mm"' in svg
     pdf = (tmp_path / "kipuka-8-template-letter.pdf").read_bytes()
     assert pdf.startswith(b"%PDF")
-    pages = len(tiles(500, 270, "letter"))
+    pages = len(tiles(500, 270, "letter", landscape(500, 270, "letter")))
+    assert pages < len(tiles(500, 270, "letter"))  # landscape: fewer pages for a wide map
     assert f"/Count {pages}".encode() in pdf  # the page tree holds one page per tile
     assert f"on {pages} LETTER page(s)" in capsys.readouterr().out
     assert not list(tmp_path.glob("*.stl"))
 
 
-@given(width=st.floats(50, 3000), depth=st.floats(50, 3000), page=st.sampled_from(sorted(PAGES)),
-       fx=st.floats(0, 1), fy=st.floats(0, 1))
-def test_the_pdf_tiles_cover_every_point_of_the_map(width: float, depth: float, page: str, fx: float,
+@given(width=st.floats(50, 3000), depth=st.floats(50, 3000), page=st.sampled_from(["a4", "letter"]),
+       turn=st.booleans(), fx=st.floats(0, 1), fy=st.floats(0, 1))
+def test_the_pdf_tiles_cover_every_point_of_the_map(width: float, depth: float, page: str, turn: bool, fx: float,
                                                    fy: float) -> None:
-    pw, ph = PAGES[page]
+    pw, ph = page_size(page, turn)
     area_w, area_h = pw - 20, ph - 28
     x, y = fx * width, fy * depth
-    covering = [t for t in tiles(width, depth, page) if t[2] <= x <= t[2] + area_w and t[3] <= y <= t[3] + area_h]
+    ts = tiles(width, depth, page, turn)
+    covering = [t for t in ts if t[2] <= x <= t[2] + area_w and t[3] <= y <= t[3] + area_h]
     assert covering, (x, y)
     # Neighbouring tiles overlap, so an alignment cross at a tile's corner shows on both pages.
-    ts = tiles(width, depth, page)
     if len({t[1] for t in ts}) > 1:
         assert ts[1][2] == pytest.approx(area_w - OVERLAP)

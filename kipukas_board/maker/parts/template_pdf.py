@@ -3,7 +3,8 @@ that overlap, with alignment marks to tape them together.
 
 Each page shows a tile of the map (the printable area less a 10 mm margin), numbered by row and
 column, with the same crosses at the tile grid's corners on every page that shares them: lay two
-pages one over the other until their crosses meet, then tape. A 50 mm bar on each page checks that
+pages one over the other until their crosses meet, then tape. The pages are portrait or landscape,
+whichever takes fewer. A 50 mm bar on each page checks that
 the printer kept the scale ("actual size", never "fit to page"). reportlab draws it (the
 ``stickers`` and ``parts`` extras install it); it is imported when a PDF is written.
 
@@ -11,6 +12,8 @@ Example::
 
     >>> tiles(500, 270, "a4")[:2]
     [(0, 0, 0.0, 0.0), (0, 1, 180.0, 0.0)]
+    >>> landscape(500, 270, "a4"), len(tiles(500, 270, "a4")), len(tiles(500, 270, "a4", landscape=True))
+    (True, 6, 4)
 """
 
 from __future__ import annotations
@@ -28,17 +31,27 @@ OVERLAP = 10.0
 MM = 72 / 25.4  # PostScript points in a millimetre
 
 
-def _step(page: str) -> tuple[float, float, float, float]:
+def page_size(page: str, landscape: bool = False) -> tuple[float, float]:
     if page not in PAGES:
         raise ValueError(f"unknown page size {page!r}; expected one of {', '.join(PAGES)}")
     w, h = PAGES[page]
+    return (h, w) if landscape else (w, h)
+
+
+def _step(page: str, landscape: bool = False) -> tuple[float, float, float, float]:
+    w, h = page_size(page, landscape)
     area_w, area_h = w - 2 * MARGIN, h - 2 * MARGIN - 8.0  # 8 mm at the bottom for the page's caption
     return area_w, area_h, area_w - OVERLAP, area_h - OVERLAP
 
 
-def tiles(width: float, depth: float, page: str) -> list[tuple[int, int, float, float]]:
+def landscape(width: float, depth: float, page: str) -> bool:
+    """Whether landscape pages take fewer than portrait ones (portrait when it is a tie)."""
+    return len(tiles(width, depth, page, landscape=True)) < len(tiles(width, depth, page))
+
+
+def tiles(width: float, depth: float, page: str, landscape: bool = False) -> list[tuple[int, int, float, float]]:
     """``(row, column, x, y)`` of every tile's top-left corner in map mm, row by row."""
-    area_w, area_h, step_x, step_y = _step(page)
+    area_w, area_h, step_x, step_y = _step(page, landscape)
     cols = max(1, math.ceil((width - OVERLAP) / step_x)) if width > area_w else 1
     rows = max(1, math.ceil((depth - OVERLAP) / step_y)) if depth > area_h else 1
     return [(r, c, c * step_x, r * step_y) for r in range(rows) for c in range(cols)]
@@ -46,13 +59,15 @@ def tiles(width: float, depth: float, page: str) -> list[tuple[int, int, float, 
 
 def write_pdf(shapes: list[Shape], width: float, depth: float, path: str | Path, page: str = "a4",
               title: str = "") -> int:
-    """Write the tiled PDF; returns the number of pages."""
+    """Write the tiled PDF; returns the number of pages (:func:`tiles` in the orientation
+    :func:`landscape` picks)."""
     from reportlab.lib.colors import HexColor
     from reportlab.pdfgen.canvas import Canvas
 
-    pw, ph = PAGES[page]
-    area_w, area_h, step_x, step_y = _step(page)
-    all_tiles = tiles(width, depth, page)
+    turn = landscape(width, depth, page)
+    pw, ph = page_size(page, turn)
+    area_w, area_h, step_x, step_y = _step(page, turn)
+    all_tiles = tiles(width, depth, page, turn)
     rows = max(r for r, *_ in all_tiles) + 1
     cols = max(c for _, c, *_ in all_tiles) + 1
     marks = [(c * step_x, r * step_y) for r in range(rows + 1) for c in range(cols + 1)]
@@ -84,9 +99,10 @@ def write_pdf(shapes: list[Shape], width: float, depth: float, path: str | Path,
         for i in range(6):
             canvas.line((MARGIN + 10 * i) * MM, bar_y, (MARGIN + 10 * i) * MM, bar_y + 1.5 * MM)
         canvas.setFont("Helvetica", 7)
-        canvas.drawString((MARGIN + 53) * MM, bar_y,
-                          f"{title}  page {r * cols + c + 1} of {len(all_tiles)}: row {r + 1}, column {c + 1}  "
-                          "| bar = 50 mm: print at actual size | match the crosses of overlapping pages")
+        canvas.drawString((MARGIN + 53) * MM, bar_y + 1.2 * MM,
+                          f"{title}: page {r * cols + c + 1} of {len(all_tiles)}, row {r + 1}, column {c + 1}")
+        canvas.drawString((MARGIN + 53) * MM, bar_y - 1.8 * MM,
+                          "The bar is 50 mm: print at actual size. Tape the pages where their crosses meet.")
         canvas.showPage()
     canvas.save()
     return len(all_tiles)
