@@ -44,7 +44,7 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         page.click('#cc-new-game-form button[type="submit"]')
         page.wait_for_function("document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
                                timeout=3000)
-        assert srv.board.loop.state.extra["game"] == "creature-combat"
+        assert srv.board.loop.state.game == "creature-combat"
         for _ in range(5):
             page.click('#cc-deal button[type="submit"]')
             page.wait_for_timeout(150)
@@ -74,13 +74,13 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
                                timeout=3000)
         goat = page.text_content('#cc-fighters [data-creature="ben-goat"]')
         assert "Stampede; Last Stand" in goat and "sacrificed" in goat, goat
-        adj = srv.board.loop.state.extra["creature_combat"].adjustments["ben-goat"]
+        adj = srv.board.loop.state.mode_state.adjustments["ben-goat"]
         assert (adj.power, adj.rest, adj.sacrifice) == (2, 1, True)
         page.evaluate("document.getElementById('cc-combat-panel').scrollIntoView()")
         page.screenshot(path=str(shots / f"cct-combat-{size[0]}.png"))
         page.click("#cc-resolve")
         page.wait_for_function("document.getElementById('cc-results').children.length === 1", timeout=3000)
-        result = srv.board.loop.state.extra["creature_combat"].results[0]
+        result = srv.board.loop.state.mode_state.results[0]
         text = page.text_content("#cc-results")
         assert str(result["totals"]["1"]) in text and str(result["totals"]["2"]) in text
         page.wait_for_function("document.getElementById('cc-caption').textContent.startsWith('Combat at land 2')",

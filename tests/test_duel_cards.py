@@ -161,7 +161,7 @@ def test_the_turn_is_spoken() -> None:
     from kipukas_board.board.mapfile import load_map
     from kipukas_board.modes.kipukas.rules.state import initial_state
 
-    state = initial_state(load_map("kipuka-8")).evolve(extra={"game": "duel", "duel": d})
+    state = initial_state(load_map("kipuka-8")).evolve(game="duel", mode_state=d)
     said = phrases_for({"type": "duel_turn", "turn": 3, "seat": 2, "draw": 2}, state)
     assert said == ["Turn 3: Ben, draw 2."]
     said = phrases_for({"type": "duel_heart", "seat": 2, "hearts": 1, "attack": 25, "defense": 20}, state)
@@ -183,7 +183,7 @@ def test_the_lighting_flashes_the_heart_a_duel_effect_asks_for() -> None:
                         renderer=modes.render, animator=modes.animating)
     d = _duel()
     d = d.with_side(rules.replace(d.side(1), hearts=2))
-    state = initial_state(load_map("kipuka-8")).evolve(extra={"game": "duel", "duel": d})
+    state = initial_state(load_map("kipuka-8")).evolve(game="duel", mode_state=d)
     lighting.update(state, [{"type": "duel_heart", "seat": 1, "hearts": 2, "flash": True}])
     assert lighting.frame()[2] == (255, 255, 255)  # Ana's third Heart, flashing
     now[0] += lights.FLASH_S + 0.1

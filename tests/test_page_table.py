@@ -67,7 +67,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         page.wait_for_selector("#kb-ask[open]", timeout=3000)
         assert "A game of Kipukas is under way" in page.text_content("#kb-ask-text")
         page.click("#kb-ask-no")  # kept playing: nothing changed
-        assert srv.board.loop.state.extra.get("game", "kipukas") == "kipukas"
+        assert srv.board.loop.state.game == "kipukas"
         page.click('#duel-new-game-form button[type="submit"]')
         page.click("#kb-ask-yes")
         page.wait_for_function("() => document.querySelector('#duel-phase').textContent.includes('turn 1')",
@@ -81,7 +81,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         page.wait_for_url(srv.url + "/", timeout=5000)
         page.wait_for_function("() => document.querySelector('#players').textContent.includes('Ana')", timeout=3000)
         s = srv.board.loop.state
-        assert s.extra.get("game", "kipukas") == "kipukas" and s.territories[1].claim == "capital"
+        assert s.game == "kipukas" and s.territories[1].claim == "capital"
         assert page.text_content("#paused-banner .text") == "Card duel is paused."
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"

@@ -46,8 +46,6 @@ DEFAULT = "kipukas"
 MODES: dict[str, GameMode] = {m.name: m for m in (KipukasMode(), CreatureCombatMode(), DuelMode())}
 #: Events about the table itself, not a game: always the default mode's (it owns the map and stands).
 TABLE_EVENTS = frozenset({"map"})
-#: The key in ``GameState.extra`` of the game put aside by a newer one (its whole table state).
-PAUSED = "paused"
 
 
 def mode_named(name: str) -> GameMode:
@@ -60,7 +58,7 @@ def mode_named(name: str) -> GameMode:
 
 def active(state: GameState) -> GameMode:
     """The mode ``state`` is playing."""
-    return MODES.get(state.extra.get("game", DEFAULT), MODES[DEFAULT])
+    return MODES.get(state.game, MODES[DEFAULT])
 
 
 def game_in_progress(state: GameState) -> str | None:
@@ -84,11 +82,11 @@ def _map_refused(state: GameState, event: Event) -> str | None:
 
 def paused(state: GameState) -> GameState | None:
     """The table state of the game put aside for the one being played, or None."""
-    return state.extra.get(PAUSED)
+    return state.paused
 
 
 def _without_paused(state: GameState) -> GameState:
-    return state.evolve(extra={k: v for k, v in state.extra.items() if k != PAUSED})
+    return state if state.paused is None else state.evolve(paused=None)
 
 
 def _with_paused(state: GameState, put_aside: GameState | None) -> GameState:
@@ -96,7 +94,7 @@ def _with_paused(state: GameState, put_aside: GameState | None) -> GameState:
     rest = _without_paused(state)
     if put_aside is None:
         return rest
-    return rest.evolve(extra={**rest.extra, PAUSED: _without_paused(put_aside)})
+    return rest.evolve(paused=_without_paused(put_aside))
 
 
 def _resume(state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:

@@ -7,8 +7,8 @@ other modes changes.
 
 The table's state stays one :class:`~kipukas_board.modes.kipukas.rules.state.GameState`: it holds what every game
 shares (the map, the stands' switches, the cards last shown, the problems, the journal number) and
-Kipukas's own fields; another mode keeps its state in ``state.extra[mode.key]`` and the name of the
-game being played in ``state.extra["game"]``.
+Kipukas's own fields; which game is played is ``state.game`` (a mode's :attr:`~GameMode.name`) and
+another mode's own typed state is ``state.mode_state`` (what :meth:`GameMode.game` returns).
 
 Example::
 
@@ -60,7 +60,7 @@ class GameMode:
 
     #: As given in ``POST /api/actions/new-game`` ``{"game": ...}`` and shown in ``/api/state``'s ``game``.
     name: str = ""
-    #: The key of the mode's own fields in ``/api/state`` and in ``GameState.extra``.
+    #: The key of the mode's own fields in ``/api/state``.
     key: str = ""
     title: str = ""
     #: QR payloads of this mode's cards start with this (``"cct:"``); None: the mode reads Kipukas cards.
@@ -73,7 +73,7 @@ class GameMode:
     # -- rules -----------------------------------------------------------------------------------
     def in_progress(self, state: GameState) -> bool:
         """Is a game of this mode under way (started, not over)? The map changes only when none is."""
-        game = state.extra.get(self.key) if state.extra.get("game") == self.name else None
+        game = self.game(state)
         return game is not None and getattr(game, "phase", None) != "over"
 
     def check_new_game(self, event: Event) -> None:
@@ -97,7 +97,7 @@ class GameMode:
             if self.started(effects):
                 fresh = initial_state(state.board)
                 stands = {sid: StandState(occupied=st.occupied) for sid, st in state.stands.items()}
-                state = fresh.evolve(stands=stands, counter=state.counter, extra={"game": self.name, self.key: game})
+                state = fresh.evolve(stands=stands, counter=state.counter, game=self.name, mode_state=game)
         elif kind == "stand":
             sid = event["stand"]
             if sid not in state.stands:
@@ -120,7 +120,7 @@ class GameMode:
             if e.get("type") == "problem":
                 state = state.with_problem(e["text"])
         if game is not None and self.game(state) is not None and kind != "new_game":
-            state = state.evolve(extra={**state.extra, self.key: game})
+            state = state.evolve(mode_state=game)
         if seq is not None:
             state = state.evolve(seq=seq)
         return state, effects
@@ -131,7 +131,7 @@ class GameMode:
 
     def game(self, state: GameState) -> Any:
         """The game's own state on the table (None when no game of this mode is there)."""
-        return state.extra.get(self.key)
+        return state.mode_state if state.game == self.name else None
 
     def start(self, event: Event) -> tuple[Any, list[Effect]]:
         """The game's state and effects for a checked ``new_game`` event."""

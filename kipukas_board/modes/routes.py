@@ -52,7 +52,7 @@ def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, temp
         def run() -> Response | tuple[Response, int]:
             body = json_body(required=False)
             only_fields(body, allowed)
-            if board.loop.state.extra.get("game") != name:
+            if board.loop.state.game != name:
                 return error(409, f"no {title} is running (start one with POST /api/actions/new-game "
                                   f"{{\"game\": \"{name}\", ...}})")
             return submit({"type": "undo" if act == "undo" else event_type(act), **body})

@@ -7,7 +7,7 @@
 * :mod:`.routes`: its actions (``/api/actions/creature-combat/*``) and page (``/creature-combat``).
 
 This module is the adapter the board talks to (:class:`CreatureCombatMode`): it keeps the game's
-state in ``GameState.extra["creature_combat"]`` and hands each event to :func:`.rules.apply`.
+state in ``GameState.mode_state`` (a :class:`.rules.CCState`) and hands each event to :func:`.rules.apply`.
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ class CreatureCombatMode(GameMode):
 
     def check_new_game(self, event: Event) -> None:
         cc_events.check_new_game(event)
-
-    def game(self, state: GameState) -> rules.CCState | None:
-        return state.extra.get(KEY)
 
     def start(self, event: Event) -> tuple[rules.CCState, list[Effect]]:
         return rules.new_game(event)
@@ -74,7 +71,7 @@ class CreatureCombatMode(GameMode):
     def report(self, steps: list[Step]) -> dict[str, Any]:
         from kipukas_board.modes.creature_combat.report import report
 
-        return report(steps, self.key)
+        return report(steps, self.game)
 
     def parse_card_file(self, text: str, source: str) -> CardFile:
         return parse_card_file(text, source)

@@ -5,6 +5,7 @@ it (each land's combat, the end), from the steps of the journal's replay
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kipukas_board.modes.base import Step
@@ -15,14 +16,14 @@ from kipukas_board.modes.creature_combat.rules import CCState
 DECISIVE = frozenset({"cc_result", "cc_conceded", "cc_over"})
 
 
-def report(steps: list[Step], key: str) -> dict[str, Any]:
+def report(steps: list[Step], game_of: Callable[[Any], Any]) -> dict[str, Any]:
     """Players (lands won), rounds and decisive moments of the game ``steps`` played (the game is
-    ``state.extra[key]`` in each step)."""
+    ``game_of(state)`` in each step)."""
     moments: list[dict[str, Any]] = []
     cc: CCState | None = None
     for step in steps:
         round_ = cc.round if cc is not None else 1  # the round the event was made in
-        cc = step.state.extra.get(key)
+        cc = game_of(step.state)
         if cc is None:
             continue
         texts = [t for e in step.effects if e.get("type") in DECISIVE for t in (phrases_for(e, cc) or [])]

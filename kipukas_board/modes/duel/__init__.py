@@ -7,7 +7,7 @@
 * :mod:`.routes`: its actions (``/api/actions/duel/*``) and page (``/duel``).
 
 This module is the adapter the board talks to (:class:`DuelMode`): the duel's state lives in
-``GameState.extra["duel"]`` and each event goes to :func:`.rules.apply`.
+``GameState.mode_state`` (a :class:`.rules.Duel`) and each event goes to :func:`.rules.apply`.
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ class DuelMode(GameMode):
 
     def check_new_game(self, event: Event) -> None:
         duel_events.check_new_game(event)
-
-    def game(self, state: GameState) -> rules.Duel | None:
-        return state.extra.get(KEY)
 
     def start(self, event: Event) -> tuple[rules.Duel, list[Effect]]:
         return rules.new_game(event)
@@ -71,7 +68,7 @@ class DuelMode(GameMode):
     def report(self, steps: list[Step]) -> dict[str, Any]:
         from kipukas_board.modes.duel.report import report
 
-        return report(steps, self.key)
+        return report(steps, self.game)
 
     def parse_card_file(self, text: str, source: str) -> DuelCardFile:
         return parse_card_file(text, source)

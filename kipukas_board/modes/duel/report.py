@@ -5,6 +5,7 @@ Hearts that flipped, the end), from the steps of the journal's replay
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kipukas_board.modes.base import Step
@@ -15,15 +16,15 @@ from kipukas_board.modes.duel.rules import Duel
 DECISIVE = frozenset({"duel_heart", "duel_over"})
 
 
-def report(steps: list[Step], key: str) -> dict[str, Any]:
+def report(steps: list[Step], game_of: Callable[[Any], Any]) -> dict[str, Any]:
     """Players (Hearts left, cards played), turns and decisive moments of the duel ``steps`` played
-    (the duel is ``state.extra[key]`` in each step)."""
+    (the duel is ``game_of(state)`` in each step)."""
     moments: list[dict[str, Any]] = []
     played: dict[int, int] = {}
     duel: Duel | None = None
     for step in steps:
         turn = duel.turn if duel is not None else 1  # the turn the event was made in
-        duel = step.state.extra.get(key)
+        duel = game_of(step.state)
         if duel is None:
             continue
         for e in step.effects:

@@ -23,7 +23,7 @@ class KipukasMode(GameMode):
     title = "Kipukas"
 
     def in_progress(self, state: GameState) -> bool:
-        return state.started and state.phase != "over" and state.extra.get("game", self.name) == self.name
+        return state.started and state.phase != "over" and state.game == self.name
 
     def check_new_game(self, event: Event) -> None:
         game_events.check_new_game(event)

@@ -162,7 +162,12 @@ class GameState:
     problems: tuple[str, ...] = ()  # the open ones: each clears itself (kipukas_board.modes.kipukas.rules.problems)
     problem_causes: tuple[Any, ...] = ()  # game.problems.ProblemCause per problem: what it is about
     seq: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    # -- which game the table plays (kipukas_board.modes) --
+    game: str = "kipukas"
+    #: Another game's own typed state (a card duel's, ...); None while Kipukas, whose fields these are, plays.
+    mode_state: Any = None
+    #: The game put aside by a newer one: its whole table state (one game deep).
+    paused: GameState | None = None
     # -- the game's settings (new-game) --
     started: bool = False
     edition: str = "web"
