@@ -48,7 +48,8 @@ def test_every_condition_changes_the_picture_as_documented() -> None:
 
 
 def test_the_small_bench_reads_every_card_and_counts_it(captures: Path) -> None:
-    report = run_robustness(captures, captures / "truth.json", ["noise4", "half"], fps=15, seconds=1.0)
+    report = run_robustness(captures, captures / "truth.json", ["noise4", "half"], fps=15, seconds=1.0,
+                            idle_s=2.0)
     assert report["images"] == 2  # the capture without a known code is not held
     for row in report["conditions"]:
         assert (row["codes"], row["read"], row["wrong"], row["missed"]) == (2, 2, 0, []), row
@@ -60,7 +61,8 @@ def test_the_small_bench_reads_every_card_and_counts_it(captures: Path) -> None:
 
 
 def test_without_the_search_it_says_so(captures: Path) -> None:
-    report = run_robustness(captures, captures / "truth.json", ["noise2"], limit=1, seconds=1.0, search=False)
+    report = run_robustness(captures, captures / "truth.json", ["noise2"], limit=1, seconds=1.0, search=False,
+                            idle_s=1.0)
     assert report["search"] is False and "search across frames off" in format_table(report)
 
 
@@ -79,7 +81,7 @@ def test_bad_input_is_named(captures: Path, capsys) -> None:
 
 def test_the_command_prints_the_table_and_json(captures: Path, capsys) -> None:
     rc = main(["bench-robustness", str(captures), "--truth", str(captures / "truth.json"), "--conditions", "noise2",
-               "--limit", "1", "--seconds", "1", "--json"])
+               "--limit", "1", "--seconds", "1", "--idle", "1", "--json"])
     out = capsys.readouterr().out.strip().splitlines()
     assert rc == 0 and out[1].startswith("condition")
     doc = json.loads(out[-1])

@@ -25,15 +25,17 @@ def _scene(rng: np.random.Generator, size: tuple[int, int] = (360, 640)) -> np.n
 class _NoiseLimited:
     """A pipeline that reads the card only where the frame's noise is below ``limit`` grey levels."""
 
-    def __init__(self, clean: np.ndarray, limit: float) -> None:
+    def __init__(self, clean: np.ndarray, limit: float, located: bool = True) -> None:
         self.clean = clean.astype(np.float32)
         self.limit = limit
+        self.located = [((10.0, 10.0), (60.0, 10.0), (60.0, 60.0), (10.0, 60.0))] if located else []
         self.calls: list[tuple[float, bool]] = []
 
     def decode(self, frame, thorough: bool = False) -> DecodeResult:
         sigma = float(np.std(frame.astype(np.float32) - self.clean))
         self.calls.append((sigma, thorough))
-        return DecodeResult(codes=[P] if sigma < self.limit else [], complete=True)
+        read = sigma < self.limit
+        return DecodeResult(codes=[P] if read else [], complete=True, located=[] if read else list(self.located))
 
 
 def test_a_card_lost_in_noise_is_read_from_the_stacked_frames() -> None:
@@ -61,6 +63,16 @@ def test_an_unreadable_still_view_is_searched_at_the_stack_counts_then_given_up(
     sigmas = [s for s, _ in pipe.calls]
     assert sigmas == sorted(sigmas, reverse=True)
     assert sigmas[-1] == pytest.approx(8 / np.sqrt(STACK_AT[-1]), rel=0.2)
+
+
+def test_a_view_where_nothing_was_located_gets_no_heavy_pass_on_its_last_mean() -> None:
+    rng = np.random.default_rng(9)
+    clean = _scene(rng)
+    pipe = _NoiseLimited(clean, limit=0.0, located=False)
+    reader = CameraReader(pipe)
+    for _ in range(2 * STACK_AT[-1]):
+        reader.read(noise(clean, rng, 8))
+    assert [t for _, t in pipe.calls] == [False] * (len(STACK_AT) + 1)
 
 
 def test_a_change_of_scene_starts_the_stack_again() -> None:

@@ -118,6 +118,8 @@ def register(sub: Any) -> None:
                                                               "(default 1)")
     br.add_argument("--budget-ms", type=milliseconds, default=DEFAULT_BUDGET_MS, metavar="MS",
                     help=f"CPU time a frame may cost (default the board's, {DEFAULT_BUDGET_MS:g})")
+    br.add_argument("--idle", type=positive, default=10.0, help="seconds the empty stand is watched for the idle "
+                                                              "CPU (default 10)")
     br.add_argument("--no-search", action="store_true", help="without the search across frames (to compare)")
     br.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     br.set_defaults(func=bench_robustness)
@@ -392,7 +394,7 @@ def bench_robustness(args: argparse.Namespace) -> int:
     try:
         report = run_robustness(args.dir, args.truth, args.conditions, limit=args.limit, fps=args.fps,
                                 seconds=args.seconds, within_s=args.within, budget_ms=args.budget_ms,
-                                search=not args.no_search,
+                                search=not args.no_search, idle_s=args.idle,
                                 progress=None if args.json else lambda n: print(f"  {n} done", file=sys.stderr))
     except BenchError as exc:
         _err(str(exc))

@@ -21,7 +21,8 @@ The rules, per frame:
   card in sensor noise, too dim or too blurred for any decoder in one frame): the search goes on
   across frames. Each frame is aligned on the first one and added to a :class:`FrameStack`, and
   the mean is decoded when it holds one of ``stack_at`` frames (noise down by sqrt(N)): the cheap
-  strategies at the first counts, the whole ladder with the heavy decoders at the last. After the
+  strategies at the first counts, the whole ladder with the heavy decoders at the last (when some
+  pass located a code there: an empty textured view does not pay for them). After the
   last count the scene is given up until it changes, so a textured view with no card costs a
   second's search, then nothing.
 
@@ -80,6 +81,7 @@ class CameraReader:
         self.decoded = 0
         self.stack_at = tuple(sorted(stack_at))
         self._stack: FrameStack | None = None  # an unread, still scene's frames so far
+        self._located = False  # a decode of this unread scene located a symbol it could not read
         self._searcher: Any = None
 
     def read(self, frame: Any) -> FrameRead:
@@ -105,6 +107,9 @@ class CameraReader:
             self._stack = None
         elif self._stack is None or not self._stack.add(frame):
             self._stack = FrameStack(frame)
+            self._located = False
+        if self._stack is not None:
+            self._located = self._located or bool(result.located)
         return FrameRead(codes=list(result.codes), refused=dict(result.refused), decoded=True, changed=changed,
                          result=result)
 
@@ -122,7 +127,10 @@ class CameraReader:
         if self._searcher is None:
             make = getattr(self.pipeline, "searcher", None)
             self._searcher = make() if make is not None else self.pipeline
-        result: DecodeResult = self._searcher.decode(self._stack.mean(), thorough=last)
+        # the heavy decoders' misses cost most: the last mean gets them only where some pass located a
+        # code (a textured view with no card, a lamp's reflection on an empty stand, never does)
+        result: DecodeResult = self._searcher.decode(self._stack.mean(), thorough=last and self._located)
+        self._located = self._located or bool(result.located)
         self.decoded += 1
         if result.codes or last:
             self._stack = None
