@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from kipukas_board.board.graph import ANY_PATH, distance
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.commands.replay import read_lines, replay_events
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE
 from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
 from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.modes.replay import read_lines, replay_events
 
 BOARD = load_map("kipuka-8")
 SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]  # seat 1: T1, T2, T5; seat 2: T8, T3, T7

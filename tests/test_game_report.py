@@ -13,8 +13,8 @@ from rules_table import PIN, Table
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.cli import main
-from kipukas_board.commands.replay import read_lines
 from kipukas_board.modes import game_report
+from kipukas_board.modes.replay import read_lines
 
 DECKS = Path(__file__).parent / "duel_decks"
 GOLDEN = Path(__file__).parent / "fixtures" / "golden"

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.commands.replay import read_lines, replay_events
 from kipukas_board.modes import state_json
 from kipukas_board.modes.kipukas.rules.state import initial_state
+from kipukas_board.modes.replay import read_lines, replay_events
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden"
 CHECKPOINTS: dict[str, int] = json.loads((GOLDEN / "checkpoints.json").read_text())

@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.commands.replay import read_lines, replay_events
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.editions import MAX_PRISONERS, SUPPLY
 from kipukas_board.modes.kipukas.rules.events import check_event, map_event
 from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.modes.replay import read_lines, replay_events
 
 BOARDS = {name: load_map(name) for name in ("kipuka-8", "kipuka-12")}
 OPS = ("stand", "stand", "stand", "stand", "roll", "answer", "correct_stand", "correct_territory",
