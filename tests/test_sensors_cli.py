@@ -79,8 +79,10 @@ def test_monitor_uses_the_settings_file(tmp_path: Path, capsys, monkeypatch) -> 
     settings = tmp_path / "settings.toml"
     settings.write_text('[sensors]\nadapter = "serial"\ndevice = "/dev/kipukas-missing"\nstartup_wait_s = 0\n')
     monkeypatch.setenv("KIPUKAS_SETTINGS", str(settings))
-    assert main(["sensors", "monitor", "--seconds", "0.2", "--json"]) == 0
-    health = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["health"]
+    assert main(["sensors", "monitor", "--seconds", "0.2", "--json"]) == 1  # no link all along: not a pass
+    captured = capsys.readouterr()
+    assert "no link to the sensor board during the whole run" in captured.err and "does not exist" in captured.err
+    health = json.loads(captured.out.strip().splitlines()[-1])["health"]
     assert health["port"] == "/dev/kipukas-missing" and health["connected"] is False
     assert "does not exist" in health["last_error"]
 
@@ -95,7 +97,10 @@ def test_the_soak_verdict_counts_phantoms_mismatches_and_latency() -> None:
     assert failures({**good, "phantom": 2}) == ["2 phantom change(s): events no settled switch change explains"]
     assert "wrong in the core" in failures({**good, "final_mismatches": 1})[0]
     slow = failures({**good, "p99_within_budget": False, "latency_ms": {"p50": 22.0, "p99": 33.1}, "over_budget": 4})
-    assert slow == ["latency p99 33.1 ms is over debounce + 10 = 30 ms (4 change(s) over it)"]
+    assert slow == ["latency p99 33.1 ms is over the budget of 30 ms (4 change(s) over it)"]
+    busy = failures({**good, "p99_within_budget": False, "latency_ms": {"p50": 22.0, "p99": 33.1}, "over_budget": 4,
+                     "machine": {"cpus": 2, "load_1min_at_start": 7.5}})
+    assert "the machine was busy (load 7.5 on 2 CPUs)" in busy[0] and "--latency-budget-ms" in busy[0]
 
 
 def test_soak_exit_status_is_1_when_the_verdict_fails(monkeypatch, capsys) -> None:
@@ -110,6 +115,24 @@ def test_soak_exit_status_is_1_when_the_verdict_fails(monkeypatch, capsys) -> No
     monkeypatch.setattr(sensor_soak, "run_soak", fake_soak)
     assert main(["sensors", "soak", "--seconds", "1", "--json"]) == 1
     captured = capsys.readouterr()
-    assert "FAIL: latency p99 41.0 ms is over debounce + 10 = 30 ms" in captured.err
+    assert "FAIL: latency p99 41.0 ms is over the budget of 30 ms" in captured.err
     result = json.loads(captured.out.strip().splitlines()[-1])
     assert result["passed"] is False and "verdict" not in result
+
+
+def test_soak_takes_a_stated_latency_budget(monkeypatch, capsys) -> None:
+    from kipukas_board.bench import sensor_soak
+
+    seen = {}
+
+    def fake_soak(cfg):
+        seen["budget"] = cfg.latency_budget_ms
+        return {"changes_made": 1, "changes_delivered": 1, "phantom": 0, "final_mismatches": 0, "resyncs": 0,
+                "latency_ms": {"p50": 22.0, "p99": 41.0}, "latency_max_ms": 45.0, "latency_budget_ms": 50,
+                "p99_within_budget": True, "over_budget": 0, "missed": 0, "adapter_mismatches": 0, "glitches": 0,
+                "delivered_by": {}, "latency_ms_by_how": {}, "faults": {}, "link": {},
+                "machine": {"cpus": 2, "load_1min": 1.0}}
+
+    monkeypatch.setattr(sensor_soak, "run_soak", fake_soak)
+    assert main(["sensors", "soak", "--seconds", "1", "--latency-budget-ms", "50"]) == 0
+    assert seen["budget"] == 50 and '"cpus": 2' in capsys.readouterr().out

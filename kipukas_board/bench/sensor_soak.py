@@ -58,6 +58,25 @@ class SoakConfig:
     faults: Faults | None = field(default_factory=Faults)
     seed: int = 1
     settle_s: float = 1.0
+    #: The latency p99 the soak holds the link to; None: debounce + 10 ms, the figure for an idle
+    #: Raspberry Pi 4 or 5 with the service stopped (a loaded machine needs its own, stated figure).
+    latency_budget_ms: float | None = None
+
+
+def machine() -> dict[str, Any]:
+    """The machine the soak ran on, for its budget to be read against: CPUs, load, model."""
+    import os
+    import platform
+
+    try:
+        model = Path("/proc/device-tree/model").read_text(errors="replace").strip("\x00\n ") or None
+    except OSError:
+        model = None
+    try:
+        load = round(os.getloadavg()[0], 2)
+    except OSError:
+        load = None
+    return {"cpus": os.cpu_count(), "load_1min": load, "arch": platform.machine(), "model": model}
 
 
 def _percentile(values: list[float], q: float) -> float | None:
@@ -73,6 +92,7 @@ def run_soak(cfg: SoakConfig, work_dir: str | None = None) -> dict[str, Any]:
     from kipukas_board.app import BoardApp
     from kipukas_board.settings import AdapterChoice, Settings
 
+    load_at_start = machine()["load_1min"]
     tmp = tempfile.TemporaryDirectory(prefix="kipukas-soak-") if work_dir is None else None
     root = Path(work_dir or tmp.name)  # type: ignore[union-attr]
     n = cfg.rows * cfg.cols
@@ -203,8 +223,9 @@ def run_soak(cfg: SoakConfig, work_dir: str | None = None) -> dict[str, Any]:
                 phantom += 1
     made = sum(len(p) for p in intended)
     lat_sorted = sorted(latencies)
-    budget = cfg.debounce_ms + 10
+    budget = cfg.latency_budget_ms if cfg.latency_budget_ms is not None else cfg.debounce_ms + 10
     return {
+        "machine": {**machine(), "load_1min_at_start": load_at_start},
         "changes_made": made,
         "changes_delivered": len(delivered),
         "phantom": phantom,
@@ -241,8 +262,13 @@ def failures(result: dict[str, Any]) -> list[str]:
     if result["latency_ms"]["p99"] is None:
         out.append("no switch change reached the core (soak too short or --rate too low): latency not measured")
     elif not result["p99_within_budget"]:
-        out.append(f"latency p99 {result['latency_ms']['p99']} ms is over debounce + 10 = "
-                   f"{result['latency_budget_ms']} ms ({result['over_budget']} change(s) over it)")
+        m = result.get("machine") or {}
+        loaded = ""
+        if m.get("cpus") and (m.get("load_1min_at_start") or 0) >= m["cpus"] / 2:
+            loaded = (f"; the machine was busy (load {m['load_1min_at_start']} on {m['cpus']} CPUs): the "
+                      f"budget is for an idle Pi with the service stopped (--latency-budget-ms states another)")
+        out.append(f"latency p99 {result['latency_ms']['p99']} ms is over the budget of "
+                   f"{result['latency_budget_ms']} ms ({result['over_budget']} change(s) over it){loaded}")
     return out
 
 
@@ -263,7 +289,8 @@ def format_table(result: dict[str, Any]) -> str:
         ("sub-debounce flickers injected", result["glitches"]),
         ("resyncs", result["resyncs"]),
         ("latency p50 / p99 / max (ms)", f"{lat['p50']} / {lat['p99']} / {result['latency_max_ms']}"),
-        (f"p99 within debounce + 10 = {result['latency_budget_ms']} ms", result["p99_within_budget"]),
+        (f"p99 within the budget of {result['latency_budget_ms']} ms", result["p99_within_budget"]),
+        ("machine", json.dumps(result.get("machine"), sort_keys=True)),
         ("changes over that budget", result["over_budget"]),
         ("delivered by", json.dumps(result["delivered_by"], sort_keys=True)),
         ("latency by path (ms)", json.dumps(result["latency_ms_by_how"], sort_keys=True)),
