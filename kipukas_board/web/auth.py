@@ -182,23 +182,28 @@ class PinStore:
             memo = self._memo
         return memo is not None and hmac.compare_digest(self._tag(pin), memo)
 
-    def verify(self, pin: str | None, client: str) -> PinVerdict:
+    def verify(self, pin: str | None, client: str, present: bool = False) -> PinVerdict:
         """Check ``pin`` sent by ``client`` (its address), counting wrong ones against the client.
 
         A client locked out by too many wrong PINs gets 429 *without* its PIN being checked (not even
         against the remembered one), so guessing during the wait gains nothing. The remembered PIN
         passes without a hash or a count; any other goes the counted, hashed way.
+
+        Once wrong PINs board-wide reach the limit, *no* client may try (a guest can take new
+        addresses at will), unless ``present``: its holder showed presence at the table
+        (:mod:`kipukas_board.web.presence`), which the caller checked; the caller then names the
+        proof as ``client`` and limits its tries. So the admin is never locked out for long by
+        someone else, and guessing from the network stops at the limit.
         """
         wait = self.limiter.retry_after(client)
         if wait > 0 or not pin:
             return self._refusal(wait)
         board_wait = self.limiter.board_retry_after()
-        if board_wait > 0 and self.limiter.wrong_count(client) > 0:
-            # Guessing board-wide (from many addresses) hit the limit. Only an address with no wrong
-            # PIN on record still gets its one try (a wrong one puts it on record), so the admin on a
-            # new phone is never locked out by someone else, and guessing gains one try per address.
-            return PinVerdict(False, 429, f"too many wrong PINs on this board; try again in {board_wait:.0f} s",
-                              board_wait)
+        if board_wait > 0 and not present:
+            return PinVerdict(False, 429, f"too many wrong PINs on this board: PIN entry from the network is "
+                                          f"closed for {board_wait:.0f} s, or until someone at the table shows "
+                                          f"presence (POST /api/pin/presence names a stand to put a token on "
+                                          f"and lift again)", board_wait)
         if self._remembered(pin):
             self.limiter.succeeded(client)
             return PinVerdict(True)
@@ -245,10 +250,10 @@ class WrongPinLimiter:
     Per client the wait doubles with every further wrong PIN (``base_s``, 2·``base_s``, ... up to
     ``max_s``); a right PIN clears the client's record. Board-wide, guesses spread over many
     addresses (one phone can take many on a LAN) meet a wall too: with the defaults, once 30 wrong
-    PINs came in 10 minutes, only an address with no wrong PIN on record may try (once:
-    :meth:`PinStore.verify`), so guessing gets 4,320 tries a day plus one per new address, and a
-    6-digit PIN takes months, while a player who mistypes twice notices nothing. A right PIN does not
-    clear the board-wide count.
+    PINs came in 10 minutes, no address may try until the oldest of them is 10 minutes old, except a
+    phone whose holder showed presence at the table (:meth:`PinStore.verify`). So guessing gets at
+    most 4,320 tries a day whatever the addresses, and a 6-digit PIN takes months, while a player
+    who mistypes twice notices nothing. A right PIN does not clear the board-wide count.
 
     With ``path`` the records are kept in that file (wall-clock times, written on every change), so a
     restart does not clear them; a lockout read back is never longer than ``max_s`` (or the window)

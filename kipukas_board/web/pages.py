@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -149,7 +148,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.post("/api/pin/check")
     @require_pin(board)
     def pin_check() -> Response:
-        return trust_device(jsonify({"ok": True, "expires": int(time.time() + keys.session_s)}))
+        return trust_device(jsonify({"ok": True, "expires": int(keys.now() + keys.session_s)}))
 
     @app.get("/api/pin/status")
     def pin_status() -> Response:

@@ -19,6 +19,7 @@ from flask.json.provider import DefaultJSONProvider
 from kipukas_board import strictjson
 from kipukas_board.store.journal import JournalWriteError
 from kipukas_board.web.hosts import HostGuard
+from kipukas_board.web.presence import NoChallenge, PresenceCheck
 from kipukas_board.web.sessions import COOKIE
 from kipukas_board.web.sse import StreamsFull
 from kipukas_board.web.svg import board_svg
@@ -125,6 +126,10 @@ def create_app(board: ServedBoard) -> Flask:
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, DEBUG=False)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["kipukas"] = board
+    presence = PresenceCheck()
+    app.extensions["kipukas_presence"] = presence
+    board.loop.subscribe(lambda state, effects: presence.observe(
+        {sid: st.occupied for sid, st in state.stands.items()}))
     hosts = HostGuard([*board.settings.names, board.settings.host])
     app.extensions["kipukas_hosts"] = hosts
 
@@ -248,6 +253,26 @@ def create_app(board: ServedBoard) -> Flask:
         return jsonify({"ok": True, "stand": stand_id, "occupied": occupied, "changed": changed,
                         "seq": board.loop.state.seq})
 
+    @app.post("/api/pin/presence")
+    def presence_challenge() -> tuple[Response, int] | Response:
+        """A stand to put a token on and lift again: then this phone may try the PIN (web/presence.py)."""
+        json_body(required=False)
+        state = board.loop.state
+        try:
+            c = presence.challenge(request.remote_addr or "?", {sid: st.occupied for sid, st in state.stands.items()})
+        except NoChallenge as exc:
+            return error(409, str(exc))
+        return jsonify({"token": c.token, **c.to_json(c.issued)})
+
+    @app.get("/api/pin/presence")
+    def presence_status() -> tuple[Response, int] | Response:
+        """How far the challenge in ``X-Presence`` has come (404 once it expired)."""
+        status = presence.status(request.headers.get("X-Presence"))
+        if status is None:
+            return error(404, "no such presence challenge (they last a few minutes); ask for a new one with "
+                              "POST /api/pin/presence")
+        return jsonify(status)
+
     for register in board.route_plugins:
         register(app, board)
 
@@ -276,8 +301,16 @@ def require_pin(board: ServedBoard) -> Callable[[Callable[..., Any]], Callable[.
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if not request.headers.get("X-Admin-Pin") and device_trusted(board):
                 return fn(*args, **kwargs)
-            # Wrong PINs are counted per client address and rate-limited (web/auth.py).
-            verdict = board.pins.verify(request.headers.get("X-Admin-Pin"), request.remote_addr or "?")
+            # Wrong PINs are counted per client address and rate-limited (web/auth.py); past the
+            # board-wide limit only a phone that showed presence at the table may try (web/presence.py).
+            client = request.remote_addr or "?"
+            token = request.headers.get("X-Presence")
+            presence = current_app.extensions.get("kipukas_presence")
+            present = presence is not None and presence.admits(token)
+            if present:
+                presence.spend(token)
+                client = f"presence:{str(token)[:16]}"
+            verdict = board.pins.verify(request.headers.get("X-Admin-Pin"), client, present=present)
             if not verdict.ok:
                 resp, status = error(verdict.status, verdict.message)
                 if verdict.retry_after:

@@ -21,11 +21,15 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
+import math
 import secrets
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kipukas_board.textfile import write_text_atomic
@@ -40,12 +44,46 @@ class WebKeys:
     """The board's web secret, its CSRF token and its device-session cookies."""
 
     FILENAME = "web-secret.json"
+    #: The latest time the board read, kept so a restart does not read an earlier one.
+    CLOCK_FILENAME = "clock-floor"
+    #: Seconds between records of that time.
+    FLOOR_EVERY_S = 60.0
 
-    def __init__(self, data_dir: str | Path, session_s: float = SESSION_S) -> None:
+    def __init__(self, data_dir: str | Path, session_s: float = SESSION_S,
+                 wall: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.path = Path(data_dir) / self.FILENAME
         self.session_s = session_s
         self._secret = self._load_or_make()
         self.csrf_token = hmac.new(self._secret, b"csrf", hashlib.sha256).hexdigest()[:32]
+        self._wall, self._mono = wall, monotonic
+        self._floor_path = Path(data_dir) / self.CLOCK_FILENAME
+        self._clock_lock = threading.Lock()
+        self._last = (max(wall(), self._read_floor()), monotonic())  # (clock read, monotonic then)
+        self._floor_saved = float("-inf")
+
+    def _read_floor(self) -> float:
+        try:
+            value = float(self._floor_path.read_text()[:40])
+        except (OSError, ValueError):
+            return float("-inf")
+        return value if math.isfinite(value) else float("-inf")
+
+    def now(self) -> float:
+        """The time sessions are judged by: the wall clock, but never earlier than the last reading
+        plus the monotonic time since, so setting the clock back (even across a restart, down to the
+        last recorded minute) cannot stretch a session; setting it forward only ends sessions sooner.
+        """
+        with self._clock_lock:
+            last, then = self._last
+            mono = self._mono()
+            t = max(self._wall(), last + max(0.0, mono - then))
+            self._last = (t, mono)
+            if mono - self._floor_saved >= self.FLOOR_EVERY_S:
+                self._floor_saved = mono
+                # A failed record only lets a restart with the clock set back gain: no reason to refuse.
+                with contextlib.suppress(OSError):
+                    write_text_atomic(self._floor_path, f"{t:.0f}\n")
+            return t
 
     def _load_or_make(self) -> bytes:
         try:
@@ -67,7 +105,7 @@ class WebKeys:
 
     def issue(self, pin_id: str, now: float | None = None) -> str:
         """A cookie value for a phone that just gave the right PIN (``pin_id``: the PIN's fingerprint)."""
-        expires = int((time.time() if now is None else now) + self.session_s)
+        expires = int((self.now() if now is None else now) + self.session_s)
         return f"{expires}.{self._mac(expires, pin_id)}"
 
     def expires(self, cookie: str | None) -> int | None:
@@ -80,6 +118,6 @@ class WebKeys:
         if not cookie or not pin_id or len(cookie) > 100:
             return False
         expires = self.expires(cookie)
-        if expires is None or expires <= (time.time() if now is None else now):
+        if expires is None or expires <= (self.now() if now is None else now):
             return False
         return hmac.compare_digest(cookie.partition(".")[2], self._mac(expires, pin_id))
