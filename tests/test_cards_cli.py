@@ -259,3 +259,18 @@ def test_bench_qr_live_mode(captures: Path, capsys) -> None:
     assert main(["bench-qr", str(captures), "--truth", str(captures / "truth.json"), "--live", "3", "--json"]) == 0
     live = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["live"]
     assert live["frames"] == 9 and live["frames_read"] == 6  # none.png's code is absent from the image
+
+
+def test_scan_without_opencv_says_what_to_install_instead_of_a_traceback(tmp_path, monkeypatch, capsys) -> None:
+    import sys
+
+    from kipukas_board.commands import cards as cards_cmd
+
+    class Available:
+        available = True
+
+    monkeypatch.setattr(cards_cmd, "_say_missing_decoders", lambda: Available())
+    monkeypatch.setitem(sys.modules, "cv2", None)  # import cv2 raises ImportError
+    assert main(["scan", str(tmp_path / "card.png")]) == 1
+    err = capsys.readouterr().err
+    assert "OpenCV" in err and "python3-opencv" in err and "Traceback" not in err

@@ -286,7 +286,12 @@ def scan(args: argparse.Namespace) -> int:
     if args.budget_ms is not None and not args.budget_ms > 0:
         _err(f"--budget-ms must be a number of milliseconds above 0, got {args.budget_ms}")
         return 2
-    import cv2
+    try:
+        import cv2
+    except ImportError as exc:
+        _err(f"scan reads images with OpenCV, which this Python cannot import ({exc}): on the Pi "
+             f"`sudo scripts/install-pi` installs it (python3-opencv); elsewhere pip install opencv-python-headless")
+        return 1
 
     from kipukas_board.vision.pipeline import Pipeline
 
