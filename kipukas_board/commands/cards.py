@@ -4,6 +4,7 @@
     kipukas-board scan --seat N [--seconds S] [--json]    # read seat N's camera as the board does
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies] [--budget-ms MS]
     kipukas-board bench-camera IMAGE... [--fps F] [--seconds S] [--noise SIGMA] [--jitter PX] [--seats N] [--json]
+    kipukas-board bench-pi (--frames IMAGE... | --cameras) [--seats N] [--seconds S] [--json]   # on the Pi
     kipukas-board bench-robustness DIR --truth truth.json [--conditions A,B] [--limit N] [--no-search] [--json]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.bench.qr import VARIANTS
-from kipukas_board.commands.argtypes import at_least, milliseconds, positive
+from kipukas_board.commands.argtypes import at_least, milliseconds, non_negative, positive
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
 
 #: Largest TOML card file read (a deck of a few hundred cards is far smaller).
@@ -123,6 +124,28 @@ def register(sub: Any) -> None:
     br.add_argument("--no-search", action="store_true", help="without the search across frames (to compare)")
     br.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     br.set_defaults(func=bench_robustness)
+
+    bp = sub.add_parser("bench-pi", help="the seat loop's figures for 1 to 4 seats on this machine (run it on a Pi)",
+                        description="With --frames: play the pictures of cards as camera scenes (then an empty "
+                                    "stand) before 1, 2, 3 and 4 seats at once, in real time on this machine's "
+                                    "cores, and print per number of seats the cards read, first reads, CPU and "
+                                    "dropped frames. With --cameras: read every seat's camera from the settings "
+                                    "at once for --seconds while you hold cards before them.")
+    src = bp.add_mutually_exclusive_group(required=True)
+    src.add_argument("--frames", nargs="+", metavar="IMAGE", help="pictures of cards, all of one size (e.g. taken "
+                                                                  "with rpicam-still by the seat's camera)")
+    src.add_argument("--cameras", action="store_true", help="the settings' cameras, live")
+    bp.add_argument("--seats", type=at_least(1), default=4, help="up to this many seats at once (default 4)")
+    bp.add_argument("--seconds", type=positive, default=None,
+                    help="seconds each picture is shown (default 3), or the live reading lasts (default 20)")
+    bp.add_argument("--noise", type=non_negative, default=2.0, metavar="SIGMA",
+                    help="sensor noise added to recorded frames (default 2)")
+    bp.add_argument("--settings", type=Path, help="settings file for --cameras (default $KIPUKAS_SETTINGS or the "
+                                                  "system one)")
+    bp.add_argument("--budget-ms", type=milliseconds, default=None, metavar="MS",
+                    help="CPU time a frame may cost (default the board's, or the settings' [vision] budget_ms)")
+    bp.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    bp.set_defaults(func=bench_pi)
 
     c = sub.add_parser("catalog", help="import or look up the card catalog")
     csub = c.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
@@ -404,6 +427,45 @@ def bench_robustness(args: argparse.Namespace) -> int:
     except BenchError as exc:
         _err(str(exc))
         return 2
+    print(format_table(report))
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+def bench_pi(args: argparse.Namespace) -> int:
+    from kipukas_board.bench.camera import BenchCameraError
+    from kipukas_board.bench.pi import format_table, run_live, run_pi_bench
+
+    say = None if args.json else lambda line: print(f"  {line}", file=sys.stderr, flush=True)
+    cameras: list[Any] = []
+    try:
+        if args.frames:
+            report = run_pi_bench(args.frames, max_seats=args.seats, seconds=args.seconds or 3.0,
+                                  noise=args.noise, budget_ms=args.budget_ms, progress=say)
+        else:
+            from kipukas_board.commands.run import settings_path
+            from kipukas_board.hardware.registry import build
+            from kipukas_board.settings import load_settings
+
+            settings = load_settings(settings_path(args.settings))
+            chosen = sorted((c for c in settings.cameras if c.adapter != "sim"),
+                            key=lambda c: c.options.get("seat", 0))[:args.seats]
+            cameras = [build("cameras", c.adapter, **c.options) for c in chosen]
+            seconds = args.seconds or 20.0
+            print(f"reading {len(cameras)} seat camera(s) for {seconds:g} s: hold a card before each now",
+                  file=sys.stderr, flush=True)
+            report = run_live(cameras, seconds=seconds, budget_ms=args.budget_ms or settings.budget_ms,
+                              progress=say)
+    except BenchCameraError as exc:
+        _err(str(exc))
+        return 2
+    except (OSError, RuntimeError, ValueError) as exc:
+        _err(f"bench-pi could not run: {exc}")
+        return 1
+    finally:
+        for cam in cameras:
+            cam.close()
     print(format_table(report))
     if args.json:
         print(json.dumps(report))

@@ -1,0 +1,169 @@
+"""``bench-pi``: the seat loop's figures for 1 to 4 seats, on the machine it runs on (a Pi).
+
+The camera figures in the docs were measured on an x86 development machine; a Pi's cores are some
+3-4 times slower, so its figures are estimates until a maker measures them. This bench is that
+measurement, one command and a few minutes, in one of two ways:
+
+* **Recorded frames** (``frames``): pictures of cards (the Pi camera's own, e.g. taken with
+  ``rpicam-still``, or any labelled captures) are played as camera scenes before 1, then 2, 3 and 4
+  seats at once, with fresh sensor noise on every frame, through the same path as the board
+  (:func:`~kipukas_board.bench.camera.run_bench_camera`: a camera thread per seat, the seat's worker
+  thread, card desk, change gate, pipeline and its WeChat process), followed by an empty scene.
+  Everything runs in real time on the Pi's own cores, so dropped frames and first-read times are
+  the Pi's.
+* **Live cameras** (``cameras``): every seat the settings give a camera reads it for ``seconds``, all
+  at once, as the board does, while the maker holds cards before them.
+
+Per number of seats it prints the CPU per seat while a card is held and while the stand is empty,
+the total, the frames dropped, the cards read and the first-read times.
+
+Example::
+
+    >>> report = run_pi_bench(["card1.jpg", "card2.jpg"], max_seats=2, seconds=2)   # doctest: +SKIP
+    >>> [(r["seats"], r["cards_read"]) for r in report["rows"]]                     # doctest: +SKIP
+    [(1, 2), (2, 4)]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kipukas_board.bench.camera import BLANK, BenchCameraError, run_bench_camera
+
+
+def _load() -> str:
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def machine() -> str:
+    """What this machine is, for the table's head (a Pi says its model)."""
+    import os
+    import platform
+
+    model = ""
+    with contextlib.suppress(OSError):
+        model = Path("/proc/device-tree/model").read_text(encoding="ascii", errors="replace").strip("\x00\n ")
+    return f"{model or platform.machine()}, {os.cpu_count()} cores, load average {_load()}"
+
+
+def run_pi_bench(frames: Sequence[str], max_seats: int = 4, seconds: float = 3.0, fps: float = 15.0,
+                 noise: float = 2.0, budget_ms: float | None = None,
+                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Recorded frames before 1..``max_seats`` seats at once (see above)."""
+    if not frames:
+        raise BenchCameraError("bench-pi needs pictures of cards (--frames) or --cameras")
+    if not (1 <= max_seats <= 4):
+        raise BenchCameraError(f"--seats must be 1 to 4, got {max_seats}")
+    rows = []
+    for seats in range(1, max_seats + 1):
+        report = run_bench_camera([*frames, BLANK], fps=fps, seconds=seconds, noise=noise, seats=seats,
+                                  budget_ms=budget_ms)
+        cards = [s for s in report["scenes"] if s["image"] != BLANK]
+        idle = [s for s in report["scenes"] if s["image"] == BLANK]
+        firsts = [s["first_read_ms"] for s in cards if s["first_read_ms"] is not None]
+        produced = sum(s["produced"] for s in report["seats"])
+        rows.append({
+            "seats": seats,
+            "cards": len(cards), "cards_read": sum(1 for s in cards if s["codes"]),
+            "cpu_held": round(statistics.fmean(s["cpu_pct"] for s in cards), 2),
+            "cpu_idle": round(statistics.fmean(s["cpu_pct"] for s in idle), 2),
+            "cpu_total": report["total_cpu_pct"],
+            "dropped_pct": round(100 * sum(s["dropped"] for s in report["seats"]) / max(1, produced), 1),
+            "first_ms_median": round(statistics.median(firsts), 1) if firsts else None,
+            "first_ms_max": round(max(firsts), 1) if firsts else None,
+            "budget_ms": report["budget_ms"],
+        })
+        if progress:
+            progress(f"{seats} seat(s) done")
+    return {"source": "frames", "machine": machine(), "fps": fps, "seconds": seconds, "noise": noise,
+            "frames": [Path(f).name for f in frames], "rows": rows}
+
+
+def run_live(cameras: Sequence[Any], seconds: float = 20.0, budget_ms: float | None = None,
+             progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Each camera (one per seat) read at once for ``seconds`` by the board's workers and desk."""
+    import tempfile
+
+    from kipukas_board.cards.catalog import Catalog
+    from kipukas_board.settings import DEFAULT_BUDGET_MS
+    from kipukas_board.vision.desk import CameraWorker, CardDesk
+
+    if not cameras:
+        raise BenchCameraError("the settings give no seat a camera ([[cameras]] with a seat and a real adapter)")
+    lock = threading.Lock()
+    per: dict[int, dict[str, Any]] = {c.seat: {"seat": c.seat, "frames": 0, "decoded": 0, "codes": {},
+                                              "cpu_s": 0.0} for c in cameras}
+    last_cpu: dict[int, float] = {}
+    last_worker: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="kipukas-bench-pi-") as tmp:
+        catalog = Catalog.in_dir(Path(tmp))
+        desk = CardDesk(catalog, submit=lambda e, wait=True: None, budget_ms=budget_ms or DEFAULT_BUDGET_MS)
+        for cam in cameras:
+            desk.reader(cam.seat).pipeline.warm_up()
+            last_worker[cam.seat] = desk.reader(cam.seat).pipeline.worker_cpu_ms()
+        start = time.monotonic()
+
+        def on_read(seat: int, read: Any, events: list[dict[str, Any]]) -> None:
+            cpu = time.thread_time()
+            worker = desk.reader(seat).pipeline.worker_cpu_ms() if read.decoded else last_worker[seat]
+            with lock:
+                p = per[seat]
+                p["frames"] += 1
+                p["decoded"] += int(read.decoded)
+                p["cpu_s"] += cpu - last_cpu.get(seat, cpu) + (worker - last_worker[seat]) / 1000
+                last_cpu[seat], last_worker[seat] = cpu, worker
+                for code in read.codes:
+                    if code not in p["codes"]:
+                        p["codes"][code] = round((time.monotonic() - start) * 1000)
+                        if progress:
+                            progress(f"seat {seat} read {code}")
+
+        desk.on_read = on_read
+        workers = [CameraWorker(cam, desk, interval_s=0.005) for cam in cameras]
+        for w in workers:
+            w.start()
+        try:
+            time.sleep(seconds)
+        finally:
+            for w in workers:
+                w.stop()
+            desk.close()
+            catalog.close()
+    seats = [{**p, "cpu_pct": round(100 * p.pop("cpu_s") / seconds, 2), "fps": round(p["frames"] / seconds, 1)}
+             for p in per.values()]
+    return {"source": "cameras", "machine": machine(), "seconds": seconds, "seats": seats,
+            "total_cpu_pct": round(sum(s["cpu_pct"] for s in seats), 2)}
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """The report as a plain-text table."""
+    if report["source"] == "cameras":
+        head = f"{'seat':>4} {'frames':>6} {'fps':>5} {'decoded':>7} {'cpu %':>6}  codes (ms after the start)"
+        lines = [f"live cameras for {report['seconds']:g} s on {report['machine']}; cpu % of one core", head,
+                 "-" * len(head)]
+        for s in report["seats"]:
+            codes = ", ".join(f"{c} ({ms})" for c, ms in s["codes"].items()) or "-"
+            lines.append(f"{s['seat']:>4} {s['frames']:>6} {s['fps']:>5.1f} {s['decoded']:>7} {s['cpu_pct']:>6.2f}  "
+                         f"{codes}")
+        lines.append(f"all seats together: {report['total_cpu_pct']:.2f} % of one core")
+        return "\n".join(lines)
+    head = (f"{'seats':>5} {'cards read':>10} {'first ms med/max':>16} {'cpu% held':>9} {'cpu% idle':>9} "
+            f"{'cpu% total':>10} {'dropped %':>9}")
+    lines = [f"{len(report['frames'])} recorded frame(s) as cards, {report['seconds']:g} s each then an empty stand, "
+             f"{report['fps']:g} fps, noise sigma {report['noise']:g}, on {report['machine']}; cpu % of one core "
+             "per seat (held, idle) and for all seats (total)", head, "-" * len(head)]
+    for r in report["rows"]:
+        first = "-" if r["first_ms_median"] is None else f"{r['first_ms_median']:.0f}/{r['first_ms_max']:.0f}"
+        lines.append(f"{r['seats']:>5} {r['cards_read']:>4} of {r['cards']:<3} {first:>16} {r['cpu_held']:>9.1f} "
+                     f"{r['cpu_idle']:>9.1f} {r['cpu_total']:>10.1f} {r['dropped_pct']:>9.1f}")
+    return "\n".join(lines)
