@@ -81,3 +81,46 @@ def test_a_session_does_not_outlive_its_time_when_the_clock_is_set_back(tmp_path
     # After a restart the clock is read no earlier than the latest time the board had recorded.
     again = WebKeys(tmp_path, session_s=3600, wall=lambda: wall[0], monotonic=lambda: 0.0)
     assert not again.session_ok(cookie, "pin")
+
+
+def test_the_pin_dialog_walks_a_locked_out_admin_through_presence(browser, tmp_path: Path) -> None:
+    """In Chromium at phone size: the PIN refused board-wide, the dialog names a stand, a token goes
+    on it and off again (the simulation's hand), and the PIN is taken."""
+    import os
+
+    from web_helpers import PIN as PAGE_PIN
+    from web_helpers import serve_board
+
+    with serve_board(tmp_path) as srv:
+        srv.board.pins.limiter = WrongPinLimiter(board_limit=1, board_window_s=600)
+        assert _guess(create_app(srv.board).test_client(), "000000", "10.0.0.66") == 403  # someone guessed
+        ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(srv.url + "/")
+            page.wait_for_selector("#link.up", timeout=5000)
+            page.click("#pin-button")
+            page.fill("#pin-input", PAGE_PIN)
+            page.click("#pin-ok")
+            page.wait_for_selector("#pin-presence:not([hidden])", timeout=3000)
+            page.click("#pin-presence-ask")
+            page.wait_for_function("document.querySelector('#pin-presence-say').textContent.includes('Put a token on')",
+                                   timeout=3000)
+            said = page.text_content("#pin-presence-say") or ""
+            stand = said.rsplit("(", 1)[1].split(")")[0]
+            assert stand in srv.board.loop.state.stands, said
+            assert "the " in said, f"the stand is not named in the map's words: {said}"
+            page.screenshot(path=str(tmp_path / "presence-360.png"))
+            if os.environ.get("KIPUKAS_SCREENSHOTS"):
+                page.screenshot(path=os.path.join(os.environ["KIPUKAS_SCREENSHOTS"], "presence-360.png"))
+            srv.board.sim_set_stand(stand, True)
+            srv.board.sim_set_stand(stand, False)
+            page.wait_for_function("document.querySelector('#pin-presence-say').textContent.includes('Presence shown')",
+                                   timeout=4000)
+            page.click("#pin-ok")
+            page.wait_for_selector("#pin-button.unlocked", timeout=3000)
+        finally:
+            ctx.close()
+        assert not errors, f"JavaScript errors on the page: {errors}"

@@ -113,19 +113,64 @@ const KB = (function () {
       try { await api("/api/pin/forget", {}); } catch (e) { /* locked here anyway */ }
       updateLock(false); dlg.close(); message("Locked: this phone needs the PIN again.", "ok");
     });
+    // Past the board-wide limit of wrong PINs the board takes a PIN only from a phone whose holder
+    // showed presence: a token put on the stand it names and lifted again (web/presence.py).
+    const presence = document.getElementById("pin-presence");
+    const presenceSay = document.getElementById("pin-presence-say");
+    let presenceToken = null;
+    let presenceTimer = null;
+    function markStand(id) {
+      document.querySelectorAll(".presence-stand").forEach((e) => e.classList.remove("presence-stand"));
+      if (id) document.querySelectorAll(`[data-stand="${CSS.escape(id)}"]`).forEach((e) => e.classList.add("presence-stand"));
+    }
+    async function followPresence() {
+      clearTimeout(presenceTimer);
+      if (!presenceToken) return;
+      let r = null;
+      try {
+        const resp = await fetch("/api/pin/presence", { headers: { "X-Presence": presenceToken, "X-CSRF-Token": csrf },
+                                                      credentials: "same-origin" });
+        r = resp.ok ? await resp.json() : null;
+      } catch (e) { r = null; }
+      if (!r) {
+        presenceToken = null; markStand(null); askButton.hidden = false;
+        presenceSay.textContent = "That took too long: ask again."; return;
+      }
+      presenceSay.textContent = r.stage === "proven" ? r.say
+        : r.stage === "waiting" ? `Put a token on ${standName(r.stand)} (${r.stand}), then lift it again.`
+        : `Now lift the token from ${standName(r.stand)} (${r.stand}).`;
+      markStand(r.stage === "proven" ? null : r.stand);
+      if (r.stage !== "proven") presenceTimer = setTimeout(followPresence, 1000);
+      else input.focus();
+    }
+    const askButton = document.getElementById("pin-presence-ask");
+    askButton.addEventListener("click", async () => {
+      try {
+        const r = await api("/api/pin/presence", {});
+        presenceToken = r.token;
+        askButton.hidden = true;
+        followPresence();
+      } catch (e) { presenceSay.textContent = e.message; }
+    });
     document.getElementById("pin-form").addEventListener("submit", async (ev) => {
       ev.preventDefault();
       let resp;
+      const headers = { "X-Admin-Pin": input.value, "X-CSRF-Token": csrf };
+      if (presenceToken) headers["X-Presence"] = presenceToken;
       try {
-        resp = await fetch("/api/pin/check", { method: "POST", credentials: "same-origin",
-          headers: { "X-Admin-Pin": input.value, "X-CSRF-Token": csrf } });
+        resp = await fetch("/api/pin/check", { method: "POST", credentials: "same-origin", headers });
       } catch (e) { perr.textContent = "The board does not answer."; perr.hidden = false; return; }
       if (resp.ok) {
+        presenceToken = null; presence.hidden = true; markStand(null);
         updateLock(true); dlg.close(); message("Unlocked: this phone may change the game.", "ok");
       } else {
         let why = "wrong PIN";
         try { why = (await resp.json()).error; } catch (e) { /* keep the default */ }
         perr.textContent = why; perr.hidden = false;
+        if (resp.status === 429 && why.includes("/api/pin/presence") && !presenceToken) {
+          perr.textContent = "Too many wrong PINs were tried on this board.";
+          presence.hidden = false;
+        }
       }
     });
     const changeOk = document.getElementById("pin-change-ok");  // absent when the service config sets the PIN
@@ -264,5 +309,9 @@ const KB = (function () {
     }
   }
 
-  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, ask, okToStart, askPin: (w) => askPin(w) };
+  // How a stand is named to the players: a page that knows the map's words sets it (nameStands).
+  let standName = (id) => `stand ${id}`;
+  function nameStands(fn) { standName = fn; }
+  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, ask, okToStart, askPin: (w) => askPin(w),
+           nameStands, standName: (id) => standName(id) };
 })();

@@ -696,6 +696,7 @@
     document.getElementById("now-details").hidden = !open;
   });
 
+  KB.nameStands((id) => place(state, id));  // the PIN dialog's presence check names stands as the page does
   KB.setupPin();
   render(state);
   KB.stream({ state: render, said: onSaid });
