@@ -96,3 +96,36 @@ def test_the_board_test_reports_wiring_faults_by_stand_and_fails(tmp_path, monke
     assert kinds == ["diode-missing"] and summary["wiring_checked"] is True
     (fault,) = summary["wiring"]
     assert fault["channel_name"] == "r0c1" and fault["stand"] and fault["text"].startswith(f"stand {fault['stand']}:")
+
+
+def test_the_boards_health_names_the_stand_of_a_missing_diode(tmp_path) -> None:
+    """End to end: the real firmware on a matrix with one diode missing under a token, the serial link,
+    and the board's health, which names the stand the calibration gives that channel."""
+    import time
+
+    from kipukas_board.bench.firmware_sim import FirmwareThread, PtyLink
+    from tests.test_serial_sensors import COLS, ROWS, make_app, wait_for
+
+    link = PtyLink(tmp_path)
+    fw = FirmwareThread(ROWS, COLS, link, debounce_ms=10).start()
+    try:
+        fw.matrix.missing_diodes = {7}
+        fw.matrix.set(7, True)
+        time.sleep(0.05)
+        app, _seen = make_app(tmp_path, link)
+        app.start()
+        try:
+            def faults() -> list:
+                return app.state_json()["health"]["sensors"]["wiring"]["faults"]
+
+            assert wait_for(lambda: bool(faults()), 5.0)
+            (fault,) = faults()
+            stand = list(app.loop.state.board.stands)[7]
+            assert fault["kind"] == "diode-missing" and fault["channel_name"] == f"r{7 // COLS}c{7 % COLS}"
+            assert fault["stand"] == stand and fault["text"].startswith(f"stand {stand}:")
+            assert app.state_json()["health"]["sensors"]["ok"] is False
+        finally:
+            app.stop()
+    finally:
+        fw.stop()
+        link.close()
