@@ -1,6 +1,6 @@
 """Creature Combat Territory's rules core: ``apply(cc, event) -> (cc, effects)``, pure.
 
-The rules are those of "Creature Combat Territory" (docs/players/creature-combat.md holds the board's
+The rules are those of "Creature Combat Territory" (docs/explanation/rules.md holds the board's
 interpretations).
 No I/O, no clock, no dice: the runtime writes everything the rules need *into* the events (the
 players' decks from the card catalog, the table layout), so a replay of the journal is exact.

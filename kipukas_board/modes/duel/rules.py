@@ -10,7 +10,7 @@ Every card of a deck (each copy its own *instance*, ``punch#2``) is in exactly o
 (assists and traps in the two hand slots), the ``terrain`` (one for the whole table), the ``trash``
 or ``limbo``.
 
-The turn (README "Card duel" holds the interpretations): the challenged player's first turn begins
+The turn (docs/explanation/rules.md holds the interpretations): the challenged player's first turn begins
 with a draw of 5, the other's with 7, every later one with its last line discarded and a standard draw
 (up to 5 in the pool). The player plays cards; passing the turn compares the foe's attack with the
 player's defense (plus the shield of the assist the foe aimed at, or of a GUARD assist): more attack

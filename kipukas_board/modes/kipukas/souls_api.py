@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from kipukas_board.web.served import ServedBoard
 
 
-#: The typing table a board may have in its data directory (format in the README); none ships.
+#: The typing table a board may have in its data directory (format in docs/explanation/rules.md); none ships.
 TYPING_FILE = "typing.toml"
 MAX_TYPING_BYTES = 64 * 1024
 

@@ -5,7 +5,7 @@ What the rule books say a roll is made of (web rules, "What modifies a roll?", "
 the board computes, each number with its source beside it:
 
 * **Dice** from the card's Die Rolls ("D6-D6" is two D6 summed; "D20" one D20). A card whose die
-  field is empty rolls :data:`DEFAULT_DIE` (one D20; the README's rules section says why). The 2023
+  field is empty rolls :data:`DEFAULT_DIE` (one D20; docs/explanation/rules.md says why). The 2023
   book's Final Attack "is always two D20s rolled against each other": one D20 a side.
 * **Affinity:** +1 to every roll of a soul whose Archetypal Gene is its player's declared affinity.
 * **Habitat** by the territory's geography (:meth:`.editions.Edition.habitat_roll`): primary (+2
@@ -101,7 +101,7 @@ def brawl_winner(a: str, b: str) -> str | None:
 
 def check_typing_table(table: Any, source: str) -> dict[str, dict[str, int]]:
     """A typing table (``{attacking adaptation: {defending adaptation: modifier}}``, from the TOML
-    file described in the README), checked; raises ``ValueError`` naming the entry that is wrong."""
+    file described in docs/explanation/rules.md), checked; raises ``ValueError`` naming the entry that is wrong."""
     rows = table.get("modifiers") if isinstance(table, dict) else None
     if not isinstance(rows, dict):
         raise ValueError(f"{source}: expected a [modifiers] table of attacking adaptations")
