@@ -173,6 +173,20 @@ def test_refusals_say_why_and_change_nothing() -> None:
         check_event({"type": "duel_adjust", "card": "x", "attack": 2})
 
 
+def test_a_second_adjustment_of_a_card_adds_to_the_first() -> None:
+    """Two texts may both touch one card in play; the second adjustment adds to the first, and a total
+    past the bounds is refused with the reason."""
+    d = start(deck(1, 30) + deck(2, 30))
+    d, _ = do(d, type="duel_play", card="s1-plain-0")
+    base = d.totals(1)["attack"]
+    d, _ = do(d, type="duel_adjust", card="s1-plain-0", attack=2, defense=0, reason="house rule")
+    d, fx = do(d, type="duel_adjust", card="s1-plain-0", attack=3, defense=1, reason="a trap")
+    assert d.totals(1)["attack"] == base + 5 and d.totals(1)["defense"] == 1
+    assert fx[0]["reason"] == "house rule; a trap" and fx[0]["added"]["attack"] == 3 and fx[0]["count"] == 2
+    new, fx = apply(d, {"type": "duel_adjust", "card": "s1-plain-0", "attack": 999, "defense": 0, "reason": "x"})
+    assert refused(fx) and "attack change to 1004 in all, at most 999" in fx[0]["text"] and new is d
+
+
 def test_deck_checks() -> None:
     ok = [card("a", 1, copies=3)] * 10
     assert rules.deck_problems([{**c, "id": f"a{i}", "name": f"A{i}"} for i, c in enumerate(ok)]) == []

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from kipukas_board.modes.duel.effects import SIDES
-from kipukas_board.modes.duel.rules import EVENT_TYPES, HEARTS, POOL_LIMIT, TYPES
+from kipukas_board.modes.duel.rules import EVENT_TYPES, HEARTS, MAX_ADJUST, POOL_LIMIT, TYPES
 from kipukas_board.modes.kipukas.rules.events import EventError, check_players, register_event_type
 
 #: A card's id (its QR payload is ``duel:`` + id).
@@ -24,7 +24,6 @@ ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 CARD_RE = re.compile(ID_RE.pattern + r"(#[0-9]{1,2})?")
 MAX_REASON = 200
 MAX_CARDS = 200
-MAX_ADJUST = 999
 MOVES = ("discard", "destroy", "trash", "limbo", "bottom", "pool")
 
 

@@ -44,6 +44,9 @@ STANDARD = 5
 POOL_LIMIT = 10
 HAND_SLOTS = 2
 UNDO_DEPTH = 20
+#: Bounds on one card's adjustments: each total, and how many texts may add to it.
+MAX_ADJUST = 999
+MAX_ADJUSTMENTS = 8
 PLACES = ("hidden", "line", "hands", "terrain", "trash", "limbo")
 
 Effect = dict[str, Any]
@@ -530,9 +533,23 @@ def _in_play(duel: Duel, card: str) -> str:
 
 
 def _on_adjust(duel: Duel, event: Event, effects: list[Effect]) -> Duel:
+    """A text the engine does not compute changed a card's attack or defense. A second adjustment of
+    the same card adds to the first (two texts may both touch it), so none is lost."""
     inst = _in_play(duel, event["card"])
-    adj = {"attack": event.get("attack", 0), "defense": event.get("defense", 0), "reason": event["reason"].strip()}
-    effects.append({"type": "duel_adjusted", "card": inst, "name": duel.card(inst)["name"], **adj})
+    added = {"attack": event.get("attack", 0), "defense": event.get("defense", 0), "reason": event["reason"].strip()}
+    earlier = duel.adjustments.get(inst)
+    adj = dict(added, count=1)
+    if earlier is not None:
+        adj = {"attack": earlier["attack"] + added["attack"], "defense": earlier["defense"] + added["defense"],
+               "reason": f"{earlier['reason']}; {added['reason']}", "count": earlier.get("count", 1) + 1}
+    name = duel.card(inst)["name"]
+    if adj["count"] > MAX_ADJUSTMENTS:
+        raise Refused(f"{name} ({inst}) already has {MAX_ADJUSTMENTS} adjustments: undo one first")
+    for k in ("attack", "defense"):
+        if abs(adj[k]) > MAX_ADJUST:
+            raise Refused(f"{name} ({inst}): this adjustment would bring its {k} change to {adj[k]} in all, "
+                          f"at most {MAX_ADJUST} either way")
+    effects.append({"type": "duel_adjusted", "card": inst, "name": name, **adj, "added": added})
     return duel.evolve(adjustments={**duel.adjustments, inst: adj})
 
 
