@@ -123,7 +123,8 @@ def test_a_bout_defeats_souls_and_never_moves_a_claim(data_dir):
         # bad bouts are refused, with the reason
         r = t.act("bout", {"territory": 3, "winner": 1, "loser": 1}, status=409)
         assert "against itself" in r["error"]
-        t.act("bout", {"territory": 3, "winner": 1, "loser": 7}, status=400)
+        r = t.act("bout", {"territory": 3, "winner": 1, "loser": 7}, status=409)
+        assert r["error"] == "bout: the loser, seat 7, is not playing"
         t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "defeated": 11}, status=400)
         r = t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "stand": "M1a"}, status=409)
         assert "not a movement stand of territory 3" in r["error"]

@@ -150,7 +150,7 @@ def test_questions_answers_and_undo(data_dir):
         t.put("M3a")
         q = t.questions()[-1]
         assert q["kind"] == "stand_owner" and q["options"] == [1, 2] and "M3a" in q["text"]
-        t.answer(q["id"], 5, status=400)
+        assert t.answer(q["id"], 5, status=409)["error"] == f"question {q['id']}: answer 5 is not one of [1, 2]"
         t.answer("q99", 1, status=409)
         t.answer(q["id"], 2)
         assert t.stand("M3a")["owner"] == 2 and t.questions() == []
@@ -299,7 +299,7 @@ def test_a_refused_action_is_no_step_for_undo(data_dir):
         t.roll()  # cycle 2: the fixed night
         t.roll()  # cycle 3: the fixed day
         t.act("initiative", {"seat": 9}, status=400)  # refused before the journal
-        r = t.act("end-game", {"winner": 5}, status=409)  # journaled, refused by the rules
+        r = t.act("end-game", {"winner": 5}, status=409)  # refused in the rules' words, before the journal
         assert r["error"] == "seat 5 is not playing"
         r = t.act("correction", {"target": "territory", "territory": 8, "owner": 1}, status=409)
         assert "cannot be taken" in r["error"]

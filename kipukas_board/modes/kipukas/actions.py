@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response
 
+from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, PHASES
-from kipukas_board.modes.kipukas.rules.events import DICE_KINDS
+from kipukas_board.modes.kipukas.rules.events import DICE_KINDS, EventError, check_event
 from kipukas_board.modes.kipukas.rules.playstyles import STYLES, too_many_players
 from kipukas_board.modes.kipukas.rules.rolls import (
     diel_event,
@@ -111,11 +112,19 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def state() -> Any:
         return board.loop.state
 
-    def in_play(what: str) -> None:
-        s = state()
-        if s.phase != "play":
-            raise Conflict(f"{what} only while a game is in play (the game is in {s.phase}"
-                           f"{'' if s.started else ', no game started'})")
+    def refuse(event: dict[str, Any]) -> None:
+        """409 with the rules' own words when they would refuse ``event`` now, before it is journaled."""
+        try:
+            check_event(event)
+        except EventError as exc:
+            raise BadRequest(str(exc)) from None
+        why = why_not(state(), event)
+        if why is not None:
+            raise Conflict(why)
+
+    def play(event: dict[str, Any]) -> Response | tuple[Response, int]:
+        refuse(event)
+        return submit(event)
 
     only = only_fields
 
@@ -127,7 +136,9 @@ def blueprint(board: ServedBoard) -> Blueprint:
         phase = body.get("phase")
         if phase is not None and phase not in PHASES:
             raise BadRequest(f"field 'phase' must be one of {', '.join(PHASES)} (a physical roll), got {phase!r}")
-        in_play("the diel die is rolled")
+        why = why_not(state(), {"type": "roll_diel"})  # asked before the board rolls its dice
+        if why is not None:
+            raise Conflict(why)
         return submit(diel_event(state(), board.dice, phase))
 
     @bp.post("/api/actions/answer")
@@ -140,13 +151,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
             raise BadRequest(f"field 'question' must be a question id like \"q3\", got {qid!r}")
         if "answer" not in body:
             raise BadRequest("field 'answer' is required (one of the question's options)")
-        q = next((q for q in state().questions if q["id"] == qid), None)
-        if q is None:
-            raise Conflict(f"no open question {qid!r}; open: {[x['id'] for x in state().questions]}")
-        if body["answer"] not in q["options"] or isinstance(body["answer"], bool):
-            raise BadRequest(f"field 'answer' must be one of {q['options']} for question {qid}, "
-                             f"got {body['answer']!r}")
-        return submit({"type": "answer", "question": qid, "answer": body["answer"]})
+        return play({"type": "answer", "question": qid, "answer": body["answer"]})
 
 
     @bp.post("/api/actions/correction")
@@ -163,13 +168,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         only(body, {"territory", "winner"})
         n = int_field(body, "territory", "a territory number")
         w = int_field(body, "winner", "the seat that won the fight")
-        in_play("contention is resolved")
-        cont = state().contenders.get(n)
-        if not cont:
-            raise Conflict(f"territory {n} is not in contention")
-        if w not in cont:
-            raise BadRequest(f"field 'winner' must be one of the contenders {list(cont)}, got {w}")
-        return submit({"type": "resolve_contention", "territory": n, "winner": w})
+        return play({"type": "resolve_contention", "territory": n, "winner": w})
 
     @bp.post("/api/actions/bout")
     @pin
@@ -177,16 +176,10 @@ def blueprint(board: ServedBoard) -> Blueprint:
         """A bout's outcome: souls of ``loser`` defeated by ``winner``; it never moves a claim."""
         body = json_body()
         only(body, {"territory", "winner", "loser", "defeated", "stand", "cleared"})
-        n = int_field(body, "territory", "a territory number")
-        in_play("a bout is recorded")
-        s = state()
-        if n not in s.territories:
-            raise BadRequest(f"field 'territory' must be a territory of this map (1 to {len(s.territories)}), got {n}")
+        int_field(body, "territory", "a territory number")
         for name in ("winner", "loser"):
-            seat = int_field(body, name, f"the seat that {'won' if name == 'winner' else 'lost'} the bout")
-            if seat not in s.seats:
-                raise BadRequest(f"field {name!r} must be a playing seat {list(s.seats)}, got {seat}")
-        return submit({"type": "bout", **body})  # where the souls must meet is the rules' check
+            int_field(body, name, f"the seat that {'won' if name == 'winner' else 'lost'} the bout")
+        return play({"type": "bout", **body})  # where the souls must meet is the rules' check
 
     @bp.post("/api/actions/initiative")
     @pin
@@ -194,41 +187,30 @@ def blueprint(board: ServedBoard) -> Blueprint:
         body = json_body()
         only(body, {"seat"})
         seat = int_field(body, "seat", "the seat taking initiative")
-        in_play("initiative is taken")
-        if seat not in state().seats:
-            raise BadRequest(f"field 'seat' must be a playing seat {list(state().seats)}, got {seat}")
-        return submit({"type": "take_initiative", "seat": seat})
+        return play({"type": "take_initiative", "seat": seat})
 
     @bp.post("/api/actions/soul-lost")
     @pin
     def soul_lost() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"seat", "by", "count", "stand"})
-        seat = int_field(body, "seat", "the seat whose soul was lost")
-        if not state().started:
-            raise Conflict("no game started")
-        if seat not in state().seats:
-            raise BadRequest(f"field 'seat' must be a playing seat {list(state().seats)}, got {seat}")
-        return submit({"type": "soul_lost", **body})
+        int_field(body, "seat", "the seat whose soul was lost")
+        return play({"type": "soul_lost", **body})
 
     @bp.post("/api/actions/timer")
     @pin
     def timer() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"label", "cycles", "seat"})
-        return submit({"type": "timer_start", "label": body.get("label"), "cycles": body.get("cycles"),
-                       "seat": body.get("seat")})
+        return play({"type": "timer_start", "label": body.get("label"), "cycles": body.get("cycles"),
+                     "seat": body.get("seat")})
 
     @bp.post("/api/actions/timer-cancel")
     @pin
     def timer_cancel() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"timer"})
-        tid = body.get("timer")
-        if not isinstance(tid, str) or tid not in {t["id"] for t in state().timers}:
-            raise BadRequest(f"field 'timer' must be a running timer's id {[t['id'] for t in state().timers]}, "
-                             f"got {tid!r}")
-        return submit({"type": "timer_cancel", "timer": tid})
+        return play({"type": "timer_cancel", "timer": body.get("timer")})
 
     @bp.post("/api/actions/roll-dice")
     @pin
@@ -256,9 +238,6 @@ def blueprint(board: ServedBoard) -> Blueprint:
         event: dict[str, Any] = {"type": "end_game"}
         if "winner" in body:
             event["winner"] = int_field(body, "winner", "the winning seat or null", nullable=True)
-        s = state()
-        if not s.started or s.phase == "over":
-            raise Conflict("there is no game in progress to end")
-        return submit(event)
+        return play(event)
 
     return bp

@@ -267,15 +267,8 @@ def on_resolve(state: GameState, event: dict[str, Any], effects: list[Effect]) -
     """``winner`` won the fight over territory ``n``. The holder lost: the winner may now take the base
     camp by moving a soul onto its stand (nothing moves yet). The holder won: an attacker whose soul
     token still stands there is asked about (defeated, retreating, or fighting on tomorrow)."""
-    if state.phase != "play":
-        return problem(state, effects, f"contention is resolved only while the game is in play "
-                                       f"(it is in {state.phase})")
-    n, winner = event["territory"], event["winner"]
-    contenders = state.contenders.get(n)
-    if not contenders:
-        return problem(state, effects, f"territory {n} is not in contention")
-    if winner not in contenders:
-        return problem(state, effects, f"seat {winner} is not contending territory {n} (contenders {list(contenders)})")
+    n, winner = event["territory"], event["winner"]  # in play, in contention, a contender (checks.why_not)
+    contenders = state.contenders[n]
     holder = state.territories[n].owner
     if winner != holder:
         refusal = _capital_refusal(state, n, winner)
@@ -334,16 +327,7 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
     """A bout's outcome: ``defeated`` souls of ``loser`` lost to ``winner`` in territory ``n`` (the token
     on ``stand`` waits to be taken off); ``cleared``: the loser has no soul left there. Claims never
     move here: a cleared holder makes the winner the territory's taker."""
-    if state.phase != "play":
-        return problem(state, effects, f"a bout is recorded only while the game is in play (it is in {state.phase})")
-    n, winner, loser = event["territory"], event["winner"], event["loser"]
-    if n not in state.territories:
-        return problem(state, effects, f"bout: no territory {n} on this map")
-    for who, seat in (("winner", winner), ("loser", loser)):
-        if seat not in state.seats:
-            return problem(state, effects, f"bout: the {who}, seat {seat}, is not playing")
-    if winner == loser:
-        return problem(state, effects, f"bout: seat {winner} cannot win a bout against itself")
+    n, winner, loser = event["territory"], event["winner"], event["loser"]  # checked by checks.why_not
     met = meeting(state, n)
     for who, seat in (("winner", winner), ("loser", loser)):
         if seat not in met:

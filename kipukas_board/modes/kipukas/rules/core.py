@@ -31,6 +31,7 @@ from __future__ import annotations
 from kipukas_board.board.mapfile import parse_map
 from kipukas_board.modes.kipukas.rules.bouts import on_bout_roll
 from kipukas_board.modes.kipukas.rules.cards import apply_card
+from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.common import (
     Effect,
     check_claims_win,
@@ -88,6 +89,10 @@ def _fold(state: GameState, event: Event, seq: int | None = None) -> tuple[GameS
     handler = _HANDLERS.get(kind)
     if handler is None:
         return (state.evolve(seq=seq) if seq is not None else state), []
+    why = why_not(state, event)  # the same check the page asks before it journals the action
+    if why is not None:
+        new = problem(state, effects, why)
+        return (new.evolve(seq=seq) if seq is not None else new), effects
     work = draft(state)  # the handler's private copy, changed in place (see game.state.draft)
     try:
         new = handler(work, event, effects)
@@ -208,29 +213,14 @@ def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameS
     return new
 
 
-def _in_play(state: GameState, effects: list[Effect], what: str) -> GameState | None:
-    if state.phase != "play":
-        return problem(state, effects, f"{what} only while the game is in play (it is in {state.phase})")
-    return None
-
-
 def _on_initiative(state: GameState, event: Event, effects: list[Effect]) -> GameState:
-    refused = _in_play(state, effects, "initiative is taken")
-    if refused is not None:
-        return refused
-    seat = event["seat"]
-    if seat not in state.seats:
-        return problem(state, effects, f"seat {seat} is not playing")
-    if state.diel_phase == "storm":
-        return problem(state, effects, "initiative does not apply to storm rolls; it carries over")
+    seat = event["seat"]  # in play, a player's, not in a storm (checks.why_not)
     effects.append({"type": "initiative", "seat": seat})
     return state.evolve(initiative=seat)
 
 
 def _on_timer_start(state: GameState, event: Event, effects: list[Effect]) -> GameState:
     seat = event.get("seat")
-    if seat is not None and seat not in state.seats:
-        return problem(state, effects, f"seat {seat} is not playing")
     n = state.counter + 1
     timer = {"id": f"t{n}", "label": event["label"].strip(), "seat": seat, "started": state.diel_cycle,
              "cycles": event["cycles"], "due": state.diel_cycle + event["cycles"]}
@@ -239,9 +229,7 @@ def _on_timer_start(state: GameState, event: Event, effects: list[Effect]) -> Ga
 
 
 def _on_timer_cancel(state: GameState, event: Event, effects: list[Effect]) -> GameState:
-    keep = tuple(t for t in state.timers if t["id"] != event["timer"])
-    if len(keep) == len(state.timers):
-        return problem(state, effects, f"no running timer {event['timer']!r}")
+    keep = tuple(t for t in state.timers if t["id"] != event["timer"])  # a running one (checks.why_not)
     effects.append({"type": "timer_cancelled", "timer": event["timer"]})
     return state.evolve(timers=keep)
 
@@ -260,12 +248,8 @@ def _on_dice_roll(state: GameState, event: Event, effects: list[Effect]) -> Game
 
 
 def _on_end_game(state: GameState, event: Event, effects: list[Effect]) -> GameState:
-    if state.phase == "over" or not state.started:
-        return problem(state, effects, "there is no game in progress to end")
-    if "winner" in event:
+    if "winner" in event:  # a game in progress, a playing winner (checks.why_not)
         winner = event["winner"]
-        if winner is not None and winner not in state.seats:
-            return problem(state, effects, f"seat {winner} is not playing")
     elif state.play_style == "highest_body_count":
         winner = best(body_count(state))
     else:

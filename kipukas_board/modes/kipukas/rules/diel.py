@@ -33,9 +33,7 @@ from kipukas_board.modes.kipukas.rules.state import GameState, StandState, amend
 
 
 def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameState:
-    if state.phase != "play":
-        return problem(state, effects, f"the diel die is rolled only in play (the game is in {state.phase})")
-    cycle = state.diel_cycle + 1
+    cycle = state.diel_cycle + 1  # in play (checks.why_not)
     if event["cycle"] != cycle:
         return problem(state, effects, f"a diel roll for cycle {event['cycle']} arrived in cycle {state.diel_cycle}"
                                        f" (rolled twice?); ignored")
