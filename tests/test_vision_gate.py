@@ -10,7 +10,7 @@ from _qrgen import camouflage, noise, qr_tile
 from kipukas_board.vision.gate import ChangeGate
 from kipukas_board.vision.pipeline import DecodeResult
 from kipukas_board.vision.preprocess import FrameError
-from kipukas_board.vision.reader import CameraReader
+from kipukas_board.vision.reader import STACK_AT, CameraReader
 
 P = "kpks.us/RrDC#0001?DmFz33"
 
@@ -101,8 +101,10 @@ def test_reader_decodes_a_still_scene_once_and_keeps_its_codes() -> None:
     pipe = _Pipeline([DecodeResult(codes=[P], complete=True)])
     reader = CameraReader(pipe)
     reads = [reader.read(noise(scene, rng, 4)) for _ in range(12)]
-    assert pipe.calls == [False]  # one decode, then nothing
-    assert all(r.codes == [P] for r in reads) and [r.decoded for r in reads].count(True) == 1
+    # one decode; one look at the mean of its first frames, for a second card beside it; then nothing
+    assert pipe.calls == [False, False]
+    assert [i for i, r in enumerate(reads) if r.decoded] == [0, STACK_AT[0] - 1] and reads[-1].stacked == 1
+    assert all(r.codes == [P] for r in reads)
 
 
 def test_reader_gives_a_settled_scene_one_thorough_pass() -> None:
@@ -114,12 +116,15 @@ def test_reader_gives_a_settled_scene_one_thorough_pass() -> None:
     reader = CameraReader(pipe)
     for _ in range(6):
         reader.read(noise(scene, rng, 4))
-    assert pipe.calls == [False, True]
+    assert pipe.calls[:2] == [False, True] and pipe.calls[2:] in ([], [False])  # and the look for a second card
+    for _ in range(6):
+        reader.read(noise(scene, rng, 4))
+    assert pipe.calls == [False, True, False]
     assert reader.read(noise(scene, rng, 4)).codes == [P, "x"]
     other = scene.copy()
     other[100:300, 100:300] = 20
     read = reader.read(other)
-    assert read.decoded and read.changed and pipe.calls == [False, True, False]
+    assert read.decoded and read.changed and pipe.calls == [False, True, False, False]
 
 
 def test_a_scene_that_keeps_changing_without_a_code_is_decoded_at_most_once_per_interval() -> None:

@@ -152,3 +152,21 @@ def test_the_searcher_continues_the_ladder_before_the_heavy_decoders_and_runs_th
     assert any(t == SEARCH_STRATEGIES[0].name for t in quick.tried)
     search.decode(frame, thorough=True)
     assert log[-1] == "wechat"
+
+
+def test_a_read_still_scene_is_looked_at_once_more_for_a_second_card() -> None:
+    rng = np.random.default_rng(10)
+    clean = _scene(rng)
+    pipe = _NoiseLimited(clean, limit=5.0)
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+
+    def decode(frame, thorough: bool = False) -> DecodeResult:  # the first card in any frame, the second in a mean
+        clear = _NoiseLimited.decode(pipe, frame, thorough).codes
+        return DecodeResult(codes=[P, second] if clear else [P], complete=True)
+
+    pipe.decode = decode  # type: ignore[method-assign]
+    reader = CameraReader(pipe)
+    reads = [reader.read(noise(clean, rng, 8)) for _ in range(3 * STACK_AT[-1])]
+    assert reads[0].codes == [P] and reads[STACK_AT[0] - 1].codes == [P, second]
+    assert all(r.codes == [P, second] for r in reads[STACK_AT[0] - 1:])
+    assert len(pipe.calls) == 2  # the frame, the mean of the first frames; nothing after

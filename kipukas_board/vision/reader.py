@@ -24,7 +24,11 @@ The rules, per frame:
   strategies at the first counts, the whole ladder with the heavy decoders at the last (when some
   pass located a code there: an empty textured view does not pay for them). After the
   last count the scene is given up until it changes, so a textured view with no card costs a
-  second's search, then nothing.
+  second's search, then nothing;
+* the scene is unchanged and was read: the mean of its first ``stack_at[0]`` frames is decoded once
+  more by the same ladder, for a second card held beside the first that the frame's pass, stopping
+  at its first read, left unread (once per card: milliseconds where a cheap pass reads it, some 50 ms
+  of cheap passes where only a heavy one does).
 
 So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
 
@@ -80,8 +84,10 @@ class CameraReader:
         self.frames = 0
         self.decoded = 0
         self.stack_at = tuple(sorted(stack_at))
-        self._stack: FrameStack | None = None  # an unread, still scene's frames so far
+        self._stack: FrameStack | None = None  # a still scene's frames so far
+        self._first: Any = None  # the frame a stack starts from, until a second still frame comes
         self._located = False  # a decode of this unread scene located a symbol it could not read
+        self._more = False  # the scene was read: its stack is looked at once, for a second card
         self._searcher: Any = None
 
     def read(self, frame: Any) -> FrameRead:
@@ -89,9 +95,9 @@ class CameraReader:
         self.frames += 1
         changed = self.gate.changed(frame)
         if changed:
-            self._stack = None
+            self._stack = self._first = None
         if not changed and self._done:
-            if self._stack is not None:
+            if self._stack is not None or self._first is not None:
                 return self._search(frame)
             return FrameRead(codes=list(self._codes))
         now = self.clock()
@@ -103,33 +109,43 @@ class CameraReader:
         self._codes = list(result.codes)
         self._done = bool(result.complete)
         self._missed_at = now if changed and not result.codes else None
-        if result.codes or result.featureless or not self.stack_at:
-            self._stack = None
+        if result.featureless or not self.stack_at:
+            self._stack = self._first = None
         elif self._stack is None or not self._stack.add(frame):
-            self._stack = FrameStack(frame)
-            self._located = False
-        if self._stack is not None:
-            self._located = self._located or bool(result.located)
+            # the stack starts from this frame once the next one shows the same still view (made
+            # then, so a scene that keeps changing costs no stack)
+            self._stack, self._first, self._located = None, frame, False
+        self._located = self._located or bool(result.located)
+        self._more = bool(result.codes)
         return FrameRead(codes=list(result.codes), refused=dict(result.refused), decoded=True, changed=changed,
                          result=result)
 
     def _search(self, frame: Any) -> FrameRead:
-        """One more frame of an unread still scene: stacked, and its mean decoded at the counts in
-        ``stack_at`` (the heavy decoders only at the last)."""
-        assert self._stack is not None
+        """One more frame of a still scene: stacked, and its mean decoded at the counts in
+        ``stack_at`` (the heavy decoders only at the last); or, for a scene already read, once at the
+        first count, for a second card that frame's pass left unread."""
+        if self._stack is None:
+            self._stack, self._first = FrameStack(self._first), None
         if not self._stack.add(frame):  # moved too far for the gate to see: another view
-            self._stack = FrameStack(frame)
-            return FrameRead()
+            self._stack, self._first = None, frame
+            return FrameRead(codes=list(self._codes))
         n = self._stack.count
         if n not in self.stack_at:
-            return FrameRead()
-        last = n >= self.stack_at[-1]
+            return FrameRead(codes=list(self._codes))
         if self._searcher is None:
             make = getattr(self.pipeline, "searcher", None)
             self._searcher = make() if make is not None else self.pipeline
+        if self._more:
+            result = self._searcher.decode(self._stack.mean())
+            self.decoded += 1
+            self._stack = None
+            self._codes += [c for c in result.codes if c not in self._codes]
+            return FrameRead(codes=list(self._codes), refused=dict(result.refused), decoded=True, result=result,
+                             stacked=n)
+        last = n >= self.stack_at[-1]
         # the heavy decoders' misses cost most: the last mean gets them only where some pass located a
         # code (a textured view with no card, a lamp's reflection on an empty stand, never does)
-        result: DecodeResult = self._searcher.decode(self._stack.mean(), thorough=last and self._located)
+        result = self._searcher.decode(self._stack.mean(), thorough=last and self._located)
         self._located = self._located or bool(result.located)
         self.decoded += 1
         if result.codes or last:
