@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template
+from flask import Flask, Response, jsonify, render_template, request
 
 from kipukas_board.fleet.view import FleetView
 from kipukas_board.web.sse import Broadcaster, StreamsFull
@@ -87,7 +87,7 @@ def create_app(dash: Dashboard) -> Flask:
     @app.get("/api/stream")
     def stream() -> Response | tuple[Response, int]:
         try:
-            sub = dash.broadcaster.open()
+            sub = dash.broadcaster.open(request.remote_addr or "?")  # a few per address (web/sse.py)
         except StreamsFull as exc:
             resp = jsonify({"error": str(exc)})
             resp.headers["Retry-After"] = "10"

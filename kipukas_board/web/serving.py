@@ -274,4 +274,5 @@ def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max
                            max_request_body_size=MAX_BODY + 1, **waitress_options)
     guard.install(server)
     board.health_sources["connections"] = guard.stats
+    board.health_sources["streams"] = board.broadcaster.stats
     return server
