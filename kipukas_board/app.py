@@ -26,7 +26,7 @@ from typing import Any
 
 from kipukas_board import modes, strictjson
 from kipukas_board.board.mapfile import BoardMap, available_maps, load_map, map_exists
-from kipukas_board.calibrate.board_test import BoardTestSession, for_board
+from kipukas_board.calibrate.board_test import BoardTestSession, faults_by_stand, for_board
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
@@ -424,16 +424,10 @@ class BoardApp:
     def _faults_by_stand(self, faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The sensor board's wiring faults, each with the stand its channel is (or None)."""
         try:
-            test = for_board(self)
+            return faults_by_stand(faults, for_board(self))
         except Exception:  # health is informative: a half-started board still reports the faults
             log.exception("mapping wiring faults to stands failed")
             return faults
-        out = []
-        for f in faults:
-            name = f.get("channel_name")
-            stand = test.stand_of(name) if isinstance(name, str) else None
-            out.append({**f, "stand": stand, "text": f"stand {stand}: {f['text']}" if stand else f["text"]})
-        return out
 
     def journal_health(self) -> dict[str, Any]:
         """The journal's health: it cannot record while its last write failed (the journal's own

@@ -129,3 +129,24 @@ def test_the_boards_health_names_the_stand_of_a_missing_diode(tmp_path) -> None:
     finally:
         fw.stop()
         link.close()
+
+
+def test_the_pages_board_test_asks_for_the_check_after_each_token_and_shows_faults_by_stand() -> None:
+    from types import SimpleNamespace
+
+    from kipukas_board.calibrate.board_test import BoardTest, BoardTestSession
+    from kipukas_board.hardware.sensors.port import SwitchChange
+
+    asked: list[int] = []
+    fault = {"kind": "diode-reversed", "channel": 1, "line": None, "channel_name": "r0c1",
+             "text": "r0c1 conducts only backwards"}
+    sensors = SimpleNamespace(request_self_test=lambda: asked.append(1),
+                              health=lambda: {"wiring": {"checked": True, "faults": [fault]}})
+    lighting = SimpleNamespace(show_test_frame=lambda frame: None)
+    session = BoardTestSession(SimpleNamespace(sensors=sensors, lighting=lighting))
+    session.test = BoardTest(["T1", "T2"], {"T1": [0], "T2": [1]}, {}, {}, count=2)
+    assert session.on_switch(SwitchChange("r0c0", True)) and asked == [1]
+    session.on_switch(SwitchChange("r0c0", False))
+    assert asked == [1]  # a lifted token needs no check
+    (shown,) = session.status()["wiring"]
+    assert shown["stand"] == "T2" and shown["text"] == "stand T2: r0c1 conducts only backwards"

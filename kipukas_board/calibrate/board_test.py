@@ -108,6 +108,17 @@ class BoardTest:
                 "unmapped": [ch for ch, sid in stands.items() if sid is None]}
 
 
+def faults_by_stand(faults: list[dict[str, Any]], test: BoardTest) -> list[dict[str, Any]]:
+    """The sensor board's wiring faults (its health's ``wiring.faults``), each with the stand its
+    channel is, by the same mapping the board test lights stands by."""
+    out = []
+    for f in faults:
+        name = f.get("channel_name")
+        stand = test.stand_of(name) if isinstance(name, str) else None
+        out.append({**f, "stand": stand, "text": f"stand {stand}: {f['text']}" if stand else f["text"]})
+    return out
+
+
 def matrix_cols(sensors: Any, default: int = 8) -> int:
     """The sensor board's columns, as its firmware said at connect (health's ``device.cols``)."""
     try:
@@ -149,7 +160,11 @@ class BoardTestSession:
                 return False
             self.test.set(change.channel, change.closed)
             self.board.lighting.show_test_frame(self.test.frame())
-            return True
+        if change.closed:  # check the diode under the token just placed (the answer shows in status)
+            ask = getattr(self.board.sensors, "request_self_test", None)
+            if callable(ask):
+                ask()
+        return True
 
     def start(self) -> dict[str, Any]:
         with self._lock:
@@ -181,7 +196,15 @@ class BoardTestSession:
     def _status(self) -> dict[str, Any]:
         if self.test is None:
             return {"on": False}
-        return {"on": True, **self.test.status()}
+        return {"on": True, **self.test.status(), "wiring": self._wiring()}
+
+    def _wiring(self) -> list[dict[str, Any]]:
+        """The sensor board's latest wiring faults (its health's), each with its stand."""
+        try:
+            wiring = self.board.sensors.health().get("wiring") or {}
+        except Exception:  # a health report is informative only
+            return []
+        return faults_by_stand(wiring.get("faults", []), self.test) if self.test is not None else []
 
     def health(self) -> dict[str, Any]:
         return {"ok": True, "board_test": self.test is not None}

@@ -196,6 +196,12 @@ class SerialStandSensors(StandSensors):
         with self._lock:
             self._carry_out(self.policy.request_snapshot(reason, self._clock()))
 
+    def request_self_test(self) -> None:
+        """Ask the board for its wiring check without waiting: health's ``wiring`` shows the answer.
+        Safe from the function given to :meth:`start` (the board test asks after each token placed)."""
+        with self._lock:
+            self._carry_out(self.policy.request_self_test())
+
     def self_test(self, timeout: float = 1.0) -> sp.SelfTest | None:
         """Ask the board for its wiring check and wait for the answer (None: no answer within
         ``timeout``, or a firmware without the check; health's ``wiring`` says which).
