@@ -76,6 +76,16 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('downed')", timeout=3000)
         assert srv.board.loop.state.souls["ZrrD#0001"].downed
+        # Hilbert's Final Blow fails: "After an unsuccessful blow, the player loses their ability to attack
+        # with that card for this diel cycle" (both rule books): the list marks him, the plan says why
+        page.fill("#bout-att-rolls", "1 1; 1 1; 1 1")
+        page.fill("#bout-def-rolls", "20; 20; 20")
+        page.click("#bout-physical")
+        page.wait_for_function("document.querySelector('#souls').textContent.includes('no attack this cycle')",
+                               timeout=3000)
+        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('cannot attack again')",
+                               timeout=3000)
+        assert "After an unsuccessful blow" in page.text_content("#bout-plan")
         shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
         for panel in ("souls", "bout"):
             name = f"{panel}-{viewport[0]}x{viewport[1]}.png"
