@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from kipukas_board.modes.kipukas.rules.cards import apply_card
 from kipukas_board.modes.kipukas.rules.state import GameState, StandState, initial_state
+from kipukas_board.show.phrases import PHRASES
 
 if TYPE_CHECKING:
     from kipukas_board.web.served import ServedBoard
@@ -42,6 +43,25 @@ class Step:
     event: Event
     state: GameState
     effects: list[Effect]
+
+
+def table_phrases(effect: Mapping[str, Any], phrases: Mapping[str, str] = PHRASES) -> list[str] | None:
+    """The sentences of the table's own effects, the same in every game (a problem, an undo, a
+    sentence to say); None for any other effect.
+
+    Example::
+
+        >>> table_phrases({"type": "undone", "action": "duel_play"})
+        ['Undone: duel play.']
+    """
+    kind = effect.get("type")
+    if kind == "say":
+        return [str(effect.get("text", ""))]
+    if kind == "undone":
+        return [phrases["undone"].format(action=str(effect.get("action", "")).replace("_", " "))]
+    if kind == "problem":
+        return [] if effect.get("quiet") else [phrases["problem"].format(text=str(effect.get("text", "")))]
+    return None
 
 
 class CardFileError(ValueError):
@@ -148,6 +168,18 @@ class GameMode:
     def step(self, game: Any, event: Event) -> tuple[Any, list[Effect]]:
         """Any other event of this game."""
         raise NotImplementedError
+
+    def why_not(self, state: GameState, event: Event) -> str | None:
+        """Why the rules refuse ``event`` (well formed) in ``state`` now, in their own words; None when
+        they take it. The page asks before it journals an action, so a refusal is never journaled and
+        reads as the rules would say it (python-chess's ``is_legal`` beside ``push``).
+
+        By default the event is tried on the rules (pure, so trying changes nothing): refused when all
+        it gives are problems. A mode with a cheaper check of its own (Kipukas) overrides this.
+        """
+        _, effects = self.apply(state, event, None)
+        texts = [e["text"] for e in effects if e.get("type") == "problem"]
+        return "; ".join(texts) if effects and len(texts) == len(effects) else None
 
     def to_json(self, state: GameState) -> dict[str, Any] | None:
         """The mode's fields for ``/api/state`` (under :attr:`key`)."""

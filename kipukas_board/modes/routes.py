@@ -55,7 +55,8 @@ def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, temp
             if board.loop.state.game != name:
                 return error(409, f"no {title} is running (start one with POST /api/actions/new-game "
                                   f"{{\"game\": \"{name}\", ...}})")
-            return submit({"type": "undo" if act == "undo" else event_type(act), **body})
+            event = {"type": "undo" if act == "undo" else event_type(act), **body}
+            return submit.unless_refused(event, board.modes[name].why_not)
 
         run.__name__ = f"{slug.replace('-', '_')}_{act.replace('-', '_')}"
         return run

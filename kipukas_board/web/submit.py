@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
@@ -67,6 +68,19 @@ class Submitter:
             return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
                             "event": event, "effects": effects}), 409
         return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
+
+    def unless_refused(self, event: dict[str, Any],
+                       why_not: Callable[[Any, dict[str, Any]], str | None]) -> Response | tuple[Response, int]:
+        """Journal ``event`` unless the game's rules would refuse it now (``why_not(state, event)``, the
+        mode's own check): then a 409 in the rules' words, and nothing is journaled."""
+        try:
+            check_event(event)
+        except EventError as exc:
+            raise BadRequest(str(exc)) from None
+        why = why_not(self.board.loop.state, event)
+        if why is not None:
+            raise Conflict(why)
+        return self(event)
 
 
 def only_fields(body: dict[str, Any], allowed: set[str], where: str = "") -> None:

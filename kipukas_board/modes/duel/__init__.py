@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kipukas_board.modes.base import Effect, Event, GameMode, Step
+from kipukas_board.modes.base import Effect, Event, GameMode, Step, table_phrases
 from kipukas_board.modes.duel import events as duel_events
 from kipukas_board.modes.duel import lights, rules
 from kipukas_board.modes.duel.cardfile import DuelCardFile, parse_card_file
@@ -61,9 +61,7 @@ class DuelMode(GameMode):
         said = duel_phrases(effect, self.game(state) if state is not None else None)
         if said is not None:
             return said
-        from kipukas_board.modes.kipukas.phrases import phrases_for  # problems, undo: said as in Kipukas
-
-        return phrases_for(effect, state) if effect.get("type") in ("problem", "undone", "say") else []
+        return table_phrases(effect) or []
 
     def report(self, steps: list[Step]) -> dict[str, Any]:
         from kipukas_board.modes.duel.report import report

@@ -40,7 +40,7 @@ from flask import Blueprint, Response
 
 from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, PHASES
-from kipukas_board.modes.kipukas.rules.events import DICE_KINDS, EventError, check_event
+from kipukas_board.modes.kipukas.rules.events import DICE_KINDS
 from kipukas_board.modes.kipukas.rules.playstyles import STYLES, too_many_players
 from kipukas_board.modes.kipukas.rules.rolls import (
     diel_event,
@@ -112,19 +112,8 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def state() -> Any:
         return board.loop.state
 
-    def refuse(event: dict[str, Any]) -> None:
-        """409 with the rules' own words when they would refuse ``event`` now, before it is journaled."""
-        try:
-            check_event(event)
-        except EventError as exc:
-            raise BadRequest(str(exc)) from None
-        why = why_not(state(), event)
-        if why is not None:
-            raise Conflict(why)
-
     def play(event: dict[str, Any]) -> Response | tuple[Response, int]:
-        refuse(event)
-        return submit(event)
+        return submit.unless_refused(event, why_not)
 
     only = only_fields
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from kipukas_board.modes.base import Effect, Event, GameMode, Step
 from kipukas_board.modes.kipukas import lights, phrases
-from kipukas_board.modes.kipukas.rules import core
+from kipukas_board.modes.kipukas.rules import checks, core
 from kipukas_board.modes.kipukas.rules import events as game_events
 from kipukas_board.modes.kipukas.rules.state import GameState
 
@@ -30,6 +30,9 @@ class KipukasMode(GameMode):
 
     def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
         return core.apply(state, event, seq=seq)
+
+    def why_not(self, state: GameState, event: Event) -> str | None:
+        return checks.why_not(state, event)
 
     def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:
         return lights.render(state, layout, t, scene)
