@@ -59,8 +59,12 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.wait_for_selector("#pin-button.unlocked", timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('Hilbert')", timeout=3000)
         assert "M3a" in page.text_content('#souls [data-soul="HMPU#0001"]')
-        page.select_option("#bout-territory", "3")
-        page.dispatch_event("#bout-territory", "change")
+        assert srv.board.loop.state.territories[3].contention
+        page.click('#contention li[data-fight="3"] .bout-open')  # one tap from the fight
+        # the souls of the fight are proposed on each side, never one soul against itself
+        assert page.input_value("#bout-territory") == "3"
+        sides = {page.input_value("#bout-attacker"), page.input_value("#bout-defender")}
+        assert sides == {"HMPU#0001", "ZrrD#0001"}
         page.select_option("#bout-attacker", "HMPU#0001")
         page.select_option("#bout-defender", "ZrrD#0001")
         page.fill("#bout-archetype", "-1")
@@ -76,11 +80,26 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('downed')", timeout=3000)
         assert srv.board.loop.state.souls["ZrrD#0001"].downed
+        # The Final Blow: the dice it needs are shown, and taken as players say them ("1 1, 1 1, 1 1").
+        page.dispatch_event("#bout-attacker", "change")  # a new bout: the old result goes
+        assert page.text_content("#bout-result") == ""
+        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('Final Blow')", timeout=3000)
+        q = "territory=3&attacker=HMPU%230001&defender=ZrrD%230001"
+        with urllib.request.urlopen(f"{srv.url}/api/bout/plan?{q}", timeout=10) as resp:
+            fb = json.loads(resp.read())
+        assert f"{fb['best_of']} rounds of" in page.text_content("#bout-att-rolls-how")
+
+        def said(face: int, dice: list) -> str:
+            return ", ".join(" ".join(str(min(face, d)) for d in dice) for _ in range(fb["best_of"]))
+
         # Hilbert's Final Blow fails: "After an unsuccessful blow, the player loses their ability to attack
         # with that card for this diel cycle" (both rule books): the list marks him, the plan says why
-        page.fill("#bout-att-rolls", "1 1; 1 1; 1 1")
-        page.fill("#bout-def-rolls", "20; 20; 20")
+        page.fill("#bout-att-rolls", said(1, fb["attacker"]["dice"]))
+        page.fill("#bout-def-rolls", said(20, fb["defender"]["dice"]))
         page.click("#bout-physical")
+        page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Raven wins')",
+                               timeout=3000)
+        assert srv.board.loop.state.last_bout["final_blow"]
         page.wait_for_function("document.querySelector('#souls').textContent.includes('no attack this cycle')",
                                timeout=3000)
         page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('cannot attack again')",

@@ -283,12 +283,18 @@
 
     // Territories in contention: tap who won.
     section("contention-panel", s.territories.filter((t) => t.contention).map((t) => {
-      const li = el("li", {}, el("p", { text: `${t.number} ${tname(s, t.number)}`.trim() }));
+      const li = el("li", { dataset: { fight: String(t.number) } }, el("p", { text: `${t.number} ${tname(s, t.number)}`.trim() }));
       const row = el("div", { class: "buttons" });
       const seats = t.contenders && t.contenders.length ? t.contenders : (s.players || []).map((p) => p.seat);
       for (const seat of seats) {
         row.append(el("button", { type: "button", text: `${who(s, seat)} won`,
           onclick: () => act("/api/actions/resolve-contention", { territory: t.number, winner: seat }, "Contention resolved.") }));
+      }
+      // The fight's bouts, one tap away: the assistant opens on this territory and its souls.
+      const souls = (s.souls || []).filter((x) => !x.wasted && x.stand && (s.stands.find((st) => st.id === x.stand) || {}).territory === t.number);
+      if (souls.length >= 2) {
+        row.append(el("button", { type: "button", class: "bout-open", text: "Bout assistant",
+          onclick: () => document.dispatchEvent(new CustomEvent("kb:bout", { detail: t.number })) }));
       }
       li.append(row);
       return li;

@@ -50,19 +50,55 @@
     keep($("bind-stand"), (s.stands || []).filter((x) => x.kind === "movement" && x.occupied)
       .map((x) => opt(x.id, x.id)));
     keep($("bout-territory"), (s.territories || []).filter((t) => live.some((x) => x.stand && standTerritory(s, x.stand) === t.number))
-      .map((t) => opt(String(t.number), `${t.number}${t.contention ? " (contention)" : ""}`)));
+      .map((t) => opt(String(t.number), `${(s.map.territories.find((m) => m.number === t.number) || {}).name || "territory"} (${t.number})` +
+        `${t.contention ? ", contention" : ""}`)));
     const fight = $("bout-territory").options.length > 0;  // without a soul in a territory, nothing to pick
     $("bout-form").hidden = !fight;
     $("bout-none").hidden = fight;
     $("soul-bind").hidden = !live.length || !$("bind-stand").options.length;
     const n = Number($("bout-territory").value);
-    const here = live.filter((x) => x.stand && standTerritory(s, x.stand) === n)
-      .map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})${x.downed ? " downed" : ""}`));
-    keep($("bout-attacker"), here.map((o) => o.cloneNode(true)));
-    keep($("bout-defender"), here);
+    const fighting = live.filter((x) => x.stand && standTerritory(s, x.stand) === n);
+    const here = fighting.map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})${x.downed ? " downed" : ""}`));
+    keep($("bout-attacker"), here);
+    propose(s, n, fighting);
+    // the defender is a soul of another player than the attacker's
+    const attSeat = (fighting.find((x) => x.id === $("bout-attacker").value) || {}).seat;
+    keep($("bout-defender"), fighting.filter((x) => x.seat !== attSeat)
+      .map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})${x.downed ? " downed" : ""}`)));
+    propose(s, n, fighting);
     renderResult(s.last_bout);
     if ($("bout-attacker").value && $("bout-defender").value) showPlan();  // a soul hurt or moved: redo the sums
+    else $("bout-plan").replaceChildren("Pick two souls of different players in a territory to see both sides.");
   }
+
+  // The souls of the fight on each side: the attacker is the soul of the player taking the
+  // territory (or the first there), the defender a soul of another player, never the same soul.
+  function propose(s, n, fighting) {
+    const att = $("bout-attacker"), dfn = $("bout-defender");
+    const seatOf = (id) => (fighting.find((x) => x.id === id) || {}).seat;
+    const t = (s.territories || []).find((x) => x.number === n) || {};
+    if (!att.value || (t.taker != null && seatOf(att.value) !== t.taker && !att.dataset.picked)) {
+      const first = fighting.find((x) => x.seat === t.taker) || fighting[0];
+      if (first) att.value = first.id;
+    }
+    if (!dfn.value || seatOf(dfn.value) === seatOf(att.value)) {
+      const foe = fighting.find((x) => x.seat !== seatOf(att.value));
+      if (foe) dfn.value = foe.id;
+    }
+  }
+
+  // Open the assistant on a fight (the contention banner's button): its territory and its souls.
+  function openOn(n) {
+    $("bout-territory").value = String(n);
+    $("bout-attacker").value = ""; $("bout-defender").value = "";
+    delete $("bout-attacker").dataset.picked;
+    pickedSince = true;
+    if (state) render(state);
+    showPlan();
+    $("bout-panel").scrollIntoView({ block: "start" });
+    $("bout-territory").focus({ preventScroll: true });
+  }
+  document.addEventListener("kb:bout", (ev) => openOn(ev.detail));
 
   function sideBlock(title, side) {
     const box = el("div", { class: "bout-side" }, el("strong", { text: `${title}: ${side.title}` }),
@@ -95,6 +131,8 @@
     try {
       const p = await api(`/api/bout/plan?${q}`, undefined, { method: "GET" });
       if (asked !== planAsked) return;
+      plan = p;
+      sayDice(p);
       box.replaceChildren(el("div", { text: `${p.final_blow ? "Final Blow" : "KEAL means bout"} in ${p.geography} land` +
         (p.best_of > 1 ? `, best ${Math.ceil(p.best_of / 2)} of ${p.best_of}` : "") }),
         ...p.notes.map((t) => el("div", { class: "hint", text: t })),
@@ -102,22 +140,61 @@
     } catch (e) { if (asked === planAsked) box.replaceChildren(el("span", { class: "error", text: e.message })); }
   }
 
+  // The dice each side rolls, as players say them: one group per round, its dice apart by spaces.
+  let plan = null;
+  function example(dice, rounds) {
+    const faces = [6, 5, 2, 3, 4, 1];
+    return Array.from({ length: rounds }, (_, r) => dice.map((_, i) => faces[(r * 2 + i) % faces.length]).join(" ")).join(", ");
+  }
+  function sayDice(p) {
+    for (const [role, id] of [["attacker", "bout-att-rolls"], ["defender", "bout-def-rolls"]]) {
+      const dice = p[role].dice;
+      const input = $(id);
+      input.placeholder = example(dice, p.best_of);
+      input.title = `${p.best_of > 1 ? `${p.best_of} rounds` : "one round"} of ${dice.map((d) => "D" + d).join(" + ")}`;
+      $(`${id}-how`).textContent = `${p.best_of > 1 ? `${p.best_of} rounds of ` : ""}${dice.map((d) => "D" + d).join("+")}, ` +
+        `e.g. “${example(dice, p.best_of)}”`;
+    }
+  }
+  // "6 6, 5 3, 2 2", "6 6; 5 3; 2 2" or "6 6 5 3 2 2": every face in order, split into rounds of
+  // as many dice as the side rolls (the board checks the count and each face).
+  function faces(text, dice) {
+    const all = (text.match(/\d+/g) || []).map(Number);
+    const per = dice.length || 1;
+    const rounds = [];
+    for (let i = 0; i < all.length; i += per) rounds.push(all.slice(i, i + per));
+    return rounds;
+  }
+
+  // A bout's result shows until the players pick the next bout (a soul, a territory), and a bout
+  // fought anywhere shows its own result.
+  let seenBout, pickedSince = false;
   function renderResult(r) {
     const box = $("bout-result");
-    if (!r) { box.replaceChildren(); return; }
+    const key = r ? `${r.territory}:${r.attacker.soul}:${r.defender.soul}:${JSON.stringify(r.rolls)}` : null;
+    if (key !== seenBout) { seenBout = key; pickedSince = false; }
+    if (!r || pickedSince) { box.replaceChildren(); return; }
     box.replaceChildren(el("div", { text: `Last bout: ${r.attacker.title} against ${r.defender.title} — ` +
       `${r.winner === "attacker" ? r.attacker.title : r.defender.title} wins` }),
       ...r.rounds.map((x, i) => el("div", { text: `round ${i + 1}: ${x.attacker} against ${x.defender}` +
         (x.brawl ? " (tie: the brawl sequence decides)" : "") })));
   }
 
-  const faces = (text) => text.split(";").map((r) => r.trim().split(/[\s,]+/).filter(Boolean).map(Number));
   ["bout-territory", "bout-attacker", "bout-defender", "bout-archetype"].forEach((id) =>
-    $(id).addEventListener("change", () => { if (id === "bout-territory" && state) render(state); showPlan(); }));
-  $("bout-roll").addEventListener("click", () => act("/api/actions/bout-roll", bout(), "bout rolled"));
-  $("bout-physical").addEventListener("click", () => act("/api/actions/bout-roll",
-    { ...bout(), rolls: { attacker: faces($("bout-att-rolls").value), defender: faces($("bout-def-rolls").value) } },
+    $(id).addEventListener("change", () => {
+      if (id === "bout-attacker") $(id).dataset.picked = "1";
+      pickedSince = true; $("bout-result").replaceChildren();  // a new bout: the old result goes
+      if ((id === "bout-territory" || id === "bout-attacker") && state) render(state);  // whom it may fight
+      showPlan();
+    }));
+  function fought(r) { if (r) { $("bout-att-rolls").value = ""; $("bout-def-rolls").value = ""; } }
+  $("bout-roll").addEventListener("click", async () => fought(await act("/api/actions/bout-roll", bout(), "bout rolled")));
+  $("bout-physical").addEventListener("click", async () => {
+    const dice = (role) => (plan && plan[role] ? plan[role].dice : [6]);
+    fought(await act("/api/actions/bout-roll", { ...bout(), rolls: {
+      attacker: faces($("bout-att-rolls").value, dice("attacker")), defender: faces($("bout-def-rolls").value, dice("defender")) } },
     "bout settled"));
+  });
   $("bind-button").addEventListener("click", () => {
     if (!$("bind-soul").value || !$("bind-stand").value) { message("pick a soul and a stand", "error"); return; }
     act("/api/actions/soul-bind", { soul: $("bind-soul").value, stand: $("bind-stand").value }, "bound");
