@@ -443,7 +443,8 @@ def docs_blocks() -> dict[str, str]:
 
     return {"pi5": quantity_table(boards, pi=5), "pi4": quantity_table(boards, pi=4),
             "power": power_table(build_bom(load_map(name), players, pi, layout)),
-            "magnet-field": magnets.field_table(), "magnet-pairs": magnets.pair_table()}
+            "magnet-field": magnets.field_table(), "magnet-pairs": magnets.pair_table(),
+            "magnet-holder": magnets.holder_note()}
 
 
 def reference_csv() -> str:
