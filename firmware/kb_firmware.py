@@ -66,8 +66,9 @@ class SensorFirmware:
         self.send(P.T_HEARTBEAT, P.put_u32(self.uptime_ms & 0xFFFFFFFF) + P.put_u16(bad & 0xFFFF))
 
     def send_self_test(self):
-        # The matrix's wiring check (PROTOCOL.md, SELFTEST): it takes about (rows + cols) settle
-        # times, well inside one scan period, and never changes the debounced states.
+        # The matrix's wiring check (PROTOCOL.md, SELFTEST): some 300 pin changes and reads for an
+        # 8 x 8 matrix, a few milliseconds under MicroPython (an estimate: not timed on a Pico), so
+        # the next scan comes that much late, once; it never changes the debounced states.
         closed, reverse, rows, cols = self.matrix.self_test()
         self.send(P.T_SELFTEST, bytes((self.matrix.nrows, self.matrix.ncols)) + P.bitmap(closed)
                   + P.bitmap(reverse) + P.bitmap(rows) + P.bitmap(cols))

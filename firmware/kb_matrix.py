@@ -52,8 +52,9 @@ class Matrix:
         return out
 
     def _normal(self):
+        # None: no pull-up on the rows again (the self-test turned theirs on), as at start
         for row in self.rows:
-            row.init(Pin.OPEN_DRAIN, value=1)
+            row.init(Pin.OPEN_DRAIN, None, value=1)
         for col in self.cols:
             col.init(Pin.IN, Pin.PULL_UP)
 

@@ -373,6 +373,8 @@ def _self_test(closed: set[int], rows: int = 3, cols: int = 4, **faults) -> sp.S
         got = m.self_test()
         # the pins are back as scanning needs them: rows released, columns pulled up, nothing driven
         assert [machine.driven(p) for p in row_pins + col_pins] == [None] * (rows + cols)
+        assert [(p.mode, p.pull) for p in m.rows] == [(machine.Pin.OPEN_DRAIN, None)] * rows
+        assert [(p.mode, p.pull) for p in m.cols] == [(machine.Pin.IN, machine.Pin.PULL_UP)] * cols
         assert m.scan(bytearray(rows * cols)) == got[0]  # and scan as before
     finally:
         machine.attach(None)
