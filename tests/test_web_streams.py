@@ -178,3 +178,9 @@ def test_live_a_stream_that_stops_reading_is_dropped_and_holds_no_thread(data_di
             assert _wait(lambda: board.broadcaster.clients() == 0, 3), "its thread never let go"
         finally:
             stalled.close()
+
+
+def test_the_board_itself_is_not_capped_per_address() -> None:
+    b = Broadcaster(max_clients=40, per_address=2)
+    subs = [b.open("127.0.0.1") for _ in range(6)] + [b.open("::1") for _ in range(3)]
+    assert not any(s.ended.is_set() for s in subs) and b.clients() == 9

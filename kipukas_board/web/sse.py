@@ -18,7 +18,8 @@ Every open stream holds one of waitress's worker threads, so streams are capped 
 
 - at most ``per_address`` from one address (a phone needs one or two; an IPv6 phone counts by its
   /64 network, where it can take new addresses at will): a newer stream from an address at its cap
-  makes the oldest one of that address end, as a page reloaded in a browser would;
+  makes the oldest one of that address end, as a page reloaded in a browser would (the board's own
+  loopback addresses, :data:`UNCOUNTED`, are not capped per address);
 - at most ``max_clients`` in all: past it, the address holding the most streams gives up its oldest
   if it holds at least two more than the newcomer's address, otherwise :meth:`Broadcaster.open`
   raises :class:`StreamsFull` and the route answers 503, leaving threads for ``/api/state``, the
@@ -56,6 +57,9 @@ KEEP_EACH = frozenset({"said"})
 MAX_EACH = 16
 #: Open streams one address may hold (a phone needs one or two; a few tabs more).
 PER_ADDRESS = 4
+#: Addresses not capped per address: the board itself (a display on the Pi, a developer's tabs);
+#: nobody on the table's network can send from them. Their streams still count in the total.
+UNCOUNTED = frozenset({"127.0.0.1", "::1"})
 #: Seconds between a body's checks that its page is still there and taking what is sent.
 POLL_S = 0.5
 #: The first wait (seconds) for a page to take what was sent; it doubles up to :data:`POLL_S`.
@@ -243,7 +247,8 @@ class Broadcaster:
     def open(self, client: str | None = None) -> Subscription:
         """Register a new client from address ``client`` (None: not counted per address), making
         room as the module docs say, or raise :class:`StreamsFull`."""
-        key = address_key(client) if client is not None and self.per_address is not None else None
+        key = (address_key(client) if client is not None and self.per_address is not None
+               and client not in UNCOUNTED else None)
         sub = Subscription(self, key)
         victim: Subscription | None = None
         with self._lock:
