@@ -135,6 +135,8 @@ def monitor(args: argparse.Namespace) -> int:
             chan = h.get("channels", {})
             print(f"-- {h.get('adapter')} ok={h.get('ok')} {shown} chatter={chan.get('chatter')} "
                   f"stuck={chan.get('stuck')}", flush=True)
+            for fault in (h.get("wiring") or {}).get("faults", []):
+                print(f"-- WIRING {fault['text']}", flush=True)
 
     sensors.start(show)
     closed = sorted(ch for ch, c in sensors.snapshot().items() if c)
