@@ -113,3 +113,35 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
         ctx.close()
         assert not errors, errors
+
+
+def test_a_wasted_souls_token_is_called_out_until_it_is_lifted(browser, tmp_path):
+    Catalog.in_dir(tmp_path).import_records(CARDS)
+    with serve_board(tmp_path) as srv:
+        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+            {"seat": 1, "name": "Ana", "color": "#d7263d", "affinity": "Avian"},
+            {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
+        for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
+        srv.board.sim_set_stand("M3b", True)
+        _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
+        for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
+            srv.board.sim_set_stand(sid, on)
+        fight = {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001", "archetype": 0}
+        _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]], "defender": [[1]]}})
+        _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]] * 3, "defender": [[1]] * 3}})
+        assert srv.board.loop.state.souls["ZrrD#0001"].wasted
+        ctx = browser.new_context(viewport={"width": 360, "height": 740})
+        page = ctx.new_page()
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        assert page.text_content("#now") == "Raven (Bo) is wasted: take its token off the map."
+        assert "wasted" in page.get_attribute('[data-stand="M3b"]', "class")
+        assert page.text_content('[data-mark="M3b"]') == "✕"
+        srv.board.sim_set_stand("M3b", False)  # the token is taken off
+        page.wait_for_function("() => !document.querySelector('#now').textContent.includes('wasted')", timeout=3000)
+        assert "wasted" not in page.get_attribute('[data-stand="M3b"]', "class")
+        ctx.close()

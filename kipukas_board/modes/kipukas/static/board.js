@@ -105,6 +105,12 @@
     const ini = s.initiative && typeof s.initiative === "object" ? s.initiative.seat : s.initiative;
     const asked = (s.questions || [])[0];
     if (asked) return [null, "Answer the board's question first.", ""];
+    // A wasted soul's token still on the map: called out until someone lifts it.
+    const gone = (s.souls || []).find((x) => x.wasted && x.stand);
+    if (gone) {
+      return [gone.seat, `${gone.title} (${who(s, gone.seat)}) is wasted: take its token off the map.`,
+        `Its token is on ${place(s, gone.stand)}, marked ✕ on the map. A wasted soul counts as lost.`];
+    }
     const opening = (s.rules && s.rules.opening) || [];
     if (!d.phase) {
       return [ini, `Roll the diel die to start cycle 1.`,
@@ -163,6 +169,7 @@
     }
     const claims = new Map(s.territories.map((t) => [t.number, t]));
     const inHand = new Set((s.hand || []).map((h) => h.stand));
+    const wasted = new Set((s.souls || []).filter((x) => x.wasted && x.stand).map((x) => x.stand));
     const asked = new Set((s.questions || []).map((q) => q.stand).filter(Boolean));
     for (const st of s.stands) {
       const e = document.querySelector(`[data-stand="${CSS.escape(st.id)}"]`);
@@ -174,6 +181,7 @@
       e.classList.toggle("camp", claim === "base_camp");
       e.classList.toggle("downed", !!st.downed);
       e.classList.toggle("in-hand", inHand.has(st.id));
+      e.classList.toggle("wasted", wasted.has(st.id));
       e.classList.toggle("asked", asked.has(st.id));
       e.classList.toggle("selected", selected === st.id);
       e.dataset.occupied = st.occupied ? "true" : "false";
@@ -182,7 +190,7 @@
       const mark = document.querySelector(`[data-mark="${CSS.escape(st.id)}"]`);
       if (mark) {
         mark.textContent = claim === "capital" ? "C" : claim === "base_camp" ? "B"
-          : inHand.has(st.id) ? "?" : st.occupied && st.downed ? "×" : "";
+          : inHand.has(st.id) ? "?" : wasted.has(st.id) ? "✕" : st.occupied && st.downed ? "×" : "";
       }
     }
   }
