@@ -114,7 +114,8 @@ class ConnectionGuard:
         class Channel(server.channel_class):  # type: ignore[misc, name-defined]
             task_class = Task
             request_started = 0.0
-            #: When the output now waiting began to wait, or last made progress (time.time()).
+            #: When the output now waiting began to wait, or last made progress (time.monotonic(): a
+            #: clock set forward must not make every connection look stalled).
             waiting_since = 0.0
             #: Bytes the kernel held unacknowledged at the last sweep.
             kernel_unsent = 0
@@ -126,13 +127,13 @@ class ConnectionGuard:
 
             def write_soon(self, data: bytes) -> int:
                 if not self.total_outbufs_len:
-                    self.waiting_since = time.time()
+                    self.waiting_since = time.monotonic()
                 return int(super().write_soon(data))
 
             def _flush_some(self, do_close: bool = True) -> Any:
                 sent = super()._flush_some(do_close=do_close)
                 if sent:
-                    self.waiting_since = time.time()
+                    self.waiting_since = time.monotonic()
                 return sent
 
         server.channel_class = Channel
@@ -187,10 +188,11 @@ class ConnectionGuard:
                 # nothing of it for stall_s is cut off, which also frees a thread waiting to write.
                 # Taking is the server sending more, or the kernel's unacknowledged bytes shrinking.
                 in_kernel = kernel_unsent(channel.socket)
+                mono = time.monotonic()
                 if not (channel.total_outbufs_len or in_kernel) or in_kernel < channel.kernel_unsent:
-                    channel.waiting_since = now
+                    channel.waiting_since = mono
                 channel.kernel_unsent = in_kernel
-                if now - channel.waiting_since > self.stall_s:
+                if mono - channel.waiting_since > self.stall_s:
                     self.stalled += 1
                     channel.will_close = True
                 continue
