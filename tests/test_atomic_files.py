@@ -63,10 +63,9 @@ def test_the_mode_is_the_callers(tmp_path: Path, mode: int) -> None:
 
 
 def test_no_module_replaces_a_file_by_itself() -> None:
-    """Only textfile renames a file over another (the simulated firmware's port is a symlink to a
-    pseudo-terminal, swapped on a replug, not a file the board writes)."""
+    """Only textfile renames a file over another (atomic_path, replace_durably)."""
     root = Path(__file__).resolve().parents[1] / "kipukas_board"
-    allowed = {root / "textfile.py", root / "bench" / "firmware_sim.py"}  # the latter: a pty symlink
+    allowed = {root / "textfile.py"}
     offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
                  if p not in allowed and ("os.replace(" in p.read_text() or "os.rename(" in p.read_text())]
     assert offenders == []

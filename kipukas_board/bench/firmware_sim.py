@@ -34,6 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from kipukas_board.resources import shipped_dir
+from kipukas_board.textfile import replace_durably
 
 FIRMWARE_DIR = shipped_dir("firmware")
 SHIM_DIR = FIRMWARE_DIR / "machine_shim"
@@ -210,7 +211,7 @@ class PtyLink:
         if os.path.lexists(tmp):
             os.unlink(tmp)
         os.symlink(os.ttyname(slave), tmp)
-        os.replace(tmp, self.path)
+        replace_durably(tmp, self.path)  # the port reappears whole: never a path without its symlink
         self._master, self._slave = master, slave
 
     def restart_faults(self) -> None:
