@@ -314,3 +314,25 @@ def test_the_habitat_table_is_the_books_in_every_edition(ed: str) -> None:
         if secondary is not None:
             assert e.habitat_roll(secondary[0], geo) == secondary[1]
     assert e.habitat_roll("Nomad", "plains") == 0 and e.habitat_roll("Forest", "water") == 0
+
+
+def test_a_failed_retreat_ends_the_souls_attacks_for_the_cycle_in_the_web_edition_only() -> None:
+    """The web rules, "Retreat and Reinforce": "If unsuccessful, the retreating soul(s) forgo their
+    ability to attack for the day." The 2023 book's retreat has no such sentence."""
+    retreat = {"type": "dice_roll", "kind": "retreat", "seat": 1, "escapee": [1, 1], "challenger": [12],
+               "souls": ["HMPU#0001"]}
+    web, fx = fold([retreat], met("web"))
+    spent = next(e for e in fx if e["type"] == "attack_spent")
+    assert spent["by"] == "retreat" and phrases_for(spent, web) == [
+        "Ana's Hilbert failed to retreat: it cannot attack this diel cycle."]
+    why = plan_bout(web, 3, "HMPU#0001", "ZrrD#0001")
+    assert isinstance(why, str) and "its retreat failed" in why and "forgo their ability to attack" in why
+    escaped, fx = fold([{**retreat, "escapee": [6, 6], "challenger": [3]}], met("web"))
+    assert isinstance(plan_bout(escaped, 3, "HMPU#0001", "ZrrD#0001"), dict)  # it got away: no rule applies
+    book, fx = fold([retreat], met("2023"))
+    assert not [e for e in fx if e["type"] == "attack_spent"]
+    assert isinstance(plan_bout(book, 3, "HMPU#0001", "ZrrD#0001"), dict)
+    _, fx = fold([{**retreat, "souls": ["NOPE#0001"]}], met("web"))
+    assert "NOPE#0001 is no soul in play" in fx[-1]["text"]
+    with pytest.raises(Exception, match="field 'souls' must list at most 3 soul ids"):
+        check_event({**retreat, "souls": ["a", "b", "c", "d"]})

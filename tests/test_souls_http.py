@@ -106,3 +106,20 @@ def test_bind_unbind_fix_and_bad_bodies(data_dir: Path) -> None:
         assert "unexpected" in t.act("soul-bind", {"stand": "M2b", "soul": "x", "hat": 1}, status=400)["error"]
         r = t.client.post("/api/actions/soul-unbind", json={"soul": "HMPU#0001"}, headers={"X-Admin-Pin": "0"})
         assert r.status_code in (401, 403) and PIN != "0"
+
+
+def test_a_failed_retreat_roll_names_its_souls_and_ends_their_attacks(data_dir: Path) -> None:
+    """The web rules: "If unsuccessful, the retreating soul(s) forgo their ability to attack for the day"."""
+    with _table(data_dir, [1, 1, 12]) as t:  # the escapee's 2 D6 (2) against the D20 (12): caught
+        show(t, 2, "ZrrD")
+        t.put("M3b")
+        show(t, 1, "HMPU")
+        t.put("M2b")
+        t.move("M2b", "M3a")
+        t.act("roll-dice", {"kind": "trap", "souls": ["HMPU#0001"]}, status=400)
+        out = t.act("roll-dice", {"kind": "retreat", "seat": 1, "souls": ["HMPU#0001"]})
+        assert out["event"]["souls"] == ["HMPU#0001"]
+        assert any(e["type"] == "attack_spent" and e["by"] == "retreat" for e in out["effects"])
+        assert next(s for s in t.state()["souls"] if s["id"] == "HMPU#0001")["attack_spent"]
+        spent = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001")
+        assert spent.status_code == 409 and "its retreat failed" in spent.get_json()["error"]

@@ -54,6 +54,7 @@ PHRASES: dict[str, str] = {
     "soul_downed": "{player}'s {title} is downed.",
     # the rule books' limits on attacks and souls: {player} {title}; {count} {territory} {limit}
     "attack_spent": "{player}'s {title} missed its blow: it cannot attack again this diel cycle.",
+    "attack_spent_retreat": "{player}'s {title} failed to retreat: it cannot attack this diel cycle.",
     "souls_limit": "{player} has {count} souls in {territory}; a territory hosts at most {limit} souls per player.",
     "soul_wasted": "{player}'s {title} is wasted {cause}.",
     # why: {cause} is one of these

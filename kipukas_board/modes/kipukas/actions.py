@@ -28,7 +28,8 @@ The table's own actions (new game for every mode, map, undo, redo, export) are
     POST /api/actions/timer-cancel       {"timer": "t4"}
     POST /api/actions/roll-dice          {"kind": "random_territory" | "rogue_path" | "retreat" | "trap"
                                            | "d6" | "d20", "seat": 1?, "stand": "M3a" and "moves": 2
-                                           (rogue_path: its stand and Movement Range)}
+                                           (rogue_path: its stand and Movement Range), "souls":
+                                           ["HMPU#0001"]? (retreat: the souls retreating)}
     POST /api/actions/end-game           {"winner": 1?}
 """
 
@@ -205,7 +206,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     @pin
     def roll_dice() -> Response | tuple[Response, int]:
         body = json_body()
-        only(body, {"kind", "seat", "stand", "moves"})
+        only(body, {"kind", "seat", "stand", "moves", "souls"})
         kind = body.get("kind")
         if kind not in DICE_KINDS:
             raise BadRequest(f"field 'kind' must be one of {', '.join(DICE_KINDS)}, got {kind!r}")
@@ -217,7 +218,11 @@ def blueprint(board: ServedBoard) -> Blueprint:
                 raise BadRequest(f"field 'stand' must be the rogue's stand (a stand id with land paths), got {stand!r}")
             if not 1 <= moves <= MAX_MOVE:
                 raise BadRequest(f"field 'moves' must be the rogue's Movement Range, 1 to {MAX_MOVE}, got {moves}")
-        return submit(roll_event(state(), kind, board.dice, seat=seat, stand=stand, moves=moves))
+        souls = body.get("souls")
+        if souls is not None and (kind != "retreat" or not isinstance(souls, list)
+                                  or not all(isinstance(x, str) for x in souls)):
+            raise BadRequest(f"field 'souls' is for a retreat: the ids of the souls retreating, got {souls!r:.80}")
+        return submit(roll_event(state(), kind, board.dice, seat=seat, stand=stand, moves=moves, souls=souls))
 
     @bp.post("/api/actions/end-game")
     @pin

@@ -126,7 +126,8 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
         if kind in ("soul_keal", "soul_bound"):
             return _soul(effect, n, p)
         if kind == "attack_spent":
-            return [p["attack_spent"].format(player=n.player(effect.get("seat")), title=str(effect.get("title", "")))]
+            key = "attack_spent_retreat" if effect.get("by") == "retreat" else "attack_spent"
+            return [p[key].format(player=n.player(effect.get("seat")), title=str(effect.get("title", "")))]
         if kind == "souls_limit":
             return [p["souls_limit"].format(player=n.player(effect.get("seat")), count=effect["count"],
                                             territory=n.territory(effect["territory"]), limit=effect["limit"])]

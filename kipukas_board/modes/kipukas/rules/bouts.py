@@ -61,6 +61,8 @@ ARCHETYPE_LIMIT = 40
 #: Both rule books, "Defeating a Soul": why a soul whose attack failed is refused another this cycle.
 FAILED_BLOW_RULE = ("After an unsuccessful blow, the player loses their ability to attack with that card for "
                     "this diel cycle")
+#: The web rules, "Retreat and Reinforce": the same for a soul whose retreat failed.
+FAILED_RETREAT_RULE = "If unsuccessful, the retreating soul(s) forgo their ability to attack for the day"
 
 
 def parse_die(text: str) -> tuple[tuple[int, ...], str | None]:
@@ -182,6 +184,9 @@ def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
     if att.downed:
         return f"{att.title} is downed and cannot attack"
     if att.failed_cycle == state.diel_cycle:
+        if att.failed_by == "retreat":
+            return (f"{att.title} cannot attack in this diel cycle: its retreat failed (the web rules: "
+                    f"\"{FAILED_RETREAT_RULE}\"); it may still defend")
         return (f"{att.title} cannot attack again in this diel cycle: its blow failed (both rule books: "
                 f"\"{FAILED_BLOW_RULE}\"); it may still defend")
     final = dfn.downed
@@ -238,6 +243,26 @@ def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
     return {"rounds": rounds, "winner": winner}
 
 
+def failed_retreat(state: GameState, soul_ids: list[str], effects: list[Effect]) -> GameState:
+    """The web rules: souls whose challenged retreat failed attack no more this diel cycle. Souls the
+    board does not know, or wasted ones, are named in a problem; the 2023 book has no such rule."""
+    if not edition(state.edition).failed_retreat_ends_attacks:
+        return state
+    unknown = []
+    for sid in soul_ids:
+        soul = state.souls.get(sid)
+        if soul is None or soul.wasted:
+            unknown.append(sid)
+            continue
+        state = put_soul(state, amend(soul, failed_cycle=state.diel_cycle, failed_by="retreat"))
+        effects.append({"type": "attack_spent", "soul": sid, "title": soul.title, "seat": soul.seat,
+                        "cycle": state.diel_cycle, "by": "retreat", "rule": FAILED_RETREAT_RULE})
+    if unknown:
+        state = problem(state, effects, f"retreat: {', '.join(unknown)} is no soul in play the board knows; "
+                                        f"its failed retreat is not remembered")
+    return state
+
+
 def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
     """A bout the board reckoned: recompute the plan, settle the journaled rolls, apply the outcome."""
     plan = plan_bout(state, event["territory"], event["attacker"], event["defender"], event.get("archetype", 0),
@@ -270,7 +295,7 @@ def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect])
                     "sums": [[r["attacker"], r["defender"]] for r in result["rounds"]]})
     effects.extend(applied)
     if result["winner"] == "defender":
-        new = put_soul(new, amend(new.souls[att.id], failed_cycle=state.diel_cycle))
+        new = put_soul(new, amend(new.souls[att.id], failed_cycle=state.diel_cycle, failed_by="blow"))
         effects.append({"type": "attack_spent", "soul": att.id, "title": att.title, "seat": att.seat,
-                        "cycle": state.diel_cycle, "rule": FAILED_BLOW_RULE})
+                        "cycle": state.diel_cycle, "by": "blow", "rule": FAILED_BLOW_RULE})
     return new.evolve(last_bout=record)

@@ -29,7 +29,7 @@ Example::
 from __future__ import annotations
 
 from kipukas_board.board.mapfile import parse_map
-from kipukas_board.modes.kipukas.rules.bouts import on_bout_roll
+from kipukas_board.modes.kipukas.rules.bouts import failed_retreat, on_bout_roll
 from kipukas_board.modes.kipukas.rules.cards import apply_card
 from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.common import (
@@ -244,7 +244,10 @@ def _on_dice_roll(state: GameState, event: Event, effects: list[Effect]) -> Game
     except (ValueError, KeyError) as exc:  # a rogue walk whose numbering does not fit the map
         return problem(state, effects, f"{event['kind'].replace('_', ' ')}: {exc}")
     effects.append(outcome)
-    return state.evolve(last_roll={k: v for k, v in outcome.items() if k != "type"})
+    state = state.evolve(last_roll={k: v for k, v in outcome.items() if k != "type"})
+    if event["kind"] == "retreat" and not outcome["escaped"] and event.get("souls"):
+        state = failed_retreat(state, list(event["souls"]), effects)
+    return state
 
 
 def _on_end_game(state: GameState, event: Event, effects: list[Effect]) -> GameState:

@@ -94,6 +94,9 @@ class Edition:
     #: Added to a heavens dweller's Movement Range: 2023 heavens "Add 1 to movement range"; web 0
     #: ("Typically have high movement ability" is no rule).
     heavens_move: int = 0
+    #: Web: "If unsuccessful, the retreating soul(s) forgo their ability to attack for the day". The
+    #: 2023 book's retreat says nothing of the kind.
+    failed_retreat_ends_attacks: bool = True
     notes: str = ""
 
     @property
@@ -167,6 +170,7 @@ EDITIONS: dict[str, Edition] = {
         habitat_elsewhere={"plains": (1, frozenset({"plains", "mountain", "forest"}))},
         plains_heal=False,
         heavens_move=1,
+        failed_retreat_ends_attacks=False,
         notes="2023 rule book: opening day, night; traps detected on 1, 2, 7, 8; a capital falls only to a player "
               "holding every other territory, is contended like any territory, and takes no prisoners; habitat "
               "applies to KEAL means bouts only; plains dwellers +1 elsewhere but mountains and forest, no plains "

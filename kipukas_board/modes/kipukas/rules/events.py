@@ -45,6 +45,8 @@ PLAYER_ACTIONS = frozenset({
     "soul_bind", "soul_unbind", "soul_fix", "soul_damage", "bout_roll",
 })
 
+#: Souls one retreat roll may name: a group retreat out of one territory (3 souls per player).
+MAX_RETREATING = 3
 DICE_KINDS = ("random_territory", "rogue_path", "retreat", "trap", "d6", "d20")
 _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -387,6 +389,11 @@ def _check_dice_roll(e: Event) -> None:
         _rolls(e, "challenger", 20)
         if len(e["escapee"]) != 2 or len(e["challenger"]) != 1:
             raise EventError("'dice_roll' retreat needs 'escapee' (2 D6) and 'challenger' (1 D20)")
+        souls = e.get("souls", [])
+        if (not isinstance(souls, list) or len(souls) > MAX_RETREATING
+                or not all(isinstance(x, str) and 0 < len(x) <= 64 for x in souls)):
+            raise EventError(f"'dice_roll' retreat field 'souls' must list at most {MAX_RETREATING} soul ids "
+                             f"(the souls retreating), got {souls!r:.80}")
     elif kind == "rogue_path":
         required_field(e, "stand", str, "the rogue's stand id")
         moves = required_field(e, "moves", int, "the rogue's Movement Range")

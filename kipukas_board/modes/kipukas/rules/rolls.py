@@ -131,8 +131,9 @@ def retreat_outcome(escapee: list[int], challenger: list[int]) -> bool:
 
 
 def roll_event(state: GameState, kind: str, dice: Dice, seat: int | None = None,
-               stand: str | None = None, moves: int = 1) -> dict[str, Any]:
-    """A ``dice_roll`` event with the raw rolls for ``kind`` (see ``DICE_KINDS`` in events)."""
+               stand: str | None = None, moves: int = 1, souls: list[str] | None = None) -> dict[str, Any]:
+    """A ``dice_roll`` event with the raw rolls for ``kind`` (see ``DICE_KINDS`` in events); a retreat
+    may name the ``souls`` retreating."""
     e: dict[str, Any] = {"type": "dice_roll", "kind": kind, "seat": seat}
     if kind == "random_territory":
         e["rolls"] = roll_random_territory(state.board.highest_territory, dice)
@@ -145,6 +146,8 @@ def roll_event(state: GameState, kind: str, dice: Dice, seat: int | None = None,
     elif kind == "retreat":
         e["escapee"] = [dice.roll(6), dice.roll(6)]
         e["challenger"] = [dice.roll(20)]
+        if souls:
+            e["souls"] = list(souls)
     elif kind in ("trap", "d20"):
         e["rolls"] = [dice.roll(20)]
     elif kind == "d6":

@@ -109,6 +109,7 @@ class Soul:
     wasted: bool = False
     rested: int = 0  # plains healing: diel cycles rested towards the next KEAL means healed
     failed_cycle: int = -1
+    failed_by: str = ""  # what failed in that cycle: "blow" or "retreat"
 
     @property
     def downed(self) -> bool:
