@@ -291,3 +291,26 @@ def test_the_led_walk_takes_the_strips_real_length_first(page, tmp_path):
         page.wait_for_function("document.querySelector('#message').textContent.startsWith('Territory 1 now pixels')",
                                timeout=4000)
         assert srv.board.calibration.leds.territories[1][0] == 1
+
+
+def test_the_board_test_shows_wiring_faults_by_stand_while_it_runs(page, tmp_path):
+    """The sensor board's wiring check (asked after each token placed) shows under the board test,
+    refreshed while the test runs, by stand."""
+    with serve_board(tmp_path / "data", channels="matrix") as srv:
+        sensors = srv.board.sensors
+        plain = sensors.health
+        fault = {"kind": "diode-missing", "channel": 1, "line": None, "channel_name": "r0c1",
+                 "text": "r0c1 conducts both ways: its diode is missing or shorted"}
+        sensors.health = lambda: {**plain(), "wiring": {"checked": True, "faults": []}}
+        open_unlocked(page, srv.url)
+        page.click("#board-test-toggle")
+        page.wait_for_selector("#board-test-toggle[aria-pressed=true]", timeout=3000)
+        assert page.locator("#board-test-wiring li").count() == 0
+        sensors.health = lambda: {**plain(), "wiring": {"checked": True, "faults": [fault]}}
+        page.wait_for_selector("#board-test-wiring li", timeout=5000)
+        shown = page.inner_text("#board-test-wiring li")
+        assert shown.startswith("Wiring: stand ") and "diode is missing" in shown
+        shot(page, tmp_path, "board-test-wiring")
+        page.click("#board-test-toggle")
+        page.wait_for_selector("#board-test-toggle[aria-pressed=false]", timeout=3000)
+        assert page.locator("#board-test-wiring li").count() == 0

@@ -327,11 +327,21 @@
 
   // Board test mode: a plain switch; the board's LEDs are the display.
   const testButton = document.getElementById("board-test-toggle");
+  let testPoll = null;  // while the test runs: the sensor board's wiring check answers after each token
   function renderBoardTest(t) {
     if (!t) return;
     testButton.setAttribute("aria-pressed", String(!!t.on));
     testButton.textContent = t.on ? "Stop board test" : "Start board test";
     text("board-test-state", t.on ? `On (channels to stands by ${t.mapping}): put a token on each stand.` : "Off.");
+    const faults = (t.on && t.wiring) || [];
+    document.getElementById("board-test-wiring").replaceChildren(
+      ...faults.map((f) => el("li", { class: "bad", text: `Wiring: ${f.text}` })));
+    if (t.on && !testPoll) {
+      testPoll = setInterval(() => fetch("/api/board-test").then((r) => r.json()).then(renderBoardTest).catch(() => {}), 2000);
+    } else if (!t.on && testPoll) {
+      clearInterval(testPoll);
+      testPoll = null;
+    }
   }
   testButton.addEventListener("click", async () => {
     const on = testButton.getAttribute("aria-pressed") !== "true";
