@@ -98,3 +98,29 @@ class Table:
 
     def problems(self) -> list[str]:
         return self.state()["problems"]
+
+
+# -- openings several test files share ------------------------------------------------------------
+SETUP = ["T1", "T8", "T2", "T7", "T5", "T4"]  # seat 1 first: capitals T1 / T8, base camps 2, 7 / 5, 4
+
+
+def play(t: Table, edition: str = "web", first: int = 1, **body) -> None:
+    t.new_game(2, edition=edition, first_placer=first, **body)
+    t.put(*SETUP)
+    assert t.state()["phase"] == "play"
+
+
+def setup_two_players(t: Table) -> None:
+    """Seat 1 places first (D6 5 against 2): capitals T1 / T8, then base camps T2, T7, T5, T4."""
+    r = t.new_game(2, edition="web", play_style="domination")
+    assert r["event"]["first_placer"] == 1
+    assert r["event"]["placement_rolls"] == [[1, 5], [2, 2]]
+    order = [("T1", 1, "capital"), ("T8", 2, "capital"), ("T2", 1, "base_camp"), ("T7", 2, "base_camp"),
+             ("T5", 1, "base_camp"), ("T4", 2, "base_camp")]
+    for sid, seat, claim in order:
+        s = t.state()
+        assert s["phase"] == "setup"
+        assert s["setup"]["placer"] == seat, (sid, s["setup"])
+        t.put(sid)
+        terr = t.territory(int(sid[1:]))
+        assert (terr["owner"], terr["claim"]) == (seat, claim)

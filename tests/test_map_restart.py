@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_table import Table
-from test_rules_play import play
+from rules_table import Table, play
 
 from kipukas_board.app import BoardApp
 from kipukas_board.core_loop import MapChanged

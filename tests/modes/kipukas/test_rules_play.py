@@ -3,17 +3,9 @@ imprisonment, King of the Hill, editions, questions and undo, timers and dice fo
 
 from __future__ import annotations
 
-from rules_table import Table
+from rules_table import Table, play
 
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
-
-SETUP = ["T1", "T8", "T2", "T7", "T5", "T4"]  # seat 1 first: capitals T1 / T8, base camps 2, 7 / 5, 4
-
-
-def play(t: Table, edition: str = "web", first: int = 1, **body) -> None:
-    t.new_game(2, edition=edition, first_placer=first, **body)
-    t.put(*SETUP)
-    assert t.state()["phase"] == "play"
 
 
 def test_storm_exposes_every_soul_outside_a_capital_or_base_camp(data_dir):

@@ -7,8 +7,7 @@ import wave
 from pathlib import Path
 
 from conftest import need_tool
-from rules_table import Table
-from test_rules_play import SETUP, play
+from rules_table import SETUP, Table, play
 
 from kipukas_board.hardware.voice.espeak import EspeakVoice
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice

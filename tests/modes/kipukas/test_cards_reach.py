@@ -6,8 +6,7 @@ catalog imported into the board (a land soul of Movement 2, a Water dweller, an 
 
 from __future__ import annotations
 
-from rules_table import Table
-from test_rules_domination import setup_two_players
+from rules_table import Table, setup_two_players
 
 from kipukas_board.board.graph import reachable
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice

@@ -3,8 +3,7 @@ capitals that read as capitals whatever the segment length."""
 
 from __future__ import annotations
 
-from rules_table import COLORS, Table
-from test_rules_play import play
+from rules_table import COLORS, Table, play
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.modes.kipukas import lights as L

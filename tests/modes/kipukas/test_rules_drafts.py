@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_rules_properties import BOARDS, game, to_event
 
 from kipukas_board.modes.kipukas.rules import core
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
@@ -14,7 +15,6 @@ from kipukas_board.modes.kipukas.rules.events import check_event, map_event
 from kipukas_board.modes.kipukas.rules.simulate import random_game
 from kipukas_board.modes.kipukas.rules.state import _DRAFT, _FIELDS, GameState, draft, initial_state, seal
 from kipukas_board.modes.kipukas.rules.view import state_json
-from tests.test_rules_properties import BOARDS, game, to_event
 
 
 def apply_with_copies(state: GameState, event: dict, seq: int) -> tuple[GameState, list]:

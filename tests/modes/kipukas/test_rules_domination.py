@@ -3,25 +3,9 @@ simulated reed switches and the actions API."""
 
 from __future__ import annotations
 
-from rules_table import Table
+from rules_table import Table, setup_two_players
 
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
-
-
-def setup_two_players(t: Table) -> None:
-    """Seat 1 places first (D6 5 against 2): capitals T1 / T8, then base camps T2, T7, T5, T4."""
-    r = t.new_game(2, edition="web", play_style="domination")
-    assert r["event"]["first_placer"] == 1
-    assert r["event"]["placement_rolls"] == [[1, 5], [2, 2]]
-    order = [("T1", 1, "capital"), ("T8", 2, "capital"), ("T2", 1, "base_camp"), ("T7", 2, "base_camp"),
-             ("T5", 1, "base_camp"), ("T4", 2, "base_camp")]
-    for sid, seat, claim in order:
-        s = t.state()
-        assert s["phase"] == "setup"
-        assert s["setup"]["placer"] == seat, (sid, s["setup"])
-        t.put(sid)
-        terr = t.territory(int(sid[1:]))
-        assert (terr["owner"], terr["claim"]) == (seat, claim)
 
 
 def test_domination_game_from_setup_to_a_win(data_dir):
