@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, request
 
 from kipukas_board.modes.kipukas.rules.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
+from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field
 
@@ -57,17 +58,18 @@ def blueprint(board: ServedBoard) -> Blueprint:
         if extra:
             raise BadRequest(f"unexpected field(s) {', '.join(extra)}; expected {', '.join(sorted(allowed))}")
 
-    def in_play(what: str) -> None:
-        s = board.loop.state
-        if s.phase != "play":
-            raise Conflict(f"{what} only while a game is in play (the game is in {s.phase})")
+    def refuse(kind: str) -> None:
+        """The rules' refusal of a ``kind`` event now (not in play), before anything is read or rolled."""
+        why = why_not(board.loop.state, {"type": kind})
+        if why is not None:
+            raise Conflict(why)
 
     @bp.post("/api/actions/soul-bind")
     @pin
     def soul_bind() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"stand", "soul", "seat"})
-        in_play("souls are bound")
+        refuse("soul_bind")
         stand = body.get("stand")
         if not isinstance(stand, str) or stand not in board.loop.state.stands:
             raise BadRequest(f"field 'stand' must be a stand id of this map, got {stand!r:.40}")
@@ -95,7 +97,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def soul_damage() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"soul", "count", "healed", "cause", "by"})
-        in_play("KEAL means change")
+        refuse("soul_damage")
         return submit({"type": "soul_damage", **body, "soul": _soul_field(body)})
 
     def _typing(attacker: str, defender: str) -> tuple[int, str]:
@@ -145,7 +147,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def bout_roll() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"territory", "attacker", "defender", "archetype", "rolls"})
-        in_play("a bout is fought")
+        refuse("bout_roll")
         plan = _plan(body.get("territory"), body.get("attacker"), body.get("defender"), body.get("archetype"))
         event = {"type": "bout_roll", "territory": plan["territory"], "attacker": body["attacker"],
                  "defender": body["defender"], "archetype": plan["archetype"]}

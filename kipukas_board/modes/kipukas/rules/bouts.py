@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kipukas_board.modes.kipukas.rules.checks import in_play
 from kipukas_board.modes.kipukas.rules.common import Effect, movement_stands, problem, refused, seat_name
 from kipukas_board.modes.kipukas.rules.contention import on_bout
 from kipukas_board.modes.kipukas.rules.editions import HABITAT_ROLLS, edition
@@ -160,8 +161,9 @@ def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool,
 def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
               archetype: int = 0, archetype_source: str = "") -> dict[str, Any] | str:
     """Both sides of a bout in ``territory`` (a dict), or a text saying why it cannot be fought."""
-    if state.phase != "play":
-        return f"a bout is fought only while the game is in play (it is in {state.phase})"
+    not_now = in_play(state, "a bout is fought")  # the words of checks.why_not's bout_roll
+    if not_now is not None:
+        return not_now
     if territory not in state.territories:
         return f"no territory {territory} on this map"
     if abs(archetype) > ARCHETYPE_LIMIT:

@@ -116,4 +116,7 @@ _CHECKS: dict[str, Check] = {
     "roll_diel": _roll_diel, "answer": _answer, "resolve_contention": _resolve, "bout": _bout,
     "take_initiative": _initiative, "soul_lost": _soul_lost, "timer_start": _timer_start,
     "timer_cancel": _timer_cancel, "end_game": _end_game,
+    "soul_bind": lambda state, event: in_play(state, "souls are bound"),
+    "soul_damage": lambda state, event: in_play(state, "KEAL means change"),
+    "bout_roll": lambda state, event: in_play(state, "a bout is fought"),
 }
