@@ -4,6 +4,7 @@ serves, the README stays a front page, and nothing sends a reader outside the re
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ DOCS = ROOT / "docs"
 def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     """Broken internal links, pages in no table of contents and unreadable docstrings all fail here."""
     pytest.importorskip("sphinx", reason="Sphinx is in the test extra (scripts/run-tests installs it)")
+    # autosummary writes a stub per module here; stale ones (a module moved since) would fail the build.
+    shutil.rmtree(DOCS / "reference" / "_api", ignore_errors=True)
     run = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html",
                           "-c", str(DOCS), "-d", str(tmp_path / "doctrees"), str(ROOT), str(tmp_path / "html")],
                          capture_output=True, text=True, timeout=600)
