@@ -54,7 +54,7 @@ autodoc_typehints = "description"
 autodoc_member_order = "bysource"
 # The vision and camera adapters import OpenCV and friends; a docs build without them still documents
 # the modules' docstrings.
-autodoc_mock_imports = ["cv2", "picamera2", "rpi_ws281x", "spidev", "lgpio", "pyzbar", "zxingcpp"]
+autodoc_mock_imports = ["build123d", "cv2", "picamera2", "rpi_ws281x", "spidev", "lgpio", "pyzbar", "zxingcpp"]
 
 html_theme = "furo"
 html_title = "kipukas-board"

@@ -3,7 +3,7 @@
 A route plugin (:func:`register`, listed in ``ServedBoard.route_plugins``): every action needs the admin
 PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was expected, an
 action that does not fit the table right now is a 409 saying why (:class:`~kipukas_board.web.submit.Conflict`).
-A game's own actions are its mode's routes (Kipukas's in :mod:`kipukas_board.modes.kipukas.actions`).
+A game's own actions are its mode's routes (Kipukas's in :mod:`kipukas_board.modes.kipukas.actions`). ::
 
     POST /api/actions/new-game           {"game": "kipukas" | "duel" | ..., ...}: the body goes to that game's
                                          mode (``GameMode.new_game_event``), which writes the event

@@ -1,6 +1,7 @@
 """Kipukas's actions on the page: its new game, diel rolls, answers, corrections, bouts, dice, timers.
 
-A Flask blueprint (:func:`blueprint`, registered by the mode's :mod:`.routes`): every action needs the admin
+A Flask blueprint (:func:`blueprint`, registered by the mode's
+:mod:`~kipukas_board.modes.kipukas.routes`): every action needs the admin
 PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was expected, an
 action that does not fit the game right now (rolling the diel die during setup, answering a closed
 question) is a 409 saying why. Rolls are made here, by the runtime, with the board's injected dice,
