@@ -498,7 +498,7 @@ class BoardApp:
             if state.seq < self._published_seq:
                 return  # the core published a newer state while this one waited
             self._published_seq = state.seq
-            self.broadcaster.publish("state", strictjson.dumps(self.state_json(state)), state.seq)
+            self.broadcaster.publish("state", strictjson.sent_dumps(self.state_json(state)), state.seq)
 
     def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
         for text in self.announcer.announce(state, effects):

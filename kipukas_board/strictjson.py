@@ -3,10 +3,11 @@
 Python's ``json`` reads and writes ``NaN`` and ``Infinity`` by default, which are not JSON: one such
 value in a request would reach the state, the event stream and the journal, and every page would fail
 to parse what the board sends, across restarts. So everything the board reads from outside goes
-through :func:`loads` (a request body), and everything it sends or records through :func:`dumps`,
-which refuse them with a message naming where the value was; :func:`problem` finds such a value in
-data already parsed, and :func:`repair_loads` reads a stored text that holds one from before this
-check, turning it into ``null`` and saying where.
+through :func:`loads` (a request body), which refuses them with a message naming where the value
+was; everything it records goes through :func:`dumps`, which refuses them too, and everything it
+sends through :func:`sent_dumps`, which sends them as ``null`` and logs where they were.
+:func:`problem` finds such a value in data already parsed, and :func:`repair_loads` reads a stored
+text that holds one from before this check, turning it into ``null`` and saying where.
 
 Whole numbers are bounded by what a page's JavaScript holds exactly (:data:`MAX_INT`).
 
@@ -27,8 +28,11 @@ Example::
 from __future__ import annotations
 
 import json
+import logging
 import math
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: The largest whole number a JSON number carries exactly to a page (JavaScript's safe integers).
 MAX_INT = 2**53 - 1
@@ -102,21 +106,42 @@ def dumps(value: Any, **kwargs: Any) -> str:
         raise JSONValueError(f"cannot be sent as JSON: {problem(value) or exc}") from None
 
 
-def repair_loads(text: str | bytes) -> tuple[Any, list[str]]:
-    """Parse stored ``text``, turning NaN, Infinity and numbers out of range into ``null``; returns the
-    value and the paths that were repaired (empty when nothing was)."""
-    value = json.loads(text)
-    repaired: list[str] = []
+def repaired(value: Any) -> tuple[Any, list[str]]:
+    """``value`` with NaN, Infinity and numbers out of range turned into None, and where they were.
+
+    >>> repaired({"a": [1, float("nan")], "b": 2})
+    ({'a': [1, None], 'b': 2}, ['a[1]'])
+    """
+    where_fixed: list[str] = []
 
     def fix(v: Any, where: str) -> Any:
         if isinstance(v, float) and not math.isfinite(v) or (
                 isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_INT):
-            repaired.append(where or "the value")
+            where_fixed.append(where or "the value")
             return None
         if isinstance(v, dict):
             return {k: fix(x, _path(where, k)) for k, x in v.items()}
-        if isinstance(v, list):
+        if isinstance(v, (list, tuple)):
             return [fix(x, _path(where, i)) for i, x in enumerate(v)]
         return v
 
-    return fix(value, ""), repaired
+    return fix(value, ""), where_fixed
+
+
+def repair_loads(text: str | bytes) -> tuple[Any, list[str]]:
+    """Parse stored ``text``, turning NaN, Infinity and numbers out of range into ``null``; returns the
+    value and the paths that were repaired (empty when nothing was)."""
+    return repaired(json.loads(text))
+
+
+def sent_dumps(value: Any, **kwargs: Any) -> str:
+    """What the board *sends* (answers, event streams, MQTT): always valid JSON. A value JSON cannot
+    carry is a bug upstream; it is logged with where it was and sent as ``null``, so the pages keep
+    working instead of failing to parse every message. (What the board *records* goes through
+    :func:`dumps`, which refuses.)"""
+    try:
+        return json.dumps(value, allow_nan=False, **kwargs)
+    except ValueError:
+        fixed, where = repaired(value)
+        log.error("not JSON, sent as null: %s", ", ".join(where[:5]) or "a value")
+        return json.dumps(fixed, allow_nan=False, **kwargs)

@@ -71,11 +71,16 @@ def test_a_board_made_value_json_cannot_carry_is_refused_by_the_event_checker(bo
                            "play_style": "king_of_the_hill", "options": {"territory": 3, "cycles": float("nan")}})
 
 
-def test_what_the_board_sends_is_never_bare_nan(client, board: BoardApp) -> None:
-    board.state_json = lambda state=None: {"broken": float("nan")}  # type: ignore[method-assign]
+def test_what_the_board_sends_is_never_bare_nan(client, board: BoardApp, caplog) -> None:
+    board.state_json = lambda state=None: {"broken": float("nan"), "fine": 1}  # type: ignore[method-assign]
     resp = client.get("/api/state")
-    assert resp.status_code == 500  # refused, rather than sent as text no page can parse
-    assert b"NaN" not in resp.get_data()
+    assert resp.status_code == 200 and b"NaN" not in resp.get_data()
+    assert strictjson.loads(resp.get_data(as_text=True)) == {"broken": None, "fine": 1}
+    assert "broken" in caplog.text  # the bug upstream is logged with where it was
+    sub = board.broadcaster.open()
+    board._publish(board.loop.state, [])  # the event stream too
+    msg = sub.take(1)
+    assert msg is not None and b"NaN" not in msg and b'"broken": null' in msg
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -124,7 +124,7 @@ class CalibrationSession:
             self.saved, self.problem = None, None
             self.cameras.clear()
             self._load_saved()
-        self.board.publish("calibration", strictjson.dumps(self.status()))
+        self.board.publish("calibration", strictjson.sent_dumps(self.status()))
 
     # -- progress (resumable) --------------------------------------------------------------------
     def _resume(self) -> None:
@@ -158,7 +158,7 @@ class CalibrationSession:
             self.progress_path.unlink(missing_ok=True)
         else:
             files.atomic_write(self.progress_path, json.dumps(d))
-        self.board.publish("calibration", strictjson.dumps(self.status()))
+        self.board.publish("calibration", strictjson.sent_dumps(self.status()))
 
     def health(self) -> dict[str, Any]:
         """``health.calibration`` for the pages: is a walk holding the switches or the lights?

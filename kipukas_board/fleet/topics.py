@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kipukas_board import strictjson
 from kipukas_board.settings import BOARD_ID_RE
 
 PREFIX = "kipukas"
@@ -55,7 +56,7 @@ def parse_topic(topic: str) -> tuple[str, str] | None:
 
 
 def dumps(doc: Any) -> bytes:
-    return json.dumps(doc, separators=(",", ":")).encode()
+    return strictjson.sent_dumps(doc, separators=(",", ":")).encode()
 
 
 def encode_event(seq: int, ts: float, event: dict[str, Any]) -> bytes:

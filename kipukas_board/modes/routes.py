@@ -41,7 +41,8 @@ def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, temp
 
     @bp.get(f"/{slug}")
     def page() -> str:
-        return render_template(template, sim=board.sim, initial=strictjson.dumps(board.state_json()), asset=bp.name)
+        return render_template(template, sim=board.sim, initial=strictjson.sent_dumps(board.state_json()),
+                               asset=bp.name)
 
     @bp.get(f"/api/{slug}/decks")
     def decks() -> Response:

@@ -41,7 +41,7 @@ PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for
 
 def register(app: Flask, board: ServedBoard) -> None:
     def said(seq: int, text: list[str], kinds: list[str]) -> None:
-        board.broadcaster.publish("said", strictjson.dumps({"seq": seq, "said": text, "effects": kinds}))
+        board.broadcaster.publish("said", strictjson.sent_dumps({"seq": seq, "said": text, "effects": kinds}))
 
     narration = Narration(said)
     board.loop.subscribe(narration)
@@ -119,8 +119,8 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.get("/calibrate")
     def calibrate_page() -> str:
         return render_template("calibrate.html", svg=board_svg(board.loop.state.board), sim=board.sim,
-                               initial=strictjson.dumps(board.state_json()),
-                               calibration=strictjson.dumps(board.calibration.status()))
+                               initial=strictjson.sent_dumps(board.state_json()),
+                               calibration=strictjson.sent_dumps(board.calibration.status()))
 
     @app.get("/api/log")
     def log_tail() -> Response | tuple[Response, int]:

@@ -110,14 +110,15 @@ def wants_page() -> bool:
 
 
 class StrictJSONProvider(DefaultJSONProvider):
-    """Flask's JSON, refusing NaN and Infinity: an answer that would hold one fails (500) rather
-    than reach a page as text no page can parse."""
+    """Flask's JSON, never with NaN or Infinity: such a value (a bug upstream) is sent as ``null`` and
+    logged (:func:`kipukas_board.strictjson.sent_dumps`), rather than reach a page as text no page
+    can parse."""
 
     def dumps(self, obj: Any, **kwargs: Any) -> str:
         kwargs.setdefault("default", self.default)
         kwargs.setdefault("ensure_ascii", self.ensure_ascii)
         kwargs.setdefault("sort_keys", self.sort_keys)
-        return strictjson.dumps(obj, **kwargs)
+        return strictjson.sent_dumps(obj, **kwargs)
 
 
 def create_app(board: ServedBoard) -> Flask:
@@ -190,7 +191,7 @@ def create_app(board: ServedBoard) -> Flask:
     @app.get("/")
     def index() -> str:
         return render_template("index.html", svg=board_svg(board.loop.state.board), sim=board.sim,
-                               initial=strictjson.dumps(board.state_json()))
+                               initial=strictjson.sent_dumps(board.state_json()))
 
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
@@ -227,7 +228,7 @@ def create_app(board: ServedBoard) -> Flask:
             return resp, status
         try:
             state = board.loop.state
-            first = board.broadcaster.message("state", strictjson.dumps(board.state_json(state)), state.seq)
+            first = board.broadcaster.message("state", strictjson.sent_dumps(board.state_json(state)), state.seq)
         except BaseException:
             sub.close()
             raise

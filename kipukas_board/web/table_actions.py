@@ -159,7 +159,7 @@ def register(app: Any, board: ServedBoard) -> None:
     def export() -> Response:
         def lines() -> Iterator[str]:
             for seq, ts, event in board.journal.rows():
-                yield strictjson.dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
+                yield strictjson.sent_dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
 
         resp = Response(lines(), mimetype="application/x-ndjson")
         resp.headers["Content-Disposition"] = "attachment; filename=kipukas-journal.jsonl"
