@@ -53,6 +53,10 @@ PHRASES: dict[str, str] = {
     "soul_keal_healed_many": "{player}'s {title} heals {count} keal means {cause}, {lost} of {tolerance} lost.",
     "soul_downed": "{player}'s {title} is downed.",
     # the rule books' limits on attacks and souls: {player} {title}; {count} {territory} {limit}
+    # a bout the board settled: {attacker} {defender} {winner} {sums}; then each rule note as said
+    "bout_rolled": "{attacker} against {defender}, {sums}: {winner} wins.",
+    "bout_rolled_final": "Final Blow, {attacker} against {defender}, {sums}: {winner} wins.",
+    "bout_sums": "{attack} to {defense}",
     "attack_spent": "{player}'s {title} missed its blow: it cannot attack again this diel cycle.",
     "attack_spent_retreat": "{player}'s {title} failed to retreat: it cannot attack this diel cycle.",
     "souls_limit": "{player} has {count} souls in {territory}; a territory hosts at most {limit} souls per player.",

@@ -125,6 +125,13 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
                                                                            count=count)]
         if kind in ("soul_keal", "soul_bound"):
             return _soul(effect, n, p)
+        if kind == "bout_rolled" and effect.get("titles"):
+            att, dfn = (str(t) for t in effect["titles"])
+            sums = n.join(p["bout_sums"].format(attack=a, defense=d) for a, d in effect.get("sums", []))
+            key = "bout_rolled_final" if effect.get("final_blow") else "bout_rolled"
+            said = [p[key].format(attacker=att, defender=dfn, sums=sums,
+                                  winner=att if effect.get("winner") == "attacker" else dfn)]
+            return said + [str(note)[:1].upper() + str(note)[1:] + "." for note in effect.get("notes", [])]
         if kind == "attack_spent":
             key = "attack_spent_retreat" if effect.get("by") == "retreat" else "attack_spent"
             return [p[key].format(player=n.player(effect.get("seat")), title=str(effect.get("title", "")))]

@@ -135,8 +135,13 @@ def test_2023_habitat_belongs_to_keal_means_bouts_and_the_web_applies_it_to_ever
         assert any("Final Blow: Passion" in m["source"] for m in plan["attacker"]["modifiers"])  # motivation: both
         keal = plan_bout(met(ed, "plains"), 3, "HMPU#0001", "ZrrD#0001")
         assert isinstance(keal, dict) and habitat_mods(keal, "attacker")[0]["value"] == 3  # a KEAL means bout: both
-    plan = plan_bout(met("2023", "plains", raven={"lost": 1}), 3, "HMPU#0001", "ZrrD#0001")
+    downed = met("2023", "plains", raven={"lost": 1})
+    plan = plan_bout(downed, 3, "HMPU#0001", "ZrrD#0001")
     assert "2023 rules: habitat applies to KEAL means bouts, not to the Final Blow" in plan["notes"]
+    _, fx = fold([bout_roll([[20], [20], [20]], [[1], [1], [1]])], downed)  # 2023: D20 against D20; said too
+    said = phrases_for(next(e for e in fx if e["type"] == "bout_rolled"), downed)
+    assert said[0].startswith("Final Blow, Hilbert against Myrthvither Raven") and \
+        "2023 rules: habitat applies to KEAL means bouts, not to the Final Blow." in said
 
 
 @settings(max_examples=60, deadline=None)
@@ -223,6 +228,8 @@ def test_a_soul_whose_blow_failed_cannot_attack_again_in_that_diel_cycle() -> No
         s, fx = fold([bout_roll([[1, 1]], [[19]])], s)
         spent = next(e for e in fx if e["type"] == "attack_spent")
         assert phrases_for(spent, s) == ["Ana's Hilbert missed its blow: it cannot attack again this diel cycle."]
+        rolled = next(e for e in fx if e["type"] == "bout_rolled")
+        assert phrases_for(rolled, s)[0] == "Hilbert against Myrthvither Raven, 6 to 19: Myrthvither Raven wins."
         assert state_json(s)["souls"][1]["attack_spent"] is True
         why = plan_bout(s, 3, "HMPU#0001", "ZrrD#0001")
         assert isinstance(why, str) and "cannot attack again in this diel cycle" in why and FAILED_BLOW_RULE in why

@@ -294,7 +294,8 @@ def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect])
         return new
     effects.append({"type": "bout_rolled", "territory": n, "attacker": att.id, "defender": dfn.id,
                     "winner": result["winner"], "final_blow": plan["final_blow"],
-                    "sums": [[r["attacker"], r["defender"]] for r in result["rounds"]]})
+                    "sums": [[r["attacker"], r["defender"]] for r in result["rounds"]],
+                    "titles": [att.title, dfn.title], "seats": [att.seat, dfn.seat], "notes": list(plan["notes"])})
     effects.extend(applied)
     if result["winner"] == "defender":
         new = put_soul(new, amend(new.souls[att.id], failed_cycle=state.diel_cycle, failed_by="blow"))
