@@ -444,3 +444,50 @@ def test_an_echoing_port_is_named_and_never_flooded_with_requests() -> None:
     h = policy.health(now)
     assert "echoes the host's commands" in (h["last_error"] or "")
     assert h["bad_frames"]["echo"] == 100 and h["frames_dropped"] == 0
+
+
+def test_a_write_that_fails_mid_chunk_loses_no_change_the_link_took(monkeypatch) -> None:
+    """A chunk whose middle frame makes the host write (a snapshot of the wrong size asks for the
+    board's IDENTITY) and the write fails: the port is reopened, and the changes before and after
+    that frame still reach the game, since the link's view already holds them."""
+    import serial
+
+    chunks = [identity(0) + snapshot(1),
+              sp.encode(sp.CHANGE, 2, bytes((0, 1))) + sp.encode(sp.SNAPSHOT, 3, bytes((1, 9, 0, 0)))
+              + sp.encode(sp.CHANGE, 4, bytes((1, 1)))]
+    opened = []
+
+    class FakePort:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.greeted = False
+            opened.append(self)
+
+        def fileno(self) -> int:
+            raise OSError("not a POSIX port")  # the adapter then lets pyserial wait
+
+        in_waiting = 0
+
+        def read(self, n: int) -> bytes:
+            if len(opened) == 1 and chunks:
+                return chunks.pop(0)
+            time.sleep(0.005)
+            return b""
+
+        def write(self, data: bytes) -> None:
+            if self.greeted and len(opened) == 1:
+                raise serial.SerialException("device reports readiness to read but returned no data")
+            self.greeted = self.greeted or sp.cobs_decode(data[1:-1])[0] == sp.CMD_SNAPSHOT
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(serial, "Serial", FakePort)
+    sensors = SerialStandSensors(device="fake", reconnect_s=0.01, startup_wait_s=0)
+    got: list[SwitchChange] = []
+    sensors.start(got.append)
+    try:
+        assert wait_for(lambda: len(opened) >= 2)  # the failed write reopened the port
+        assert SwitchChange("r0c0", True) in got and SwitchChange("r0c1", True) in got
+        assert sensors.snapshot()["r0c0"] is True and sensors.snapshot()["r0c1"] is True
+    finally:
+        sensors.stop()

@@ -270,24 +270,33 @@ class SerialStandSensors(StandSensors):
         return ser.read(max(1, ser.in_waiting))  # readable but empty: pyserial raises (unplugged)
 
     def _carry_out(self, actions: list[Action]) -> None:
-        """Do what the policy asked, in order (called holding the lock; changes wait in the outbox)."""
+        """Do what the policy asked, in order (called holding the lock; changes wait in the outbox).
+
+        A write that fails, or a link to reopen, ends the writing but not the reporting: every
+        change the policy took into its view is still passed on (its view is what the game was
+        told), then the failure goes to the reader loop, which reopens the port."""
+        failure: BaseException | None = None
         for action in actions:
             if isinstance(action, Report):
                 self._outbox.append((action.change, action.how))
-            elif isinstance(action, Send):
-                if action.required:
-                    self._write(action.data)
-                else:
-                    try:
-                        self._write(action.data)
-                    except Exception as exc:  # the reader loop notices the dead port
-                        log.debug("snapshot request not sent: %s", exc)
             elif isinstance(action, Warn):
                 log.warning("%s", action.message)
+            elif failure is not None:
+                continue
+            elif isinstance(action, Send):
+                try:
+                    self._write(action.data)
+                except Exception as exc:
+                    if action.required:
+                        failure = exc
+                    else:  # a snapshot request: the reader loop notices the dead port
+                        log.debug("snapshot request not sent: %s", exc)
             elif isinstance(action, Reopen):
-                raise OSError(f"no frame from {self._path} for {action.silent_s:.1f} s: reopening the port")
+                failure = OSError(f"no frame from {self._path} for {action.silent_s:.1f} s: reopening the port")
         if self.policy.synced_once:
             self._synced_once.set()
+        if failure is not None:
+            raise failure
 
     def _write(self, data: bytes) -> None:
         if self._ser is not None:
