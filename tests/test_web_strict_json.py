@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from kipukas_board import strictjson
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes import apply as mode_apply
+from kipukas_board.modes import state_json as mode_state_json
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
 from kipukas_board.modes.kipukas.rules.simulate import random_game
@@ -21,6 +23,7 @@ from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
 from kipukas_board.settings import Settings
 from kipukas_board.web.server import create_app
+from tests import test_duel_rules as duel_rules
 
 PIN = {"X-Admin-Pin": "2468"}
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#1e90ff"}, {"seat": 2, "name": "Ben", "color": "#ff4500"}]
@@ -120,3 +123,16 @@ def test_a_journal_holding_nan_from_before_is_read_back_repaired(data_dir: Path)
         assert any(f"event {seq} held options.note" in p for p in board.journal.problems)
     finally:
         board.stop()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(size=st.sampled_from([12, 30]), evs=st.lists(duel_rules.events, max_size=40))
+def test_every_state_and_effect_of_a_random_duel_is_strict_json(size: int, evs: list[dict]) -> None:
+    start = {"type": "new_game", "game": "duel", "players": duel_rules.P, "challenged": 1, "hearts": 3,
+             "cards": duel_rules.small_game(size)}
+    state, effects = mode_apply(initial_state(load_map("kipuka-8")), start, 1)
+    for k, event in enumerate(evs):
+        json.dumps(mode_state_json(state), allow_nan=False)
+        json.dumps(effects, allow_nan=False)
+        state, effects = mode_apply(state, event, k + 2)
+    json.dumps(mode_state_json(state), allow_nan=False)
