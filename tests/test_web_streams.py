@@ -184,3 +184,21 @@ def test_the_board_itself_is_not_capped_per_address() -> None:
     b = Broadcaster(max_clients=40, per_address=2)
     subs = [b.open("127.0.0.1") for _ in range(6)] + [b.open("::1") for _ in range(3)]
     assert not any(s.ended.is_set() for s in subs) and b.clients() == 9
+
+
+def test_journal_exports_are_few_at_once_and_read_a_page_at_a_time(client, board: BoardApp) -> None:
+    from kipukas_board import strictjson
+    from kipukas_board.web.table_actions import EXPORT_PAGE, MAX_EXPORTS
+
+    for i in range(EXPORT_PAGE + 3):  # more than one page
+        board.sim_set_stand("T1", i % 2 == 0)
+    held = [client.get("/api/journal/export", buffered=False) for _ in range(MAX_EXPORTS)]
+    refused = client.get("/api/journal/export")
+    assert refused.status_code == 503 and int(refused.headers["Retry-After"]) > 0
+    held.pop().close()  # a client that went away without reading gives its place back
+    resp = client.get("/api/journal/export")
+    assert resp.status_code == 200
+    seqs = [strictjson.loads(line)["seq"] for line in resp.get_data(as_text=True).splitlines()]
+    assert seqs == list(range(1, board.journal.last_seq() + 1))
+    for r in held:
+        r.close()

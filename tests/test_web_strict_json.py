@@ -136,3 +136,4 @@ def test_every_state_and_effect_of_a_random_duel_is_strict_json(size: int, evs: 
         json.dumps(effects, allow_nan=False)
         state, effects = mode_apply(state, event, k + 2)
     json.dumps(mode_state_json(state), allow_nan=False)
+
