@@ -114,6 +114,8 @@ class BoardApp:
         layout = self._layout_for(board)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
+        self._report_lock = threading.Lock()
+        self._report: tuple[int, dict[str, Any]] | None = None  # (journal length, the report then)
         try:  # another board's journal is refused before anything of it is replayed
             self.identity = claim_journal(self.journal, self.data_dir,
                                           name=s.fleet.board_id if s.fleet is not None else None)
@@ -476,8 +478,16 @@ class BoardApp:
         }
 
     def game_report(self) -> dict[str, Any]:
-        """``GET /report``: the game on the table, its journal replayed through its mode's rules."""
-        return modes.game_report(self.journal.rows(), self.loop.state.board)
+        """``GET /report``: the game on the table, its journal replayed through its mode's rules.
+
+        Made once per journal length and one at a time: a replay of a long journal takes the whole
+        journal into memory and seconds of CPU, and anyone on the network may ask for the page.
+        """
+        with self._report_lock:
+            seq = self.journal.last_seq()
+            if self._report is None or self._report[0] != seq:
+                self._report = (seq, modes.game_report(self.journal.rows(), self.loop.state.board))
+            return self._report[1]
 
     def state_json(self, state: GameState | None = None) -> dict[str, Any]:
         doc = modes.state_json(state or self.loop.state)

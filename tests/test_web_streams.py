@@ -202,3 +202,16 @@ def test_journal_exports_are_few_at_once_and_read_a_page_at_a_time(client, board
     assert seqs == list(range(1, board.journal.last_seq() + 1))
     for r in held:
         r.close()
+
+
+def test_the_report_is_replayed_once_per_journal_length(board: BoardApp, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import kipukas_board.app as app_module
+
+    calls = []
+    real = app_module.modes.game_report
+    monkeypatch.setattr(app_module.modes, "game_report", lambda *a: calls.append(1) or real(*a))
+    first = board.game_report()
+    assert board.game_report() is first and len(calls) == 1  # asked again: not replayed again
+    board.sim_set_stand("T1", True)
+    board.game_report()
+    assert len(calls) == 2  # the journal grew: replayed once more

@@ -93,7 +93,7 @@ def register(app: Any, board: ServedBoard) -> None:
     def event_at(seq: int | None) -> dict[str, Any] | None:
         if seq is None:
             return None
-        return next((ev for n, _, ev in board.journal.rows(seq - 1) if n == seq), None)
+        return next((ev for n, _, ev in board.journal.rows(seq - 1, limit=1) if n == seq), None)
 
     def undo_top(s: Any) -> str:
         """Where redo's offer belongs: this map, after the newest action undo could take back."""
