@@ -53,6 +53,16 @@ def test_the_readme_is_a_front_page() -> None:
     assert "scripts/run-board" in "\n".join(lines) and "scripts/run-tests" in "\n".join(lines)
 
 
+def test_the_readmes_links_lead_somewhere() -> None:
+    """The README is read on the forge, not in the site: its relative links must name files that exist."""
+    text = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#\s]+)[^)]*\)", text) + re.findall(r'<img src="([^"]+)"', text)
+    local = [t for t in targets if not t.startswith(("http://", "https://"))]
+    assert local, "the README links no page of the docs"
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"
+
+
 def test_nothing_sends_a_reader_outside_the_repository() -> None:
     """Rule books are cited by name and edition; the project's contracts live in docs/."""
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
