@@ -74,6 +74,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
                                timeout=3000)
         page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
         assert page.text_content("#paused-banner .text") == "Kipukas is paused."
+        assert page.get_attribute("header nav a[href='/report']", "href") == "/report"  # every mode's report
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-{size[0]}.png"))
         page.click("#resume-button")
         page.wait_for_selector("#kb-ask[open]", timeout=3000)  # the duel under way is asked about too
@@ -209,3 +210,73 @@ def test_a_soul_event_is_told_by_card_name_and_owner_never_by_its_fields() -> No
         "Wyrm, Ben's lost 2 keal means."
     unknown = describe({"type": "something_new", "archetype": 0, "attacker": "RrDC#0001"})
     assert unknown == "Something new." and "#" not in unknown
+
+
+AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
+PAGES = ["/", "/duel", "/creature-combat", "/calibrate", "/report"]
+
+
+def _axe(page) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in result["violations"]]
+
+
+@pytest.mark.parametrize("moment", ["first load", "mid-game"])
+def test_axe_finds_no_violation_on_any_page(browser, tmp_path: Path, moment: str) -> None:
+    if not AXE.exists():
+        if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
+            pytest.fail(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)", pytrace=False)
+        pytest.skip(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)")
+    with serve_board(tmp_path / "data") as srv:
+        ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)  # axe is injected
+        page = ctx.new_page()
+        _unlock(page, srv.url, "/")
+        if moment == "mid-game":
+            _kipukas(srv.url)
+            for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+                srv.board.sim_set_stand(sid, True)
+            _post(srv.url, "/api/actions/roll-diel", {})
+            srv.board.sim_set_stand("M6a", True)  # a question and a problem on the page
+        bad = {}
+        for path in PAGES:
+            page.goto(srv.url + path)
+            page.wait_for_timeout(500)
+            found = _axe(page)
+            if found:
+                bad[path] = found
+        ctx.close()
+        assert not bad, "\n".join(f"{p}: {v}" for p, vs in bad.items() for v in vs)
+
+
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, a[href], select, input, summary, [data-hit]')]
+  .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden'
+                 && !e.closest('[hidden], dialog:not([open]), details:not([open]) > :not(summary)'))
+  .map((e) => [e, e.getBoundingClientRect()])
+  .filter(([e, r]) => r.width < 24 || r.height < 24)
+  .map(([e, r]) => `${e.tagName.toLowerCase()}#${e.id || e.dataset.hit || e.textContent.trim().slice(0, 20)} `
+                   + `${Math.round(r.width)}x${Math.round(r.height)}`)"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("map_name", ["kipuka-8", "kipuka-13"])
+def test_every_tap_target_is_24_px_and_nothing_is_wider_than_the_phone(browser, tmp_path: Path, size, map_name) -> None:
+    with serve_board(tmp_path / "data", map_name=map_name) as srv:
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        page = ctx.new_page()
+        _unlock(page, srv.url, "/")
+        _kipukas(srv.url)
+        small, wide = {}, {}
+        for path in PAGES:
+            page.goto(srv.url + path)
+            page.wait_for_timeout(400)
+            found = page.evaluate(SMALL_TARGETS)
+            if found:
+                small[path] = found
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > size[0]:
+                wide[path] = width
+        ctx.close()
+        assert not small, f"tap targets under 24 px at {size[0]} px on {map_name}: {small}"
+        assert not wide, f"pages wider than {size[0]} px on {map_name}: {wide}"
