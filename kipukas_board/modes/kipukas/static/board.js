@@ -642,7 +642,8 @@
   });
 
   // -- new game: players allowed by the map and style, and why --------------------------------------
-  const COLORS = ["#d7263d", "#1b98e0", "#f4d35e", "#2ec4b6"];
+  // Distinct under the three common colour vision deficiencies too (tests/test_colour_vision.py).
+  const COLORS = ["#d7263d", "#1b98e0", "#f7f35a", "#8800ff"];
   const styleSelect = document.getElementById("play-style");
   const styleOpt = () => styleSelect.selectedOptions[0];
   const maxPlayers = () => Math.min(COLORS.length, Number(styleOpt().dataset.max || 4));
