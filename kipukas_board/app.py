@@ -83,10 +83,13 @@ def health_flags(doc: Any, path: str = "") -> tuple[tuple[str, str], ...]:
 
 
 def _mode_routes(app: Any, board: BoardApp) -> None:
-    """Each game mode's own actions and page, and the table's resume of a paused game."""
+    """Each game mode's own actions and page, the table's resume of a paused game, and the card
+    routes that set a board up from the page (they read every mode's card files)."""
+    from kipukas_board.modes import card_routes
     from kipukas_board.modes.routes import register_resume
 
     register_resume(app, board)
+    card_routes.register(app, board)
     for mode in board.modes.values():
         mode.register_routes(app, board)
 

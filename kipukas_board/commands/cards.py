@@ -30,9 +30,6 @@ from kipukas_board.bench.qr import VARIANTS
 from kipukas_board.commands.argtypes import at_least, milliseconds, non_negative, positive
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
 
-#: Largest TOML card file read (a deck of a few hundred cards is far smaller).
-MAX_CARD_FILE = 1024 * 1024
-
 
 def _condition_names() -> list[str]:
     from kipukas_board.bench.conditions import CONDITIONS
@@ -474,9 +471,10 @@ def bench_pi(args: argparse.Namespace) -> int:
 
 def catalog_import(args: argparse.Namespace) -> int:
     from kipukas_board.cards.catalog import Catalog, CatalogError
+    from kipukas_board.modes.card_files import is_deck_file
 
     data_dir = args.data_dir or default_data_dir()
-    if args.source.lower().endswith(".toml"):
+    if is_deck_file(args.source):
         return _import_card_file(Path(args.source), Path(data_dir))
     cat = Catalog.in_dir(data_dir)
     try:
@@ -490,60 +488,51 @@ def catalog_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_card_file(path: Path) -> tuple[Any, Any] | None:
-    """The game mode a TOML card file is for, and the file checked; None after saying what is wrong."""
-    import tomllib
-
-    from kipukas_board.modes import MODES, mode_for_card_file
-    from kipukas_board.modes.base import CardFileError
+def _read_file(path: Path) -> bytes | None:
+    """A card file's bytes (at most one byte past the limit, so a larger one is refused unread);
+    None after saying why it cannot be read."""
+    from kipukas_board.modes.card_files import MAX_CARD_FILE
 
     try:
-        if path.stat().st_size > MAX_CARD_FILE:
-            _err(f"{path}: larger than {MAX_CARD_FILE} bytes; a card file is one deck")
-            return None
-        text = path.read_text(encoding="utf-8")
-        tables = set(tomllib.loads(text))
-    except (OSError, UnicodeDecodeError) as exc:
+        with path.open("rb") as fh:
+            return fh.read(MAX_CARD_FILE + 1)
+    except OSError as exc:
         _err(f"{path}: cannot read: {exc}")
         return None
-    except tomllib.TOMLDecodeError as exc:
-        _err(f"{path}: not valid TOML: {exc}")
-        return None
-    mode = mode_for_card_file(tables)
-    if mode is None:
-        kinds = "; ".join(f"{m.title}: {', '.join(f'[[{t}]]' for t in m.card_tables)}" for m in MODES.values()
-                          if m.card_tables)
-        _err(f"{path}: not a card file of any game mode (expected {kinds})")
+
+
+def _read_card_file(path: Path) -> tuple[Any, Any] | None:
+    """The game mode a TOML card file is for, and the file checked; None after saying what is wrong
+    (the checks and words of :mod:`kipukas_board.modes.card_files`, which the page's upload uses too)."""
+    from kipukas_board.modes.card_files import CardFileRefused, read_deck
+
+    data = _read_file(path)
+    if data is None:
         return None
     try:
-        return mode, mode.parse_card_file(text, str(path))
-    except CardFileError as exc:
+        return read_deck(str(path), data)
+    except CardFileRefused as exc:
         _err(str(exc))
         return None
 
 
 def _import_card_file(path: Path, data_dir: Path) -> int:
-    from kipukas_board.cards.catalog import CatalogError
     from kipukas_board.cards.mode_catalog import ModeCards
+    from kipukas_board.modes.card_files import CardFileRefused, import_deck
 
-    read = _read_card_file(path)
-    if read is None:
+    data = _read_file(path)
+    if data is None:
         return 2
-    mode, cards = read
     store = ModeCards.in_dir(data_dir)
     try:
-        store.import_deck(mode.name, cards.deck, cards.records(), source=str(path))
-    except CatalogError as exc:
+        done = import_deck(str(path), data, store)
+    except CardFileRefused as exc:
         _err(str(exc))
         return 2
     finally:
         store.close()
-    if hasattr(cards, "summary"):  # a mode's card file may say what it holds
-        print(f"imported {mode.title} deck {cards.deck!r} from {path}: {cards.summary()}")
-    else:
-        print(f"imported {mode.title} deck {cards.deck!r} from {path}: {len(cards.creatures)} creatures "
-              f"(total cost {sum(c['cost'] for c in cards.creatures)}), {len(cards.lands)} lands")
-    for w in cards.warnings:
+    print(done.summary)
+    for w in done.notes:
         print(f"  note: {w}")
     return 0
 

@@ -1,0 +1,93 @@
+"""Setting a board up from the page: ``POST /api/cards/import`` takes a card file's bytes with the PIN,
+checks it as ``kipukas-board catalog import`` does (the same words), bounds the upload, and ``GET
+/api/cards/known`` lists the imported cards with a payload the simulated camera accepts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kipukas_board.cli import main
+from kipukas_board.modes.card_files import MAX_UPLOAD
+
+DECKS = Path(__file__).parent / "duel_decks"
+PIN = {"X-Admin-Pin": "2468"}
+
+
+def card(code: str, title: str, **extra) -> dict:
+    return {"code": code, "slug": title.lower().replace(" ", "_"), "title": title, "type": "Character",
+            "injury_tolerance": 2, "movement": 1, "keal_means": [{"name": "Claw", "count": 2}], **extra}
+
+
+CATALOG = json.dumps([card("RrDC", "Allele Sect Explorer"), card("HMPU", "Brindle Moth")]).encode()
+
+
+def upload(client, name: str, data: bytes, headers: dict | None = None):
+    return client.post(f"/api/cards/import?name={name}", data=data,
+                       headers={"Content-Type": "application/octet-stream", **(PIN if headers is None else headers)})
+
+
+def test_a_catalog_uploaded_with_the_pin_is_imported_and_its_cards_can_be_shown(client, board) -> None:
+    assert upload(client, "cards.json", CATALOG, headers={}).status_code == 401  # the PIN first
+    assert len(board.card_desk.catalog) == 0
+    r = upload(client, "cards.json", CATALOG)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["summary"] == "imported 2 cards from cards.json into the card catalog"
+    known = client.get("/api/cards/known").get_json()["cards"]
+    assert [c["title"] for c in known] == ["Allele Sect Explorer", "Brindle Moth"]
+    shown = client.post("/api/sim/cards", json={"payload": known[1]["payload"], "seat": 2}).get_json()
+    assert shown["known"] and shown["title"] == "Brindle Moth" and shown["seat"] == 2
+
+
+def test_a_deck_uploaded_is_refused_or_imported_in_the_words_of_the_command(client, board, tmp_path, capsys) -> None:
+    text = (DECKS / "iv8-p1.toml").read_bytes()
+    r = upload(client, "iv8-p1.toml", text)
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert body["game"] == "duel" and body["deck"] == "iv8-p1"
+    assert body["summary"].startswith("imported Card duel deck 'iv8-p1' from iv8-p1.toml: ")
+    assert any(c["payload"].startswith("duel:") and c["deck"] == "iv8-p1"
+               for c in client.get("/api/cards/known").get_json()["cards"])
+
+    bad = text.replace(b"[[card]]", b"[[cards]]", 1) + b"\n[[nothing]]\nx = 1\n"
+    bad_file = tmp_path / "bad.toml"
+    bad_file.write_bytes(bad)
+    assert main(["catalog", "import", str(bad_file), "--data-dir", str(tmp_path / "d")]) == 2
+    said = capsys.readouterr().err.strip().removeprefix("kipukas-board: ").replace(str(bad_file), "bad.toml")
+    r = upload(client, "bad.toml", bad)
+    assert r.status_code == 422
+    assert r.get_json()["error"] == said  # the page's refusal is the command's
+
+
+@pytest.mark.parametrize(("name", "data", "status", "says"), [
+    ("cards.json", b"[1, 2", 422, "cards.json: catalog not imported, 1 problem(s):\n  - not valid UTF-8 JSON"),
+    ("cards.json", json.dumps([card("RrDC", "A", movement=-1)]).encode(), 422,
+     "record 0 ('RrDC'): field 'movement' must not be negative, got -1"),
+    ("deck.toml", b"deck = 'x'\n", 422, "deck.toml: not a card file of any game mode (expected "),
+    ("deck.toml", b"deck = \n", 422, "deck.toml: not valid TOML"),
+    ("photo.png", b"\x89PNG", 422, "photo.png: not a card file (expected the card catalog, a .json file, "
+                                   "or a game mode's deck, a .toml file)"),
+    ("../x.json", CATALOG, 400, "expected ?name=FILE"),
+    ("cards.json", b"", 400, "cards.json: the upload is empty"),
+])
+def test_a_refused_upload_names_what_was_wrong(client, board, name, data, status, says) -> None:
+    r = upload(client, name, data)
+    assert r.status_code == status, r.get_json()
+    assert says in r.get_json()["error"]
+    assert len(board.card_desk.catalog) == 0
+
+
+def test_the_upload_is_bounded(client, board) -> None:
+    r = upload(client, "cards.json", b" " * (MAX_UPLOAD + 1))
+    assert r.status_code == 413
+    assert f"larger than {MAX_UPLOAD} bytes" in r.get_json()["error"]
+    big = b"[" + b" " * 100_000 + CATALOG[1:]  # over an action's 64 kB, under the upload's limit
+    assert upload(client, "cards.json", big).status_code == 200
+
+
+def test_an_action_body_keeps_its_own_limit(client) -> None:
+    r = client.post("/api/actions/answer", data=b"{" + b" " * 70_000 + b"}",
+                    headers={"Content-Type": "application/json", **PIN})
+    assert r.status_code == 413
