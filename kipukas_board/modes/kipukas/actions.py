@@ -1,11 +1,12 @@
 """Kipukas's actions on the page: its new game, diel rolls, answers, corrections, bouts, dice, timers.
 
-A Flask blueprint (:func:`blueprint`, registered by the mode's
-:mod:`~kipukas_board.modes.kipukas.routes`): every action needs the admin
-PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was expected, an
-action that does not fit the game right now (rolling the diel die during setup, answering a closed
-question) is a 409 saying why. Rolls are made here, by the runtime, with the board's injected dice,
-and written into the event before it is journaled (see :mod:`kipukas_board.modes.kipukas.rules.rolls`).
+A Flask blueprint (:func:`blueprint`, registered by :mod:`kipukas_board.modes.kipukas.routes`):
+every action needs the admin PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the
+field and what was expected, an action that does not fit the game right now (rolling the diel die
+during setup, answering a closed question) is a 409 in the rules' words
+(:func:`kipukas_board.modes.kipukas.rules.checks.why_not`), and nothing is journaled. Rolls are
+made here, by the runtime, with the board's injected dice, and written into the event before it is
+journaled (see :mod:`kipukas_board.modes.kipukas.rules.rolls`).
 
 The table's own actions (new game for every mode, map, undo, redo, export) are
 :mod:`kipukas_board.web.table_actions`. Each action answers ``{"ok": true, "seq": N, "event": {...},
