@@ -36,6 +36,11 @@ from kipukas_board.web.submit import Conflict, Submitter, only_fields
 if TYPE_CHECKING:
     from kipukas_board.web.served import ServedBoard
 
+#: Journal exports sent at once, at most (more get 503 with Retry-After).
+MAX_EXPORTS = 2
+#: Journal rows read at a time for an export.
+EXPORT_PAGE = 500
+
 
 def register(app: Any, board: ServedBoard) -> None:
     """Add the table's action routes and the journal export to the Flask ``app``."""
@@ -89,7 +94,7 @@ def register(app: Any, board: ServedBoard) -> None:
     def event_at(seq: int | None) -> dict[str, Any] | None:
         if seq is None:
             return None
-        return next((ev for n, _, ev in board.journal.rows(seq - 1) if n == seq), None)
+        return next((ev for n, _, ev in board.journal.rows(seq - 1, limit=1) if n == seq), None)
 
     def undo_top(s: Any) -> str:
         """Where redo's offer belongs: this map, after the newest action undo could take back."""
@@ -156,13 +161,29 @@ def register(app: Any, board: ServedBoard) -> None:
         return resp
 
 
+    exports = threading.BoundedSemaphore(MAX_EXPORTS)
+
     @app.get("/api/journal/export")
-    def export() -> Response:
+    def export() -> Response | tuple[Response, int]:
+        # A long journal is read a page at a time and at most MAX_EXPORTS are sent at once: many
+        # exports read whole into memory at once, to clients that never read them, would swell the Pi.
+        if not exports.acquire(blocking=False):
+            resp, status = error(503, f"{MAX_EXPORTS} journal exports are being sent already; try again shortly")
+            resp.headers["Retry-After"] = "5"
+            return resp, status
+
         def lines() -> Iterator[str]:
-            for seq, ts, event in board.journal.rows():
-                yield strictjson.dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
+            after = 0
+            while True:
+                page = list(board.journal.rows(after, limit=EXPORT_PAGE))
+                for seq, ts, event in page:
+                    yield strictjson.sent_dumps({"seq": seq, "ts": ts, "event": event}, separators=(",", ":")) + "\n"
+                if len(page) < EXPORT_PAGE:
+                    return
+                after = page[-1][0]
 
         resp = Response(lines(), mimetype="application/x-ndjson")
         resp.headers["Content-Disposition"] = "attachment; filename=kipukas-journal.jsonl"
+        resp.call_on_close(exports.release)  # called once the server is done with it, read or not
         return resp
 
