@@ -206,6 +206,20 @@ class BoardApp:
         """The table's state now (the core loop's latest)."""
         return self.loop.state
 
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> int | None:
+        """Journal and apply ``event`` (:meth:`CoreLoop.submit <kipukas_board.core_loop.CoreLoop.submit>`):
+        with ``wait``, its journal number once it is durable and applied."""
+        return self.loop.submit(event, wait, timeout)
+
+    def core_alive(self) -> bool:
+        """Is the core thread running (it has woken within its heartbeat)?"""
+        return self.loop.alive()
+
+    @property
+    def unapplied(self) -> list[str]:
+        """Stored events the rules could not apply since the last new game (the health says them)."""
+        return list(self.loop.unapplied)
+
     def subscribe(self, fn: Subscriber) -> None:
         """Call ``fn(state, effects)`` on the core thread after each event (the fleet's publisher)."""
         self.loop.subscribe(fn)

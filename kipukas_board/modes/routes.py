@@ -53,7 +53,7 @@ def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, temp
         def run() -> Response | tuple[Response, int]:
             body = json_body(required=False)
             only_fields(body, allowed)
-            if board.loop.state.game != name:
+            if board.state.game != name:
                 return error(409, f"no {title} is running (start one with POST /api/actions/new-game "
                                   f"{{\"game\": \"{name}\", ...}})")
             event = {"type": "undo" if act == "undo" else event_type(act), **body}

@@ -34,7 +34,7 @@ def register(app: Flask, board: ServedBoard) -> None:
         return jsonify({
             "cameras": [{**c.health(), "seat": c.seat} for c in board.cameras],
             "workers": [{"seat": w.camera.seat, "frames": w.frames, "error": w.error} for w in board.card_workers],
-            "shown": list(board.loop.state.cards),
+            "shown": list(board.state.cards),
             **desk.health(),
         })
 

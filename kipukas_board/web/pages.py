@@ -44,7 +44,7 @@ def register(app: Flask, board: ServedBoard) -> None:
         board.broadcaster.publish("said", strictjson.sent_dumps({"seq": seq, "said": text, "effects": kinds}))
 
     narration = Narration(said)
-    board.loop.subscribe(narration)
+    board.subscribe(narration)
     app.extensions["kipukas_narration"] = narration
     keys = WebKeys(board.data_dir)
     app.extensions["kipukas_keys"] = keys
@@ -76,7 +76,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     def _template_values() -> dict[str, Any]:
         # play_styles: the new-game form offers every style the rules know, with the options each needs
         # and how many players it allows on this map (player_limits, also in GET /api/state).
-        board_map = board.loop.state.board
+        board_map = board.state.board
         return {"csrf_token": guard.token, "join_url": join_url(request.host, request.scheme),
                 "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
                 "play_styles": list(STYLES.values()), "player_limits": player_limits(board_map),
@@ -85,7 +85,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     def shipped_maps() -> list[dict[str, Any]]:
         """Every shipped map for the new-game form: which runs now, which has a calibration of its own
         yet, and how many players each play style allows on it (and why)."""
-        running = board.loop.state.board
+        running = board.state.board
         out = []
         for key in available_maps():
             try:
@@ -118,7 +118,7 @@ def register(app: Flask, board: ServedBoard) -> None:
 
     @app.get("/calibrate")
     def calibrate_page() -> str:
-        return render_template("calibrate.html", svg=board_svg(board.loop.state.board), sim=board.sim,
+        return render_template("calibrate.html", svg=board_svg(board.state.board), sim=board.sim,
                                initial=strictjson.sent_dumps(board.state_json()),
                                calibration=strictjson.sent_dumps(board.calibration.status()))
 
@@ -130,7 +130,7 @@ def register(app: Flask, board: ServedBoard) -> None:
             return error(400, f"limit must be a whole number, got {request.args.get('limit')!r}")
         limit = max(1, min(limit, LOG_LIMIT))
         after = max(0, board.journal.last_seq() - limit)
-        state = board.loop.state
+        state = board.state
         names = {p.seat: p.name for p in state.players}
         places = {n: t.name for n, t in state.board.territories.items() if t.name}
         souls = soul_names(state)
@@ -143,7 +143,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     def problems_open() -> Response:
         """The problems still open: the rules drop each one once what it was about moved on
         (:mod:`kipukas_board.modes.kipukas.rules.problems`), so this is the state's own list with what each is about."""
-        return jsonify({"problems": [c.to_json() for c in open_problems(board.loop.state)]})
+        return jsonify({"problems": [c.to_json() for c in open_problems(board.state)]})
 
     @app.post("/api/pin/check")
     @require_pin(board)

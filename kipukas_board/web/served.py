@@ -3,8 +3,9 @@
 Every route module (the web layer's, and each game mode's actions and pages) is handed the running
 board as a :class:`ServedBoard`: its core loop (state, submit, subscribe), journal, settings and data
 directory, the parts the routes drive (PINs, event streams, lights, cards, calibration, board test)
-and the few board-wide questions and actions (the state document, why the map may not change,
-picking a map, a simulated token). The assembled board (:class:`kipukas_board.app.BoardApp`)
+and the few board-wide questions and actions (the state now, submitting an event, following the
+changes, the state document, why the map may not change, picking a map, a simulated token). The
+core loop itself stays the board's. The assembled board (:class:`kipukas_board.app.BoardApp`)
 implements it; the web layer never imports the board's module, not even for type checking.
 """
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from kipukas_board.calibrate.board_test import BoardTestSession
     from kipukas_board.calibrate.session import CalibrationSession
     from kipukas_board.cards.mode_catalog import ModeCards
-    from kipukas_board.core_loop import CoreLoop
+    from kipukas_board.core_loop import Subscriber
     from kipukas_board.modes.kipukas.rules.dice import Dice
     from kipukas_board.settings import Settings
     from kipukas_board.show.lighting import Lighting
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 class ServedBoard(Protocol):
     """The running board as its routes see it."""
 
-    #: The core loop: the state, ``submit`` an event (journaled first), ``subscribe`` to changes.
-    loop: CoreLoop
     #: The dice a route rolls into the event it writes (the rules core never rolls).
     dice: Dice
     journal: Journal
@@ -56,6 +55,26 @@ class ServedBoard(Protocol):
     route_plugins: list[Callable[[Any, Any], None]]
     #: Extra parts of the board's health, by name.
     health_sources: dict[str, Callable[[], dict[str, Any]]]
+
+    @property
+    def state(self) -> Any:
+        """The table's state now (the core loop's latest)."""
+        ...
+
+    @property
+    def unapplied(self) -> list[str]:
+        """Stored events the rules could not apply since the last new game."""
+        ...
+
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> int | None:
+        """Journal and apply ``event``; with ``wait``, its journal number once durable and applied."""
+        ...
+
+    def subscribe(self, fn: Subscriber) -> None:
+        """Call ``fn(state, effects)`` on the core thread after each event; it must not block."""
+        ...
+
+    def core_alive(self) -> bool: ...
 
     def state_json(self, state: Any = None) -> dict[str, Any]:
         """The state document the pages show (``/api/state`` and the event stream)."""

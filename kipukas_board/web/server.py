@@ -129,7 +129,7 @@ def create_app(board: ServedBoard) -> Flask:
     app.extensions["kipukas"] = board
     presence = PresenceCheck()
     app.extensions["kipukas_presence"] = presence
-    board.loop.subscribe(lambda state, effects: presence.observe(
+    board.subscribe(lambda state, effects: presence.observe(
         {sid: st.occupied for sid, st in state.stands.items()}))
     hosts = HostGuard([*board.settings.names, board.settings.host])
     app.extensions["kipukas_hosts"] = hosts
@@ -190,17 +190,17 @@ def create_app(board: ServedBoard) -> Flask:
 
     @app.get("/")
     def index() -> str:
-        return render_template("index.html", svg=board_svg(board.loop.state.board), sim=board.sim,
+        return render_template("index.html", svg=board_svg(board.state.board), sim=board.sim,
                                initial=strictjson.sent_dumps(board.state_json()))
 
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
         # ok only while the core runs *and* the journal takes writes: a board that cannot record
         # would acknowledge nothing, so it is not healthy even though it still answers.
-        core = board.loop.alive()
+        core = board.core_alive()
         journal = board.journal_health()
         # Nor is a board whose state lacks a stored event it could not apply.
-        unapplied = list(board.loop.unapplied)
+        unapplied = list(board.unapplied)
         ok = core and journal["recording"] and not unapplied
         # a missing QR decoder leaves the board running (it reads fewer cards), so it is named, not failed
         missing = [m["decoder"] for m in board.card_desk.decoders()["missing"]]
@@ -227,7 +227,7 @@ def create_app(board: ServedBoard) -> Flask:
             resp.headers["Retry-After"] = str(STREAM_RETRY_AFTER_S)
             return resp, status
         try:
-            state = board.loop.state
+            state = board.state
             first = board.broadcaster.message("state", strictjson.sent_dumps(board.state_json(state)), state.seq)
         except BaseException:
             sub.close()
@@ -244,21 +244,21 @@ def create_app(board: ServedBoard) -> Flask:
     def sim_stand(stand_id: str) -> tuple[Response, int] | Response:
         if not board.sim:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
-        if stand_id not in board.loop.state.board.stands:
-            return error(404, f"unknown stand {stand_id!r}", stands=sorted(board.loop.state.board.stands))
+        if stand_id not in board.state.board.stands:
+            return error(404, f"unknown stand {stand_id!r}", stands=sorted(board.state.board.stands))
         body = json_body()
         occupied = body.get("occupied")
         if not isinstance(occupied, bool):
             raise BadRequest(f'expected {{"occupied": true|false}}, got occupied = {occupied!r}')
         changed = board.sim_set_stand(stand_id, occupied)
         return jsonify({"ok": True, "stand": stand_id, "occupied": occupied, "changed": changed,
-                        "seq": board.loop.state.seq})
+                        "seq": board.state.seq})
 
     @app.post("/api/pin/presence")
     def presence_challenge() -> tuple[Response, int] | Response:
         """A stand to put a token on and lift again: then this phone may try the PIN (web/presence.py)."""
         json_body(required=False)
-        state = board.loop.state
+        state = board.state
         try:
             c = presence.challenge(request.remote_addr or "?", {sid: st.occupied for sid, st in state.stands.items()})
         except NoChallenge as exc:

@@ -55,12 +55,12 @@ class Submitter:
     def __init__(self, board: ServedBoard) -> None:
         self.board = board
         self.recorder = EffectsBySeq()
-        board.loop.subscribe(self.recorder)
+        board.subscribe(self.recorder)
 
     def __call__(self, event: dict[str, Any]) -> Response | tuple[Response, int]:
         try:
             check_event(event)
-            seq = self.board.loop.submit(event)
+            seq = self.board.submit(event)
         except EventError as exc:
             raise BadRequest(str(exc)) from None
         effects = self.recorder.get(seq)
@@ -77,7 +77,7 @@ class Submitter:
             check_event(event)
         except EventError as exc:
             raise BadRequest(str(exc)) from None
-        why = why_not(self.board.loop.state, event)
+        why = why_not(self.board.state, event)
         if why is not None:
             raise Conflict(why)
         return self(event)

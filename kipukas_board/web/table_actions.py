@@ -56,7 +56,7 @@ def register(app: Any, board: ServedBoard) -> None:
         return error(409, str(exc))
 
     def state() -> Any:
-        return board.loop.state
+        return board.state
 
     only = only_fields
 

@@ -67,7 +67,7 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
     """The ``new_game`` event of ``POST /api/actions/new-game`` for Kipukas, checked against the map on
     the table, with the board's rolls (a random hill, who places first) written in."""
     only_fields(body, {"game", "players", "map", "edition", "play_style", "options", "diel_weights", "first_placer"})
-    s = board.loop.state
+    s = board.state
     board_map = s.board
     want = body.get("map")
     if want is not None:
@@ -113,7 +113,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     pin = require_pin(board)
 
     def state() -> Any:
-        return board.loop.state
+        return board.state
 
     def play(event: dict[str, Any]) -> Response | tuple[Response, int]:
         return submit.unless_refused(event, why_not)

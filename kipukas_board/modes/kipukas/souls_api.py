@@ -60,7 +60,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
 
     def refuse(kind: str) -> None:
         """The rules' refusal of a ``kind`` event now (not in play), before anything is read or rolled."""
-        why = why_not(board.loop.state, {"type": kind})
+        why = why_not(board.state, {"type": kind})
         if why is not None:
             raise Conflict(why)
 
@@ -71,7 +71,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         only(body, {"stand", "soul", "seat"})
         refuse("soul_bind")
         stand = body.get("stand")
-        if not isinstance(stand, str) or stand not in board.loop.state.stands:
+        if not isinstance(stand, str) or stand not in board.state.stands:
             raise BadRequest(f"field 'stand' must be a stand id of this map, got {stand!r:.40}")
         if "soul" in body:
             return submit({"type": "soul_bind", "stand": stand, "soul": _soul_field(body)})
@@ -103,7 +103,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def _typing(attacker: str, defender: str) -> tuple[int, str]:
         """The typing table's number for a Final Blow (gene against gene), if the board has a table."""
         path = board.data_dir / TYPING_FILE
-        s = board.loop.state
+        s = board.state
         att, dfn = s.souls.get(attacker), s.souls.get(defender)
         if not path.is_file() or att is None or dfn is None or not dfn.downed:
             return 0, ""
@@ -126,7 +126,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
             archetype, source = _typing(attacker, defender)
         if not isinstance(archetype, int) or isinstance(archetype, bool):
             raise BadRequest(f"field 'archetype' must be a whole number (the fists tool's), got {archetype!r:.20}")
-        plan = plan_bout(board.loop.state, territory, attacker, defender, archetype, source)
+        plan = plan_bout(board.state, territory, attacker, defender, archetype, source)
         if isinstance(plan, str):
             raise Conflict(plan)
         plan["archetype_source"] = source
