@@ -280,3 +280,30 @@ def test_every_tap_target_is_24_px_and_nothing_is_wider_than_the_phone(browser, 
         ctx.close()
         assert not small, f"tap targets under 24 px at {size[0]} px on {map_name}: {small}"
         assert not wide, f"pages wider than {size[0]} px on {map_name}: {wide}"
+
+
+def test_in_simulation_the_page_shows_any_known_card_at_a_seat(browser, tmp_path: Path) -> None:
+    from kipukas_board.cards.catalog import Catalog
+
+    data = tmp_path / "data"
+    data.mkdir()
+    Catalog.in_dir(data).import_records([
+        {"code": "ZrrD", "slug": "raven", "title": "Raven", "type": "Species", "genetic_disposition": "Avian",
+         "motivation": "Survival", "habitat": "Forest", "injury_tolerance": 1, "movement": 3, "die": "",
+         "brawl_sequence": "ZrrD", "keal_means": []}])
+    assert main(["catalog", "import", str(DECKS / "iv8-p1.toml"), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
+        _kipukas(srv.url)
+        ctx, page, errors = _phone(browser, SIZES[0])
+        _unlock(page, srv.url, "/")
+        page.wait_for_selector("#sim-card:not([hidden])", timeout=3000)
+        games = page.eval_on_selector_all("#sim-card-pick optgroup", "gs => gs.map(g => g.label)")
+        assert games == ["Kipukas", "Card duel"]
+        page.select_option("#sim-card-pick", label="Raven")
+        page.select_option("#sim-card-seat", label="Ben")
+        page.click('#sim-card button[type="submit"]')
+        page.wait_for_function("() => document.querySelector('#cards').textContent.includes('Ben: Raven')",
+                               timeout=3000)
+        assert any(c.get("seat") == 2 and c.get("code") == "ZrrD" for c in srv.board.loop.state.cards)
+        ctx.close()
+        assert not errors, errors

@@ -12,6 +12,7 @@ needs no PIN, and it exists only when the board runs with ``--sim``.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 #: Highest seat number accepted (Mass Contention has up to 4 players; leave room for spectators' stands).
 MAX_SEAT = 8
+#: Most cards the page's simulated camera lists (a whole catalog is a few hundred).
+MAX_KNOWN = 1000
 
 
 def register(app: Flask, board: ServedBoard) -> None:
@@ -37,6 +40,25 @@ def register(app: Flask, board: ServedBoard) -> None:
             "shown": list(board.state.cards),
             **desk.health(),
         })
+
+    @app.get("/api/sim/cards")
+    def sim_known_cards() -> tuple[Response, int] | Response:
+        """The cards the board knows (the catalog's and every game mode's decks'), for the page's
+        simulated camera: what each is called and what its sticker or QR code says."""
+        if not board.sim:
+            return error(404, "simulation endpoints exist only when the board runs with --sim")
+        store = board.card_desk.catalog.store
+        known = [{"game": "Kipukas", "title": json.loads(data).get("title") or code,
+                  "payload": f"kpks.us/{code}#0001?Simulated"}
+                 for code, data in store.all("SELECT code, data FROM cards ORDER BY code LIMIT ?", (MAX_KNOWN,))]
+        prefixes = {mode: prefix for prefix, mode in board.card_desk.mode_prefixes.items()}
+        titles = {m.name: m.title for m in board.modes.values()}
+        for mode, cid, data in store.all("SELECT mode, id, data FROM mode_cards ORDER BY mode, id LIMIT ?",
+                                         (MAX_KNOWN,)):
+            if mode in prefixes:
+                known.append({"game": titles.get(mode, mode), "title": json.loads(data).get("name") or cid,
+                              "payload": f"{prefixes[mode]}:{cid}"})
+        return jsonify({"cards": known[:MAX_KNOWN]})
 
     @app.post("/api/sim/cards")
     def sim_card() -> tuple[Response, int] | Response:

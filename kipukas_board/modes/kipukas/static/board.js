@@ -712,6 +712,39 @@
   });
 
   KB.nameStands((id) => place(state, id));  // the PIN dialog's presence check names stands as the page does
+  // -- in simulation: any card the board knows, shown to a seat's camera -----------------------
+  const simCard = document.getElementById("sim-card");
+  async function loadSimCards() {
+    let known;
+    try { known = (await api("/api/sim/cards", undefined, { method: "GET" })).cards; } catch (e) { return; }
+    const pick = document.getElementById("sim-card-pick");
+    const games = [...new Set(known.map((c) => c.game))];
+    pick.replaceChildren(...games.map((g) => el("optgroup", { label: g },
+      ...known.filter((c) => c.game === g).map((c) => el("option", { value: c.payload, text: c.title })))));
+    simCard.hidden = !known.length;
+  }
+  function simSeats(s) {
+    const seat = document.getElementById("sim-card-seat");
+    const keep = seat.value;
+    const ps = (s.players || []).length ? s.players : [1, 2, 3, 4].map((n) => ({ seat: n, name: `seat ${n}` }));
+    seat.replaceChildren(...ps.map((p) => el("option", { value: String(p.seat), text: p.name })));
+    if (keep && [...seat.options].some((o) => o.value === keep)) seat.value = keep;
+  }
+  if (simCard) {
+    loadSimCards();
+    document.addEventListener("kb:state", (ev) => simSeats(ev.detail));
+    simSeats(state);
+    simCard.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const seat = Number(document.getElementById("sim-card-seat").value);
+      const payload = document.getElementById("sim-card-pick").value.replace("#0001?", `#${String(seat).padStart(4, "0")}?`);
+      try {
+        const r = await api("/api/sim/cards", { payload, seat });
+        message(`${r.title || "The card"} shown at ${who(state, seat)}'s seat.`, "ok");
+      } catch (e) { message(e.message, "error"); }
+    });
+  }
+
   KB.setupPin();
   render(state);
   KB.stream({ state: render, said: onSaid });
