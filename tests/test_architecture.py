@@ -170,3 +170,16 @@ def test_the_rules_and_the_core_loop_take_no_dice() -> None:
     for fn in (CoreLoop.__init__, core.apply, modes.apply, *(m.apply for m in modes.MODES.values())):
         assert "dice" not in inspect.signature(fn).parameters, fn
     assert not hasattr(CoreLoop, "dice")
+
+
+def test_the_board_has_everything_its_parts_protocols_name(board) -> None:
+    """The assembled board implements the three protocols its parts see (a member a protocol names
+    and the board lacks would fail only when that route or walk runs)."""
+    from kipukas_board.calibrate.host import CalibrationHost
+    from kipukas_board.fleet.board import FleetHost
+    from kipukas_board.web.served import ServedBoard
+
+    for protocol in (CalibrationHost, FleetHost, ServedBoard):
+        names = set(protocol.__annotations__) | {n for n in vars(protocol) if not n.startswith("_")}
+        missing = sorted(n for n in names if not hasattr(board, n))
+        assert missing == [], f"BoardApp lacks {protocol.__name__}'s {missing}"
