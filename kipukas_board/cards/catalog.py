@@ -236,11 +236,6 @@ class Catalog:
         row = self.store.one("SELECT COUNT(*) FROM cards")
         return int(row[0]) if row else 0
 
-    def designs(self) -> list[dict[str, Any]]:
-        """Every card design in the catalog, ordered by title (the page's list of cards to show)."""
-        cards = [json.loads(row[0]) for row in self.store.all("SELECT data FROM cards")]
-        return sorted(cards, key=lambda c: (str(c.get("title", "")).lower(), c["code"]))
-
     def card(self, code: str) -> dict[str, Any]:
         """The card with ``code``; raises :class:`UnknownCard` ("unknown card CODE")."""
         row = self.store.one("SELECT data FROM cards WHERE code = ?", (code,))

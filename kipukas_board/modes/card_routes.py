@@ -1,12 +1,10 @@
-"""Setting a board up from the page: importing a card file, and the cards the board knows.
+"""Setting a board up from the page: ``POST /api/cards/import`` imports a card file.
 
-* ``POST /api/cards/import?name=FILE`` (PIN): the file's bytes as the body (``application/octet-stream``),
-  imported by :func:`kipukas_board.modes.card_files.import_card_file`, the checks and words of
-  ``kipukas-board catalog import``. The body may be larger than an action's (the catalog is about
-  100 kB) but never more than :data:`~kipukas_board.modes.card_files.MAX_UPLOAD`; a refusal is a 422
-  whose ``error`` names the file, what was wrong and what was expected.
-* ``GET /api/cards/known``: every card the board could show, each with a QR payload that names it,
-  so the page can act as a seat's camera in simulation (``POST /api/sim/cards``).
+``POST /api/cards/import?name=FILE`` (PIN) takes the file's bytes as the body
+(``application/octet-stream``) and imports them by :func:`kipukas_board.modes.card_files.import_card_file`,
+the checks and words of ``kipukas-board catalog import``. The body may be larger than an action's (the
+catalog is about 100 kB) but never more than :data:`~kipukas_board.modes.card_files.MAX_UPLOAD`; a
+refusal is a 422 whose ``error`` names the file, what was wrong and what was expected.
 """
 
 from __future__ import annotations
@@ -24,8 +22,6 @@ if TYPE_CHECKING:
 
 #: A file name as the page sends it: no folders, printable, short.
 NAME_RE = re.compile(r"[^/\\\x00-\x1f]{1,120}")
-#: The copy number and serial a simulated catalog card is shown with (any copy reads the same design).
-SIM_COPY, SIM_SERIAL = "0001", "SIMCARD"
 
 
 def register(app: Any, board: ServedBoard) -> None:
@@ -48,23 +44,3 @@ def register(app: Any, board: ServedBoard) -> None:
         except CardFileRefused as exc:
             return error(422, str(exc))
         return jsonify({"ok": True, **done.to_json()})
-
-    @app.get("/api/cards/known")
-    def known_cards() -> Response:
-        return jsonify({"cards": known(board)})
-
-
-def known(board: ServedBoard) -> list[dict[str, Any]]:
-    """Every imported card as ``{"payload", "title", "game", "deck"}``: the catalog's designs (by title),
-    then each mode's decks."""
-    out = [{"payload": f"kpks.us/{card['code']}#{SIM_COPY}?{SIM_SERIAL}", "game": "kipukas", "deck": None,
-            "title": str(card.get("title") or card["code"])} for card in board.card_desk.catalog.designs()]
-    for mode in board.modes.values():
-        if not mode.payload_prefix:
-            continue
-        for deck in sorted(board.mode_cards.decks(mode.name)):
-            for card in board.mode_cards.deck(mode.name, deck):
-                title = card.get("title") or card.get("name") or card["id"]
-                out.append({"payload": f"{mode.payload_prefix}{card['id']}", "title": str(title),
-                            "game": mode.name, "deck": deck})
-    return out

@@ -39,13 +39,15 @@ const KB = (function () {
   async function api(path, body, opts) {
     const o = opts || {};
     const headers = { "X-CSRF-Token": csrf };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    // o.upload: a file sent as it is (a card file), not as JSON
+    if (o.upload) headers["Content-Type"] = "application/octet-stream";
+    else if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), API_TIMEOUT_MS);  // a board that went away mid-request
     try {
       resp = await fetch(path, { method: o.method || "POST", headers, credentials: "same-origin", signal: stop.signal,
-                                 body: body === undefined ? undefined : JSON.stringify(body) });
+                                 body: o.upload || (body === undefined ? undefined : JSON.stringify(body)) });
     } catch (e) {
       const err = new Error("The board does not answer. Is it switched on and is this phone on its network?");
       err.status = 0; throw err;

@@ -732,6 +732,7 @@
   }
   if (simCard) {
     loadSimCards();
+    document.addEventListener("kb:cards", loadSimCards);  // a card file imported from this page
     document.addEventListener("kb:state", (ev) => simSeats(ev.detail));
     simSeats(state);
     simCard.addEventListener("submit", async (ev) => {
