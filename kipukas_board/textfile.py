@@ -105,8 +105,10 @@ def atomic_path(path: str | os.PathLike[str], mode: int = 0o640, suffix: str = "
     fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=p.parent)
     tmp = Path(name)
     try:
-        os.fchmod(fd, mode)
-        os.close(fd)
+        try:
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)
         try:
