@@ -40,11 +40,70 @@ def _hull(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return lower[:-1] + upper[:-1]
 
 
+#: A territory label's box at its widest ("10 A ▲": number, holder's initial, the hill's mark), in
+#: map units for the page's 34 px bold label: half its width, and how far it reaches above and below
+#: its baseline.
+LABEL_HALF_W, LABEL_UP, LABEL_DOWN = 66, 28, 8
+#: Room kept between a label and a stand.
+LABEL_GAP = 4
+
+
+def _label_box(x: float, y: float) -> tuple[float, float, float, float]:
+    return x - LABEL_HALF_W, y - LABEL_UP, x + LABEL_HALF_W, y + LABEL_DOWN
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """The area two boxes share (0 when apart)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def label_spots(board: BoardMap) -> dict[int, tuple[float, float]]:
+    """Where each territory's number is written: above its stands where that is clear, otherwise the
+    nearest spot around them where the label at its widest covers no stand and no other label.
+
+    Example::
+
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> spots = label_spots(load_map("kipuka-13"))
+        >>> len(spots)
+        13
+    """
+    r = STAND_R + LABEL_GAP
+    stands = [(s.x - r, s.y - r, s.x + r, s.y + r) for s in board.stands.values()]
+    placed: list[tuple[float, float, float, float]] = []
+    out: dict[int, tuple[float, float]] = {}
+    for n in sorted(board.territories):
+        ss = board.stands_in(n)
+        cx = sum(s.x for s in ss) / len(ss)
+        top = min(s.y for s in ss)
+        home = (cx, top - 38)
+        tries = [home]
+        for s in ss:  # around each of its stands, nearest first
+            for dist in (STAND_R + LABEL_UP + LABEL_GAP, 80, 110):
+                tries += [(s.x, s.y - dist), (s.x, s.y + dist + LABEL_UP),
+                          (s.x - STAND_R - LABEL_HALF_W - LABEL_GAP - dist + 60, s.y + 10),
+                          (s.x + STAND_R + LABEL_HALF_W + LABEL_GAP + dist - 60, s.y + 10)]
+
+        def cost(spot: tuple[float, float], home: tuple[float, float] = home) -> float:
+            box = _label_box(*spot)
+            covered = sum(_overlap(box, b) for b in stands) + sum(_overlap(box, b) for b in placed)
+            return covered * 1000 + abs(spot[0] - home[0]) + abs(spot[1] - home[1])
+
+        best = min(tries, key=cost)
+        out[n] = best
+        placed.append(_label_box(*best))
+    return out
+
+
 def board_svg(board: BoardMap) -> str:
-    xs = [s.x for s in board.stands.values()]
-    ys = [s.y for s in board.stands.values()]
-    x0, y0 = min(xs) - PAD - 20, min(ys) - PAD - 20
-    w, h = max(xs) - x0 + PAD + 20, max(ys) - y0 + PAD + 20
+    spots = label_spots(board)
+    boxes = [_label_box(*spot) for spot in spots.values()]
+    x0 = min([s.x - PAD - 20 for s in board.stands.values()] + [b[0] - LABEL_GAP for b in boxes])
+    y0 = min([s.y - PAD - 20 for s in board.stands.values()] + [b[1] - LABEL_GAP for b in boxes])
+    w = max([s.x + PAD + 20 for s in board.stands.values()] + [b[2] + LABEL_GAP for b in boxes]) - x0
+    h = max([s.y + PAD + 20 for s in board.stands.values()] + [b[3] + LABEL_GAP for b in boxes]) - y0
     out = [f'<svg id="board" xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.0f} {y0:.0f} {w:.0f} {h:.0f}" '
            f'role="img" aria-label="{escape(board.name)}">']
     out.append('<g class="territories">')
@@ -62,11 +121,8 @@ def board_svg(board: BoardMap) -> str:
         out.append(f'<line class="path path-{p.kind}" data-path="{escape(p.a)}-{escape(p.b)}" '
                    f'x1="{a.x:.1f}" y1="{a.y:.1f}" x2="{b.x:.1f}" y2="{b.y:.1f}"/>')
     out.append("</g><g class=\"labels\">")
-    for n in sorted(board.territories):
-        ss = board.stands_in(n)
-        cx = sum(s.x for s in ss) / len(ss)
-        cy = min(s.y for s in ss) - 38
-        out.append(f'<text class="tlabel" data-label="{n}" x="{cx:.1f}" y="{cy:.1f}">{n}</text>')
+    for n, (x, y) in spots.items():
+        out.append(f'<text class="tlabel" data-label="{n}" x="{x:.1f}" y="{y:.1f}">{n}</text>')
     # Invisible, larger tap targets around each stand: a stand drawn to scale on a phone is a few
     # pixels wide. They carry data-hit (not data-stand, which stays unique to the drawn stand).
     out.append("</g><g class=\"hits\">")
