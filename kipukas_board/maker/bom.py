@@ -440,11 +440,12 @@ def docs_blocks() -> dict[str, str]:
     boards = [(name, load_map(name)) for name in available_maps()]
     name, players, pi, layout = REFERENCE_BUILD
     from kipukas_board.maker import magnets
+    from kipukas_board.maker.parts.params import holder_note
 
     return {"pi5": quantity_table(boards, pi=5), "pi4": quantity_table(boards, pi=4),
             "power": power_table(build_bom(load_map(name), players, pi, layout)),
             "magnet-field": magnets.field_table(), "magnet-pairs": magnets.pair_table(),
-            "magnet-holder": magnets.holder_note()}
+            "magnet-holder": holder_note()}
 
 
 def reference_csv() -> str:

@@ -145,16 +145,3 @@ def pair_table() -> str:
                          f"{p.opens_beyond_mm:g} mm | {p.lift_to_open_mm:g} mm | {p.neighbour_mt:.2f} mT |")
     return "\n".join(lines)
 
-
-def holder_note() -> str:
-    """Markdown: what the recommended pair does at the printed reed holder's real gap."""
-    from kipukas_board.maker.parts.params import ReedHolder
-
-    h = ReedHolder.for_kind("territory")
-    p = h.seated()
-    return ("The printed reed holder ([docs/makers/printed-parts.md](../docs/makers/printed-parts.md)) puts "
-            f"the top of the glass {h.glass_depth:.1f} mm under its top face, since the top lead must bend "
-            f"{parts_spec.REED_BEND_FROM_GLASS_MM:g} mm or more above the glass: **{h.magnet_to_reed:.1f} mm** from "
-            f"magnet to glass in all. There the recommended pair gives {p.seated_mt:.1f} mT along the glass, "
-            f"{p.seated_mt / p.pull_in_mt[1]:.1f} times the grade's highest pull-in, and every reed of the grade "
-            f"opens once the token is lifted {p.lift_to_open_mm:g} mm.")
