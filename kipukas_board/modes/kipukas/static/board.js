@@ -189,8 +189,10 @@
       e.style.fill = st.occupied ? (owned(owner) || "#e6e2d8") : "";
       const mark = document.querySelector(`[data-mark="${CSS.escape(st.id)}"]`);
       if (mark) {
+        // A soul's token carries its owner's initial, a second cue beside the owner's colour.
+        const whose = st.occupied && owner != null && player(s, owner) ? initial(s, owner) : "";
         mark.textContent = claim === "capital" ? "C" : claim === "base_camp" ? "B"
-          : inHand.has(st.id) ? "?" : wasted.has(st.id) ? "✕" : st.occupied && st.downed ? "×" : "";
+          : inHand.has(st.id) ? "?" : wasted.has(st.id) ? "✕" : st.occupied && st.downed ? `${whose}×` : whose;
       }
     }
   }
