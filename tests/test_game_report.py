@@ -1,6 +1,7 @@
 """``GET /report`` through the game-mode seam: every game's journal read by its own rules, so a duel
 played first no longer breaks the report of the Kipukas game after it, and the duel and Creature
-Combat Territory have reports of their own (who played, the turns or rounds, the decisive moments)."""
+Combat Territory have reports of their own (who played, the turns or rounds, the decisive moments).
+The page's log writes each game's effects in that game's words too."""
 
 from __future__ import annotations
 
@@ -46,7 +47,9 @@ def test_a_duel_then_kipukas_each_reported_by_its_own_rules(data_dir, capsys):
         for card in ("punch", "strong-punch", "final-punch"):
             assert t.client.post("/api/sim/cards", json={"payload": f"duel:{card}", "seat": 1}).status_code == 200
         t.act("duel/pass", {"seat": 1})
-        t.act("duel/pass", {"seat": 2})  # 25 attack against no defense: one of Ben's Hearts flips
+        flip = t.act("duel/pass", {"seat": 2})["seq"]  # 25 attack against no defense: one of Ben's Hearts flips
+        log = {e["seq"]: e["said"] for e in t.client.get("/api/log").get_json()["entries"]}
+        assert any("Ben flips a Heart" in text for text in log[flip]), log[flip]  # the duel's words in the log
         t.act("duel/concede", {"seat": 2})
         html = page(t)
         assert "Card duel game report" in html and "A card duel, 3 turns." in html and "Ana won." in html

@@ -207,6 +207,10 @@ class GameMode:
         """The sentences spoken (and captioned) for one effect; ``[]`` for none."""
         return []
 
+    def written(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+        """The sentences for one effect as the page's log writes them; what the voice says by default."""
+        return self.phrases(effect, state)
+
     # -- cards and page --------------------------------------------------------------------------
     def parse_card_file(self, text: str, source: str) -> Any:
         """Check a TOML card file; return what :meth:`card_records` stores, or raise ``CardFileError``."""

@@ -157,9 +157,16 @@ def _names(players: Any) -> dict[int, str]:
             if isinstance(p, dict) and isinstance(p.get("seat"), int)}
 
 
-def said(state: Any, effects: list[dict[str, Any]]) -> list[str]:
-    """What the board says about ``effects``, written for the page (the captions)."""
-    return [text for e in effects for text in phrases_for(e, state, WRITTEN)]
+#: effect, state -> the sentences written for it (a game mode's ``written``).
+SayFor = Callable[[dict[str, Any], Any], list[str]]
+
+
+def said(state: Any, effects: list[dict[str, Any]], say_for: SayFor | None = None) -> list[str]:
+    """What the board says about ``effects``, written for the page (the captions): in the words of
+    ``say_for`` (the game being played, see ``GameMode.written``), Kipukas's when none is given."""
+    if say_for is None:
+        return [text for e in effects for text in phrases_for(e, state, WRITTEN)]
+    return [text for e in effects for text in say_for(e, state)]
 
 
 class Narration:
@@ -170,14 +177,16 @@ class Narration:
     the map's passing light effects).
     """
 
-    def __init__(self, publish: Callable[[int, list[str], list[str]], None] | None = None, keep: int = KEEP) -> None:
+    def __init__(self, publish: Callable[[int, list[str], list[str]], None] | None = None, keep: int = KEEP,
+                 say_for: SayFor | None = None) -> None:
+        self._say_for = say_for
         self._by_seq: OrderedDict[int, tuple[float, list[str]]] = OrderedDict()
         self._keep = keep
         self._lock = threading.Lock()
         self._publish = publish
 
     def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
-        text = said(state, effects)
+        text = said(state, effects, self._say_for)
         with self._lock:
             if text:
                 self._by_seq[state.seq] = (time.time(), text)

@@ -43,7 +43,12 @@ def register(app: Flask, board: ServedBoard) -> None:
     def said(seq: int, text: list[str], kinds: list[str]) -> None:
         board.broadcaster.publish("said", strictjson.sent_dumps({"seq": seq, "said": text, "effects": kinds}))
 
-    narration = Narration(said)
+    def written(effect: dict[str, Any], state: Any) -> list[str]:
+        """The sentences of the game being played (``state.game``), written for the log."""
+        mode = board.modes.get(getattr(state, "game", "kipukas")) or board.modes["kipukas"]
+        return mode.written(effect, state)
+
+    narration = Narration(said, say_for=written)
     board.subscribe(narration)
     app.extensions["kipukas_narration"] = narration
     keys = WebKeys(board.data_dir)

@@ -43,6 +43,11 @@ class KipukasMode(GameMode):
     def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
         return phrases.phrases_for(effect, state)
 
+    def written(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+        from kipukas_board.web.narrate import WRITTEN  # stand ids written, not spelled out
+
+        return phrases.phrases_for(effect, state, WRITTEN)
+
     def report(self, steps: list[Step]) -> dict[str, Any]:
         from kipukas_board.modes.kipukas.report import report
 
