@@ -50,6 +50,15 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
             page.wait_for_timeout(150)
         page.wait_for_function("document.getElementById('cc-phase').textContent === 'round 1 · deploy'", timeout=3000)
         assert page.locator("#cc-slots li .none").count() == 0
+        broken = page.evaluate("""() => [...document.querySelectorAll('#cc-slots li')].flatMap((li) => {
+            const walker = document.createTreeWalker(li, NodeFilter.SHOW_TEXT); const out = [];
+            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+              for (const m of n.textContent.matchAll(/[A-Za-z]{4,}/g)) {
+                const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+                if (r.getClientRects().length > 1) out.push(m[0]);
+              } }
+            return out; })""")
+        assert not broken, f"words broken across lines at {size[0]} px: {broken}"
         page.screenshot(path=str(shots / f"cct-deploy-{size[0]}.png"))
         for seat in (1, 2):
             page.click(f'.cc-seat[data-seat="{seat}"] button.primary')

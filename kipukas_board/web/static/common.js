@@ -87,7 +87,8 @@ const KB = (function () {
     const b = document.getElementById("pin-button");
     if (b) {
       b.textContent = trusted ? "PIN ✓" : "PIN";
-      b.setAttribute("aria-label", trusted ? "unlocked: this phone may change the game" : "enter the PIN");
+      // the accessible name begins with the words shown, so a voice command "PIN" finds the button
+      b.setAttribute("aria-label", trusted ? "PIN ✓ unlocked: this phone may change the game" : "PIN: enter the PIN");
       b.classList.toggle("unlocked", trusted);
     }
     document.body.classList.toggle("unlocked", trusted);
