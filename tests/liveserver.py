@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,3 +34,36 @@ def live_board(
         board.stop()
         server.close()
         t.join(5)
+
+
+#: The admin PIN of a live board started with the defaults.
+PIN = "2468"
+
+
+class Api:
+    """The board's HTTP API as a player's phone uses it (JSON bodies, the admin PIN)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def call(self, path: str, body: dict[str, Any] | None = None, pin: bool = True) -> tuple[int, dict[str, Any]]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method="GET" if body is None else "POST",
+                                     headers={"Content-Type": "application/json",
+                                              **({"X-Admin-Pin": PIN} if pin else {})})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    def ok(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        status, doc = self.call(path, body)
+        assert status == 200, (path, body, doc)
+        return doc
+
+    def cc(self, action: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.ok(f"/api/actions/creature-combat/{action}", body or {})
+
+    def state(self) -> dict[str, Any]:
+        return self.ok("/api/state")

@@ -23,7 +23,7 @@ from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
 from kipukas_board.settings import Settings
 from kipukas_board.web.server import create_app
-from tests import test_duel_rules as duel_rules
+from tests.modes.duel import test_duel_rules as duel_rules
 
 PIN = {"X-Admin-Pin": "2468"}
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#1e90ff"}, {"seat": 2, "name": "Ben", "color": "#ff4500"}]

@@ -7,7 +7,7 @@ card's id (``cct:fox-1``): data the board reads, never a link. QR matrices come 
 (A4 pages, cut marks around each sticker) is drawn with reportlab; the SVG is one A4-wide sheet as
 long as the cards need.
 
-Example (not run as a doctest: it needs a mode's imported cards; ``tests/test_duel_cards.py``
+Example (not run as a doctest: it needs a mode's imported cards; ``tests/modes/duel/test_duel_cards.py``
 draws sheets and reads their codes back)::
 
     >>> write_sheet(mode, cards.records(), Path("sheet.svg"))   # doctest: +SKIP

@@ -13,12 +13,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from liveserver import live_board
-from test_creature_combat_http import Api
+from liveserver import Api, live_board
 
 from kipukas_board.cli import main
 
-DECKS = Path(__file__).parent / "duel_decks"
+DECKS = Path(__file__).parents[2] / "duel_decks"
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#e4572e", "deck": "iv8-p1"},
            {"seat": 2, "name": "Ben", "color": "#1e90ff", "deck": "iv8-p2"}]
 

@@ -15,7 +15,7 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright i
 
 
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")
-DECKS = Path(__file__).parent / "duel_decks"
+DECKS = Path(__file__).parents[2] / "duel_decks"
 
 
 

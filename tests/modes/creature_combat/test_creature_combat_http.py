@@ -7,42 +7,14 @@ import json
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 from cct_decks import write_decks
-from liveserver import live_board
+from liveserver import Api, live_board
 
 from kipukas_board.cli import main
 from kipukas_board.modes.creature_combat.lights import BIOME_COLORS, LAND_LEVEL
 
 PIN = "2468"
-
-
-class Api:
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def call(self, path: str, body: dict[str, Any] | None = None, pin: bool = True) -> tuple[int, dict[str, Any]]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method="GET" if body is None else "POST",
-                                     headers={"Content-Type": "application/json",
-                                              **({"X-Admin-Pin": PIN} if pin else {})})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
-
-    def ok(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        status, doc = self.call(path, body)
-        assert status == 200, (path, body, doc)
-        return doc
-
-    def cc(self, action: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.ok(f"/api/actions/creature-combat/{action}", body or {})
-
-    def state(self) -> dict[str, Any]:
-        return self.ok("/api/state")
 
 
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#e4572e", "deck": "ana"},

@@ -17,7 +17,7 @@ from kipukas_board.modes.duel.cardfile import parse_card_file
 from kipukas_board.show.layout import LedLayout
 from kipukas_board.show.lighting import Scene
 
-DECKS = Path(__file__).parent / "duel_decks"
+DECKS = Path(__file__).parents[2] / "duel_decks"
 
 
 def test_the_simulation_decks_parse_with_no_warning() -> None:
