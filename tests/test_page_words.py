@@ -1,0 +1,97 @@
+"""No word is broken across two lines on the pages at 360 and 390 px (real headless Chromium): the
+Creature Combat page mid-round, where five land slots share the width ("mounta/in" once), and the
+Kipukas page mid-game."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+from cct_decks import write_decks
+from web_helpers import PIN, serve_board
+
+from kipukas_board.cli import main
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+#: Every word of three letters or more in visible text whose letters sit on more than one line.
+BROKEN_WORDS = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const e = n.parentElement;
+    if (!e || !e.getClientRects().length || e.closest('[hidden], dialog:not([open]), script, svg, select')) continue;
+    const re = /[A-Za-z]{3,}/g;
+    for (let m = re.exec(n.data); m; m = re.exec(n.data)) {
+      const r = document.createRange();
+      r.setStart(n, m.index);
+      r.setEnd(n, m.index + m[0].length);
+      const lines = new Set([...r.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+      if (lines.size > 1) out.push(`"${m[0]}" in ${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}`);
+    }
+  }
+  return out;
+}"""
+
+
+def _post(url: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _broken_at(page, widths=(360, 390)) -> dict[int, list[str]]:
+    found = {}
+    for w in widths:
+        page.set_viewport_size({"width": w, "height": 800})
+        page.wait_for_timeout(150)
+        broken = page.evaluate(BROKEN_WORDS)
+        if broken:
+            found[w] = broken
+    return found
+
+
+def test_no_word_is_broken_on_the_creature_combat_page_mid_round(browser, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    for deck in write_decks(tmp_path):
+        assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
+        page = browser.new_page(viewport={"width": 390, "height": 800})
+        page.goto(srv.url + "/creature-combat")
+        token = page.get_attribute('meta[name="csrf-token"]', "content")
+        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => document.querySelectorAll('#cc-new-players select option').length >= 8")
+        page.select_option('#cc-new-players fieldset[data-seat="2"] select', "ben")
+        page.click('#cc-new-game-form button[type="submit"]')
+        page.wait_for_function("() => document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
+                               timeout=3000)
+        for _ in range(5):  # every slot holds a land, "mountain" among them
+            page.click('#cc-deal button[type="submit"]')
+            page.wait_for_timeout(150)
+        page.wait_for_function("() => document.getElementById('cc-phase').textContent === 'round 1 · deploy'",
+                               timeout=3000)
+        assert "mountain" in page.text_content("#cc-slots")
+        found = _broken_at(page)
+        page.close()
+        assert not found, found
+
+
+def test_no_word_is_broken_on_the_kipukas_page_mid_game(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+            {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        srv.board.sim_set_stand("M6a", True)  # a question on the page
+        page = browser.new_page(viewport={"width": 390, "height": 800})
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        found = _broken_at(page)
+        page.close()
+        assert not found, found
