@@ -363,6 +363,7 @@ def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path
         assert page.text_content("#timers") == f"Set-aside card (Ana <b>): due in cycle {due}, 5 cycles left"
         card = page.text_content('#cards .card[data-seat="2"]')
         assert "Ben: Ember <i>Wyrm</i>" in card and "volcanic" in card
+        assert "ember-wyrm" not in card and "slug" not in card.lower()  # what is printed on it, no internals
         _post(url, "/api/actions/end-game", {"winner": 1})
         page.wait_for_selector("#winner:not([hidden])", timeout=3000)
         assert page.text_content("#winner") == "Ana <b> wins"

@@ -95,7 +95,8 @@ class CardDesk:
                     raise UnknownCard(f"{mode} card {cid!r}")
                 card = self.mode_cards.card(mode, cid)
             except UnknownCard as exc:
-                error = f"{exc} (import its card file: kipukas-board catalog import FILE.toml)"
+                error = (f"{exc} (import its deck: Import cards on the page, or "
+                         f"kipukas-board catalog import FILE.toml)")
             return card_event(pres.seat, p.text, p.text, None, None, card, list(pres.flags), source, error)
         try:
             card = self.catalog.resolve(p)
@@ -103,7 +104,8 @@ class CardDesk:
         except UnknownCard as exc:
             error = str(exc)
             if len(self.catalog) == 0:
-                error += " (no catalog imported: run 'kipukas-board catalog import PATH_OR_URL')"
+                error += (" (no catalog imported: Import cards on the page, or "
+                          "kipukas-board catalog import PATH_OR_URL)")
         return card_event(pres.seat, p.text, code, p.copy, p.serial, card, list(pres.flags), source, error)
 
     def present(self, seat: int, text: Any, source: str = "sim", wait: bool = True) -> dict[str, Any]:

@@ -391,8 +391,11 @@
     showCaption(state);
   }
 
-  // The last card shown at each seat, as a player reads it (no internal fields).
-  const CARD_HIDE = new Set(["seat", "card", "name", "title", "known", "seq", "payload", "serial", "copy", "code", "ts"]);
+  // The last card shown at each seat, as a player reads it: the fields printed on a card, in the
+  // card's own words; never a slug, a brawl sequence or another internal field.
+  const CARD_SHOW = [["type", "Type"], ["genetic_disposition", "Genetic disposition"], ["motivation", "Motivation"],
+    ["habitat", "Habitat"], ["injury_tolerance", "KEAL means"], ["movement", "Movement"], ["die", "Die"],
+    ["text", "Text"], ["error", "Not read"]];
   function renderCards(s) {
     const bySeat = new Map();
     for (const c of s.cards || []) if (c && c.seat != null) bySeat.set(c.seat, c);
@@ -400,9 +403,10 @@
     for (const [seat, c] of [...bySeat.entries()].sort((a, b) => a[0] - b[0])) {
       const card = c.card && typeof c.card === "object" ? { ...c, ...c.card } : c;
       const dl = el("dl");
-      for (const [k, v] of Object.entries(card)) {
-        if (CARD_HIDE.has(k) || v == null || typeof v === "object" || typeof v === "boolean") continue;
-        dl.append(el("dt", { text: k.replace(/_/g, " ") }), el("dd", { text: String(v) }));
+      for (const [k, label] of CARD_SHOW) {
+        const v = card[k];
+        if (v == null || v === "" || typeof v === "object" || typeof v === "boolean") continue;
+        dl.append(el("dt", { text: label }), el("dd", { text: String(v) }));
       }
       const title = card.name || card.title || (card.known === false ? "a card the board does not know" : card.code || "card");
       boxes.push(el("div", { class: "card", dataset: { seat: String(seat) } }, el("h3", { text: `${who(s, seat)}: ${title}` }), dl));
