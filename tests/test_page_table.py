@@ -184,6 +184,12 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"question-{size[0]}.png"))
         page.click("#questions .buttons button >> nth=0")
         _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
+        srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
+        _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
+        page.wait_for_selector("#contention-panel:not([hidden])", timeout=3000)
+        page.wait_for_timeout(600)
+        seen["a fight"] = _map_seen(page)
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"fight-{size[0]}.png"))
         _post(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
         page.wait_for_function("() => document.querySelector('#caption').textContent.toLowerCase().includes('storm')",
                                timeout=3000)
@@ -193,6 +199,10 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         for text in [page.text_content("#caption"), page.text_content("#now"), page.text_content("#problems")]:
             for sid in srv.board.loop.state.board.stands:
                 assert f" {sid} " not in f" {text} ".replace(".", " ").replace(",", " "), (sid, text)
+        _post(srv.url, "/api/actions/end-game", {"winner": 1})
+        page.wait_for_selector("#winner:not([hidden])", timeout=3000)
+        page.wait_for_timeout(1500)
+        seen["the end"] = _map_seen(page)
         low = {k: round(v, 2) for k, v in seen.items() if v < 0.8}
         assert not low, f"at {size[0]}x{size[1]} less than 80 % of the map is on the screen: {low}"
         ctx.close()
