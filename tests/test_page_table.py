@@ -59,6 +59,9 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         _kipukas(srv.url)
         srv.board.sim_set_stand("T1", True)  # the first capital is down: a game worth keeping
         ctx, page, errors = _phone(browser, size)
+        other_ctx, other, other_errors = _phone(browser, SIZES[1 - SIZES.index(size)])  # a second phone on /
+        other.goto(srv.url + "/")
+        other.wait_for_selector("#link.up", timeout=5000)
         _unlock(page, srv.url, "/duel")
         page.wait_for_function("() => document.querySelectorAll('#duel-new-players select option').length >= 4")
         page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
@@ -74,6 +77,8 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
                                timeout=3000)
         page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
         assert page.text_content("#paused-banner .text") == "Kipukas is paused."
+        other.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)  # every phone says so
+        assert other.text_content("#paused-banner .text") == "Kipukas is paused."
         assert page.get_attribute("header nav a[href='/report']", "href") == "/report"  # every mode's report
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-{size[0]}.png"))
         page.click("#resume-button")
@@ -84,6 +89,10 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         s = srv.board.loop.state
         assert s.game == "kipukas" and s.territories[1].claim == "capital"
         assert page.text_content("#paused-banner .text") == "Card duel is paused."
+        other.wait_for_function("() => document.querySelector('#paused-banner .text').textContent"
+                                " === 'Card duel is paused.'", timeout=3000)
+        other_ctx.close()
+        assert not other_errors, other_errors
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
         ctx.close()
