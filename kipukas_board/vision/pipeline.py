@@ -153,6 +153,15 @@ SEARCH_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("zxing", "gray", 1.5, "sharp", 9.0),
 )
 
+#: The very last of the search's ladder, after the heavy decoders: a wide, six-fold unsharp mask
+#: (``deblur``) reads some codes smeared by a card moving during the exposure (on the captures with
+#: 9 px of motion blur, a third of those nothing else read). Motion blur is the same in every frame,
+#: so the first stacked means, where the heavy decoders are held back, suit them as well as the last.
+DEBLUR_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("zxing", "gray", 1.0, "deblur", 5.0),
+    Strategy("pyzbar", "gray", 0.5, "deblur", 8.0),
+)
+
 #: A located region is looked at this many times the located symbol's size, centred on it: a symbol
 #: that was located but not decoded is often a wrong pairing of finder patterns, which can lie
 #: anywhere within about one code's width of the real code.
@@ -260,13 +269,15 @@ class Pipeline:
 
     def searcher(self) -> Pipeline:
         """A pipeline for the search across frames of a code this one has not read: this one's
-        strategies with :data:`SEARCH_STRATEGIES` before the heavy ones, the same decoders (and worker
+        strategies with :data:`SEARCH_STRATEGIES` before the heavy ones and :data:`DEBLUR_STRATEGIES`
+        after them, the same decoders (and worker
         process), budget and payload check, no camera state; its heavy decoders run only in a
         ``thorough`` pass."""
         light = [s for s in self.strategies if s.cost_ms < self.heavy_ms]
         heavy = [s for s in self.strategies if s.cost_ms >= self.heavy_ms]
         extra = [s for s in SEARCH_STRATEGIES if s.decoder in self.decoders and s not in light]
-        return Pipeline(strategies=light + extra + heavy, budget_ms=self.budget_ms, decoders=self.decoders,
+        late = [s for s in DEBLUR_STRATEGIES if s.decoder in self.decoders]
+        return Pipeline(strategies=light + extra + heavy + late, budget_ms=self.budget_ms, decoders=self.decoders,
                         heavy_interval_s=float("inf"), heavy_ms=self.heavy_ms, clock=self.clock,
                         cpu_clock=self.cpu_clock, slack=self.slack, accept=self.accept)
 
