@@ -1,11 +1,13 @@
 """Nothing on any page overlaps or is cut off at 360 and 390 px (real headless Chromium), at first
 load and mid-game: no two controls, headings, paragraphs or list items lie on each other (what a
 scrolling box hides is not counted), and no box that hides its overflow is too narrow for what it
-holds (a header's pills cut at the edge)."""
+holds (a header's pills cut at the edge). The card games' pages are checked with their own game in
+play too, with axe-core's rules (tap target size and label-in-name on)."""
 
 from __future__ import annotations
 
 import json
+import os
 import urllib.request
 from pathlib import Path
 
@@ -87,3 +89,84 @@ def test_nothing_overlaps_or_is_cut_off_on_any_page(browser, tmp_path: Path, mom
                     found[f"{path} at {width} px"] = bad[:6]
         page.close()
         assert not found, found
+
+
+AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
+#: axe-core's rules, with the two that are off by default and matter on a phone: tap target size and
+#: an accessible name that starts with the words shown.
+AXE_RUN = ("() => axe.run(document, {resultTypes: ['violations'], rules: {"
+           "'target-size': {enabled: true}, 'label-content-name-mismatch': {enabled: true}}})")
+
+
+def _checks(page) -> list[str]:
+    """axe-core's violations, overlaps and cut boxes on the page as it is now."""
+    page.add_script_tag(path=str(AXE))
+    found = [f"{v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+             for v in page.evaluate(AXE_RUN)["violations"]]
+    return found + page.evaluate(OVERLAPS) + page.evaluate(CUT)
+
+
+def test_the_card_games_pages_mid_game_pass_axe_and_the_layout_checks(browser, tmp_path: Path) -> None:
+    """The duel's page with a duel in play and Creature Combat's in a fight, then the report of each."""
+    from cct_decks import write_decks
+
+    from kipukas_board.cli import main
+
+    if not AXE.exists():
+        if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":  # CI installs it: a skip would hide a failure
+            pytest.fail(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)", pytrace=False)
+        pytest.skip(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)")
+    data = tmp_path / "data"
+    decks = [*write_decks(tmp_path), *(Path(__file__).parent / "duel_decks").glob("iv8-p*.toml")]
+    for deck in decks:
+        assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
+    found: dict[str, list[str]] = {}
+
+    def check(where: str) -> None:
+        for width in (360, 390):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.wait_for_timeout(100)
+            bad = _checks(page)
+            if bad:
+                found[f"{where} at {width} px"] = bad[:6]
+
+    with serve_board(data) as srv:
+        ctx = browser.new_context(viewport={"width": 390, "height": 800}, bypass_csp=True)  # axe is injected
+        page = ctx.new_page()
+        page.goto(srv.url + "/duel")
+        token = page.get_attribute('meta[name="csrf-token"]', "content")
+        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => document.querySelectorAll('#duel-new-players select option').length >= 4")
+        page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
+        page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")
+        page.click('#duel-new-game-form button[type="submit"]')
+        page.wait_for_function("() => document.querySelector('#duel-phase').textContent.includes('turn 1')",
+                               timeout=3000)
+        check("/duel in a duel")
+        page.goto(srv.url + "/report")
+        check("/report of a duel")
+
+        page.goto(srv.url + "/creature-combat")
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => document.querySelectorAll('#cc-new-players select option').length >= 8")
+        page.select_option('#cc-new-players fieldset[data-seat="2"] select', "ben")
+        page.click('#cc-new-game-form button[type="submit"]')
+        page.wait_for_selector("#kb-ask[open]", timeout=3000)  # the duel under way is asked about first
+        page.click("#kb-ask-yes")
+        page.wait_for_function("() => document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
+                               timeout=3000)
+        for _ in range(5):
+            page.click('#cc-deal button[type="submit"]')
+            page.wait_for_timeout(150)
+        for seat in (1, 2):
+            page.click(f'.cc-seat[data-seat="{seat}"] button.primary')
+            page.wait_for_timeout(150)
+        srv.board.card_desk.present(1, "cct:ana-bear")  # a creature revealed at seat 1's camera
+        page.wait_for_selector('#cc-fighters [data-creature="ana-bear"]', timeout=3000)
+        check("/creature-combat in a fight")
+        page.goto(srv.url + "/report")
+        check("/report of Creature Combat")
+        ctx.close()
+    assert not found, found
