@@ -316,11 +316,12 @@ def test_the_habitat_table_is_the_books_in_every_edition(ed: str) -> None:
     """Both books' table: "Add 2 to mountain dweller rolls", "Take 2 from plains dweller rolls" (mountain
     and forest), "Add 3 to plains dweller rolls"."""
     e = edition(ed)
-    for geo, (bonus, secondary) in HABITAT_ROLLS.items():
-        assert e.habitat_roll(geo.title(), geo) == bonus
-        if secondary is not None:
-            assert e.habitat_roll(secondary[0], geo) == secondary[1]
-    assert e.habitat_roll("Nomad", "plains") == 0 and e.habitat_roll("Forest", "water") == 0
+    book = {("Mountain", "mountain"): 2, ("Plains", "mountain"): -2, ("Forest", "forest"): 2,
+            ("Plains", "forest"): -2, ("Plains", "plains"): 3, ("Mountain", "forest"): 0,
+            ("Forest", "mountain"): 0, ("Mountain", "plains"): 0, ("Forest", "plains"): 0,
+            ("Nomad", "plains"): 0, ("Forest", "water"): 0, ("Volcanic", "volcanic"): 0}
+    assert {pair: e.habitat_roll(*pair) for pair in book} == book
+    assert {geo: row[0] for geo, row in HABITAT_ROLLS.items()} == {"mountain": 2, "forest": 2, "plains": 3}
 
 
 def test_a_failed_retreat_ends_the_souls_attacks_for_the_cycle_in_the_web_edition_only() -> None:
