@@ -326,11 +326,15 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         s.led_count = _strip_number(leds.pop("count", None), "count", 1, 10_000, True, problems)
         s.led_power_budget_ma = _strip_number(leds.pop("power_budget_ma", None), "power_budget_ma", 100, 100_000,
                                               False, problems)
-        fuse = _strip_number(leds.pop("fuse_a", None), "fuse_a", 1, 30, False, problems)
+        given_fuse = leds.pop("fuse_a", None)
+        fuse = _strip_number(given_fuse, "fuse_a", 1, 30, False, problems)
         if fuse is not None:
             s.led_fuse_a = float(fuse)
         budget = s.led_power_budget_ma
-        if budget is not None and budget > power_chain.max_budget_ma(s.led_fuse_a):
+        # A refused fuse is named above; weighing the budget against the default would name a fuse
+        # the file never gave.
+        if budget is not None and (given_fuse is None or fuse is not None) \
+                and budget > power_chain.max_budget_ma(s.led_fuse_a):
             problems.append(f"[leds] power_budget_ma = {budget:g} mA is more than 80 % of the {s.led_fuse_a:g} A "
                             f"LED fuse ([leds] fuse_a): at most {power_chain.max_budget_ma(s.led_fuse_a):g} mA, or "
                             f"the fuse runs near its rating in play (hardware/bom.md, 'The power chain')")

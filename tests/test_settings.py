@@ -238,3 +238,13 @@ def test_a_calibrations_budget_above_the_fuse_is_refused_at_start(tmp_path: Path
         with_strip_settings(layout, settings)
     settings.led_power_budget_ma = 3000  # the settings' own budget overrides the calibration's
     assert with_strip_settings(layout, settings).power_budget_ma == 3000
+
+
+def test_a_fuse_out_of_range_is_named_alone_not_compared_with_a_fuse_nobody_wrote(tmp_path: Path) -> None:
+    """A refused ``fuse_a`` says what was expected; the budget is not then weighed against the default
+    5 A fuse, which would name a figure the settings file never gave."""
+    p = tmp_path / "settings.toml"
+    p.write_text("[leds]\nfuse_a = 40\npower_budget_ma = 6000\n")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(p)
+    assert exc.value.problems == ["[leds] fuse_a = 40: expected a number from 1 to 30"]
