@@ -186,6 +186,7 @@ def test_the_parts_are_sized_for_the_parts_the_bom_names(players: int, pi: int) 
 
 def test_the_board_starts_without_loading_the_cad_library() -> None:
     code = ("import sys; from kipukas_board.cli import build_parser; build_parser(); "
+            "import kipukas_board.maker.parts.models, kipukas_board.maker.parts.build; "
             "print(sorted(m for m in ('build123d', 'OCP', 'trimesh', 'matplotlib', 'reportlab') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"

@@ -2,9 +2,9 @@
 
 Every function returns one closed solid in mm, placed as it prints: its flat face on the bed (z = 0)
 and no overhang that needs supports except where the docs say so. :func:`all_parts` lists what a map
-needs. This module imports build123d at once: import it only through
-:func:`kipukas_board.maker.parts.cad.load_models` (which names the extra to install when it is missing), so
-that the board's own commands never pay for the CAD library.
+needs. build123d is imported when the first part is built, so that collecting this module (for its
+doctest) needs no CAD library; build through :func:`kipukas_board.maker.parts.cad.load_models`, which
+names the extra to install when it is missing.
 
 Example (needs the ``parts`` extra)::
 
@@ -17,25 +17,43 @@ Example (needs the ``parts`` extra)::
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
-from typing import Any
-
-from build123d import Align, Box, Cylinder, Part, Pos, Rot
+from typing import TYPE_CHECKING, Any
 
 from kipukas_board.hardware.parts_spec import REED_GLASS_LENGTH_MM
 from kipukas_board.maker.parts import dimensions as dim
 from kipukas_board.maker.parts.params import FIT, CameraMount, ElectronicsBox, LedChannel, ReedHolder
 
-_MIN = (Align.CENTER, Align.CENTER, Align.MIN)
-_CORNER = (Align.MIN, Align.MIN, Align.MIN)
+if TYPE_CHECKING:
+    from build123d import Part
+
+
+def _bd() -> types.ModuleType:
+    """build123d, imported on the first part built (so that collecting this module, e.g. for its
+    doctest, needs no CAD library)."""
+    import build123d
+
+    return build123d
 
 
 def _box(x: float, y: float, z: float, at: tuple[float, float, float] = (0, 0, 0), corner: bool = False) -> Part:
-    return Pos(*at) * Box(x, y, z, align=_CORNER if corner else _MIN)
+    """A box ``x`` by ``y`` by ``z`` standing on ``at``: centred on it in x and y, or from it as its corner."""
+    bd = _bd()
+    align = (bd.Align.MIN,) * 3 if corner else (bd.Align.CENTER, bd.Align.CENTER, bd.Align.MIN)
+    return bd.Pos(*at) * bd.Box(x, y, z, align=align)
 
 
 def _cyl(d: float, h: float, at: tuple[float, float, float] = (0, 0, 0)) -> Part:
-    return Pos(*at) * Cylinder(d / 2, h, align=_MIN)
+    """An upright cylinder of diameter ``d`` standing on ``at``."""
+    bd = _bd()
+    return bd.Pos(*at) * bd.Cylinder(d / 2, h, align=(bd.Align.CENTER, bd.Align.CENTER, bd.Align.MIN))
+
+
+def _ycyl(d: float, h: float, at: tuple[float, float, float]) -> Part:
+    """A cylinder of diameter ``d`` and length ``h`` lying along y, centred on ``at``: a hole through a wall."""
+    bd = _bd()
+    return bd.Pos(*at) * bd.Cylinder(d / 2, h, rotation=(90, 0, 0))
 
 
 def reed_holder(p: ReedHolder) -> Part:
@@ -108,13 +126,14 @@ def camera_mount(p: CameraMount) -> Part:
         # from below into the clip's 1/4"-20 thread; a notch at the back for the cable.
         shelf = _box(shelf_w, 4.0, shelf_d, (-shelf_w / 2, h - 4.0, t - 0.01), corner=True)
         shelf += _box(shelf_w, h * 0.3, 3.0, (-shelf_w / 2, h * 0.7, t - 0.01), corner=True)
-        shelf -= Pos(0, h - 2.0, t + shelf_d / 2) * Cylinder(dim.TRIPOD_SCREW_CLEARANCE / 2, 4.2, rotation=(90, 0, 0))
+        shelf -= _ycyl(dim.TRIPOD_SCREW_CLEARANCE, 4.2, (0, h - 2.0, t + shelf_d / 2))
         part += shelf
         part -= _box(8.0, 4.0, 6.0, (-4.0, h - 4.02, t + shelf_d - 6.0), corner=True)
     else:
         raise ValueError(f"no camera mount for {p.camera!r}; expected 'cm3' or 'c920'")
     # Printed on its top edge: the hook's cap and the C920's shelf lie on the bed, nothing overhangs.
-    return Pos(0, 0, h) * Rot(-90, 0, 0) * part
+    bd = _bd()
+    return bd.Pos(0, 0, h) * bd.Rot(-90, 0, 0) * part
 
 
 def box_base(p: ElectronicsBox) -> Part:
@@ -151,11 +170,11 @@ def box_base(p: ElectronicsBox) -> Part:
     uw, uh = dim.USB_C_OVERMOULD
     part -= _box(uw, p.wall + 0.02, oh, (pi_x + 11.2 - uw / 2, -0.01, p.floor + p.standoff), corner=True)
     px = p.wall + origins["power"][0]
-    part -= Pos(px + 15.0, p.wall / 2, z_wall) * Cylinder(dim.DC_JACK_HOLE / 2, p.wall + 0.02, rotation=(90, 0, 0))
+    part -= _ycyl(dim.DC_JACK_HOLE, p.wall + 0.02, (px + 15.0, p.wall / 2, z_wall))
     # Back wall (y = depth): the cable glands over the sensor and power boards, a notch for the USB cameras.
     for i in range(p.glands):
         gx = p.wall + origins["sensor"][0] + 14.0 + i * 24.0
-        part -= Pos(gx, od - p.wall / 2, z_wall + 4) * Cylinder(dim.GLAND_HOLE / 2, p.wall + 0.02, rotation=(90, 0, 0))
+        part -= _ycyl(dim.GLAND_HOLE, p.wall + 0.02, (gx, od - p.wall / 2, z_wall + 4))
     part -= _box(14.0, p.wall + 0.02, oh, (pi_x + 40.0, od - p.wall - 0.01, p.floor + p.standoff + 8.0), corner=True)
     # Left wall (x = 0): the two camera ribbons.
     rw, rt = dim.CAMERA_RIBBON
