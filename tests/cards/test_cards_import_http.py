@@ -11,7 +11,7 @@ import pytest
 from kipukas_board.cli import main
 from kipukas_board.modes.card_files import MAX_UPLOAD
 
-DECKS = Path(__file__).parent / "duel_decks"
+DECKS = Path(__file__).parents[1] / "duel_decks"
 PIN = {"X-Admin-Pin": "2468"}
 
 
