@@ -7,7 +7,7 @@ every record is checked first, every problem is reported by record index and fie
 fully valid catalog replaces the old one, in one transaction.
 
 Example (not run as a doctest: the official catalog is imported at run time and not shipped;
-``tests/test_cards_catalog.py`` imports one the test writes)::
+``tests/cards/test_cards_catalog.py`` imports one the test writes)::
 
     >>> from kipukas_board.cards.catalog import Catalog
     >>> cat = Catalog.in_dir("/tmp/kb")                             # doctest: +SKIP

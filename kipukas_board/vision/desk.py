@@ -10,7 +10,7 @@ One :class:`CameraWorker` thread per real camera feeds the desk; in simulation c
 ``POST /api/sim/cards`` (:mod:`kipukas_board.web.cards_api`).
 
 Example (not run as a doctest: it needs an imported catalog and a running core loop;
-``tests/test_cards_sessions.py`` and ``tests/test_cards_api.py`` run the desk)::
+``tests/cards/test_cards_sessions.py`` and ``tests/cards/test_cards_api.py`` run the desk)::
 
     >>> desk = CardDesk(Catalog.in_dir(tmp), submit=loop.submit)          # doctest: +SKIP
     >>> desk.present(1, "kpks.us/RrDC#0001?DmFz33", source="sim")["code"]  # doctest: +SKIP
