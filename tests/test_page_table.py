@@ -30,7 +30,8 @@ def _post(url: str, path: str, body: dict) -> dict:
 
 def _kipukas(url: str) -> None:
     _post(url, "/api/actions/new-game", {"players": [{"seat": 1, "name": "Ana", "color": "#d7263d"},
-                                                     {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
+                                                     {"seat": 2, "name": "Ben", "color": "#1b98e0"}],
+                                         "first_placer": 1})  # Ana places first: who holds what is known
 
 
 def _phone(browser, size: tuple[int, int]):
@@ -192,10 +193,12 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         assert page.text_content("#problems li span").startswith("4× a token was put on the")
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"question-{size[0]}.png"))
         page.click("#questions .buttons button >> nth=0")
+        page.wait_for_selector("#questions-panel", state="hidden", timeout=5000)  # answered before play goes on
         _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
         srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
         _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
-        page.wait_for_selector("#contention-panel:not([hidden])", timeout=3000)
+        assert srv.board.loop.state.territories[4].contention, srv.board.loop.state.problems
+        page.wait_for_selector("#contention-panel:not([hidden])", timeout=5000)
         page.wait_for_timeout(600)
         seen["a fight"] = _map_seen(page)
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"fight-{size[0]}.png"))
