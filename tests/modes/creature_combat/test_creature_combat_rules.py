@@ -369,6 +369,21 @@ def test_a_sacrifice_cost_removes_the_creature_from_the_game_when_the_round_ends
     assert new is cc and fx[0]["type"] == "problem"
 
 
+def test_a_sacrifice_or_support_cost_holds_when_a_later_adjustment_does_not_repeat_it() -> None:
+    """Creature Combat Territory: "Sacrifice – This Creature is removed from the game when the round
+    ends" and "Support – This Creature doesn't add its power to the Total Power": a cost paid by one
+    ability stays paid when another ability (or an enemy's) adjusts the same creature afterwards."""
+    cc = _at_combat()
+    cc, _ = step(cc, {"type": "cc_adjust", "creature": "c1-0", "sacrifice": True, "reason": "Last Stand: Sacrifice"})
+    cc, _ = step(cc, {"type": "cc_adjust", "creature": "c1-0", "base": -1, "reason": "Roar from C2.0"})
+    cc, _ = step(cc, {"type": "cc_adjust", "creature": "c2-0", "support": True, "reason": "Shield: Support"})
+    cc, _ = step(cc, {"type": "cc_adjust", "creature": "c2-0", "power": 2, "reason": "Howl"})
+    assert cc.adjustments["c1-0"].sacrifice and cc.adjustments["c2-0"].support
+    assert combat_totals(cc)[2] == 0  # the supporting creature adds nothing, whatever Howl gave it
+    cc, fx = step(cc, {"type": "cc_resolve"})
+    assert fx[0]["sacrificed"] == ["c1-0"]
+
+
 def test_a_second_adjustment_is_spoken_as_added_to_the_first() -> None:
     from kipukas_board.modes.creature_combat.phrases import phrases_for
 
