@@ -65,3 +65,11 @@ def test_a_game_over_is_not_paused(data_dir: Path) -> None:
         t.act("end-game", {})
         t.board.loop.submit(example_new_game())
         assert "paused" not in t.state()
+
+
+def test_undo_right_after_a_duel_began_points_to_the_paused_game(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+        doc = t.act("duel/undo", status=409)
+        assert "Kipukas is paused: Resume (on any page) brings it back" in doc["error"], doc["error"]

@@ -57,6 +57,13 @@ def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, temp
                 return error(409, f"no {title} is running (start one with POST /api/actions/new-game "
                                   f"{{\"game\": \"{name}\", ...}})")
             event = {"type": "undo" if act == "undo" else event_type(act), **body}
+            back = board.state.paused
+            if act == "undo" and back is not None:  # nothing of this game to undo yet: Resume takes it back
+                why = board.modes[name].why_not(board.state, event)
+                if why is not None:
+                    was = board.modes.get(back.game) or board.modes["kipukas"]
+                    return error(409, f"{why} in this {title} yet; {was.title} is paused: Resume (on any "
+                                      f"page) brings it back and pauses this {title}")
             return submit.unless_refused(event, board.modes[name].why_not)
 
         run.__name__ = f"{slug.replace('-', '_')}_{act.replace('-', '_')}"
