@@ -154,3 +154,16 @@ def test_the_field_falls_with_the_distance(z, dz) -> None:
 
     assert magnets.axial_field_mt(z + dz, 5, 2, 1.3) < magnets.axial_field_mt(z, 5, 2, 1.3)
     assert magnets.reed_field_mt(z + dz) < magnets.reed_field_mt(z)
+
+
+def test_bring_up_blames_a_gap_only_beyond_where_the_recommended_pair_stops_closing() -> None:
+    """Step 1.7's "if not" for a reed that closes only when the token is pressed: the gap is too big
+    only past the distance within which every reed of the grade closes, not past the spec's 4 mm (the
+    printed holder's 5.8 mm still closes with room to spare)."""
+    from kipukas_board.maker import magnets
+
+    p = magnets.recommended()
+    row = (HW / "bring-up.md").read_text().split("| 1.7 |")[1].split("\n")[0]
+    assert f"the gap over {p.closes_within_mm:g} mm" in row, row
+    assert "the gap over 4 mm" not in row
+    assert f"a 10-15 AT reed opens only {magnets.pair((10.0, 15.0)).lift_to_open_mm:g} mm up" in row
