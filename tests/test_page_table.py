@@ -80,6 +80,9 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         assert page.text_content("#paused-banner .text") == "Kipukas is paused."
         other.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)  # every phone says so
         assert other.text_content("#paused-banner .text") == "Kipukas is paused."
+        other.wait_for_selector("#now-go:not([hidden])", timeout=3000)  # and where the duel is played
+        assert other.text_content("#now") == "A game of Card duel is under way on its own page."
+        assert other.get_attribute("#now-go", "href") == "/duel"
         assert page.get_attribute("header nav a[href='/report']", "href") == "/report"  # every mode's report
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-{size[0]}.png"))
         page.click("#resume-button")

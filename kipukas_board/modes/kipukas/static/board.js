@@ -81,8 +81,15 @@
   }
 
   // -- what now: who, what and why, for every moment of setup and play --------------------------
+  // Another game under way on the table: this page is not where it is played.
+  const elsewhere = (s) => s.under_way && s.under_way.game !== "kipukas" ? s.under_way : null;
   function whatNow(s) {
     const ps = s.players || [];
+    const other = elsewhere(s);
+    if (other) {
+      return [null, `A game of ${other.title} is under way on its own page.`,
+        "Starting Kipukas here pauses it (the page asks first)."];
+    }
     if (!ps.length) {
       return [null, "No game yet. Start one under More actions → New game.",
         "Each player puts their tokens by their seat; one phone with the PIN starts the game."];
@@ -256,6 +263,11 @@
     nowEl.dataset.who = seat == null ? "" : String(seat);
     nowEl.style.borderColor = (player(s, seat) || {}).color || "transparent";
     document.getElementById("now-why").textContent = why;
+    const other = elsewhere(s);
+    const go = document.getElementById("now-go");
+    const page = other && ((s.games || []).find((g) => g.name === other.game) || {}).page;
+    go.hidden = !page;
+    if (page) { go.href = page; go.textContent = `Open the ${other.title} page`; }
     showCaption(s);
     const win = document.getElementById("winner");
     win.hidden = s.phase !== "over";
