@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Response, jsonify, request
 
 from kipukas_board.modes.card_files import MAX_UPLOAD, CardFileRefused, import_card_file
-from kipukas_board.web.server import BadRequest, error, require_pin
+from kipukas_board.web.server import BadRequest, allow_larger_body, error, require_pin
 
 if TYPE_CHECKING:
     from kipukas_board.web.served import ServedBoard
@@ -25,6 +25,8 @@ NAME_RE = re.compile(r"[^/\\\x00-\x1f]{1,120}")
 
 
 def register(app: Any, board: ServedBoard) -> None:
+    allow_larger_body(app, "/api/cards/import", MAX_UPLOAD)
+
     @app.post("/api/cards/import")
     @require_pin(board)
     def import_cards() -> Response | tuple[Response, int]:

@@ -40,6 +40,17 @@ MAX_JSON_DEPTH = 32
 STREAM_RETRY_AFTER_S = 10
 
 
+#: ``app.extensions`` key of ``{path: bytes}``: the routes whose body may be larger than :data:`MAX_BODY`
+#: (the server reads it too, so it lets those bodies in and no other).
+BODY_LIMITS = "kipukas_body_limits"
+
+
+def allow_larger_body(app: Flask, path: str, limit: int) -> None:
+    """Let requests to ``path`` carry a body of up to ``limit`` bytes (a card file upload); the route
+    sets ``request.max_content_length`` to the same limit before it reads the body."""
+    app.extensions.setdefault(BODY_LIMITS, {})[path] = limit
+
+
 def error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
     """A JSON error: ``{"error": message, ...}`` with an HTTP status."""
     return jsonify({"error": message, **extra}), status
@@ -159,7 +170,8 @@ def create_app(board: ServedBoard) -> Flask:
 
     @app.errorhandler(413)
     def _too_big(exc: Exception) -> tuple[Response, int]:
-        return error(413, f"request body too large (limit {MAX_BODY} bytes)")
+        # a route may allow more than an action's body (a card file upload sets its own limit)
+        return error(413, f"request body too large (limit {request.max_content_length or MAX_BODY} bytes)")
 
     @app.errorhandler(404)
     def _not_found(exc: Exception) -> tuple[Response | str, int]:

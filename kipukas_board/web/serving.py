@@ -5,7 +5,9 @@ goes through :func:`make_server`, so they all get the same guards:
 
 - waitress refuses a request body over :data:`~kipukas_board.web.server.MAX_BODY` as soon as it
   reads the ``Content-Length`` (or, when chunked, once that much has arrived): without
-  ``max_request_body_size`` it would first take in up to 1 GiB and only then let Flask refuse it;
+  ``max_request_body_size`` it would first take in up to 1 GiB and only then let Flask refuse it.
+  A route that takes a file (``allow_larger_body``: the card file upload) has its own larger limit,
+  held the same way (:func:`larger_bodies`);
 - open event streams are capped below the thread count (:func:`stream_cap`): each one holds a
   worker thread for as long as a page is open, and without a cap a few dozen connections to
   ``/api/stream`` would leave no thread for ``/api/state``, the actions or ``/healthz``;
@@ -41,7 +43,7 @@ import struct
 import time
 from typing import TYPE_CHECKING, Any
 
-from kipukas_board.web.server import GONE_KEY, MAX_BODY, UNSENT_KEY, create_app
+from kipukas_board.web.server import BODY_LIMITS, GONE_KEY, MAX_BODY, UNSENT_KEY, create_app
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -251,6 +253,24 @@ def stream_cap(threads: int, max_streams: int | None = None) -> int:
     return max_streams
 
 
+def larger_bodies(parser_class: Any, adj: Any, limits: dict[str, int]) -> Any:
+    """waitress's request parser, letting a body of up to ``limits[path]`` bytes in for those paths
+    (``allow_larger_body``) and keeping :data:`~kipukas_board.web.server.MAX_BODY` for every other."""
+    import copy
+
+    wider = {}
+    for path, limit in limits.items():
+        wider[path] = copy.copy(adj)
+        wider[path].max_request_body_size = limit + 1  # waitress refuses content_length >= this
+
+    class Parser(parser_class):  # type: ignore[misc, valid-type]
+        def parse_header(self, header_plus: bytes) -> None:
+            super().parse_header(header_plus)
+            self.adj = wider.get(self.path, self.adj)  # read once the headers are in, for the body
+
+    return Parser
+
+
 def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max_streams: int | None = None,
                 app: Flask | None = None, **waitress_options: Any) -> Any:
     """A waitress server (not yet running) for ``board``'s page; raises OSError if it cannot listen.
@@ -271,10 +291,14 @@ def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max
     waitress_options.setdefault("channel_request_lookahead", 1)
     # poll(), not select(): select() fails outright once any descriptor of the process is past 1024.
     waitress_options.setdefault("asyncore_use_poll", True)
-    server = create_server(app if app is not None else create_app(board), host=host, port=port, threads=threads,
+    app = app if app is not None else create_app(board)
+    server = create_server(app, host=host, port=port, threads=threads,
                            # waitress refuses content_length >= this; Flask refuses > MAX_BODY: the same limit.
                            max_request_body_size=MAX_BODY + 1, **waitress_options)
     guard.install(server)
+    limits = app.extensions.get(BODY_LIMITS, {})
+    if limits:
+        server.channel_class.parser_class = larger_bodies(server.channel_class.parser_class, server.adj, limits)
     board.health_sources["connections"] = guard.stats
     board.health_sources["streams"] = board.broadcaster.stats
     return server

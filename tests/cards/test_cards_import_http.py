@@ -83,6 +83,43 @@ def test_the_upload_is_bounded(client, board) -> None:
     assert upload(client, "cards.json", big).status_code == 200
 
 
+def test_the_served_board_takes_a_catalog_larger_than_an_action_and_nothing_larger_elsewhere(tmp_path) -> None:
+    """Through waitress, as on the Pi: its own body limit lets the upload's larger body in on that
+    route only."""
+    import urllib.error
+    import urllib.request
+
+    from web_helpers import serve_board
+
+    big = b"[" + b" " * 150_000 + CATALOG[1:]  # the real catalog is about 100 kB
+
+    def post(path: str, data, ctype: str) -> tuple[int, dict]:
+        req = urllib.request.Request(path, data=data, method="POST", headers={"Content-Type": ctype, **PIN})
+        try:
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            text = exc.read()
+            return exc.code, json.loads(text) if text.startswith(b"{") else {"text": text.decode()}
+        except (urllib.error.URLError, ConnectionError) as exc:  # refused while still sending: cut off
+            return 0, {"text": str(exc)}
+
+    with serve_board(tmp_path / "data") as srv:
+        status, body = post(srv.url + "/api/cards/import?name=cards.json", big, "application/octet-stream")
+        assert status == 200, body
+        assert len(srv.board.card_desk.catalog) == 2
+        refused = (413, 0)  # 413, or the connection cut while the client still sends
+        status, body = post(srv.url + "/api/cards/import?name=cards.json", b" " * (MAX_UPLOAD + 1),
+                            "application/octet-stream")
+        assert status in refused, body
+        chunks = iter([b" " * 65536] * (MAX_UPLOAD // 65536 + 2))  # no Content-Length: sent chunked
+        status, body = post(srv.url + "/api/cards/import?name=cards.json", chunks, "application/octet-stream")
+        assert status in refused, body
+        assert len(srv.board.card_desk.catalog) == 2
+        status, body = post(srv.url + "/api/actions/answer", b"{" + b" " * 100_000 + b"}", "application/json")
+        assert status in refused, body
+
+
 def test_an_action_body_keeps_its_own_limit(client) -> None:
     r = client.post("/api/actions/answer", data=b"{" + b" " * 70_000 + b"}",
                     headers={"Content-Type": "application/json", **PIN})
