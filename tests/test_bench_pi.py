@@ -25,13 +25,17 @@ def frames(tmp_path: Path) -> list[str]:
     return out
 
 
-def test_recorded_frames_before_one_then_two_seats(frames: list[str], capsys) -> None:
-    rc = main(["bench-pi", "--frames", *frames, "--seats", "2", "--seconds", "1", "--json"])
+def test_recorded_frames_before_one_then_two_seats(frames: list[str], tmp_path: Path, capsys) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text("[vision]\nbudget_ms = 120\n")  # the board's budget, as a Pi's settings give it
+    rc = main(["bench-pi", "--frames", *frames, "--seats", "2", "--seconds", "1", "--settings", str(settings),
+               "--json"])
     out = capsys.readouterr().out.strip().splitlines()
     assert rc == 0 and out[1].split()[:3] == ["seats", "cards", "read"]
     doc = json.loads(out[-1])
     assert doc["source"] == "frames" and doc["frames"] == ["a.png", "b.png"] and "cores" in doc["machine"]
     assert [(r["seats"], r["cards"], r["cards_read"]) for r in doc["rows"]] == [(1, 2, 2), (2, 4, 4)]
+    assert {r["budget_ms"] for r in doc["rows"]} == {120} and "budget 120 ms" in out[0]
     for r in doc["rows"]:
         assert 0 < r["first_ms_median"] <= r["first_ms_max"] and r["cpu_total"] > 0 and 0 <= r["dropped_pct"] <= 100
 

@@ -160,8 +160,9 @@ def format_table(report: dict[str, Any]) -> str:
     head = (f"{'seats':>5} {'cards read':>10} {'first ms med/max':>16} {'cpu% held':>9} {'cpu% idle':>9} "
             f"{'cpu% total':>10} {'dropped %':>9}")
     lines = [f"{len(report['frames'])} recorded frame(s) as cards, {report['seconds']:g} s each then an empty stand, "
-             f"{report['fps']:g} fps, noise sigma {report['noise']:g}, on {report['machine']}; cpu % of one core "
-             "per seat (held, idle) and for all seats (total)", head, "-" * len(head)]
+             f"{report['fps']:g} fps, noise sigma {report['noise']:g}, budget {report['rows'][0]['budget_ms']:g} ms of "
+             f"CPU a frame, on {report['machine']}; cpu % of one core per seat (held, idle) and for all seats "
+             "(total)", head, "-" * len(head)]
     for r in report["rows"]:
         first = "-" if r["first_ms_median"] is None else f"{r['first_ms_median']:.0f}/{r['first_ms_max']:.0f}"
         lines.append(f"{r['seats']:>5} {r['cards_read']:>4} of {r['cards']:<3} {first:>16} {r['cpu_held']:>9.1f} "

@@ -137,8 +137,8 @@ def register(sub: Any) -> None:
                     help="seconds each picture is shown (default 3), or the live reading lasts (default 20)")
     bp.add_argument("--noise", type=non_negative, default=2.0, metavar="SIGMA",
                     help="sensor noise added to recorded frames (default 2)")
-    bp.add_argument("--settings", type=Path, help="settings file for --cameras (default $KIPUKAS_SETTINGS or the "
-                                                  "system one)")
+    bp.add_argument("--settings", type=Path, help="settings file: the cameras for --cameras, the decode budget for "
+                                                  "both (default $KIPUKAS_SETTINGS or the system one)")
     bp.add_argument("--budget-ms", type=milliseconds, default=None, metavar="MS",
                     help="CPU time a frame may cost (default the board's, or the settings' [vision] budget_ms)")
     bp.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -433,19 +433,27 @@ def bench_robustness(args: argparse.Namespace) -> int:
 def bench_pi(args: argparse.Namespace) -> int:
     from kipukas_board.bench.camera import BenchCameraError
     from kipukas_board.bench.pi import format_table, run_live, run_pi_bench
+    from kipukas_board.commands.run import settings_path
+    from kipukas_board.settings import SettingsError, load_settings
 
     say = None if args.json else lambda line: print(f"  {line}", file=sys.stderr, flush=True)
     cameras: list[Any] = []
+    spath = settings_path(args.settings)
+    if spath is not None and not spath.exists():
+        _err(f"settings file {spath} does not exist")
+        return 2
+    try:
+        settings = load_settings(spath)  # the board's decode budget, as on this machine (300 on a Pi)
+    except SettingsError as exc:
+        _err(f"{exc.path}: " + "; ".join(exc.problems))
+        return 2
     try:
         if args.frames:
             report = run_pi_bench(args.frames, max_seats=args.seats, seconds=args.seconds or 3.0,
-                                  noise=args.noise, budget_ms=args.budget_ms, progress=say)
+                                  noise=args.noise, budget_ms=args.budget_ms or settings.budget_ms, progress=say)
         else:
-            from kipukas_board.commands.run import settings_path
             from kipukas_board.hardware.registry import build
-            from kipukas_board.settings import load_settings
 
-            settings = load_settings(settings_path(args.settings))
             chosen = sorted((c for c in settings.cameras if c.adapter != "sim"),
                             key=lambda c: c.options.get("seat", 0))[:args.seats]
             cameras = [build("cameras", c.adapter, **c.options) for c in chosen]
