@@ -58,7 +58,8 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.wait_for_selector("#link.up", timeout=5000)
         page.wait_for_selector("#pin-button.unlocked", timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('Hilbert')", timeout=3000)
-        assert "M3a" in page.text_content('#souls [data-soul="HMPU#0001"]')
+        hilbert = page.text_content('#souls [data-soul="HMPU#0001"]')  # where its token is, in words
+        assert "the stand in Long Grass towards Fern Hollow" in hilbert and "M3a" not in hilbert
         assert srv.board.loop.state.territories[3].contention
         page.click('#contention li[data-fight="3"] .bout-open')  # one tap from the fight
         # the souls of the fight are proposed on each side, never one soul against itself

@@ -47,6 +47,7 @@
     return names;
   }
   const place = (s, sid) => ((places || (places = placeNames(s))).get(sid)) || "a stand";
+  KB.place = (sid) => place(state, sid);  // for souls.js
   // The board's sentences with each stand id put in words ("stand M3a" and bare "M3a" alike).
   let idPattern = null;
   function plain(s, text) {

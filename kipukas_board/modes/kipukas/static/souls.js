@@ -6,6 +6,7 @@
   let state = null;
   const $ = (id) => document.getElementById(id);
   const seatName = (s, seat) => ((s.players || []).find((p) => p.seat === seat) || {}).name || `seat ${seat}`;
+  const where = (sid) => (KB.place ? KB.place(sid) : sid);  // a stand in words (board.js)
   const standTerritory = (s, sid) => ((s.stands || []).find((x) => x.id === sid) || {}).territory;
 
   function keep(select, options) {
@@ -19,7 +20,7 @@
     const keal = `${soul.keal.lost}/${soul.keal.tolerance} KEAL lost`;
     const status = soul.wasted ? "wasted" : soul.downed ? "downed" : "";
     const li = el("li", { dataset: { soul: soul.id } },
-      el("strong", { text: soul.title }), ` ${seatName(s, soul.seat)} · ${soul.stand || "off the map"} · ${keal}`,
+      el("strong", { text: soul.title }), ` ${seatName(s, soul.seat)} · ${soul.stand ? where(soul.stand) : "off the map"} · ${keal}`,
       status ? el("span", { class: `pill ${status}`, text: status }) : "");
     if (soul.attack_spent) {  // both rule books: a failed blow ends that soul's attacks for the cycle
       li.append(" ", el("span", { class: "pill spent", text: "no attack this cycle",
@@ -48,7 +49,7 @@
     const live = souls.filter((x) => !x.wasted);
     keep($("bind-soul"), live.map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})`)));
     keep($("bind-stand"), (s.stands || []).filter((x) => x.kind === "movement" && x.occupied)
-      .map((x) => opt(x.id, x.id)));
+      .map((x) => opt(x.id, where(x.id))));
     keep($("bout-territory"), (s.territories || []).filter((t) => live.some((x) => x.stand && standTerritory(s, x.stand) === t.number))
       .map((t) => opt(String(t.number), `${(s.map.territories.find((m) => m.number === t.number) || {}).name || "territory"} (${t.number})` +
         `${t.contention ? ", contention" : ""}`)));
