@@ -76,12 +76,13 @@ def test_a_fresh_board_gets_its_cards_from_the_page(browser, tmp_path: Path, siz
         assert not errors, errors
 
 
-def test_the_duel_page_imports_a_deck_too(browser, tmp_path: Path) -> None:
+def test_the_duel_page_imports_a_deck_and_offers_it_at_once(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
         ctx = browser.new_context(viewport={"width": 360, "height": 740})
         page = ctx.new_page()
         page.goto(srv.url + "/duel")
         page.wait_for_selector("#link.up", timeout=5000)
+        page.fill('#duel-new-players fieldset[data-seat="1"] [name="name"]', "Ana")  # typed before the import
         page.click("#cards-setup summary")
         page.set_input_files("#card-file", _file("iv8-p2.toml", (DECKS / "iv8-p2.toml").read_bytes()))
         page.click('#card-import-form button[type="submit"]')
@@ -91,4 +92,8 @@ def test_the_duel_page_imports_a_deck_too(browser, tmp_path: Path) -> None:
         page.wait_for_function("() => document.querySelector('#card-import-result').textContent"
                                ".startsWith('imported Card duel deck')", timeout=4000)
         assert "iv8-p2" in srv.board.mode_cards.decks("duel")
+        # the new-game form offers the deck at once, and keeps the name typed
+        page.wait_for_function("() => [...document.querySelectorAll('#duel-new-players select option')]"
+                               ".some((o) => o.value === 'iv8-p2')", timeout=3000)
+        assert page.input_value('#duel-new-players fieldset[data-seat="1"] [name="name"]') == "Ana"
         ctx.close()

@@ -312,9 +312,23 @@ const KB = (function () {
     }
   }
 
+  // Rebuild a form's rows of fields (a new-game form's players, when a deck was imported) keeping
+  // what was typed or picked, where it still fits.
+  async function rebuildKeeping(box, rebuild) {
+    const rows = () => [...box.querySelectorAll("fieldset")].map((f) => [...f.querySelectorAll("input, select")]);
+    const kept = rows().map((row) => row.map((i) => (i.type === "checkbox" ? i.checked : i.value)));
+    await rebuild();
+    rows().forEach((row, n) => row.forEach((i, k) => {
+      const v = kept[n] && kept[n][k];
+      if (v === undefined || v === "") return;
+      if (i.type === "checkbox") i.checked = v;
+      else if (i.tagName !== "SELECT" || [...i.options].some((o) => o.value === v)) i.value = v;
+    }));
+  }
+
   // How a stand is named to the players: a page that knows the map's words sets it (nameStands).
   let standName = (id) => `stand ${id}`;
   function nameStands(fn) { standName = fn; }
   return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, ask, okToStart, askPin: (w) => askPin(w),
-           nameStands, standName: (id) => standName(id) };
+           nameStands, standName: (id) => standName(id), rebuildKeeping };
 })();

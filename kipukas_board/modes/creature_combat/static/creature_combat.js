@@ -165,6 +165,10 @@
       options: { deck_cost: Number(form.deck_cost.value), land_deck: Number(form.land_deck.value) } }, "new game");
   });
 
+  // A deck imported on this page (Import cards) joins the deck lists at once; what was typed stays.
+  document.addEventListener("kb:cards", (ev) => {
+    if (ev.detail.game === "creature-combat") KB.rebuildKeeping($("cc-new-players"), newGameForm);
+  });
   KB.setupPin();
   newGameForm();
   render(state);

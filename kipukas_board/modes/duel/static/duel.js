@@ -149,6 +149,10 @@
       hearts: Number(form.hearts.value), deck_size: Number(form.deck_size.value) }, "new duel");
   });
 
+  // A deck imported on this page (Import cards) joins the deck lists at once; what was typed stays.
+  document.addEventListener("kb:cards", (ev) => {
+    if (ev.detail.game === "duel") KB.rebuildKeeping($("duel-new-players"), newGameForm);
+  });
   KB.setupPin();
   newGameForm();
   render(state);
