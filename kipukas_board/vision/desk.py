@@ -189,10 +189,11 @@ class CardDesk:
 
     def decoders(self) -> dict[str, Any]:
         """The QR decoders this machine has and, for each missing one, why and what to install (looked
-        at once: a library installed later needs a restart to load anyway). ``note`` says it in words."""
+        at once: a library installed later needs a restart to load anyway). ``note`` says what is
+        missing in words (the page shows it)."""
         if self._decoders is None:
             h = self._decoder_check()
-            self._decoders = {**h.to_json(), "note": "; ".join(h.lines())}
+            self._decoders = {**h.to_json(), **({"note": "; ".join(h.lines())} if h.lines() else {})}
             for line in h.lines():
                 log.warning("card scanning: %s", line)
         return self._decoders

@@ -86,3 +86,40 @@ def test_run_board_installs_what_the_scanner_needs() -> None:
     packages = (root / "scripts" / "apt-board-packages.txt").read_text().splitlines()
     listed = [line.split("#")[0].strip() for line in packages]
     assert "libzbar0" in listed
+
+
+def test_the_page_says_a_decoder_is_missing_and_what_to_install(without_zbar: None, browser, tmp_path: Path) -> None:
+    import os
+
+    from web_helpers import serve_board
+
+    with serve_board(tmp_path) as srv:
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1, is_mobile=True)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + "/")
+        row = page.locator('#health [data-part="decoders"]')
+        row.wait_for(timeout=5000)
+        assert "bad" in (row.get_attribute("class") or "")
+        summary = row.locator("summary").text_content() or ""
+        assert summary.startswith("a card decoder is missing: the pyzbar decoder is missing")
+        assert "apt-get install libzbar0" in summary
+        row.locator("summary").click()
+        row.scroll_into_view_if_needed()
+        shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
+        page.screenshot(path=os.path.join(shots, "health-decoder-missing-390x844.png"))
+        ctx.close()
+        assert errors == []
+
+
+def test_the_page_says_the_decoders_are_installed(browser, tmp_path: Path) -> None:
+    from web_helpers import serve_board
+
+    with serve_board(tmp_path) as srv:
+        page = browser.new_page()
+        page.goto(srv.url + "/")
+        row = page.locator('#health [data-part="decoders"]')
+        row.wait_for(timeout=5000)
+        assert row.locator("summary").text_content() == "card decoders installed"
+        page.close()

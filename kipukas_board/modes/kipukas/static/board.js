@@ -431,7 +431,7 @@
   const PLAIN = { core: ["rules engine running", "rules engine stopped"], sensors: ["stand sensors working", "stand sensors not answering"],
     leds: ["lights working", "lights not working"], voice: ["voice working", "voice not working"],
     calibration: ["calibrated", "calibration needs attention"], journal: ["journal writing", "journal not writing"],
-    fleet: ["fleet link up", "fleet link down"] };
+    fleet: ["fleet link up", "fleet link down"], decoders: ["card decoders installed", "a card decoder is missing"] };
   function healthRow(name, h, label) {
     const ok = h && h.ok !== false;
     let plain = PLAIN[name] ? PLAIN[name][ok ? 0 : 1] : `${label} ${ok ? "working" : "not working"}`;
@@ -447,6 +447,7 @@
     const rows = [healthRow("core", h.core), healthRow("sensors", h.sensors), healthRow("leds", h.leds), healthRow("voice", h.voice)];
     for (const c of h.cameras || []) rows.push(healthRow(`camera-${c.seat}`, c, `camera at seat ${c.seat}`));
     if (h.calibration) rows.push(healthRow("calibration", h.calibration));
+    if (h.decoders) rows.push(healthRow("decoders", h.decoders));
     if (h.journal) rows.push(healthRow("journal", h.journal));
     if (h.fleet) rows.push(healthRow("fleet", h.fleet));
     if (h.sensors && h.sensors.unmapped_channels) {
