@@ -124,3 +124,23 @@ def test_an_action_body_keeps_its_own_limit(client) -> None:
     r = client.post("/api/actions/answer", data=b"{" + b" " * 70_000 + b"}",
                     headers={"Content-Type": "application/json", **PIN})
     assert r.status_code == 413
+
+
+def test_the_real_catalog_uploads_through_the_served_board_as_the_command_imports_it(tmp_path, capsys) -> None:
+    """The official catalog snapshot (about 90 kB, more than an action's 64 kB) through waitress: the
+    same cards as ``catalog import`` of the same file."""
+    import urllib.request
+
+    from conftest import shared_path
+    from web_helpers import serve_board
+
+    real = shared_path("catalog", "cards.json")
+    assert main(["catalog", "import", str(real), "--data-dir", str(tmp_path / "cli")]) == 0
+    said = capsys.readouterr().out
+    with serve_board(tmp_path / "data") as srv:
+        req = urllib.request.Request(srv.url + "/api/cards/import?name=cards.json", data=real.read_bytes(),
+                                     method="POST", headers={"Content-Type": "application/octet-stream", **PIN})
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            body = json.loads(resp.read())
+        assert f"imported {body['count']} cards from" in said
+        assert body["count"] == len(json.loads(real.read_text())) == len(srv.board.card_desk.catalog)
