@@ -167,3 +167,20 @@ def test_bring_up_blames_a_gap_only_beyond_where_the_recommended_pair_stops_clos
     assert f"the gap over {p.closes_within_mm:g} mm" in row, row
     assert "the gap over 4 mm" not in row
     assert f"a 10-15 AT reed opens only {magnets.pair((10.0, 15.0)).lift_to_open_mm:g} mm up" in row
+
+
+def test_a_calibrated_layout_s_current_per_channel_is_the_one_the_bill_plans_with() -> None:
+    """``build_bom(led_layout=...)`` takes the strip as calibrated: a strip whose channel draws 30 mA
+    (``[leds] ma_per_channel``) draws more at full white than the 20 mA planning figure, and the power
+    chain is checked against what it really draws, as the renderer's cap computes it."""
+    from dataclasses import replace
+
+    from kipukas_board.show.layout import default_layout
+
+    board = load_map("kipuka-8")
+    planned = bom_mod.build_bom(board, 2, 5)
+    hungry = replace(default_layout(board), ma_per_channel=30.0, idle_ma=1.0)
+    b = bom_mod.build_bom(board, 2, 5, led_layout=hungry)
+    assert b.white_ma == b.pixels * (1.0 + 3 * 30.0) > planned.white_ma
+    assert max(p.carries_a for p in b.protected if p.name.startswith("strip jumpers")) > \
+        max(p.carries_a for p in planned.protected if p.name.startswith("strip jumpers"))

@@ -44,9 +44,9 @@ PLAYERS = (2, 3, 4)
 PIS = (4, 5)
 #: Tokens with a magnet, per player: 1 capital, 11 base camps, 10 soul tokens.
 MAGNETS_PER_PLAYER = 22
-#: WS2812B planning figures (see show/power.py): mA per channel at full value, mA of a dark pixel.
-MA_PER_CHANNEL, MA_IDLE = 20.0, 1.0
-WHITE_MA = MA_IDLE + 3 * MA_PER_CHANNEL
+#: A pixel at full white, in mA, by the LED layout's own planning figures (its ``ma_per_channel`` and
+#: ``idle_ma``, which the renderer's power cap uses too): what a calibrated layout does not change.
+WHITE_MA = LedLayout.idle_ma + 3 * LedLayout.ma_per_channel
 PIXELS_PER_M = 60
 #: One feed at the strip's input carries up to this many pixels; above, a feed every FEED_EVERY.
 ONE_FEED_UP_TO, FEED_EVERY = 80, 60
@@ -201,16 +201,18 @@ def strip_pieces(layout: LedLayout) -> list[list[int]]:
     return sorted(pieces)
 
 
-def jumper_currents(pieces: list[list[int]], pixels: int, budget_ma: float) -> list[float]:
+def jumper_currents(pieces: list[list[int]], pixels: int, budget_ma: float,
+                    white_ma: float = WHITE_MA) -> list[float]:
     """Current (A) each jumper between consecutive pieces carries at most: every pixel after it up to
-    the next feed at full white (all of them through this jumper), never more than the budget allows."""
+    the next feed at full white (``white_ma`` each, all of them through this jumper), never more than
+    the budget allows."""
     feeds_at = feed_pixels(pixels)
     out = []
     for piece in pieces[1:]:
         start = piece[0]
         nxt = min((f for f in feeds_at if f >= start), default=pixels)
         downstream = max(nxt - start, 0) if nxt > start else 0
-        out.append(min(downstream * WHITE_MA, budget_ma) / 1000)
+        out.append(min(downstream * white_ma, budget_ma) / 1000)
     return out
 
 
@@ -238,10 +240,11 @@ def build_bom(board: BoardMap, players: int, pi: int = 5, layout: str = "default
     pixels = led_layout.count
     pieces = strip_pieces(led_layout)
     n_feeds = feeds(pixels)
-    white_ma = pixels * WHITE_MA
+    pixel_white_ma = led_layout.idle_ma + 3 * led_layout.ma_per_channel
+    white_ma = pixels * pixel_white_ma
     budget_ma = float(min(math.ceil(white_ma / 100) * 100, power_chain.max_budget_ma(FUSE_A)))
     strip_m = math.ceil(pixels / PIXELS_PER_M)
-    jumpers = jumper_currents(pieces, pixels, budget_ma)
+    jumpers = jumper_currents(pieces, pixels, budget_ma, pixel_white_ma)
     worst_jumper = max(jumpers, default=0.0)
     jumper_awg = power_chain.wire_for(worst_jumper, FUSE_A)
     feed_awg = power_chain.wire_for(budget_ma / 1000, FUSE_A)
