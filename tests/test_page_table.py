@@ -263,9 +263,8 @@ def test_axe_finds_no_violation_on_any_page(browser, tmp_path: Path, moment: str
         if moment == "mid-game":
             _kipukas(srv.url)
             for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-                srv.board.sim_set_stand(sid, True)
-            _post(srv.url, "/api/actions/roll-diel", {})
-            srv.board.sim_set_stand("M6a", True)  # a question and a problem on the page
+                srv.board.sim_set_stand(sid, True)  # setup ends in the opening day: the day pill shows
+            srv.board.sim_set_stand("M6a", True)  # a question on the page
         bad = {}
         for path in PAGES:
             page.goto(srv.url + path)
