@@ -215,3 +215,36 @@ def test_the_report_is_replayed_once_per_journal_length(board: BoardApp, monkeyp
     board.sim_set_stand("T1", True)
     board.game_report()
     assert len(calls) == 2  # the journal grew: replayed once more
+
+
+def _hog(port: int, source: str, path: bytes, ahead: int) -> socket.socket:
+    """A connection that sends ``ahead`` requests for ``path`` at once and reads none of the answers."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % path * ahead)
+    return sock
+
+
+def test_live_guests_that_stop_reading_from_many_connections_leave_threads_for_the_phones(data_dir: Path) -> None:
+    import urllib.request
+
+    with _served(data_dir, threads=8) as (_board, port, guard):
+        # Two addresses, 6 connections each (under the 24 allowed), each asking for the page's
+        # biggest script 200 times ahead and taking none of it: more waiting answers than threads.
+        hogs = [_hog(port, f"127.0.0.{2 + i % 2}", b"/kipukas/static/board.js", 200) for i in range(12)]
+        try:
+            time.sleep(0.5)
+            waits = []
+            for _ in range(6):
+                t0 = time.monotonic()
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=3) as resp:
+                    assert resp.status == 200
+                waits.append(time.monotonic() - t0)
+            assert max(waits) < 2, f"a phone waited {max(waits):.1f} s for its state"
+            stats = guard.stats()
+            assert stats["waiting"] <= stats["max_waiting"] == 2 and stats["cut"] >= 8, stats
+        finally:
+            for s in hogs:
+                s.close()

@@ -21,6 +21,12 @@ goes through :func:`make_server`, so they all get the same guards:
 - a connection whose client takes none of the answer waiting for it for :data:`STALL_S` seconds is
   closed (a stream that stopped reading, or a guest's tiny receive window), and a connection holds at
   most :data:`OUTBUF_HIGH_WATERMARK` bytes of unsent output before the thread writing it waits;
+- a thread that must wait for a slow reader to take an answer (one over
+  :data:`OUTBUF_HIGH_WATERMARK`, or answers to requests sent ahead without reading) is a thread no
+  phone gets: at most :data:`WAITING_PER_ADDRESS` threads wait on the connections of one address and
+  at most half the threads event streams leave (:func:`waiting_cap`) on all of them; a connection that
+  would wait past either is closed instead, so guests who stop reading from many connections cannot
+  take every thread, however many connections and addresses they use;
 - a closed connection is noticed while its request is still being answered
   (``channel_request_lookahead``), so a page that goes away frees its stream within a second;
 - each stream is told how much output its connection still holds, in the server and unacknowledged
@@ -40,10 +46,12 @@ import logging
 import resource
 import socket
 import struct
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
 from kipukas_board.web.server import BODY_LIMITS, GONE_KEY, MAX_BODY, UNSENT_KEY, create_app
+from kipukas_board.web.sse import address_key
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -79,6 +87,10 @@ STALL_S = 5.0
 #: body writes only once the last has left), far below waitress's ``outbuf_overflow`` (1 MiB), past
 #: which unsent output would spill to a temporary file.
 OUTBUF_HIGH_WATERMARK = 256 * 1024
+#: Threads that may wait at once for the connections of one address to take their answers (a phone
+#: rarely has even one: only a journal export is bigger than the watermark, and browsers do not send
+#: requests ahead of their answers).
+WAITING_PER_ADDRESS = 2
 
 
 class ConnectionGuard:
@@ -90,9 +102,15 @@ class ConnectionGuard:
     """
 
     def __init__(self, limit: int = CONNECTION_LIMIT, per_address: int = PER_ADDRESS,
-                 idle_s: float = IDLE_S, request_s: float = REQUEST_S, stall_s: float = STALL_S) -> None:
+                 idle_s: float = IDLE_S, request_s: float = REQUEST_S, stall_s: float = STALL_S,
+                 waiting_per_address: int = WAITING_PER_ADDRESS, max_waiting: int | None = None) -> None:
         self.limit, self.per_address, self.idle_s, self.request_s = limit, per_address, idle_s, request_s
         self.stall_s = stall_s
+        #: Threads that may wait on slow readers: per address, and in all (None: set by make_server).
+        self.waiting_per_address, self.max_waiting = waiting_per_address, max_waiting
+        self.waiting: dict[str, int] = {}  #: threads now waiting on slow readers, by address
+        self.waiting_lock = threading.Lock()
+        self.cut = 0  #: connections closed rather than given a thread to wait on their reader
         self.stalled = 0  #: connections closed because the client took none of its answer for stall_s
         self.refused = 0  #: connections closed at once: too many from one address
         self.evicted = 0  #: idle connections closed to make room
@@ -101,6 +119,8 @@ class ConnectionGuard:
 
     def install(self, server: Any) -> None:
         """Wrap ``server``'s accept, readable and maintenance (a waitress server object)."""
+        from waitress.channel import ClientDisconnected
+
         self.server = server
         accept, readable = server.handle_accept, server.readable
         guard = self
@@ -128,6 +148,8 @@ class ConnectionGuard:
                 return bool(super().received(data))
 
             def write_soon(self, data: bytes) -> int:
+                if data and self.will_close:  # being closed (cut, stalled): nothing more to send
+                    raise ClientDisconnected
                 if not self.total_outbufs_len:
                     self.waiting_since = time.monotonic()
                 return int(super().write_soon(data))
@@ -137,6 +159,20 @@ class ConnectionGuard:
                 if sent:
                     self.waiting_since = time.monotonic()
                 return sent
+
+            def _flush_outbufs_below_high_watermark(self) -> None:
+                # Where waitress makes the thread wait until the client has taken enough.
+                if self.total_outbufs_len <= self.adj.outbuf_high_watermark:
+                    return
+                key = address_key(self.addr[0] if isinstance(self.addr, tuple) else self.addr)
+                if not guard._start_waiting(key):
+                    self.will_close = True
+                    self.server.pull_trigger()
+                    return
+                try:
+                    super()._flush_outbufs_below_high_watermark()
+                finally:
+                    guard._stop_waiting(key)
 
         server.channel_class = Channel
 
@@ -152,6 +188,25 @@ class ConnectionGuard:
         server.handle_accept = handle_accept
         server.readable = guarded_readable
         server.maintenance = self.maintenance
+
+    def _start_waiting(self, key: str) -> bool:
+        """Count a thread about to wait on ``key``'s reader; False (counted as cut) if over a cap."""
+        with self.waiting_lock:
+            total = sum(self.waiting.values())
+            if self.waiting.get(key, 0) >= self.waiting_per_address or (
+                    self.max_waiting is not None and total >= self.max_waiting):
+                self.cut += 1
+                return False
+            self.waiting[key] = self.waiting.get(key, 0) + 1
+            return True
+
+    def _stop_waiting(self, key: str) -> None:
+        with self.waiting_lock:
+            left = self.waiting.get(key, 0) - 1
+            if left > 0:
+                self.waiting[key] = left
+            else:
+                self.waiting.pop(key, None)
 
     def _channels(self) -> list[Any]:
         return [c for c in self.server.active_channels.values() if not c.will_close]
@@ -207,7 +262,9 @@ class ConnectionGuard:
     def stats(self) -> dict[str, int]:
         return {"open": self._open() if self.server is not None else 0, "limit": self.limit,
                 "per_address": self.per_address, "refused": self.refused, "evicted": self.evicted,
-                "slow": self.slow, "stalled": self.stalled}
+                "slow": self.slow, "stalled": self.stalled, "waiting": sum(self.waiting.values()),
+                "max_waiting": self.max_waiting or 0, "waiting_per_address": self.waiting_per_address,
+                "cut": self.cut}
 
 
 def kernel_unsent(sock: socket.socket | None) -> int:
@@ -271,6 +328,15 @@ def larger_bodies(parser_class: Any, adj: Any, limits: dict[str, int]) -> Any:
     return Parser
 
 
+def waiting_cap(threads: int, streams: int) -> int:
+    """How many threads may wait on slow readers at once: half of those event streams leave.
+
+    >>> waiting_cap(48, 40), waiting_cap(16, 8), waiting_cap(4, 2)
+    (4, 4, 1)
+    """
+    return max(1, (threads - streams) // 2)
+
+
 def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max_streams: int | None = None,
                 app: Flask | None = None, **waitress_options: Any) -> Any:
     """A waitress server (not yet running) for ``board``'s page; raises OSError if it cannot listen.
@@ -282,6 +348,8 @@ def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max
 
     board.broadcaster.max_clients = stream_cap(threads, max_streams)
     guard = waitress_options.pop("guard", None) or ConnectionGuard(limit=connection_limit())
+    if guard.max_waiting is None:
+        guard.max_waiting = waiting_cap(threads, board.broadcaster.max_clients)
     waitress_options.setdefault("connection_limit", guard.limit + 8)  # the guard makes room before this
     waitress_options.setdefault("channel_timeout", guard.idle_s)
     waitress_options.setdefault("cleanup_interval", SWEEP_S)
