@@ -256,17 +256,31 @@ def test_axe_finds_no_violation_on_any_page(browser, tmp_path: Path, moment: str
         if os.environ.get("KIPUKAS_REQUIRE_TOOLS") == "1":
             pytest.fail(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)", pytrace=False)
         pytest.skip(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)")
-    with serve_board(tmp_path / "data") as srv:
+    from cct_decks import write_decks
+
+    data = tmp_path / "data"
+    for deck in [*write_decks(tmp_path), DECKS / "iv8-p1.toml", DECKS / "iv8-p2.toml"]:
+        assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
         ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)  # axe is injected
         page = ctx.new_page()
         _unlock(page, srv.url, "/")
+        visits = [(path, None) for path in PAGES]
         if moment == "mid-game":
             _kipukas(srv.url)
             for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
                 srv.board.sim_set_stand(sid, True)  # setup ends in the opening day: the day pill shows
             srv.board.sim_set_stand("M6a", True)  # a question on the page
+            duel = {"game": "duel", "players": [{"seat": 1, "name": "Ana", "color": "#e4572e", "deck": "iv8-p1"},
+                                                {"seat": 2, "name": "Ben", "color": "#1e90ff", "deck": "iv8-p2"}]}
+            cct = {"game": "creature-combat", "players": [
+                {"seat": 1, "name": "Ana", "color": "#e4572e", "deck": "ana"},
+                {"seat": 2, "name": "Ben", "color": "#1e90ff", "deck": "ben"}]}
+            visits += [("/duel", duel), ("/", None), ("/creature-combat", cct), ("/report", None)]
         bad = {}
-        for path in PAGES:
+        for path, start in visits:
+            if start is not None:  # the game before is paused; its banner shows on every page
+                _post(srv.url, "/api/actions/new-game", start)
             page.goto(srv.url + path)
             page.wait_for_timeout(500)
             found = _axe(page)
