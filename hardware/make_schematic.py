@@ -21,12 +21,28 @@ part references (SW1, D1, ...) count from 1 as reference designators do.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
+
+
+def _parts_spec() -> ModuleType:
+    """The reed's and the magnet's sizes from the package's parts spec, read by path so this script
+    runs with a bare python3 and draws the stand with the hole the printed holder bores."""
+    path = HERE.parent / "kipukas_board" / "hardware" / "parts_spec.py"
+    loader = importlib.util.spec_from_file_location("kipukas_parts_spec", path)
+    assert loader and loader.loader, f"{path} is missing: run this script from the project's checkout"
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+SPEC = _parts_spec()
 
 ROWS = 8
 COLS = 8
@@ -361,19 +377,22 @@ def stand_svg() -> str:
          '<rect x="140" y="70" width="120" height="60" rx="8" class="pla"/>',
          '<rect x="175" y="112" width="50" height="18" class="magnet"/>',
          _text(200, 100, "token (3D-printed)", 11),
-         _text(320, 118, "magnet: N42 disc 5 x 2 mm, axial,", 10, "start"),
+         _text(320, 118, f"magnet: {SPEC.MAGNET_GRADE} disc {SPEC.MAGNET_DIAMETER_MM:g} x "
+               f"{SPEC.MAGNET_THICKNESS_MM:g} mm, axial,", 10, "start"),
          _text(320, 132, "glued flush in the base, north face up", 10, "start"),
          _line(228, 121, 315, 121), "</g>",
          '<g id="map-top">',
          '<rect x="60" y="130" width="280" height="14" class="pla"/>',
-         _text(320, 150, "stand surface: map top, 2 mm of PLA", 10, "start"),
+         _text(320, 150, f"stand surface: map top, {SPEC.MAP_TOP_MM:g} mm of PLA", 10, "start"),
          "</g>",
          '<g id="reed">',
          '<rect x="194" y="144" width="12" height="70" class="pla"/>',
          '<rect x="196" y="150" width="8" height="44" rx="4" class="glass"/>',
          _line(200, 150, 201, 174), _line(200, 194, 199, 170),
-         _text(320, 176, "reed switch upright in a 2.5 mm hole under the stand's centre", 10, "start"),
-         _text(320, 190, "(MDSR-7 15-20 AT; bend leads 2 mm or more from the glass)", 10, "start"),
+         _text(320, 176, f"reed switch upright in a {SPEC.REED_HOLE_DIAMETER_MM:g} mm hole under the stand's centre",
+               10, "start"),
+         _text(320, 190, f"({SPEC.REED_PART.split()[-1]} {SPEC.REED_AT_RANGE[0]:g}-{SPEC.REED_AT_RANGE[1]:g} AT; "
+               f"bend leads {SPEC.REED_BEND_FROM_GLASS_MM:g} mm or more from the glass)", 10, "start"),
          _line(210, 172, 315, 172),
          "</g>",
          '<g id="leads">',

@@ -393,3 +393,18 @@ def test_the_docs_say_what_the_firmware_does_with_rows_and_the_led() -> None:
     assert "self.beat.tick(now)" in firmware and '"LED"' in (ROOT / "firmware" / "config.py").read_text()
     for doc in ("wiring.md", "bring-up.md"):
         assert "blinks, half a second on" in (HW / doc).read_text(), doc
+
+
+def test_the_stand_drawing_and_readme_give_the_reed_the_parts_specs_hole() -> None:
+    """The reed's hole in the stand drawing, its generator and the README is the one the printed
+    holder bores (the parts spec), not a figure of their own."""
+    from kipukas_board.hardware import parts_spec as spec
+
+    want = f"{spec.REED_HOLE_DIAMETER_MM:g} mm hole"
+    for doc in (HW / "README.md", HW / "drawings" / "stand.svg"):
+        holes = re.findall(r"upright in an? ([\d.]+) mm hole", doc.read_text())
+        assert holes, f"hardware/{doc.relative_to(HW)} no longer says which hole the reed stands in"
+        assert {f"{float(h):g} mm hole" for h in holes} == {want}, \
+            f"hardware/{doc.relative_to(HW)} gives the reed a {holes} mm hole; the parts spec bores {want}"
+    drawn = load("make_schematic").stand_svg()
+    assert want in drawn and spec.REED_PART.split()[-1] in drawn
