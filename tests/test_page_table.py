@@ -300,7 +300,7 @@ SMALL_TARGETS = """() => [...document.querySelectorAll('button, a[href], select,
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("map_name", ["kipuka-8", "kipuka-13"])
+@pytest.mark.parametrize("map_name", ["kipuka-8", "kipuka-12", "kipuka-13"])
 def test_every_tap_target_is_24_px_and_nothing_is_wider_than_the_phone(browser, tmp_path: Path, size, map_name) -> None:
     with serve_board(tmp_path / "data", map_name=map_name) as srv:
         ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
