@@ -148,7 +148,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         page.wait_for_selector("#roll-actions", state="visible", timeout=3000)  # in play: a physical roll
         assert "Cycle 2 is fixed: night" in page.text_content("#now-why")
         # Capitals and base camps read differently; the holder's colour is on the token.
-        assert page.text_content('[data-mark="T1"]') == "C" and page.text_content('[data-mark="T2"]') == "B"
+        assert page.text_content('[data-mark="T1"]') == "★" and page.text_content('[data-mark="T2"]') == "⌂"
         assert "capital" in page.get_attribute('[data-stand="T1"]', "class")
         # Two quick presses of Roll advance one cycle.
         page.click("#bar-roll")

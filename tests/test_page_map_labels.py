@@ -76,5 +76,7 @@ def test_ownership_is_marked_by_more_than_colour_on_territories_and_stands(brows
         assert page.text_content('[data-mark="M1a"]') == "A"
         assert page.text_content('[data-label="1"]') == "1 A"
         assert page.text_content('[data-label="8"]') == "8 B"
+        # a capital and a base camp carry a sign, not a letter a player's initial could be
+        assert page.text_content('[data-mark="T1"]') == "★" and page.text_content('[data-mark="T2"]') == "⌂"
         page.locator("#map").screenshot(path=str(tmp_path / "owners.png"))
         page.close()

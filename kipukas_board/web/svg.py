@@ -141,7 +141,7 @@ def board_svg(board: BoardMap) -> str:
             out.append(f'<circle class="stand stand-movement{dock}" data-stand="{sid}" '
                        f'data-territory-of="{s.territory}" cx="{s.x:.1f}" cy="{s.y:.1f}" r="{STAND_R}">'
                        f'<title>{sid}{" (dock)" if dock else ""}</title></circle>')
-    # A letter on each token (C capital, B base camp, ? in hand, × downed), set by the page.
+    # A mark on each token (★ capital, ⌂ base camp, a soul's owner's initial, ? in hand, × downed), set by the page.
     out.append("</g><g class=\"marks\" aria-hidden=\"true\">")
     for s in board.stands.values():
         out.append(f'<text class="mark" data-mark="{escape(s.id)}" x="{s.x:.1f}" y="{s.y + 8:.1f}"></text>')

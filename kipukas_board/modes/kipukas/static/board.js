@@ -197,9 +197,11 @@
       e.style.fill = st.occupied ? (owned(owner) || "#e6e2d8") : "";
       const mark = document.querySelector(`[data-mark="${CSS.escape(st.id)}"]`);
       if (mark) {
-        // A soul's token carries its owner's initial, a second cue beside the owner's colour.
+        // A soul's token carries its owner's initial, a second cue beside the owner's colour; a capital
+        // and a base camp are marked by a sign (★, ⌂), never a letter a player's initial could be.
         const whose = st.occupied && owner != null && player(s, owner) ? initial(s, owner) : "";
-        mark.textContent = claim === "capital" ? "C" : claim === "base_camp" ? "B"
+        mark.classList.toggle("sign", claim === "base_camp");  // ⌂ is a small glyph: drawn larger
+        mark.textContent = claim === "capital" ? "★" : claim === "base_camp" ? "⌂"
           : inHand.has(st.id) ? "?" : wasted.has(st.id) ? "✕" : st.occupied && st.downed ? `${whose}×` : whose;
       }
     }
