@@ -21,7 +21,7 @@ from kipukas_board.modes import state_json
 from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.modes.replay import read_lines, replay_events
 
-GOLDEN = Path(__file__).parent / "fixtures" / "golden"
+GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden"
 CHECKPOINTS: dict[str, int] = json.loads((GOLDEN / "checkpoints.json").read_text())
 
 

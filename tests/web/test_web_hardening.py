@@ -28,7 +28,7 @@ from kipukas_board.web.hosts import HostGuard
 from kipukas_board.web.server import MAX_JSON_DEPTH, create_app
 from kipukas_board.web.serving import ConnectionGuard, make_server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PIN = "246813"
 
 

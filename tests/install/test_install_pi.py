@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import need_tool
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "install-pi"
 STEP = re.compile(r"^\[(\d+)/(\d+)\] (.+?): (already done|to do|skipped)(.*)$")
 

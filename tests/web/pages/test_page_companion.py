@@ -18,7 +18,7 @@ import pytest
 from web_helpers import PIN, serve_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 

@@ -14,7 +14,7 @@ from web_helpers import PIN, serve_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
-MAPS = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "calibration" / "maps").glob("kipuka-*.toml"))
+MAPS = sorted(p.stem for p in (Path(__file__).resolve().parents[3] / "calibration" / "maps").glob("kipuka-*.toml"))
 CLASHES = """() => {
   document.querySelectorAll('[data-label]').forEach((e) => { e.textContent = `${e.dataset.label} W ▲`; });
   const boxes = (sel, key) => [...document.querySelectorAll(sel)]

@@ -14,7 +14,7 @@ from web_helpers import PIN, serve_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
-DECKS = Path(__file__).parent / "duel_decks"
+DECKS = Path(__file__).parents[2] / "duel_decks"
 SIZES = [(360, 740), (390, 844)]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1] / "kipukas_board" / "modes"
+ROOT = Path(__file__).resolve().parents[2] / "kipukas_board" / "modes"
 MIN_DELTA_E = 20.0
 SIMULATIONS = {
     "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],

@@ -17,7 +17,7 @@ import pytest
 
 from kipukas_board.board.mapfile import available_maps, load_map
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HW = ROOT / "hardware"
 
 

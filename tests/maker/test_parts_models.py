@@ -21,7 +21,7 @@ from kipukas_board.maker.parts import dimensions as dim
 from kipukas_board.maker.parts.params import FIT, CameraMount, ElectronicsBox, LedChannel, ReedHolder
 from kipukas_board.show.layout import default_layout
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def need_cad() -> None:

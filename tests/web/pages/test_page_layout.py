@@ -91,7 +91,7 @@ def test_nothing_overlaps_or_is_cut_off_on_any_page(browser, tmp_path: Path, mom
         assert not found, found
 
 
-AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
 #: axe-core's rules, with the two that are off by default and matter on a phone: tap target size and
 #: an accessible name that starts with the words shown.
 AXE_RUN = ("() => axe.run(document, {resultTypes: ['violations'], rules: {"
@@ -117,7 +117,7 @@ def test_the_card_games_pages_mid_game_pass_axe_and_the_layout_checks(browser, t
             pytest.fail(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)", pytrace=False)
         pytest.skip(f"{AXE} is missing: run `npm ci` (scripts/run-tests does)")
     data = tmp_path / "data"
-    decks = [*write_decks(tmp_path), *(Path(__file__).parent / "duel_decks").glob("iv8-p*.toml")]
+    decks = [*write_decks(tmp_path), *(Path(__file__).parents[2] / "duel_decks").glob("iv8-p*.toml")]
     for deck in decks:
         assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
     found: dict[str, list[str]] = {}

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import need_tool
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 UNITS = sorted((ROOT / "systemd").glob("*.service"))
 INSTALLED_EXEC = "/opt/kipukas-board/venv/bin/kipukas-board"
 

@@ -27,7 +27,7 @@ from kipukas_board.sdnotify import Notifier, socket_address, watchdog_interval
 from kipukas_board.service import BoardService, Watchdog, dead_parts
 from kipukas_board.settings import AdapterChoice, Settings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

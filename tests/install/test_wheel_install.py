@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAYLOAD = "kpks.us/jKPw#0002?5Wz31Z"
 
 

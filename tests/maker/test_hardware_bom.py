@@ -18,7 +18,7 @@ from kipukas_board.cli import main
 from kipukas_board.hardware import power_chain
 from kipukas_board.maker import bom as bom_mod
 
-HW = Path(__file__).resolve().parents[1] / "hardware"
+HW = Path(__file__).resolve().parents[2] / "hardware"
 BUILDS = [(m, n, pi, lay) for m in available_maps() for n in bom_mod.PLAYERS for pi in bom_mod.PIS
           for lay in bom_mod.LAYOUTS]
 

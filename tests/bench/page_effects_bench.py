@@ -5,7 +5,7 @@ storm, then ends the game with a winner, and times from the action's HTTP reques
 passing overlay has ended and territory 1 shows its holder's colour. Prints a table; ``--json`` adds
 one JSON object as the last line. Usage::
 
-    .venv/bin/python tests/page_effects_bench.py [--runs 5] [--json]
+    .venv/bin/python tests/bench/page_effects_bench.py [--runs 5] [--json]
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN, serve_board  # noqa: E402

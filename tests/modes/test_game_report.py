@@ -17,8 +17,8 @@ from kipukas_board.cli import main
 from kipukas_board.modes import game_report
 from kipukas_board.modes.replay import read_lines
 
-DECKS = Path(__file__).parent / "duel_decks"
-GOLDEN = Path(__file__).parent / "fixtures" / "golden"
+DECKS = Path(__file__).parents[1] / "duel_decks"
+GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden"
 
 
 def duel_players(a: str, b: str) -> list[dict]:

@@ -16,7 +16,7 @@ from kipukas_board.cli import main
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
-DECKS = Path(__file__).parent / "duel_decks"
+DECKS = Path(__file__).parents[2] / "duel_decks"
 SIZES = [(360, 740), (390, 844)]
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
 
@@ -237,7 +237,7 @@ def test_a_soul_event_is_told_by_card_name_and_owner_never_by_its_fields() -> No
     assert unknown == "Something new." and "#" not in unknown
 
 
-AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
 PAGES = ["/", "/duel", "/creature-combat", "/calibrate", "/report"]
 
 
