@@ -18,7 +18,7 @@ Power feeds: up to 80 pixels one feed at the strip's input is enough; above that
 power at both ends and every 60 pixels (every metre of 60/m strip) between, each an 18 AWG pair
 from the distribution block behind the one 5 A fuse F1 (hardware/README.md, "LED power budget").
 ``feeds`` counts them; the BOM must hold wire for every feed of the biggest build
-(tests/test_hardware_docs.py checks it). The software power cap may be at most ``CAP_MAX_A``:
+(tests/maker/test_hardware_docs.py checks it). The software power cap may be at most ``CAP_MAX_A``:
 80 % of the fuse, well inside the 6 A supply.
 """
 

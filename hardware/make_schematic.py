@@ -4,7 +4,7 @@ and the LED data path with its level shifter.
 
     python3 hardware/make_schematic.py          # rewrites hardware/netlist.txt, schematic.svg, drawings/*.svg
 
-Why generated: the netlist (what a builder wires, checked by tests/test_hardware_docs.py) and the
+Why generated: the netlist (what a builder wires, checked by tests/maker/test_hardware_docs.py) and the
 drawing (what a builder reads) cannot disagree if both come from the same lists below. Edit the lists,
 run this, commit both files.
 

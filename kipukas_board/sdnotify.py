@@ -16,7 +16,7 @@ Example::
     False
 
 Under systemd, ``Notifier()`` reads ``$NOTIFY_SOCKET`` and ``ready("serving on :8080")`` answers True
-once systemd has the datagram (``tests/test_service_notify.py`` runs it against a pretend systemd).
+once systemd has the datagram (``tests/install/test_service_notify.py`` runs it against a pretend systemd).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ keeps both promises of that unit:
 Outside systemd (no ``$NOTIFY_SOCKET``) all of this is a no-op.
 
 Example (not run as a doctest: it needs a started board; ``kipukas-board service notify-bench`` and
-``tests/test_service_notify.py`` run it under a pretend systemd)::
+``tests/install/test_service_notify.py`` run it under a pretend systemd)::
 
     service = BoardService(board)
     service.started("http://0.0.0.0:8080/")

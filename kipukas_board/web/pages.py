@@ -96,7 +96,7 @@ def register(app: Flask, board: ServedBoard) -> None:
             try:
                 m = running if key == map_key(running) else load_map(key)
             except MapError:
-                continue  # a shipped map always loads (tests/test_mapfile.py); never offer one that does not
+                continue  # a shipped map always loads (tests/board/test_mapfile.py); never offer one that does not
             calibrated = map_calibration_path(board.settings.calibration, board.data_dir, m).exists()
             out.append({"key": key, "name": m.name, "current": m is running, "calibrated": calibrated,
                         "holdable": len(m.holdable), "player_limits": player_limits(m)})

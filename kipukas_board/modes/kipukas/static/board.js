@@ -664,7 +664,7 @@
   });
 
   // -- new game: players allowed by the map and style, and why --------------------------------------
-  // Distinct under the three common colour vision deficiencies too (tests/test_colour_vision.py).
+  // Distinct under the three common colour vision deficiencies too (tests/web/test_colour_vision.py).
   const COLORS = ["#d7263d", "#1b98e0", "#f7f35a", "#8800ff"];
   const styleSelect = document.getElementById("play-style");
   const styleOpt = () => styleSelect.selectedOptions[0];
