@@ -4,6 +4,7 @@ rename and the folder after it."""
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -69,3 +70,18 @@ def test_no_module_replaces_a_file_by_itself() -> None:
     offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
                  if p not in allowed and ("os.replace(" in p.read_text() or "os.rename(" in p.read_text())]
     assert offenders == []
+
+
+def test_no_module_renames_a_path_over_another_by_itself() -> None:
+    """Nor through pathlib: ``tmp.replace(path)`` or ``tmp.rename(path)`` (one argument; a string's
+    ``replace`` takes two) outside textfile is a second atomic writer without its fsyncs."""
+    root = Path(__file__).resolve().parents[1] / "kipukas_board"
+    offenders = []
+    for p in root.rglob("*.py"):
+        if p == root / "textfile.py":
+            continue
+        for node in ast.walk(ast.parse(p.read_text(), str(p))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("replace", "rename") and len(node.args) == 1 and not node.keywords:
+                offenders.append(f"{p.relative_to(root)}:{node.lineno}")
+    assert offenders == [], f"write these through kipukas_board.textfile (write_text_atomic, atomic_path): {offenders}"

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kipukas_board.store.journal import Journal, JournalError
+from kipukas_board.textfile import write_text_atomic
 
 FILENAME = "board-identity.json"
 #: The identity file is a few dozen bytes; anything larger is not one.
@@ -83,9 +84,7 @@ def _read(path: Path) -> BoardIdentity | None:
 
 
 def _write(path: Path, ident: BoardIdentity) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(ident.to_json()) + "\n")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(ident.to_json()) + "\n")
 
 
 def claim_journal(journal: Journal, data_dir: str | Path, name: str | None = None) -> BoardIdentity:
