@@ -11,6 +11,9 @@ simulation route stands in for a hand, as it does for every token.
 
 Challenges are few and short-lived: one per address (an IPv6 address by its /64; a new request from
 it replaces its old one), at most :data:`MAX_OPEN` at once, each for :data:`CHALLENGE_S` seconds.
+When all are taken, the oldest still waiting for its token makes room for the newcomer, so guests
+asking from many addresses cannot keep the admin from getting one; a challenge whose token is
+already on its stand (someone is at the table) is never the one to go.
 Time is the monotonic clock: setting the board's clock does not stretch a challenge or a proof.
 
 Example::
@@ -77,6 +80,7 @@ class PresenceCheck:
         self._lock = threading.Lock()
         self._open: dict[str, Challenge] = {}  # token -> challenge
         self._occupied: dict[str, bool] = {}
+        self.replaced = 0  #: waiting challenges that made room for a newer one when all were taken
 
     def _expire(self, now: float) -> None:
         for token, c in list(self._open.items()):
@@ -94,7 +98,11 @@ class PresenceCheck:
                 if c.client == key and c.stage != PROVEN:
                     del self._open[token]  # its newer request replaces it
             if len(self._open) >= MAX_OPEN:
-                raise NoChallenge(f"{MAX_OPEN} phones are already proving presence; try again in a few minutes")
+                waiting = [c for c in self._open.values() if c.stage == WAITING]
+                if not waiting:
+                    raise NoChallenge(f"{MAX_OPEN} phones are already proving presence; try again in a few minutes")
+                del self._open[min(waiting, key=lambda c: c.issued).token]
+                self.replaced += 1
             taken = {c.stand for c in self._open.values() if c.stage != PROVEN}
             empty = sorted(s for s, on in occupied.items() if not on and s not in taken)
             if not empty:
@@ -103,6 +111,12 @@ class PresenceCheck:
             self._open[c.token] = c
             self._occupied.update(occupied)
             return c
+
+    def stats(self) -> dict[str, int]:
+        """For the board's health: challenges open now, the most at once, and those that made room."""
+        with self._lock:
+            self._expire(self._clock())
+            return {"open": len(self._open), "limit": MAX_OPEN, "replaced": self.replaced}
 
     def observe(self, occupied: Mapping[str, bool]) -> None:
         """The stands as the board sees them now (a core-loop subscriber calls this on every change)."""

@@ -140,6 +140,7 @@ def create_app(board: ServedBoard) -> Flask:
     app.extensions["kipukas"] = board
     presence = PresenceCheck()
     app.extensions["kipukas_presence"] = presence
+    board.health_sources["presence"] = presence.stats
     board.subscribe(lambda state, effects: presence.observe(
         {sid: st.occupied for sid, st in state.stands.items()}))
     hosts = HostGuard([*board.settings.names, board.settings.host])

@@ -124,3 +124,21 @@ def test_the_pin_dialog_walks_a_locked_out_admin_through_presence(browser, tmp_p
         finally:
             ctx.close()
         assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def test_guests_asking_from_many_addresses_cannot_keep_the_admin_from_a_challenge() -> None:
+    from kipukas_board.web.presence import MAX_OPEN, PresenceCheck
+
+    now = [0.0]
+    check = PresenceCheck(clock=lambda: now[0])
+    stands = {f"S{i}": False for i in range(40)}
+    for i in range(MAX_OPEN):  # every place taken by guests, none of whom can touch a token
+        check.challenge(f"10.0.0.{i + 1}", stands)
+        now[0] += 1
+    admin = check.challenge("10.0.1.1", stands)  # the oldest guest's challenge makes room
+    check.observe({**stands, admin.stand: True})  # the admin's token goes on ...
+    for i in range(3 * MAX_OPEN):  # ... while the guests keep asking from new addresses
+        check.challenge(f"10.0.2.{i + 1}", {**stands, admin.stand: True})
+    check.observe({**stands, admin.stand: False})  # ... and comes off again
+    assert check.admits(admin.token) and check.replaced == 1 + 3 * MAX_OPEN
+    assert check.stats() == {"open": MAX_OPEN, "limit": MAX_OPEN, "replaced": 1 + 3 * MAX_OPEN}
