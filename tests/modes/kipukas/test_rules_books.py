@@ -344,3 +344,28 @@ def test_a_failed_retreat_ends_the_souls_attacks_for_the_cycle_in_the_web_editio
     assert "NOPE#0001 is no soul in play" in fx[-1]["text"]
     with pytest.raises(Exception, match="field 'souls' must list at most 3 soul ids"):
         check_event({**retreat, "souls": ["a", "b", "c", "d"]})
+
+
+# -- a die field with a base ---------------------------------------------------------------------------
+def test_a_card_s_base_is_a_fixed_roll_not_a_d20() -> None:
+    """The catalog's Die Rolls fields include "Base 3" (the Myrthvither Raven) and "Base 2 + D6": a fixed
+    number, alone or added to the dice. The board adds the base and rolls only the dice the card names,
+    where it rolled one D20 before."""
+    from kipukas_board.modes.kipukas.rules.bouts import parse_die
+
+    assert parse_die("Base 3") == ((), 3, None)
+    assert parse_die("Base 2 + D6") == ((6,), 2, None)
+    assert parse_die("D6-D6") == ((6, 6), 0, None)
+    dice, base, note = parse_die("D6-D6 (Option to Re-roll)")
+    assert (dice, base) == ((6, 6), 0) and note is not None and "Option to Re-roll" in note
+    assert parse_die("Base lots")[0] == (20,)  # not understood: one D20, said so
+    s = met("web", raven={"die": "Base 3"})
+    plan = plan_bout(s, 3, "HMPU#0001", "ZrrD#0001")
+    assert isinstance(plan, dict) and plan["defender"]["dice"] == [] and plan["defender"]["assumed"] is None
+    assert {"source": "the card's base roll (Base 3)", "value": 3} in plan["defender"]["modifiers"]
+    won, fx = fold([bout_roll([[2, 1]], [[]])], s)  # Hilbert's 3 against the Raven's fixed 3 + its modifiers
+    rolled = next(e for e in fx if e["type"] == "bout_rolled")
+    assert rolled["sums"][0][1] == plan["defender"]["bonus"] and plan["defender"]["bonus"] >= 3
+    final = plan_bout(met("2023", raven={"die": "Base 2 + D6", "lost": 1}), 3, "HMPU#0001", "ZrrD#0001")
+    assert isinstance(final, dict) and final["defender"]["dice"] == [20]  # 2023: two D20s, the base aside
+    assert not [m for m in final["defender"]["modifiers"] if "base roll" in m["source"]]

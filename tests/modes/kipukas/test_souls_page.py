@@ -146,3 +146,49 @@ def test_a_wasted_souls_token_is_called_out_until_it_is_lifted(browser, tmp_path
         page.wait_for_function("() => !document.querySelector('#now').textContent.includes('wasted')", timeout=3000)
         assert "wasted" not in page.get_attribute('[data-stand="M3b"]', "class")
         ctx.close()
+
+
+def test_a_soul_whose_card_has_only_a_base_fights_with_no_die_to_type(browser, tmp_path):
+    """The Myrthvither Raven's card reads "Base 3": the Bout panel says it rolls no die, and a bout
+    with the players' faces is settled with nothing typed for it."""
+    raven = {**CARDS[1], "die": "Base 3"}
+    Catalog.in_dir(tmp_path).import_records([CARDS[0], raven])
+    with serve_board(tmp_path) as srv:
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+            {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
+        for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
+        srv.board.sim_set_stand("M3b", True)
+        _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
+        for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
+            srv.board.sim_set_stand(sid, on)
+        page.goto(srv.url + "/")
+        token = page.get_attribute('meta[name="csrf-token"]', "content")
+        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+        page.reload()
+        page.wait_for_selector("#pin-button.unlocked", timeout=5000)
+        page.wait_for_selector('#contention li[data-fight="3"] .bout-open', timeout=5000)
+        page.click('#contention li[data-fight="3"] .bout-open')
+        page.select_option("#bout-attacker", "HMPU#0001")
+        page.select_option("#bout-defender", "ZrrD#0001")
+        page.dispatch_event("#bout-defender", "change")
+        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('base roll')", timeout=3000)
+        plan = page.text_content("#bout-plan")
+        assert "rolls no die" in plan and "+3 the card's base roll (Base 3)" in plan and "D20" not in plan
+        assert "no die" in page.text_content("#bout-def-rolls-how")
+        page.fill("#bout-att-rolls", "6 6")
+        page.click("#bout-physical")
+        page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Hilbert wins')",
+                               timeout=3000)
+        assert srv.board.loop.state.last_bout["rolls"]["defender"] == [[]]
+        page.locator("#bout-panel").screenshot(path=os.path.join(os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path)),
+                                                                 "bout-base-390x844.png"))
+        ctx.close()
+        assert not errors, errors

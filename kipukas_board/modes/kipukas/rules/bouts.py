@@ -32,8 +32,8 @@ territory that you moved to, you must engage an attack").
 
 Example::
 
-    >>> parse_die("D6-D6"), parse_die("")
-    (((6, 6), None), ((20,), 'the card gives no die: one D20 assumed'))
+    >>> parse_die("D6-D6"), parse_die("Base 2 + D6"), parse_die("")
+    (((6, 6), 0, None), ((6,), 2, None), ((20,), 0, 'the card gives no die: one D20 assumed'))
     >>> brawl_winner("HMPU", "ZrrD")
     'a'
 """
@@ -53,6 +53,10 @@ from kipukas_board.modes.kipukas.rules.state import GameState, Soul, amend
 #: What a soul rolls when its card's die field is empty.
 DEFAULT_DIE = (20,)
 _DIE_RE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+#: "Base 3" in a card's Die Rolls: a fixed number, alone or added to the dice ("Base 2 + D6").
+_BASE_RE = re.compile(r"\bbase\s+(\d{1,2})\b", re.IGNORECASE)
+#: A note in brackets after the dice ("D6-D6 (Option to Re-roll)"): card text for the players.
+_NOTE_RE = re.compile(r"\(([^()]{1,60})\)")
 MAX_DICE = 6
 #: Motivation -> the triad it fights to preserve (web rules, "Motivation (Final Blow)").
 TRIADS = {m: t for t, ms in {"self": ("survival", "possessor", "satisfaction"),
@@ -66,20 +70,28 @@ FAILED_BLOW_RULE = ("After an unsuccessful blow, the player loses their ability 
 FAILED_RETREAT_RULE = "If unsuccessful, the retreating soul(s) forgo their ability to attack for the day"
 
 
-def parse_die(text: str) -> tuple[tuple[int, ...], str | None]:
-    """The dice a card's Die Rolls field names (sides of each die) and what was assumed, if anything."""
-    parts = [p for p in re.split(r"[-+,/ ]+", (text or "").strip()) if p]
-    if not parts:
-        return DEFAULT_DIE, "the card gives no die: one D20 assumed"
+def parse_die(text: str) -> tuple[tuple[int, ...], int, str | None]:
+    """The dice a card's Die Rolls field names (sides of each die), the fixed base it adds ("Base 3"
+    alone rolls no die), and what was assumed or left to the players, if anything."""
+    rest = (text or "").strip()
+    notes = _NOTE_RE.findall(rest)
+    rest = _NOTE_RE.sub(" ", rest)
+    bases = _BASE_RE.findall(rest)
+    rest = _BASE_RE.sub(" ", rest)
+    base = int(bases[0]) if len(bases) == 1 else 0
+    parts = [p for p in re.split(r"[-+,/ ]+", rest) if p]
+    if not parts and not bases:
+        return DEFAULT_DIE, 0, "the card gives no die: one D20 assumed"
     dice: list[int] = []
     for part in parts:
         m = _DIE_RE.match(part)
-        if m is None or not 2 <= int(m.group(2)) <= 100:
-            return DEFAULT_DIE, f"the card's die {text!r} is not understood: one D20 assumed"
+        if m is None or not 2 <= int(m.group(2)) <= 100 or len(bases) > 1:
+            return DEFAULT_DIE, 0, f"the card's die {text!r} is not understood: one D20 assumed"
         dice += [int(m.group(2))] * int(m.group(1) or 1)
     if len(dice) > MAX_DICE:
-        return DEFAULT_DIE, f"the card's die {text!r} names more than {MAX_DICE} dice: one D20 assumed"
-    return tuple(dice), None
+        return DEFAULT_DIE, 0, f"the card's die {text!r} names more than {MAX_DICE} dice: one D20 assumed"
+    note = "; ".join(f"the card's ({n.strip()}) is the players' to apply" for n in notes) or None
+    return tuple(dice), base, note
 
 
 def _brawl_rank(ch: str) -> tuple[int, int]:
@@ -127,10 +139,12 @@ def table_modifier(table: dict[str, dict[str, int]], attack: str, defense: str) 
 
 def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool, final: bool,
           archetype: int, archetype_source: str = "") -> dict[str, Any]:
-    dice, assumed = parse_die(soul.die)
+    dice, base, assumed = parse_die(soul.die)
     if final and state.edition == "2023":
-        dice, assumed = (20,), "2023 rules: a final attack is one D20 against one D20"
+        dice, base, assumed = (20,), 0, "2023 rules: a final attack is one D20 against one D20"
     mods: list[dict[str, Any]] = []
+    if base:
+        mods.append({"source": f"the card's base roll ({soul.die.strip()})", "value": base})
     player = state.player(soul.seat)
     if player is not None and player.affinity and soul.archetype and \
             player.affinity.strip().lower() == soul.archetype.strip().lower():
@@ -226,8 +240,8 @@ def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
                 or not all(isinstance(r, list) and len(r) == len(sides)
                            and all(isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= s
                                    for f, s in zip(r, sides, strict=True)) for r in got)):
-            return (f"the {role}'s rolls must be {plan['best_of']} round(s) of "
-                    f"{'+'.join(f'D{s}' for s in sides)} faces, got {got!r:.120}")
+            dice = "+".join(f"D{s}" for s in sides) + " faces" if sides else "no faces (its card rolls no die)"
+            return f"the {role}'s rolls must be {plan['best_of']} round(s) of {dice}, got {got!r:.120}"
     for i in range(plan["best_of"]):
         if max(wins.values()) >= need:
             break

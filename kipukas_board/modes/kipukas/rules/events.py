@@ -307,10 +307,11 @@ def _check_bout_roll(e: Event) -> None:
     rolls = e.get("rolls")
     if (not isinstance(rolls, dict) or set(rolls) != {"attacker", "defender"}
             or not all(isinstance(r, list) and 1 <= len(r) <= 3
-                       and all(isinstance(x, list) and 1 <= len(x) <= 6 and all(_is_int(f) and 1 <= f <= 100 for f in x)
+                       and all(isinstance(x, list) and len(x) <= 6 and all(_is_int(f) and 1 <= f <= 100 for f in x)
                                for x in r) for r in rolls.values())):
         raise EventError("'bout_roll' event field 'rolls' must be {\"attacker\": [[faces], ...], \"defender\": "
-                         f"[[faces], ...]}} (1 to 3 rounds of 1 to 6 dice), got {rolls!r:.160}")
+                         f"[[faces], ...]}} (1 to 3 rounds of up to 6 dice: none for a card with only a base), "
+                         f"got {rolls!r:.160}")
     _choice(e, "source", ("board", "physical"), optional=True)
     if "archetype_source" in e:
         src = required_field(e, "archetype_source", str, "where the archetype modifier came from")

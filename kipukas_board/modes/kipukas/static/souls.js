@@ -103,7 +103,7 @@
 
   function sideBlock(title, side) {
     const box = el("div", { class: "bout-side" }, el("strong", { text: `${title}: ${side.title}` }),
-      ` rolls ${side.dice.map((d) => "D" + d).join(" + ")}`);
+      side.dice.length ? ` rolls ${side.dice.map((d) => "D" + d).join(" + ")}` : " rolls no die (a fixed base)");
     if (side.assumed) box.append(el("div", { class: "hint", text: side.assumed }));
     const ul = el("ul");
     for (const m of side.modifiers) ul.append(el("li", { text: `${m.value > 0 ? "+" : ""}${m.value} ${m.source}` }));
@@ -151,6 +151,12 @@
     for (const [role, id] of [["attacker", "bout-att-rolls"], ["defender", "bout-def-rolls"]]) {
       const dice = p[role].dice;
       const input = $(id);
+      if (!dice.length) {  // a card with only a base ("Base 3"): nothing to roll or type
+        input.placeholder = "";
+        input.title = "no die: the card's base is fixed";
+        $(`${id}-how`).textContent = "no die: the card's base is fixed, leave this empty";
+        continue;
+      }
       input.placeholder = example(dice, p.best_of);
       input.title = `${p.best_of > 1 ? `${p.best_of} rounds` : "one round"} of ${dice.map((d) => "D" + d).join(" + ")}`;
       $(`${id}-how`).textContent = `${p.best_of > 1 ? `${p.best_of} rounds of ` : ""}${dice.map((d) => "D" + d).join("+")}, ` +
@@ -161,7 +167,8 @@
   // as many dice as the side rolls (the board checks the count and each face).
   function faces(text, dice) {
     const all = (text.match(/\d+/g) || []).map(Number);
-    const per = dice.length || 1;
+    if (!dice.length) return null;  // a card with only a base rolls nothing: the caller sends empty rounds
+    const per = dice.length;
     const rounds = [];
     for (let i = 0; i < all.length; i += per) rounds.push(all.slice(i, i + per));
     return rounds;
@@ -192,8 +199,10 @@
   $("bout-roll").addEventListener("click", async () => fought(await act("/api/actions/bout-roll", bout(), "bout rolled")));
   $("bout-physical").addEventListener("click", async () => {
     const dice = (role) => (plan && plan[role] ? plan[role].dice : [6]);
+    const rounds = (text, role) => faces(text, dice(role)) ||
+      Array.from({ length: plan ? plan.best_of : 1 }, () => []);
     fought(await act("/api/actions/bout-roll", { ...bout(), rolls: {
-      attacker: faces($("bout-att-rolls").value, dice("attacker")), defender: faces($("bout-def-rolls").value, dice("defender")) } },
+      attacker: rounds($("bout-att-rolls").value, "attacker"), defender: rounds($("bout-def-rolls").value, "defender") } },
     "bout settled"));
   });
   $("bind-button").addEventListener("click", () => {
