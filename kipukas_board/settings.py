@@ -39,6 +39,7 @@ section (``calibration/settings.example.toml`` has the commented version)::
     username = "table-07"     # default: board_id, when a password file is given
     password_file = "/etc/kipukas-board/mqtt-password"
     ca_file = "/etc/kipukas-board/fleet-ca.pem"   # for mqtts:// (default: the system's CAs)
+    unacked_limit_s = 60      # fleet health not ok once an event waits this long for the broker's ack
 
 Settings are data only: :func:`load_settings` checks them and reports every problem at once.
 """
@@ -136,6 +137,14 @@ class FleetSettings:
     username: str | None = None
     password_file: str | None = None
     ca_file: str | None = None
+    #: Seconds the oldest event may wait for the broker's acknowledgement before the fleet's health
+    #: is not ok (a broker that takes events and never acknowledges them still looks connected).
+    unacked_limit_s: float = 60.0
+
+
+#: ``[fleet] unacked_limit_s`` at least and at most: below a second a broker's normal lag would
+#: flap the health, over a day nobody would be told.
+MIN_UNACKED_S, MAX_UNACKED_S = 1.0, 86400.0
 
 
 @dataclass
@@ -248,7 +257,7 @@ def _text(section: dict[str, Any], where: str, key: str, default: str, problems:
 
 def _fleet(data: dict[str, Any], problems: list[str]) -> FleetSettings | None:
     keys = ("broker", "board_id", "name", "username", "password_file", "ca_file")
-    section = _table(data, "fleet", keys, problems)
+    section = _table(data, "fleet", (*keys, "unacked_limit_s"), problems)
     if "fleet" not in data or not isinstance(data["fleet"], dict):
         return None
     for key in ("broker", "board_id"):
@@ -266,8 +275,15 @@ def _fleet(data: dict[str, Any], problems: list[str]) -> FleetSettings | None:
                         f"(it is a topic level: kipukas/<board_id>/...)")
     if "ca_file" in texts and not broker.tls:
         problems.append("[fleet] ca_file is for a TLS broker; use an mqtts:// address")
+    limit = section.get("unacked_limit_s", FleetSettings.unacked_limit_s)
+    if (isinstance(limit, bool) or not isinstance(limit, int | float)
+            or not MIN_UNACKED_S <= limit <= MAX_UNACKED_S):
+        problems.append(f"[fleet] unacked_limit_s = {limit!r}: expected the seconds the oldest event may wait "
+                        f"for the broker's acknowledgement, a number from {MIN_UNACKED_S:g} to {MAX_UNACKED_S:g} "
+                        f"(default {FleetSettings.unacked_limit_s:g})")
+        limit = FleetSettings.unacked_limit_s
     return FleetSettings(broker, board_id, texts.get("name", board_id), texts.get("username"),
-                         texts.get("password_file"), texts.get("ca_file"))
+                         texts.get("password_file"), texts.get("ca_file"), float(limit))
 
 
 def _strip_number(value: Any, key: str, lo: int, hi: int, whole: bool, problems: list[str]) -> Any:

@@ -60,7 +60,8 @@ def attach(board: FleetHost, health_key: Callable[[dict[str, Any]], Any]) -> Fle
         return doc
 
     publisher = FleetPublisher(board.journal, cursor, client, fleet.broker, fleet.board_id, fleet.name,
-                               state_doc=state_doc, health_doc=board.health, health_key=health_key)
+                               state_doc=state_doc, health_doc=board.health, health_key=health_key,
+                               unacked_limit_s=fleet.unacked_limit_s)
     board.subscribe(publisher.notify)
     board.health_sources["fleet"] = publisher.health
     return publisher

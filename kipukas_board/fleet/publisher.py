@@ -63,6 +63,7 @@ class FleetPublisher:
     RESUME_WAIT_S = 30.0
     #: The fleet link is not ok once the oldest event the broker has not acknowledged has waited
     #: this long (seconds): a broker that takes events and never acknowledges them delivers nothing.
+    #: The default of ``[fleet] unacked_limit_s``.
     UNACKED_LIMIT_S = 60.0
     #: Journal marks kept for the ages of waiting events (a mark per change the thread saw).
     MAX_MARKS = 4096
@@ -70,7 +71,8 @@ class FleetPublisher:
     def __init__(self, journal: Journal, cursor: AckCursor, client: mqtt.Client, broker: BrokerAddress,
                  board_id: str, name: str, state_doc: Doc, health_doc: Doc,
                  health_key: Callable[[dict[str, Any]], Any] = lambda h: h,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 unacked_limit_s: float = UNACKED_LIMIT_S) -> None:
         self.journal = journal
         self.cursor = cursor
         self.client = client
@@ -106,7 +108,7 @@ class FleetPublisher:
         # (last journal seq, when this thread first saw it): how long each waiting event has waited,
         # by the monotonic clock; marks the broker acknowledged are dropped.
         self._marks: collections.deque[tuple[int, float]] = collections.deque()
-        self.unacked_limit_s = self.UNACKED_LIMIT_S
+        self.unacked_limit_s = unacked_limit_s  #: ``[fleet] unacked_limit_s`` in the settings
         self.last_error: str | None = None
         self.connects = 0
         self.published = 0

@@ -12,10 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from kipukas_board.app import BoardApp
-from kipukas_board.fleet.publisher import FleetPublisher
 from kipukas_board.settings import BrokerAddress, FleetSettings, Settings
 
 
@@ -81,12 +78,11 @@ def _wait(cond, timeout: float):  # type: ignore[no-untyped-def]
     return cond()
 
 
-def test_a_broker_that_never_acknowledges_makes_the_fleet_not_ok(data_dir: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(FleetPublisher, "UNACKED_LIMIT_S", 2.0)
+def test_a_broker_that_never_acknowledges_makes_the_fleet_not_ok(data_dir: Path) -> None:
     broker = SilentBroker()
     broker.start()
-    fleet = FleetSettings(BrokerAddress.parse(f"mqtt://127.0.0.1:{broker.port}"), "table-09", "Table 9")
+    fleet = FleetSettings(BrokerAddress.parse(f"mqtt://127.0.0.1:{broker.port}"), "table-09", "Table 9",
+                          unacked_limit_s=2.0)  # [fleet] unacked_limit_s; 60 s by default
     board = BoardApp(Settings(fleet=fleet), data_dir, sim=True, admin_pin="2468")
     board.start()
     try:
@@ -97,7 +93,7 @@ def test_a_broker_that_never_acknowledges_makes_the_fleet_not_ok(data_dir: Path,
         fleet_health = _wait(lambda: (h := board.health()["fleet"]) and not h["ok"] and h, 10)
         assert fleet_health, "fleet health stayed ok with nothing acknowledged"
         assert fleet_health["connected"] is True and fleet_health["backlog"] >= 1
-        assert fleet_health["oldest_unacked_s"] >= 2.0
+        assert fleet_health["oldest_unacked_s"] >= 2.0 and fleet_health["unacked_limit_s"] == 2.0
         assert "acknowledgement" in fleet_health["last_error"]
     finally:
         board.stop()

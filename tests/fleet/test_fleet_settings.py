@@ -27,6 +27,17 @@ def test_a_fleet_section_loads_with_its_defaults(tmp_path) -> None:
                                                                                          None, None)
     assert s.simulated().fleet == s.fleet, "--sim keeps the board in its fleet"
     assert load_settings(write(tmp_path, "[web]\nport = 8081\n")).fleet is None
+    assert s.fleet.unacked_limit_s == 60.0
+
+
+def test_the_fleet_health_limit_is_a_setting_and_its_mistakes_are_named(tmp_path) -> None:
+    base = '[fleet]\nbroker = "mqtt://h"\nboard_id = "a"\n'
+    s = load_settings(write(tmp_path, base + "unacked_limit_s = 300\n"))
+    assert s.fleet is not None and s.fleet.unacked_limit_s == 300.0
+    for bad in ("0", "-5", "1e9", "true", '"60"', "nan"):
+        with pytest.raises(SettingsError, match=r"unacked_limit_s = .*expected the seconds the oldest event "
+                                                r"may wait .* a number from 1 to 86400 \(default 60\)"):
+            load_settings(write(tmp_path, base + f"unacked_limit_s = {bad}\n"))
 
 
 def test_every_fleet_mistake_is_named(tmp_path) -> None:
