@@ -73,3 +73,29 @@ def test_undo_right_after_a_duel_began_points_to_the_paused_game(data_dir: Path)
         t.board.loop.submit(example_new_game())
         doc = t.act("duel/undo", status=409)
         assert "Kipukas is paused: Resume (on any page) brings it back" in doc["error"], doc["error"]
+
+
+def test_a_kipukas_action_during_the_duel_is_refused_naming_the_duel_and_the_paused_game(data_dir: Path) -> None:
+    """Kipukas's actions while the duel is on the table say so (not 'no game started', nor a seat
+    'not playing' read from the paused game's blank stand-in), and nothing is journaled."""
+    with Table(data_dir) as t:
+        kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+        seq = t.board.journal.last_seq()
+        for name, body in [("roll-diel", {}), ("timer", {"label": "x", "cycles": 2, "seat": 1}),
+                           ("initiative", {"seat": 1}), ("soul-lost", {"seat": 1, "by": 2, "count": 1}),
+                           ("end-game", {}), ("soul-bind", {"soul": "HMPU#0001", "seat": 1, "stand": "M1a"}),
+                           ("roll-dice", {"kind": "d6"}),
+                           ("correction", {"target": "stand", "stand": "T1", "owner": 1})]:
+            why = t.act(name, body, status=409)["error"]
+            assert why.startswith("no Kipukas game is running (Card duel is on the table"), (name, why)
+            assert "Kipukas is paused: Resume" in why, (name, why)
+        assert t.board.journal.last_seq() == seq
+
+
+def test_a_kipukas_action_after_a_duel_alone_says_how_to_start_kipukas(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        t.board.loop.submit(example_new_game())
+        why = t.act("roll-diel", status=409)["error"]
+        assert why.startswith("no Kipukas game is running (Card duel is on the table"), why
+        assert "POST /api/actions/new-game" in why and "paused" not in why

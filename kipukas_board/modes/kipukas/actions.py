@@ -37,6 +37,7 @@ The table's own actions (new game for every mode, map, undo, redo, export) are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response
@@ -106,17 +107,41 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
     return event
 
 
+def checker(board: ServedBoard) -> Callable[[Any, dict[str, Any]], str | None]:
+    """Kipukas's ``why_not`` for the routes: first whether Kipukas is the game on the table at all.
+    While another game is (a card duel, maybe with Kipukas paused under it), the Kipukas fields of
+    the state are a blank stand-in, and the rules' own check would answer 'no game started'."""
+
+    def check(state: Any, event: dict[str, Any]) -> str | None:
+        return another_game(board, state) or why_not(state, event)
+
+    return check
+
+
+def another_game(board: ServedBoard, state: Any) -> str | None:
+    """Why no Kipukas action fits while another game is on the table (None while Kipukas is)."""
+    if state.game == "kipukas":
+        return None
+    other = board.modes.get(state.game)
+    title = other.title if other is not None else state.game
+    paused = state.paused is not None and state.paused.game == "kipukas"
+    return (f"no Kipukas game is running ({title} is on the table; " +
+            ("Kipukas is paused: Resume, on any page, brings it back)" if paused else
+             "when it is over, start Kipukas with POST /api/actions/new-game)"))
+
+
 def blueprint(board: ServedBoard) -> Blueprint:
     """Kipukas's action routes (see the module docs)."""
     bp = Blueprint("kipukas_actions", __name__)
     submit = Submitter(board)
     pin = require_pin(board)
+    refused = checker(board)
 
     def state() -> Any:
         return board.state
 
     def play(event: dict[str, Any]) -> Response | tuple[Response, int]:
-        return submit.unless_refused(event, why_not)
+        return submit.unless_refused(event, refused)
 
     only = only_fields
 
@@ -128,7 +153,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         phase = body.get("phase")
         if phase is not None and phase not in PHASES:
             raise BadRequest(f"field 'phase' must be one of {', '.join(PHASES)} (a physical roll), got {phase!r}")
-        why = why_not(state(), {"type": "roll_diel"})  # asked before the board rolls its dice
+        why = refused(state(), {"type": "roll_diel"})  # asked before the board rolls its dice
         if why is not None:
             raise Conflict(why)
         return submit(diel_event(state(), board.dice, phase))
@@ -151,6 +176,8 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def correction() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"target", "stand", "territory", "owner", "claim", "downed"})
+        if (why := another_game(board, state())) is not None:
+            raise Conflict(why)
         return submit({"type": "correction", **body})
 
     @bp.post("/api/actions/resolve-contention")
@@ -224,6 +251,8 @@ def blueprint(board: ServedBoard) -> Blueprint:
         if souls is not None and (kind != "retreat" or not isinstance(souls, list)
                                   or not all(isinstance(x, str) for x in souls)):
             raise BadRequest(f"field 'souls' is for a retreat: the ids of the souls retreating, got {souls!r:.80}")
+        if (why := another_game(board, state())) is not None:
+            raise Conflict(why)  # before the board rolls: no dice rolled for a game not on the table
         return submit(roll_event(state(), kind, board.dice, seat=seat, stand=stand, moves=moves, souls=souls))
 
     @bp.post("/api/actions/end-game")

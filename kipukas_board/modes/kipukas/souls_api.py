@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from kipukas_board.modes.kipukas.actions import checker
 from kipukas_board.modes.kipukas.rules.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
-from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field
 
@@ -52,6 +52,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     bp = Blueprint("kipukas_souls", __name__)
     submit = Submitter(board)
     pin = require_pin(board)
+    refused = checker(board)
 
     def only(body: dict[str, Any], allowed: set[str]) -> None:
         extra = sorted(set(body) - allowed)
@@ -60,7 +61,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
 
     def refuse(kind: str) -> None:
         """The rules' refusal of a ``kind`` event now (not in play), before anything is read or rolled."""
-        why = why_not(board.state, {"type": kind})
+        why = refused(board.state, {"type": kind})
         if why is not None:
             raise Conflict(why)
 
