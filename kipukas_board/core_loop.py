@@ -31,7 +31,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap, MapError
 from kipukas_board.modes.kipukas.rules import core
-from kipukas_board.modes.kipukas.rules.events import Event, EventError, UnknownFieldError, check_event, map_event
+from kipukas_board.modes.kipukas.rules.events import Event, EventError, check_event, map_event, without_unknown
 from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 from kipukas_board.store.journal import Journal, JournalWriteError
 
@@ -99,13 +99,16 @@ class CoreLoop:
         replayed = 0
         for seq, event in self.journal.events():
             try:
-                check_event(event)  # the check every new event passes: a stored one must pass it too
-            except UnknownFieldError:
-                pass  # taken by earlier versions; the rules ignore what they do not know
+                # The check every new event passes: a stored one must pass it too. Keys earlier
+                # versions let in are dropped (no rule reads them) and the rest is checked in full.
+                event, dropped = without_unknown(event)
             except EventError as exc:
                 state = self._not_applied(state, seq, f"the journal holds it malformed ({exc})")
                 replayed += 1
                 continue
+            if dropped:
+                self.journal.note_problem(f"event {seq} held {', '.join(dropped[:5])}, which no event takes "
+                                  f"now; replayed without them")
             state = self._apply(state, event, seq)[0]
             replayed += 1
         if replayed:

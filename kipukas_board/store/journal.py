@@ -346,6 +346,13 @@ class Journal:
                 self._repaired(seq, repaired)
             yield seq, ts, event
 
+    def note_problem(self, text: str) -> None:
+        """Name a problem of the journal's contents in its health (``problems``), and log it; for
+        what its readers find in stored events (a replay that had to mend one)."""
+        log.warning("%s: %s", self.path, text)
+        if len(self.problems) < 20:
+            self.problems.append(f"{self.path}: {text}")
+
     def _repaired(self, seq: int, paths: list[str]) -> None:
         """Say (once per event) that stored event ``seq`` held values JSON cannot carry, read as null.
 

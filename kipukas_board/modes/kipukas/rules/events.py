@@ -57,7 +57,57 @@ class EventError(ValueError):
 
 class UnknownFieldError(EventError):
     """An object in the event has a key the event does not take (earlier versions took any, so a
-    journal may hold such an event from before: replay applies it)."""
+    journal may hold such an event from before: replay drops those keys, :func:`without_unknown`).
+
+    ``path`` leads from the event to that object (``("options",)``, ``("players", 1)``) and ``keys``
+    are the keys it does not take.
+    """
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = (), keys: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.path, self.keys = path, keys
+
+
+#: Unknown-field objects one stored event may have dropped at most (options and four players).
+MAX_DROPS = 8
+
+
+def without_unknown(event: Event) -> tuple[Event, list[str]]:
+    """``event`` as the checker takes it today, with the keys earlier versions let in dropped, and
+    what was dropped (``"options.note"``); raises :class:`EventError` if it is wrong otherwise.
+
+    A stored event is checked as every new one is; only keys no rule reads are dropped, so the rules
+    apply it as they did, and the rest of the event is checked too instead of being taken on trust.
+
+    Example::
+
+        >>> e = {"type": "new_game", "edition": "web", "play_style": "domination", "first_placer": 1,
+        ...      "options": {"note": "x", "cycles": 2},
+        ...      "players": [{"seat": 1, "name": "A", "color": "#ff0000"},
+        ...                  {"seat": 2, "name": "B", "color": "#0000ff", "hat": 1}]}
+        >>> fixed, dropped = without_unknown(e)
+        >>> dropped, fixed["options"], "hat" in fixed["players"][1], "hat" in e["players"][1]
+        (['players[1].hat', 'options.note'], {'cycles': 2}, False, True)
+    """
+    import copy
+
+    dropped: list[str] = []
+    for _ in range(MAX_DROPS):
+        try:
+            return check_event(event), dropped
+        except UnknownFieldError as exc:
+            if not exc.keys:
+                raise
+            if not dropped:
+                event = copy.deepcopy(event)
+            holder: Any = event
+            for step in exc.path:
+                holder = holder[step]
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path).lstrip(".")
+            for key in exc.keys:
+                holder.pop(key, None)
+                dropped.append(f"{where}.{key}")
+    return check_event(event), dropped
 
 
 def stand_event(stand: str, occupied: bool, source: str = "sensor") -> Event:
@@ -184,7 +234,8 @@ def check_players(players: Any, where: str = "'new_game' event field 'players'")
         extra = sorted(set(p) - PLAYER_FIELDS)
         if extra:
             raise UnknownFieldError(f"{w} has unknown field(s) {', '.join(map(str, extra))[:120]}; "
-                             f"expected {', '.join(sorted(PLAYER_FIELDS))}")
+                                    f"expected {', '.join(sorted(PLAYER_FIELDS))}",
+                                    ("players", i), tuple(extra))
         seat = p.get("seat")
         if not _is_int(seat) or not 1 <= seat <= 8:
             raise EventError(f"{w}.seat must be a seat number 1 to 8, got {seat!r}")
@@ -221,7 +272,8 @@ def check_new_game(e: Event) -> None:
     extra = sorted(set(opts) - set(OPTION_FIELDS))
     if extra:
         raise UnknownFieldError(f"'new_game' event field 'options' has unknown field(s) "
-                                f"{', '.join(map(str, extra))[:120]}; expected {', '.join(OPTION_FIELDS)}")
+                                f"{', '.join(map(str, extra))[:120]}; expected {', '.join(OPTION_FIELDS)}",
+                                ("options",), tuple(extra))
     for key in ("cycles", "territory", "soul_limit"):
         if key in opts and (not _is_int(opts[key]) or opts[key] < 1):
             raise EventError(f"'new_game' event field 'options.{key}' must be a whole number from 1 up, "
