@@ -19,11 +19,13 @@ Example::
     >>> from kipukas_board.board.mapfile import load_map
     >>> from kipukas_board.modes.kipukas.rules.core import apply
     >>> from kipukas_board.modes.kipukas.rules.state import initial_state
-    >>> state = initial_state(load_map("kipuka-8"))                           # doctest: +SKIP
-    >>> state, fx = apply(state, {"type": "new_game", "players": [...], ...})  # doctest: +SKIP
-    >>> state, fx = apply(state, {"type": "stand", "stand": "T1", "occupied": True})  # doctest: +SKIP
-    >>> state.territories[1].claim                                            # doctest: +SKIP
-    'capital'
+    >>> state = initial_state(load_map("kipuka-8"))
+    >>> players = [{"seat": 1, "name": "Ana", "color": "#e4572e"}, {"seat": 2, "name": "Ben", "color": "#1e90ff"}]
+    >>> state, fx = apply(state, {"type": "new_game", "players": players, "edition": "web",
+    ...                           "play_style": "domination", "options": {}, "first_placer": 1})
+    >>> state, fx = apply(state, {"type": "stand", "stand": "T1", "occupied": True})
+    >>> state.territories[1].claim, state.territories[1].owner
+    ('capital', 1)
 """
 
 from __future__ import annotations

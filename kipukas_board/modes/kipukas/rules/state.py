@@ -12,8 +12,8 @@ Example::
 
     >>> from kipukas_board.board.mapfile import load_map
     >>> from kipukas_board.modes.kipukas.rules.state import initial_state
-    >>> s = initial_state(load_map("kipuka-8"))        # doctest: +SKIP
-    >>> s.phase, s.territories[1].claim                # doctest: +SKIP
+    >>> s = initial_state(load_map("kipuka-8"))
+    >>> s.phase, s.territories[1].claim
     ('setup', None)
 """
 
@@ -251,10 +251,11 @@ def draft(state: GameState) -> GameState:
 
     Example::
 
-        >>> work = draft(state)                              # doctest: +SKIP
-        >>> work.evolve(diel_cycle=3) is work                # doctest: +SKIP
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> work = draft(initial_state(load_map("kipuka-8")))
+        >>> work.evolve(diel_cycle=3) is work
         True
-        >>> seal(work), work.evolve(seq=1) is work          # doctest: +SKIP
+        >>> seal(work), work.evolve(seq=1) is work
         (True, False)
     """
     d = state.__dict__.copy()
