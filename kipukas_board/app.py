@@ -284,7 +284,7 @@ class BoardApp:
         state = state or self.loop.state
         playing = modes.game_in_progress(state)
         if playing is not None:
-            return (f"a game of {playing} is under way on {state.board.name}; the map changes only when "
+            return (f"{modes.active(state).a_game} is under way on {state.board.name}; the map changes only when "
                     f"no game runs (end the game first)")
         walk = self._walk_open()
         if walk is not None:
@@ -514,7 +514,7 @@ class BoardApp:
         doc["sim"] = self.sim
         doc["map_busy"] = self.map_busy(state)
         playing = modes.active(state or self.loop.state)
-        doc["under_way"] = ({"game": playing.name, "title": playing.title}
+        doc["under_way"] = ({"game": playing.name, "title": playing.title, "a_game": playing.a_game}
                             if modes.game_in_progress(state or self.loop.state) else None)
         return doc
 

@@ -76,7 +76,7 @@ def _map_refused(state: GameState, event: Event) -> str | None:
     board = parse_map(event["toml"], source=event.get("path") or event["name"])
     if board.structure() == state.board.structure():
         return None
-    return (f"the map stays {state.board.name} while a game of {playing} is under way; end the game first "
+    return (f"the map stays {state.board.name} while {active(state).a_game} is under way; end the game first "
             f"to play on {board.name}")
 
 
@@ -149,7 +149,7 @@ def state_json(state: GameState) -> dict[str, Any]:
     doc = view.state_json(state)
     mode = active(state)
     doc["game"] = mode.name
-    doc["games"] = [{"name": m.name, "title": m.title, "page": m.page} for m in MODES.values()]
+    doc["games"] = [{"name": m.name, "title": m.title, "a_game": m.a_game, "page": m.page} for m in MODES.values()]
     own = mode.to_json(state)
     if own is not None:
         doc[mode.key] = own

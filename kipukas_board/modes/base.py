@@ -83,12 +83,19 @@ class GameMode:
     #: The key of the mode's own fields in ``/api/state``.
     key: str = ""
     title: str = ""
+    #: A game of this mode in a sentence ("a card duel"); empty: "a game of <title>".
+    game_noun: str = ""
     #: QR payloads of this mode's cards start with this (``"cct:"``); None: the mode reads Kipukas cards.
     payload_prefix: str | None = None
     #: Tables of a TOML card file that say it is this mode's (``[[creatures]]``, ``[[lands]]``).
     card_tables: tuple[str, ...] = ()
     #: Where the mode's own page is (None: the board page serves it).
     page: str | None = None
+
+    @property
+    def a_game(self) -> str:
+        """How a sentence names one game of this mode: "a game of Kipukas", "a card duel"."""
+        return self.game_noun or f"a game of {self.title}"
 
     # -- rules -----------------------------------------------------------------------------------
     def in_progress(self, state: GameState) -> bool:

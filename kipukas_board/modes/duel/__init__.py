@@ -30,6 +30,7 @@ class DuelMode(GameMode):
     name = NAME
     key = KEY
     title = "Card duel"
+    game_noun = "a card duel"
     payload_prefix = "duel:"
     card_tables = ("cards",)
     page = "/duel"

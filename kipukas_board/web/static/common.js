@@ -213,13 +213,18 @@ const KB = (function () {
     return new Promise((done) => dlg.addEventListener("close", () => done(dlg.returnValue === "yes"), { once: true }));
   }
 
+  // One game of a mode in a sentence, as the board names it ("a card duel", "a game of Kipukas").
+  const aGame = (g, title) => (g && g.a_game) || `a game of ${(g && g.title) || title}`;
+  const upFirst = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
   // Starting a game while another is under way pauses that one (the board keeps it to resume):
   // ask first, in any mode's page. Resolves to whether to go on.
   function okToStart(s, title) {
     const on = s && s.under_way;
     if (!on) return Promise.resolve(true);
     const same = on.title === title;
-    return ask(`A game of ${on.title} is under way. Start ${same ? "a new one" : `${title} instead`}? ` +
+    const mode = ((s.games || []).find((g) => g.title === title) || {});
+    return ask(`${upFirst(aGame(on))} is under way. Start ${same ? "a new one" : `${aGame(mode, title)} instead`}? ` +
       `The game under way is paused, not lost: “Resume” on any page brings it back.`, `Pause it and start`, "Keep playing");
   }
 
@@ -238,13 +243,13 @@ const KB = (function () {
     bar.querySelector(".text").textContent = `${p.title} is paused.`;
     document.getElementById("resume-button").textContent = `Resume ${p.title}`;
     bar.dataset.page = p.page || "/";
-    bar.dataset.underWay = s.under_way ? s.under_way.title : "";
+    bar.dataset.underWay = s.under_way ? aGame(s.under_way) : "";
   }
   async function resume() {
     const bar = document.getElementById("paused-banner");
     const title = bar.querySelector(".text").textContent.replace(/ is paused\.$/, "");
     const page = bar.dataset.page;  // read now: the state that follows the resume redraws the banner
-    if (bar.dataset.underWay && !(await ask(`Resume ${title}? The game of ${bar.dataset.underWay} under way is paused in its place.`,
+    if (bar.dataset.underWay && !(await ask(`Resume ${title}? ${upFirst(bar.dataset.underWay)} under way is paused in its place.`,
       `Resume ${title}`))) return;
     const r = await act("/api/actions/resume", {}, `Back to ${title}.`);
     const here = location.pathname;
@@ -329,6 +334,6 @@ const KB = (function () {
   // How a stand is named to the players: a page that knows the map's words sets it (nameStands).
   let standName = (id) => `stand ${id}`;
   function nameStands(fn) { standName = fn; }
-  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, ask, okToStart, askPin: (w) => askPin(w),
+  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, ask, okToStart, aGame, upFirst, askPin: (w) => askPin(w),
            nameStands, standName: (id) => standName(id), rebuildKeeping };
 })();

@@ -81,12 +81,13 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         other.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)  # every phone says so
         assert other.text_content("#paused-banner .text") == "Kipukas is paused."
         other.wait_for_selector("#now-go:not([hidden])", timeout=3000)  # and where the duel is played
-        assert other.text_content("#now") == "A game of Card duel is under way on its own page."
+        assert other.text_content("#now") == "A card duel is under way on its own page."  # said as players say it
         assert other.get_attribute("#now-go", "href") == "/duel"
         assert page.get_attribute("header nav a[href='/report']", "href") == "/report"  # every mode's report
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-{size[0]}.png"))
         page.click("#resume-button")
         page.wait_for_selector("#kb-ask[open]", timeout=3000)  # the duel under way is asked about too
+        assert page.text_content("#kb-ask-text") == "Resume Kipukas? A card duel under way is paused in its place."
         page.click("#kb-ask-yes")
         page.wait_for_url(srv.url + "/", timeout=5000)
         page.wait_for_function("() => document.querySelector('#players').textContent.includes('Ana')", timeout=3000)

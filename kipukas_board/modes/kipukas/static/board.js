@@ -88,7 +88,7 @@
     const ps = s.players || [];
     const other = elsewhere(s);
     if (other) {
-      return [null, `A game of ${other.title} is under way on its own page.`,
+      return [null, `${KB.upFirst(KB.aGame(other))} is under way on its own page.`,
         "Starting Kipukas here pauses it (the page asks first)."];
     }
     if (!ps.length) {
