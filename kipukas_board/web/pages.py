@@ -153,6 +153,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.post("/api/pin/check")
     @require_pin(board)
     def pin_check() -> Response:
+        json_body(required=False, fields=frozenset())  # the PIN comes in X-Admin-Pin
         return trust_device(jsonify({"ok": True, "expires": int(keys.now() + keys.session_s)}))
 
     @app.get("/api/pin/status")
@@ -164,6 +165,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.post("/api/pin/forget")
     def pin_forget() -> Response:
         """Lock this phone again (ends its device session)."""
+        json_body(required=False, fields=frozenset())
         resp = jsonify({"ok": True})
         resp.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict")
         return resp
@@ -171,7 +173,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.post("/api/pin")
     @require_pin(board)
     def pin_change() -> Response | tuple[Response, int]:
-        new = json_body().get("new_pin")
+        new = json_body(fields=frozenset({"new_pin"})).get("new_pin")
         if not isinstance(new, str):
             raise BadRequest(f'expected {{"new_pin": "<4 to 12 digits>"}}, got new_pin = {new!r}')
         if board.pins.managed:

@@ -83,11 +83,12 @@ def json_depth(raw: bytes) -> int:
     return deepest
 
 
-def json_body(required: bool = True) -> dict[str, Any]:
+def json_body(required: bool = True, fields: frozenset[str] | None = None) -> dict[str, Any]:
     """The request's JSON object, or raise :class:`BadRequest` naming what was wrong.
 
     Every route reads its body here, so every body is parsed the same strict way
-    (:func:`kipukas_board.strictjson.loads`: no NaN, no Infinity, no number out of range).
+    (:func:`kipukas_board.strictjson.loads`: no NaN, no Infinity, no number out of range). With
+    ``fields``, a key outside them is refused too, naming it and the fields the route takes.
     """
     raw = request.get_data(cache=True)
     if not required and not raw:
@@ -107,6 +108,10 @@ def json_body(required: bool = True) -> dict[str, Any]:
                          f"(Content-Type: application/json)") from None
     if not isinstance(data, dict):
         raise BadRequest(f"expected a JSON object in the body, got {type(data).__name__}")
+    extra = sorted(set(data) - fields) if fields is not None else []
+    if extra:
+        taken = ", ".join(sorted(fields or ())) or "none"
+        raise BadRequest(f"unknown field(s) {', '.join(extra)[:120]}; expected {taken}")
     return data
 
 
@@ -270,7 +275,7 @@ def create_app(board: ServedBoard) -> Flask:
     @app.post("/api/pin/presence")
     def presence_challenge() -> tuple[Response, int] | Response:
         """A stand to put a token on and lift again: then this phone may try the PIN (web/presence.py)."""
-        json_body(required=False)
+        json_body(required=False, fields=frozenset())
         state = board.state
         try:
             c = presence.challenge(request.remote_addr or "?", {sid: st.occupied for sid, st in state.stands.items()})

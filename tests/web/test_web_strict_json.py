@@ -66,6 +66,23 @@ def test_unknown_keys_in_any_object_of_a_new_game_are_refused(client, board: Boa
     assert not board.loop.state.started
 
 
+@pytest.mark.parametrize("options", [[1], "ab", 3])
+def test_options_that_are_not_an_object_are_a_400_naming_them(client, board: BoardApp, options: object) -> None:
+    resp = _post(client, "/api/actions/new-game", json.dumps({"players": PLAYERS, "options": options}))
+    assert resp.status_code == 400, resp.get_json()
+    assert resp.get_json()["error"] == f"field 'options' must be an object, got {options!r}"
+    assert not board.loop.state.started
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("/api/pin/check", "none"), ("/api/pin/forget", "none"), ("/api/pin/presence", "none"), ("/api/pin", "new_pin"),
+])
+def test_the_pin_routes_refuse_unknown_keys_too(client, path: str, expected: str) -> None:
+    resp = _post(client, path, '{"new_pin": "1357", "zz_extra": 1}' if path == "/api/pin" else '{"zz_extra": 1}')
+    assert resp.status_code == 400, resp.get_json()
+    assert resp.get_json()["error"] == f"unknown field(s) zz_extra; expected {expected}"
+
+
 def test_a_board_made_value_json_cannot_carry_is_refused_by_the_event_checker(board: BoardApp) -> None:
     from kipukas_board.modes.kipukas.rules.events import EventError
 

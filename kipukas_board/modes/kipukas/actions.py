@@ -76,14 +76,15 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
         if not isinstance(want, str) or want not in names:
             raise Conflict(f"the board runs map {board_map.name!r} ({map_key(board_map)}); pick map {want!r} "
                            f"first (POST /api/actions/map, while no game runs), then start the game")
+    options = body.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise BadRequest(f"field 'options' must be an object, got {options!r:.80}")
     event: dict[str, Any] = {
         "type": "new_game", "players": body.get("players"), "edition": body.get("edition", "web"),
-        "play_style": body.get("play_style", "domination"), "options": dict(body.get("options") or {}),
+        "play_style": body.get("play_style", "domination"), "options": dict(options or {}),
     }
     if "diel_weights" in body:
         event["diel_weights"] = body["diel_weights"]
-    if not isinstance(body.get("options", {}), dict):
-        raise BadRequest(f"field 'options' must be an object, got {body['options']!r}")
     ps = STYLES.get(event["play_style"])
     players = event["players"]
     if ps is not None and isinstance(players, list):
