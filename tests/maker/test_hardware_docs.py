@@ -408,3 +408,15 @@ def test_the_stand_drawing_and_readme_give_the_reed_the_parts_specs_hole() -> No
             f"hardware/{doc.relative_to(HW)} gives the reed a {holes} mm hole; the parts spec bores {want}"
     drawn = load("make_schematic").stand_svg()
     assert want in drawn and spec.REED_PART.split()[-1] in drawn
+
+
+def test_the_readme_gives_the_printed_holders_gap_and_margins() -> None:
+    """The README's figures for the printed holder are the ones its parameters work out."""
+    from kipukas_board.maker.parts.params import ReedHolder
+
+    h = ReedHolder.for_kind("territory")
+    p = h.seated()
+    readme = " ".join((HW / "README.md").read_text().split())
+    want = (f"{h.magnet_to_reed:.1f} mm in all, where the pair still closes with a "
+            f"{p.seated_mt / p.pull_in_mt[1]:.1f}x margin and opens once the token is {p.lift_to_open_mm:g} mm up")
+    assert want in readme
