@@ -205,6 +205,9 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         page.wait_for_selector("#contention-panel:not([hidden])", timeout=5000)
         page.wait_for_timeout(600)
         seen["a fight"] = _map_seen(page)
+        now, caption = page.text_content("#now"), page.text_content("#caption")
+        assert now == "Ana and Ben fight over Grey Peaks (4): tap who won.", now
+        assert "Grey Peaks" not in caption and "contention" not in caption, f"the fight is said twice: {caption}"
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"fight-{size[0]}.png"))
         _post(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
         page.wait_for_function("() => document.querySelector('#caption').textContent.toLowerCase().includes('storm')",

@@ -132,7 +132,9 @@
     }[d.phase] || "";
     const contested = (s.territories || []).filter((t) => t.contention);
     if (contested.length && d.phase === "day") {
-      return [ini, `Fight over ${contested.map((t) => tlabel(s, t.number)).join(", ")}, then tap who won.`, allows];
+      const seats = [...new Set(contested.flatMap((t) => t.contenders || []))].sort((a, b) => a - b);
+      const fighters = seats.length ? `${seats.map((seat) => who(s, seat)).join(" and ")} fight` : "Fight";
+      return [ini, `${fighters} over ${contested.map((t) => tlabel(s, t.number)).join(", ")}: tap who won.`, allows];
     }
     const fixed = d.cycle < opening.length ? ` Cycle ${d.cycle + 1} is fixed: ${opening[d.cycle]}.` : "";
     const total = (s.style_options || {}).cycles;
@@ -230,10 +232,15 @@
     for (const line of lines) window.speechSynthesis.speak(new SpeechSynthesisUtterance(line));
   }
   // What the board said last, less what a panel already shows (an open question, a problem).
+  // A fight the what-now line names is not said again (show/phrases.py: "... is in contention
+  // between ...", "... is now contended between ...").
   let lastSaid = [];
+  const FIGHT_SAID = / (is in contention|is now contended) between /;
   function showCaption(s) {
     const shown = new Set([...(s.questions || []).map((q) => q.text), ...openProblems.map((p) => p.text)]);
-    const text = lastSaid.filter((line) => !shown.has(line)).map((line) => plain(s, line)).join(" ");
+    const fightTold = / fight over /i.test(document.getElementById("now").textContent);
+    const text = lastSaid.filter((line) => !shown.has(line) && !(fightTold && FIGHT_SAID.test(line)))
+      .map((line) => plain(s, line)).join(" ");
     document.getElementById("caption").textContent = text;
     document.getElementById("caption-full").textContent = text ? `The board said: ${text}` : "";
   }
