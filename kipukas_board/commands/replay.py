@@ -36,7 +36,8 @@ def register(sub: Any) -> None:
     b = sub.add_parser("bench-replay", help="time rebuilding the state from a generated journal")
     b.add_argument("--events", type=int, default=10000, help="events in the generated journal (default 10000)")
     b.add_argument("--map", default="kipuka-12", help="map to play on (default kipuka-12)")
-    b.add_argument("--players", type=int, default=3, help="players (default 3, Mass Contention)")
+    b.add_argument("--players", type=int, default=3, choices=range(2, 5),
+                   help="players, 2 to 4 (default 3, Mass Contention)")
     b.add_argument("--seed", type=int, default=1, help="seed for the generated game")
     b.add_argument("--repeat", type=int, default=5, help="timed runs; the best counts (default 5)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")

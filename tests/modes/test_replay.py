@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from rules_table import PIN, Table
 
 from kipukas_board.app import BoardApp
@@ -98,3 +99,11 @@ def test_bench_replay_prints_a_table_and_one_json_line(capsys):
     assert any(line.startswith("events per second") for line in out)
     last = json.loads(out[-1])
     assert last["events"] == 1500 and last["events_per_s"] > 0
+
+
+def test_bench_replay_refuses_a_player_count_no_game_takes(capsys):
+    for n in ("1", "5"):
+        with pytest.raises(SystemExit) as exc:
+            main(["bench-replay", "--players", n, "--events", "10", "--repeat", "1"])
+        assert exc.value.code == 2
+        assert "argument --players: invalid choice" in capsys.readouterr().err
