@@ -54,6 +54,11 @@ def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, temp
             body = json_body(required=False)
             only_fields(body, allowed)
             if board.state.game != name:
+                held = board.state.paused
+                if held is not None and held.game == name:
+                    now = board.modes.get(board.state.game) or board.modes["kipukas"]
+                    return error(409, f"no {title} is running: the {title} is paused while {now.title} is on the "
+                                      f"table; Resume (on any page) brings it back")
                 return error(409, f"no {title} is running (start one with POST /api/actions/new-game "
                                   f"{{\"game\": \"{name}\", ...}})")
             event = {"type": "undo" if act == "undo" else event_type(act), **body}

@@ -88,8 +88,8 @@ def test_a_kipukas_action_during_the_duel_is_refused_naming_the_duel_and_the_pau
                            ("roll-dice", {"kind": "d6"}),
                            ("correction", {"target": "stand", "stand": "T1", "owner": 1})]:
             why = t.act(name, body, status=409)["error"]
-            assert why.startswith("no Kipukas game is running (Card duel is on the table"), (name, why)
-            assert "Kipukas is paused: Resume" in why, (name, why)
+            assert why.startswith("no Kipukas game is running: Card duel is on the table"), (name, why)
+            assert "Kipukas is paused: Resume (on any page) brings it back" in why, (name, why)
         assert t.board.journal.last_seq() == seq
 
 
@@ -97,5 +97,15 @@ def test_a_kipukas_action_after_a_duel_alone_says_how_to_start_kipukas(data_dir:
     with Table(data_dir) as t:
         t.board.loop.submit(example_new_game())
         why = t.act("roll-diel", status=409)["error"]
-        assert why.startswith("no Kipukas game is running (Card duel is on the table"), why
+        assert why.startswith("no Kipukas game is running: Card duel is on the table"), why
         assert "POST /api/actions/new-game" in why and "paused" not in why
+
+
+def test_a_duel_action_while_the_duel_is_paused_says_resume_brings_it_back(data_dir: Path) -> None:
+    with Table(data_dir) as t:
+        kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+        t.act("resume")  # Kipukas back on the table, the duel paused in its turn
+        why = t.act("duel/pass", {"seat": 1}, status=409)["error"]
+        assert "card duel is paused" in why and "Resume (on any page) brings it back" in why, why
+        assert "start one" not in why, why

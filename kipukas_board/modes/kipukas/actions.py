@@ -126,9 +126,9 @@ def another_game(board: ServedBoard, state: Any) -> str | None:
     other = board.modes.get(state.game)
     title = other.title if other is not None else state.game
     paused = state.paused is not None and state.paused.game == "kipukas"
-    return (f"no Kipukas game is running ({title} is on the table; " +
-            ("Kipukas is paused: Resume, on any page, brings it back)" if paused else
-             "when it is over, start Kipukas with POST /api/actions/new-game)"))
+    return (f"no Kipukas game is running: {title} is on the table" +
+            (", and Kipukas is paused: Resume (on any page) brings it back" if paused else
+             " (when it is over, start Kipukas with POST /api/actions/new-game)"))
 
 
 def blueprint(board: ServedBoard) -> Blueprint:
