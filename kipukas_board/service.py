@@ -161,7 +161,7 @@ def register_sim_faults(flask_app: Any, board: Any) -> None:
     def sim_fault() -> Any:
         if not board.sim:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
-        part = json_body().get("part")
+        part = json_body(fields=frozenset({"part"})).get("part")
         if part not in FAULTS:
             return error(400, f"part = {part!r} cannot be stopped; expected one of {', '.join(sorted(FAULTS))}")
         log.warning("simulated fault: stopping %s", part)

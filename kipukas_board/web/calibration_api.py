@@ -65,7 +65,8 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.post("/api/calibration/sensors/<step>")
     @pin
     def calibration_sensors(step: str) -> Any:
-        body = json_body(required=False) if step in ("start", "save", "redo", "cancel") else {}
+        body = json_body(required=False, fields=frozenset({"confirm", "mode", "stand"})) \
+            if step in ("start", "save", "redo", "cancel") else {}
         confirm = body.get("confirm", False)
         if not isinstance(confirm, bool):
             raise BadRequest(f"confirm must be true or false, got {confirm!r}")
@@ -90,14 +91,14 @@ def register(app: Flask, board: ServedBoard) -> None:
     @pin
     def calibration_leds(step: str) -> Any:
         if step == "start":
-            count = json_body(required=False).get("count")
+            count = json_body(required=False, fields=frozenset({"count", "confirm"})).get("count")
             if count is not None and (not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 2000):
                 raise BadRequest(f"count must be the strip's number of pixels, 1 to 2000, got {count!r}")
             return run(session.leds_start, count)
         if step == "save":
             return run(session.leds_save)
         if step in ("shift", "resize"):
-            by = json_body().get("by")
+            by = json_body(fields=frozenset({"by", "confirm"})).get("by")
             if not isinstance(by, int) or isinstance(by, bool) or not -64 <= by <= 64:
                 raise BadRequest(f'expected {{"by": N}} with N a whole number from -64 to 64, got by = {by!r}')
             return run(session.leds_do, step, by)
@@ -126,7 +127,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.post("/api/calibration/cameras/<int:seat>/controls")
     @pin
     def calibration_camera_controls(seat: int) -> Any:
-        body = json_body()
+        body = json_body(fields=frozenset({"focus", "exposure_us"}))
         focus, exposure = body.get("focus"), body.get("exposure_us")
         if focus is not None and (not isinstance(focus, int | float) or isinstance(focus, bool)):
             raise BadRequest(f"focus must be a number of dioptres or null (auto), got {focus!r}")

@@ -64,7 +64,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     def sim_card() -> tuple[Response, int] | Response:
         if not board.sim:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
-        body = json_body()
+        body = json_body(fields=frozenset({"payload", "seat"}))
         seat = body.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MAX_SEAT:
             raise BadRequest(f'expected {{"payload": "...", "seat": 1..{MAX_SEAT}}}, got seat = {seat!r}')

@@ -264,7 +264,7 @@ def create_app(board: ServedBoard) -> Flask:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
         if stand_id not in board.state.board.stands:
             return error(404, f"unknown stand {stand_id!r}", stands=sorted(board.state.board.stands))
-        body = json_body()
+        body = json_body(fields=frozenset({"occupied"}))
         occupied = body.get("occupied")
         if not isinstance(occupied, bool):
             raise BadRequest(f'expected {{"occupied": true|false}}, got occupied = {occupied!r}')

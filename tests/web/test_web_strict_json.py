@@ -83,6 +83,23 @@ def test_the_pin_routes_refuse_unknown_keys_too(client, path: str, expected: str
     assert resp.get_json()["error"] == f"unknown field(s) zz_extra; expected {expected}"
 
 
+@pytest.mark.parametrize(("path", "body", "expected"), [
+    ("/api/sim/stands/T1", {"occupied": True}, "occupied"),
+    ("/api/sim/cards", {"payload": "x", "seat": 1}, "payload, seat"),
+    ("/api/calibration/sensors/start", {"mode": "fast"}, "confirm, mode, stand"),
+    ("/api/calibration/leds/start", {"count": 10}, "confirm, count"),
+    ("/api/calibration/leds/shift", {"by": 1}, "by, confirm"),
+    ("/api/calibration/cameras/1/controls", {"focus": 1}, "exposure_us, focus"),
+])
+def test_the_simulation_and_calibration_routes_refuse_unknown_keys(client, board: BoardApp, path: str,
+                                                                     body: dict, expected: str) -> None:
+    before = board.loop.state.seq
+    resp = _post(client, path, json.dumps({**body, "zz_extra": 1}))
+    assert resp.status_code == 400, resp.get_json()
+    assert resp.get_json()["error"] == f"unknown field(s) zz_extra; expected {expected}"
+    assert board.loop.state.seq == before  # nothing was done
+
+
 def test_a_board_made_value_json_cannot_carry_is_refused_by_the_event_checker(board: BoardApp) -> None:
     from kipukas_board.modes.kipukas.rules.events import EventError
 
