@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from kipukas_board.board.mapfile import available_maps, load_map, parse_map
 from kipukas_board.cli import main
 from kipukas_board.maker.parts.params import ReedHolder
-from kipukas_board.maker.parts.template import TemplateError, drawing, plan, to_svg
+from kipukas_board.maker.parts.template import STRIP_BAND, TemplateError, drawing, plan, to_svg
 from kipukas_board.maker.parts.template_pdf import OVERLAP, landscape, page_size, tiles
 from kipukas_board.show.layout import default_layout
 from tests.maptools import map_data, to_toml
@@ -124,3 +124,21 @@ def test_the_pdf_tiles_cover_every_point_of_the_map(width: float, depth: float, 
     # Neighbouring tiles overlap, so an alignment cross at a tile's corner shows on both pages.
     if len({t[1] for t in ts}) > 1:
         assert ts[1][2] == pytest.approx(area_w - OVERLAP)
+
+
+@pytest.mark.parametrize("name", available_maps())
+def test_no_led_piece_lies_over_a_stands_hole_or_another_piece(name: str) -> None:
+    """A strip piece drawn over a hole would be drilled through, and two pieces in one place cannot
+    both be laid: every piece keeps clear of every hole and every other piece."""
+    t = plan(load_map(name))
+    half = STRIP_BAND / 2
+    for p in t.leds:
+        x0, x1, y = p.start[0], p.end[0], p.start[1]
+        assert x0 >= 0 and x1 <= t.width and half <= y <= t.depth - half, f"{p.label} runs off the map"
+        for h in t.holes:
+            crosses = x0 - h.size / 2 < h.x < x1 + h.size / 2 and abs(h.y - y) < half + h.size / 2
+            assert not crosses, f"{name}: the LED piece of {p.label} lies over stand {h.stand}'s hole"
+    for i, a in enumerate(t.leds):
+        for b in t.leds[i + 1:]:
+            apart = a.end[0] <= b.start[0] or b.end[0] <= a.start[0] or abs(a.start[1] - b.start[1]) >= STRIP_BAND
+            assert apart, f"{name}: the LED pieces of {a.label} and {b.label} overlap"

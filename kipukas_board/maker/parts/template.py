@@ -146,23 +146,27 @@ def _too_close(holes: list[Hole]) -> list[tuple[str, str, float]]:
 
 def _piece(label: str, pixels: list[int], centre: tuple[float, float], holes: list[Hole],
            placed: list[LedPiece], width: float, depth: float) -> LedPiece:
-    """A horizontal piece centred near ``centre``, moved down, then up, in 6 mm steps until it clears
-    every hole and every piece already placed (or, past 30 mm, left where it was first tried)."""
+    """A horizontal piece centred near ``centre``: moved down, then up, in 6 mm steps until it clears
+    every hole and every piece already placed; failing that within 30 mm, moved sideways too (by
+    half its length and more) and up or down as far as 48 mm, nearest first; and only when nothing
+    there is clear, left where it was first tried."""
     length = len(pixels) * dim.STRIP_PITCH
-    first = None
-    for step in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5):
-        cx = min(max(centre[0], length / 2), width - length / 2)
-        cy = min(max(centre[1] + 6.0 * step, STRIP_BAND / 2), depth - STRIP_BAND / 2)
-        first = first or (cx, cy)
-        clear = not any(abs(h.x - cx) < length / 2 + h.size / 2 + 1 and abs(h.y - cy) < STRIP_BAND / 2 + h.size / 2 + 1
-                        for h in holes)
-        clear = clear and not any(
+
+    def at(dx: float, dy: float) -> tuple[float, float]:
+        return (min(max(centre[0] + dx, length / 2), width - length / 2),
+                min(max(centre[1] + dy, STRIP_BAND / 2), depth - STRIP_BAND / 2))
+
+    def clear(cx: float, cy: float) -> bool:
+        return not any(abs(h.x - cx) < length / 2 + h.size / 2 + 1 and abs(h.y - cy) < STRIP_BAND / 2 + h.size / 2 + 1
+                       for h in holes) and not any(
             abs((p.start[0] + p.end[0]) / 2 - cx) < (length + p.pixels * dim.STRIP_PITCH) / 2 + 2
             and abs(p.start[1] - cy) < STRIP_BAND + 5 for p in placed)
-        if clear:
-            break
-    else:
-        cx, cy = first
+
+    tries = [(0.0, 6.0 * step) for step in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5)]
+    side = length / 2 + 6.0
+    tries += sorted(((dx, 6.0 * k) for dx in (-side, side, -2 * side, 2 * side) for k in range(-8, 9)),
+                    key=lambda d: (math.hypot(*d), d))
+    cx, cy = next((c for c in (at(*d) for d in tries) if clear(*c)), at(0.0, 0.0))
     return LedPiece(label, pixels[0], len(pixels), (cx - length / 2, cy), (cx + length / 2, cy))
 
 
