@@ -187,7 +187,10 @@ class BoardMap:
         return sorted(n for n, t in self.territories.items() if not t.transit)
 
     def to_json(self) -> dict[str, Any]:
-        """The map as the page and ``GET /api/state`` show it."""
+        """The map as the page and ``GET /api/state`` show it (each stand with its ``place`` in words)."""
+        from kipukas_board.board.places import place_names
+
+        places = place_names(self)
         return {
             "name": self.name,
             "description": self.description,
@@ -198,7 +201,7 @@ class BoardMap:
             ],
             "stands": [
                 {"id": s.id, "kind": s.kind, "territory": s.territory, "x": s.x, "y": s.y,
-                 "dock": s.id in self.docks}
+                 "dock": s.id in self.docks, "place": places[s.id]}
                 for s in self.stands.values()
             ],
             "paths": [{"a": p.a, "b": p.b, "kind": p.kind} for p in self.paths],

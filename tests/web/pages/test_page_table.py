@@ -224,6 +224,11 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         seen["the end"] = _map_seen(page)
         low = {k: round(v, 2) for k, v in seen.items() if v < 0.8}
         assert not low, f"at {size[0]}x{size[1]} less than 80 % of the map is on the screen: {low}"
+        page.goto(srv.url + "/report")  # the report names stands as the page does
+        moments = page.text_content("body")
+        assert "Exposed to the storm: the west stand in Ember Ridge, the stand in Fern Hollow" in moments, moments
+        for sid in srv.board.loop.state.board.stands:
+            assert f" {sid} " not in f" {moments} ".replace(".", " ").replace(",", " "), (sid, moments)
         ctx.close()
         assert not errors, errors
 

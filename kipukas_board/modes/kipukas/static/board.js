@@ -12,40 +12,10 @@
   const who = (s, seat) => (player(s, seat) || {}).name || (seat == null ? "nobody" : `seat ${seat}`);
   const tname = (s, n) => ((s.map.territories || []).find((m) => m.number === n) || {}).name || "";
   const tlabel = (s, n) => (tname(s, n) ? `${tname(s, n)} (${n})` : `territory ${n}`);
-  // -- words players use: a stand by where it is, never its id ----------------------------------
-  // A territory's stand is "the territory stand of Ember Ridge"; a soul stand is named by the
-  // territory it is in and the one its path leads to ("the stand in Ember Ridge towards Fern
-  // Hollow"), or by its side of the territory when that says it better.
+  // -- words players use: a stand by where it is, never its id (the map sent names each stand's
+  // place, board/places.py: "the stand in Ember Ridge towards Fern Hollow") ---------------------
   let places = null;
-  function placeNames(s) {
-    const stands = (s.map && s.map.stands) || [];
-    const byId = new Map(stands.map((x) => [x.id, x]));
-    const names = new Map();
-    for (const st of stands) {
-      const home = tname(s, st.territory) || `territory ${st.territory}`;
-      if (st.kind === "territory") { names.set(st.id, `the territory stand of ${home}`); continue; }
-      const mates = stands.filter((x) => x.territory === st.territory && x.kind !== "territory");
-      const towards = [...new Set((s.map.paths || []).filter((p) => p.a === st.id || p.b === st.id)
-        .map((p) => byId.get(p.a === st.id ? p.b : p.a)).filter((o) => o && o.territory !== st.territory)
-        .map((o) => tname(s, o.territory) || `territory ${o.territory}`))];
-      const clash = (m) => m.id !== st.id && towards.length && (s.map.paths || []).some((p) => {
-        const o = byId.get(p.a === m.id ? p.b : p.b === m.id ? p.a : null);
-        return o && o.territory !== st.territory && towards.includes(tname(s, o.territory) || `territory ${o.territory}`);
-      });
-      if (towards.length && !mates.some(clash)) {
-        names.set(st.id, `the stand in ${home} towards ${towards.join(" and ")}`);
-        continue;
-      }
-      if (mates.length < 2) { names.set(st.id, `the soul stand in ${home}`); continue; }
-      const xs = mates.map((m) => m.x), ys = mates.map((m) => m.y);
-      const wide = Math.max(...xs) - Math.min(...xs) >= Math.max(...ys) - Math.min(...ys);
-      const [lo, hi] = wide ? [Math.min(...xs), Math.max(...xs)] : [Math.min(...ys), Math.max(...ys)];
-      const v = wide ? st.x : st.y;
-      const side = v === lo ? (wide ? "west" : "north") : v === hi ? (wide ? "east" : "south") : "middle";
-      names.set(st.id, `the ${side} stand in ${home}`);
-    }
-    return names;
-  }
+  const placeNames = (s) => new Map(((s.map && s.map.stands) || []).map((x) => [x.id, x.place]));
   const place = (s, sid) => ((places || (places = placeNames(s))).get(sid)) || "a stand";
   KB.place = (sid) => place(state, sid);  // for souls.js
   // The board's sentences with each stand id put in words ("stand M3a" and bare "M3a" alike).

@@ -1,0 +1,76 @@
+"""Stands named by where they are, in the words players use, never by their ids.
+
+A territory's stand is "the territory stand of Ember Ridge"; a soul stand is named by the territory
+it is in and the ones its paths lead to ("the stand in Ember Ridge towards Fern Hollow"), or by its
+side of the territory when two stands there lead the same way. The page reads these names from
+the map it is sent; the game report rewrites its sentences with :func:`in_words`.
+
+Example::
+
+    >>> from kipukas_board.board.mapfile import load_map
+    >>> board = load_map("kipuka-8")
+    >>> place_names(board)["T1"]
+    'the territory stand of Ember Ridge'
+    >>> in_words(board, "Exposed to the storm: stand M1a and stand T4.")
+    'Exposed to the storm: the west stand in Ember Ridge and the territory stand of Grey Peaks.'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kipukas_board.board.mapfile import BoardMap
+
+
+def _home(board: BoardMap, number: int) -> str:
+    t = board.territories.get(number)
+    return (t.name if t is not None else "") or f"territory {number}"
+
+
+def _leads_to(board: BoardMap, sid: str) -> list[str]:
+    """The other territories ``sid``'s paths lead to, by name, in the map's order."""
+    here = board.stands[sid].territory
+    out: list[str] = []
+    for p in board.paths:
+        other = p.b if p.a == sid else p.a if p.b == sid else None
+        o = board.stands.get(other) if other is not None else None
+        if o is not None and o.territory != here and _home(board, o.territory) not in out:
+            out.append(_home(board, o.territory))
+    return out
+
+
+def place_names(board: BoardMap) -> dict[str, str]:
+    """Every stand of ``board`` by where it is (see the module's docstring)."""
+    names: dict[str, str] = {}
+    for st in board.stands.values():
+        home = _home(board, st.territory)
+        if st.kind == "territory":
+            names[st.id] = f"the territory stand of {home}"
+            continue
+        mates = [m for m in board.stands.values() if m.territory == st.territory and m.kind != "territory"]
+        towards = _leads_to(board, st.id)
+        clash = any(m.id != st.id and set(_leads_to(board, m.id)) & set(towards) for m in mates)
+        if towards and not clash:
+            names[st.id] = f"the stand in {home} towards {' and '.join(towards)}"
+            continue
+        if len(mates) < 2:
+            names[st.id] = f"the soul stand in {home}"
+            continue
+        xs, ys = [m.x for m in mates], [m.y for m in mates]
+        wide = max(xs) - min(xs) >= max(ys) - min(ys)
+        lo, hi = (min(xs), max(xs)) if wide else (min(ys), max(ys))
+        v = st.x if wide else st.y
+        side = ("west" if wide else "north") if v == lo else ("east" if wide else "south") if v == hi else "middle"
+        names[st.id] = f"the {side} stand in {home}"
+    return names
+
+
+def in_words(board: BoardMap, text: str) -> str:
+    """``text`` with every stand id ("stand M3a" and a bare "M3a" alike) put by where it is."""
+    if not board.stands or not text:
+        return text
+    names = place_names(board)
+    ids = "|".join(re.escape(sid) for sid in sorted(board.stands, key=len, reverse=True))
+    return re.sub(rf"(?:\bstands? )?\b({ids})\b", lambda m: names[m.group(1)], text)
