@@ -128,6 +128,9 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
             return f"The game was ended: {seat('winner')} wins."
         return "The game was ended."
     if kind == "card":
+        card = event.get("card")
+        if isinstance(card, dict) and card.get("mode"):  # a card game's card: its players are not ``names``
+            return f"{card.get('name') or 'A card'} was shown at seat {event.get('seat')}."
         held = names.get(event.get("seat"))  # type: ignore[arg-type]
         return f"A card was shown at {held}'s seat." if held else f"A card was shown at seat {event.get('seat')}."
     if kind == "soul_bind":

@@ -106,3 +106,19 @@ def test_the_recorded_kipukas_game_reports_as_before():
     assert got == want
     whole = [(s, json.loads(line)["ts"], e) for line, (s, e) in zip(lines, read_lines(lines), strict=True)]
     assert game_report(whole, load_map("kipuka-8"))["players"][0]["name"] == "Player 1"  # the last game, Kipukas
+
+
+def test_the_log_names_a_duel_card_by_its_card_not_by_a_later_games_player(data_dir, capsys):
+    """The log is read with the names of the game on the table now; a duel's card shown before a
+    Kipukas game is told by the card, never as shown at that Kipukas player's seat."""
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    with Table(data_dir) as t:
+        t.act("new-game", {"game": "duel", "players": duel_players("iv8-p1", "iv8-p2"), "challenged": 1})
+        assert t.client.post("/api/sim/cards", json={"payload": "duel:punch", "seat": 1}).status_code == 200
+        shown = t.board.journal.last_seq()
+        t.act("duel/concede", {"seat": 2})
+        t.new_game(2, first_placer=1)
+        log = {e["seq"]: e["text"] for e in t.client.get("/api/log").get_json()["entries"]}
+        assert log[shown] == "Punch was shown at seat 1.", log[shown]
