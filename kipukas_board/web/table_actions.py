@@ -130,6 +130,10 @@ def register(app: Any, board: ServedBoard) -> None:
         body = json_body(required=False)
         only(body, {"confirm"})
         s = state()
+        if not s.undo and s.paused is not None:  # nothing of this game yet: the paused one is a Resume away
+            now, was = board.modes.get(s.game), board.modes.get(s.paused.game)
+            raise Conflict(f"nothing to undo since {now.a_game if now else s.game} began; "
+                           f"{was.title if was else s.paused.game} is paused: Resume (on any page) brings it back")
         if not s.undo or s.undo[-1].expired:
             raise Conflict("nothing to undo" if not s.undo else "the last action is too far back to undo")
         top = s.undo[-1]

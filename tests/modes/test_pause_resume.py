@@ -109,3 +109,12 @@ def test_a_duel_action_while_the_duel_is_paused_says_resume_brings_it_back(data_
         why = t.act("duel/pass", {"seat": 1}, status=409)["error"]
         assert "card duel is paused" in why and "Resume (on any page) brings it back" in why, why
         assert "start one" not in why, why
+
+
+def test_the_tables_undo_right_after_a_duel_began_points_to_the_paused_game_too(data_dir: Path) -> None:
+    """The Kipukas page's Undo (``POST /api/actions/undo``) says what the duel page's says."""
+    with Table(data_dir) as t:
+        kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+        why = t.act("undo", status=409)["error"]
+        assert why == "nothing to undo since a card duel began; Kipukas is paused: Resume (on any page) brings it back"
