@@ -98,6 +98,9 @@ def test_the_reed_holder_takes_the_reed_glass_upright(built: Path, kind: str) ->
         assert not inside(part, 0, 0, z)
         assert not inside(part, 0, -spec.REED_GLASS_DIAMETER_MM / 2, z)  # away from the lead slot (+x)
         assert inside(part, 0, -(p.glass_bore / 2 + 0.5), z)
+        # The bore is the spec's hole, not merely some hole the glass fits: plastic just past it.
+        assert not inside(part, 0, -(spec.REED_HOLE_DIAMETER_MM / 2 - 0.05), z)
+        assert inside(part, 0, -(spec.REED_HOLE_DIAMETER_MM / 2 + 0.05), z)
     assert inside(part, 0, -(p.glass_bore / 2 + 0.5), glass_bottom - 0.5)  # the glass rests on a floor
     assert not inside(part, 0, 0, 0.5)  # the bottom lead's hole
     # The top lead's bend needs its room: the gap the magnet sees is the spec's plus what the bend takes.
