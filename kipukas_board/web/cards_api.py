@@ -48,9 +48,12 @@ def register(app: Flask, board: ServedBoard) -> None:
         if not board.sim:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
         store = board.card_desk.catalog.store
+        # Each card its own serial ("Sim" and its number; the page puts the seat in too), so two cards
+        # shown at two seats are never taken for one physical card at both.
         known = [{"game": "Kipukas", "title": json.loads(data).get("title") or code,
-                  "payload": f"kpks.us/{code}#0001?Simulated"}
-                 for code, data in store.all("SELECT code, data FROM cards ORDER BY code LIMIT ?", (MAX_KNOWN,))]
+                  "payload": f"kpks.us/{code}#0001?Sim{n:04d}"}
+                 for n, (code, data) in enumerate(store.all("SELECT code, data FROM cards ORDER BY code LIMIT ?",
+                                                            (MAX_KNOWN,)))]
         prefixes = {mode: prefix for prefix, mode in board.card_desk.mode_prefixes.items()}
         titles = {m.name: m.title for m in board.modes.values()}
         for mode, cid, data in store.all("SELECT mode, id, data FROM mode_cards ORDER BY mode, id LIMIT ?",

@@ -354,5 +354,16 @@ def test_in_simulation_the_page_shows_any_known_card_at_a_seat(browser, tmp_path
         page.wait_for_function("() => document.querySelector('#cards').textContent.includes('Ben: Raven')",
                                timeout=3000)
         assert any(c.get("seat") == 2 and c.get("code") == "ZrrD" for c in srv.board.loop.state.cards)
+        page.select_option("#sim-card-pick", label="Raven")  # the same design at the other seat: another copy
+        page.select_option("#sim-card-seat", label="Ana")
+        page.click('#sim-card button[type="submit"]')
+        page.wait_for_function("() => document.querySelector('#cards').textContent.includes('Ana: Raven')",
+                               timeout=3000)
+        page.select_option("#sim-card-pick", index=0)  # and another card at Ben's seat
+        page.select_option("#sim-card-seat", label="Ben")
+        page.click('#sim-card button[type="submit"]')
+        page.wait_for_timeout(500)
+        twice = [p for p in srv.board.loop.state.problems if "two seats" in p]
+        assert not twice, f"simulated cards must be distinct physical cards: {twice}"
         ctx.close()
         assert not errors, errors

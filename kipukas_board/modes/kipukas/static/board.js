@@ -737,7 +737,9 @@
     simCard.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       const seat = Number(document.getElementById("sim-card-seat").value);
-      const payload = document.getElementById("sim-card-pick").value.replace("#0001?", `#${String(seat).padStart(4, "0")}?`);
+      // The seat's own copy of the card, with its own serial: the same design at two seats is two cards.
+      const payload = document.getElementById("sim-card-pick").value
+        .replace("#0001?Sim", `#${String(seat).padStart(4, "0")}?Sim${seat}x`);
       try {
         const r = await api("/api/sim/cards", { payload, seat });
         message(`${r.title || "The card"} shown at ${who(state, seat)}'s seat.`, "ok");
