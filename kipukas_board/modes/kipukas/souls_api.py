@@ -29,7 +29,7 @@ from flask import Blueprint, Response, jsonify, request
 from kipukas_board.modes.kipukas.actions import checker
 from kipukas_board.modes.kipukas.rules.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
-from kipukas_board.web.submit import Conflict, Submitter, int_field
+from kipukas_board.web.submit import Conflict, Submitter, int_field, only_fields
 
 if TYPE_CHECKING:
     from kipukas_board.web.served import ServedBoard
@@ -54,10 +54,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     pin = require_pin(board)
     refused = checker(board)
 
-    def only(body: dict[str, Any], allowed: set[str]) -> None:
-        extra = sorted(set(body) - allowed)
-        if extra:
-            raise BadRequest(f"unexpected field(s) {', '.join(extra)}; expected {', '.join(sorted(allowed))}")
+    only = only_fields
 
     def refuse(kind: str) -> None:
         """The rules' refusal of a ``kind`` event now (not in play), before anything is read or rolled."""

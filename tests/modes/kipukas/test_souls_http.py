@@ -103,7 +103,7 @@ def test_bind_unbind_fix_and_bad_bodies(data_dir: Path) -> None:
         t.act("soul-unbind", {"soul": "HMPU#0001"})
         assert t.state()["souls"][0]["stand"] is None
         assert "soul" in t.act("soul-fix", {"soul": 5}, status=400)["error"]
-        assert "unexpected" in t.act("soul-bind", {"stand": "M2b", "soul": "x", "hat": 1}, status=400)["error"]
+        assert "unknown field(s) hat" in t.act("soul-bind", {"stand": "M2b", "soul": "x", "hat": 1}, status=400)["error"]
         r = t.client.post("/api/actions/soul-unbind", json={"soul": "HMPU#0001"}, headers={"X-Admin-Pin": "0"})
         assert r.status_code in (401, 403) and PIN != "0"
 
@@ -123,3 +123,13 @@ def test_a_failed_retreat_roll_names_its_souls_and_ends_their_attacks(data_dir: 
         assert next(s for s in t.state()["souls"] if s["id"] == "HMPU#0001")["attack_spent"]
         spent = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001")
         assert spent.status_code == 409 and "its retreat failed" in spent.get_json()["error"]
+
+
+def test_an_unknown_field_is_refused_in_the_words_of_every_other_action(data_dir: Path) -> None:
+    """The souls' routes check a body's fields with the board's one helper, so a typo reads as it does
+    on ``/api/actions/timer``: 'unknown field(s) ...; expected ...'."""
+    with Table(data_dir) as t:
+        timer = t.act("timer", {"lable": "x"}, status=400)["error"]
+        damage = t.act("soul-damage", {"soul": "HMPU#0001", "damage": 1}, status=400)["error"]
+        assert timer.startswith("unknown field(s) lable; expected ")
+        assert damage == "unknown field(s) damage; expected by, cause, count, healed, soul"
