@@ -19,6 +19,10 @@ Example::
     Traceback (most recent call last):
     ...
     kipukas_board.strictjson.JSONValueError: the JSON body holds NaN, which JSON does not allow (numbers must be finite)
+    >>> loads('{"seat": 1, "seat": 2}')
+    Traceback (most recent call last):
+    ...
+    kipukas_board.strictjson.JSONValueError: the JSON body gives the key 'seat' twice in one object; give each key once
     >>> problem({"options": {"note": float("inf")}})
     'options.note is inf (numbers must be finite)'
     >>> repair_loads('{"a": [1, NaN]}')
@@ -43,8 +47,8 @@ class JSONValueError(ValueError):
 
 
 def loads(text: str | bytes, what: str = "the JSON body") -> Any:
-    """Parse ``text`` strictly; :class:`JSONValueError` for NaN, Infinity or a number out of range
-    (plain ``ValueError`` for text that is not JSON at all)."""
+    """Parse ``text`` strictly; :class:`JSONValueError` for NaN, Infinity, a number out of range or
+    a key given twice in one object (plain ``ValueError`` for text that is not JSON at all)."""
 
     def constant(name: str) -> Any:
         raise JSONValueError(f"{what} holds {name}, which JSON does not allow (numbers must be finite)")
@@ -62,7 +66,17 @@ def loads(text: str | bytes, what: str = "the JSON body") -> Any:
                                  f"which is out of range (at most {MAX_INT} either way)")
         return int(s)
 
-    return json.loads(text, parse_constant=constant, parse_float=real, parse_int=whole)
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        # Python keeps the last of a key given twice, other readers the first: refused, so no two
+        # readers of one body can disagree about what it says.
+        obj: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in obj:
+                raise JSONValueError(f"{what} gives the key {key[:40]!r} twice in one object; give each key once")
+            obj[key] = value
+        return obj
+
+    return json.loads(text, parse_constant=constant, parse_float=real, parse_int=whole, object_pairs_hook=unique)
 
 
 def _path(where: str, key: object) -> str:

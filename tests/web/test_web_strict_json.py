@@ -48,6 +48,13 @@ def test_a_number_json_cannot_carry_is_refused_at_parse(client, board: BoardApp,
     strictjson.loads(client.get("/api/state").get_data(as_text=True))
 
 
+def test_a_key_given_twice_is_refused_naming_it(client, board: BoardApp) -> None:
+    resp = _post(client, "/api/sim/stands/T1", '{"occupied": false, "occupied": true}')
+    assert resp.status_code == 400
+    assert resp.get_json()["error"] == "the JSON body gives the key 'occupied' twice in one object; give each key once"
+    assert not board.loop.state.stands["T1"].occupied
+
+
 def test_every_route_parses_the_same_strict_way(client) -> None:
     resp = _post(client, "/api/sim/stands/T1", '{"occupied": NaN}')
     assert resp.status_code == 400 and "NaN" in resp.get_json()["error"]
