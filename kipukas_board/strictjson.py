@@ -42,6 +42,16 @@ log = logging.getLogger(__name__)
 MAX_INT = 2**53 - 1
 
 
+def is_int(v: Any) -> bool:
+    """Whether ``v`` is a whole number as JSON gives it: an ``int`` but never a bool, which Python
+    counts as one (``true`` must not pass for 1 in a card file, a table or an event).
+
+    >>> is_int(3), is_int(True), is_int(3.0)
+    (True, False, False)
+    """
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 class JSONValueError(ValueError):
     """A value JSON cannot carry (NaN, Infinity, a number out of range); the message says where."""
 
@@ -130,7 +140,7 @@ def repaired(value: Any) -> tuple[Any, list[str]]:
 
     def fix(v: Any, where: str) -> Any:
         if isinstance(v, float) and not math.isfinite(v) or (
-                isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_INT):
+                is_int(v) and abs(v) > MAX_INT):
             where_fixed.append(where or "the value")
             return None
         if isinstance(v, dict):

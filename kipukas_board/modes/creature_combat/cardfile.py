@@ -29,6 +29,7 @@ from kipukas_board.modes.base import CardFileError
 from kipukas_board.modes.creature_combat.events import ID_RE
 from kipukas_board.modes.creature_combat.rules import BIOMES, card_cost, deck_problems, stars_for
 from kipukas_board.modes.deckfile import MAX_TEXT, read_deck_file
+from kipukas_board.strictjson import is_int
 
 
 @dataclass
@@ -43,10 +44,6 @@ class CardFile:
         common = {"deck": self.deck, "mode": "creature-combat"}
         return ([{**c, "kind": "creature", "title": f"{c['name']} ({c['species']})", **common} for c in self.creatures]
                 + [{**d, "kind": "land", "title": f"{d['name']} ({d['biome']})", **common} for d in self.lands])
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _text(v: Any, required: bool = True) -> bool:
@@ -78,13 +75,13 @@ def _creature(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]
         if not _text(c.get(name)):
             bad.append(f"{where}: field {name!r} must be text (1 to {MAX_TEXT} characters), got {c.get(name)!r:.40}")
     for name in ("ability", "variant", "version"):
-        if name in c and not _text(c[name], required=False) and not _int(c[name]):
+        if name in c and not _text(c[name], required=False) and not is_int(c[name]):
             bad.append(f"{where}: field {name!r} must be text, got {c[name]!r:.40}")
     cost, base = c.get("cost"), c.get("base_power")
-    if not _int(cost) or not 1 <= cost <= 100:
+    if not is_int(cost) or not 1 <= cost <= 100:
         bad.append(f"{where}: field 'cost' must be a whole number 1 to 100, got {cost!r}")
         cost = None
-    if not _int(base) or base < 0:
+    if not is_int(base) or base < 0:
         bad.append(f"{where}: field 'base_power' must be a whole number from 0 up, got {base!r}")
         base = None
     biomes = c.get("biomes", {})
@@ -94,7 +91,7 @@ def _creature(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]
     for b, v in biomes.items():
         if b not in BIOMES:
             bad.append(f"{where}: field 'biomes.{b}': no such biome (expected {', '.join(BIOMES)})")
-        if not _int(v):
+        if not is_int(v):
             bad.append(f"{where}: field 'biomes.{b}' must be a whole number (the modifier), got {v!r}")
     types = c.get("types", [])
     if not isinstance(types, list) or not all(_text(t) for t in types):
@@ -103,14 +100,14 @@ def _creature(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]
     if cost is not None:
         if stars is None:
             stars = stars_for(cost)
-        elif not _int(stars) or stars != stars_for(cost):
+        elif not is_int(stars) or stars != stars_for(cost):
             bad.append(f"{where}: field 'stars' must be cost / 10 rounded up = {stars_for(cost)} for cost {cost}, "
                        f"got {stars!r}")
     for name in ("ability_cost", "discount"):
-        if name in c and (not _int(c[name]) or c[name] < 0):
+        if name in c and (not is_int(c[name]) or c[name] < 0):
             bad.append(f"{where}: field {name!r} must be a whole number from 0 up, got {c[name]!r}")
-    known_ability = c.get("ability_cost") if _int(c.get("ability_cost")) else (0 if not c.get("ability") else None)
-    discount = c.get("discount", 0) if _int(c.get("discount", 0)) else 0
+    known_ability = c.get("ability_cost") if is_int(c.get("ability_cost")) else (0 if not c.get("ability") else None)
+    discount = c.get("discount", 0) if is_int(c.get("discount", 0)) else 0
     if cost is not None and base is not None and known_ability is not None and not bad:
         want = card_cost(base, biomes, known_ability, discount)
         if want != cost:

@@ -17,14 +17,11 @@ from typing import Any
 
 from kipukas_board.modes.creature_combat.rules import BIOMES, EVENT_TYPES, MAX_ADJUST, SLOTS
 from kipukas_board.modes.kipukas.rules.events import EventError, check_players, register_event_type
+from kipukas_board.strictjson import is_int
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 MAX_REASON = 200
 MAX_CARDS = 2000
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _id(e: dict[str, Any], name: str, what: str) -> None:
@@ -38,13 +35,13 @@ def _seat(e: dict[str, Any], name: str = "seat", optional: bool = False) -> None
     if optional and e.get(name) is None:
         return
     v = e.get(name)
-    if not _int(v) or not 1 <= v <= 8:
+    if not is_int(v) or not 1 <= v <= 8:
         raise EventError(f"{e['type']!r} event field {name!r} must be a seat number 1 to 8, got {v!r}")
 
 
 def _small(e: dict[str, Any], name: str) -> None:
     v = e.get(name, 0)
-    if not _int(v) or not -MAX_ADJUST <= v <= MAX_ADJUST:
+    if not is_int(v) or not -MAX_ADJUST <= v <= MAX_ADJUST:
         raise EventError(f"{e['type']!r} event field {name!r} must be a whole number from {-MAX_ADJUST} to "
                          f"{MAX_ADJUST}, got {v!r}")
 
@@ -73,16 +70,16 @@ def check_new_game(e: dict[str, Any]) -> None:
                     raise EventError(f"{w}.biome must be one of {', '.join(BIOMES)}, got {c.get('biome')!r}")
                 continue
             for name in ("cost", "stars", "base_power"):
-                if not _int(c.get(name)):
+                if not is_int(c.get(name)):
                     raise EventError(f"{w}.{name} must be a whole number, got {c.get(name)!r}")
             b = c.get("biomes", {})
-            if not isinstance(b, dict) or not all(k in BIOMES and _int(v) for k, v in b.items()):
+            if not isinstance(b, dict) or not all(k in BIOMES and is_int(v) for k, v in b.items()):
                 raise EventError(f"{w}.biomes must map biomes to whole numbers, got {b!r:.80}")
     opts = e.get("options", {})
     if not isinstance(opts, dict) or set(opts) - {"deck_cost", "land_deck"}:
         raise EventError(f"'new_game' event field 'options' may hold deck_cost and land_deck, got {opts!r:.80}")
     for k, v in opts.items():
-        if not _int(v) or not 1 <= v <= 10000:
+        if not is_int(v) or not 1 <= v <= 10000:
             raise EventError(f"'new_game' event field 'options.{k}' must be a whole number from 1 up, got {v!r}")
     if "table" in e and not isinstance(e["table"], dict):
         raise EventError(f"'new_game' event field 'table' must be the table layout object, got {e['table']!r:.60}")
@@ -92,7 +89,7 @@ def check_cc_event(e: dict[str, Any]) -> None:
     kind = e["type"]
     if kind == "cc_deal":
         _id(e, "land", "the land's id")
-        if e.get("slot") is not None and (not _int(e["slot"]) or not 1 <= e["slot"] <= SLOTS):
+        if e.get("slot") is not None and (not is_int(e["slot"]) or not 1 <= e["slot"] <= SLOTS):
             raise EventError(f"'cc_deal' event field 'slot' must be a land slot 1 to {SLOTS}, got {e['slot']!r}")
     elif kind in ("cc_done", "cc_concede"):
         _seat(e)

@@ -31,6 +31,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import MAPS_DIR
 from kipukas_board.modes.creature_combat.rules import SLOTS
+from kipukas_board.strictjson import is_int
 
 TABLES_DIR = MAPS_DIR / "tables"
 DEFAULT_TABLE = "creature-combat"
@@ -42,10 +43,6 @@ class TableError(ValueError):
         super().__init__(f"{source}: table layout not usable, {len(problems)} problem(s): " + "; ".join(problems))
         self.source = source
         self.problems = problems
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def table_path(name_or_path: str) -> Path:
@@ -93,13 +90,13 @@ def parse_table(text: str, source: str = "<table>") -> dict[str, Any]:
         bad = set(s) - {"number", "name", "segment", "pixels", "x", "y"}
         if bad:
             problems.append(f"{w}: unknown field(s) {', '.join(sorted(bad))}")
-        if not _int(s.get("number")) or not 1 <= s["number"] <= SLOTS:
+        if not is_int(s.get("number")) or not 1 <= s["number"] <= SLOTS:
             problems.append(f"{w}.number must be 1 to {SLOTS}, got {s.get('number')!r}")
         else:
             numbers.append(s["number"])
-        if "segment" in s and (not _int(s["segment"]) or s["segment"] < 1):
+        if "segment" in s and (not is_int(s["segment"]) or s["segment"] < 1):
             problems.append(f"{w}.segment must be a territory number (its LED segment), got {s['segment']!r}")
-        if "pixels" in s and (not isinstance(s["pixels"], list) or not all(_int(p) and p >= 0 for p in s["pixels"])):
+        if "pixels" in s and (not isinstance(s["pixels"], list) or not all(is_int(p) and p >= 0 for p in s["pixels"])):
             problems.append(f"{w}.pixels must be a list of pixel indexes, got {s['pixels']!r:.60}")
         for k in ("x", "y"):
             if not isinstance(s.get(k), int | float) or isinstance(s.get(k), bool):
@@ -118,13 +115,13 @@ def parse_table(text: str, source: str = "<table>") -> dict[str, Any]:
         bad = set(s) - {"seat", "x", "y", "pixels"}
         if bad:
             problems.append(f"{w}: unknown field(s) {', '.join(sorted(bad))}")
-        if not _int(s.get("seat")) or not 1 <= s["seat"] <= 8:
+        if not is_int(s.get("seat")) or not 1 <= s["seat"] <= 8:
             problems.append(f"{w}.seat must be a seat number 1 to 8, got {s.get('seat')!r}")
         elif s["seat"] in seen:
             problems.append(f"{w}.seat {s['seat']} is given twice")
         else:
             seen.add(s["seat"])
-        if "pixels" in s and (not isinstance(s["pixels"], list) or not all(_int(p) and p >= 0 for p in s["pixels"])):
+        if "pixels" in s and (not isinstance(s["pixels"], list) or not all(is_int(p) and p >= 0 for p in s["pixels"])):
             problems.append(f"{w}.pixels must be a list of pixel indexes, got {s['pixels']!r:.60}")
     if problems:
         raise TableError(source, problems)

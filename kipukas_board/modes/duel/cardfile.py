@@ -34,6 +34,7 @@ from kipukas_board.modes.deckfile import MAX_TEXT, read_deck_file
 from kipukas_board.modes.duel.effects import CONDITIONS, DESTROYS, INSTANT_ONLY_PER, PER, SIDES, WHATS
 from kipukas_board.modes.duel.events import ID_RE
 from kipukas_board.modes.duel.rules import MAX_COPIES, STATUSES, TYPES, deck_problems, is_exotic
+from kipukas_board.strictjson import is_int
 
 SCHOOLS = ("rock", "earth", "water", "ice", "air", "spark", "fire", "metal")
 MAX_EFFECTS = 8
@@ -61,10 +62,6 @@ class DuelCardFile:
 
     def summary(self) -> str:
         return f"{sum(c['copies'] for c in self.cards)} cards ({len(self.cards)} different)"
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _text(v: Any) -> bool:
@@ -112,7 +109,7 @@ def _card(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
     if not isinstance(exotic, bool):
         bad.append(f"{where}: field 'exotic' must be true or false, got {exotic!r:.20}")
     copies = c.get("copies", 1)
-    if not _int(copies) or not 1 <= copies <= MAX_COPIES:
+    if not is_int(copies) or not 1 <= copies <= MAX_COPIES:
         bad.append(f"{where}: field 'copies' must be 1 to {MAX_COPIES}, got {copies!r:.20}")
         copies = 1
     elif (exotic is True or marked) and copies > 1:
@@ -133,7 +130,7 @@ def _card(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
     if hands is not None:
         if kind not in ("assist", "trap"):
             bad.append(f"{where}: field 'hands' is for assists and traps, this is {kind!r}")
-        elif not _int(hands) or not 1 <= hands <= 2:
+        elif not is_int(hands) or not 1 <= hands <= 2:
             bad.append(f"{where}: field 'hands' must be 1 or 2, got {hands!r:.20}")
         elif kind == "trap" and hands != 1:
             bad.append(f"{where}: field 'hands' is {hands}, but a trap always needs 1 hand")
@@ -141,7 +138,7 @@ def _card(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
     if shield is not None:
         if kind != "assist":
             bad.append(f"{where}: field 'shield' is for assists, this is {kind!r}")
-        elif not _int(shield) or not 0 <= shield <= MAX_NUMBER:
+        elif not is_int(shield) or not 0 <= shield <= MAX_NUMBER:
             bad.append(f"{where}: field 'shield' must be a whole number 0 to {MAX_NUMBER}, got {shield!r:.20}")
     effects = c.get("effects", [])
     if not isinstance(effects, list) or len(effects) > MAX_EFFECTS:
@@ -156,9 +153,9 @@ def _card(c: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
         schools, list) else [], "exotic": exotic is True or marked, "text": c.get("text", ""), "copies": copies,
         "status": list(status), "effects": [dict(e) for e in effects if isinstance(e, dict)]}
     if kind in ("assist", "trap"):
-        card["hands"] = hands if _int(hands) else 1
+        card["hands"] = hands if is_int(hands) else 1
     if kind == "assist":
-        card["shield"] = shield if _int(shield) else 0
+        card["shield"] = shield if is_int(shield) else 0
     for k in ("summon", "stay"):
         if k in c:
             card[k] = c[k]
@@ -177,7 +174,7 @@ def _effect(e: Any, where: str, kind: Any) -> list[str]:
     for k in sorted(set(e) - known):
         bad.append(f"{where}: unknown key {k!r} (expected {', '.join(sorted(known))})")
     v = e[what]
-    if what in ("attack", "defense", "draw") and (not _int(v) or not -MAX_NUMBER <= v <= MAX_NUMBER):
+    if what in ("attack", "defense", "draw") and (not is_int(v) or not -MAX_NUMBER <= v <= MAX_NUMBER):
         bad.append(f"{where}.{what} must be a whole number -{MAX_NUMBER} to {MAX_NUMBER}, got {v!r:.20}")
     if what == "destroy" and v not in DESTROYS:
         bad.append(f"{where}.destroy must be one of {', '.join(DESTROYS)}, got {v!r:.20}")
@@ -193,7 +190,7 @@ def _effect(e: Any, where: str, kind: Any) -> list[str]:
             bad.append(f"{where}.per {per!r} counts only for draw (attack and defense feed it)")
         if per == "named" and not _text(e.get("name")):
             bad.append(f"{where}.name must name the card counted by per = \"named\", got {e.get('name')!r:.40}")
-    if "every" in e and (not _int(e["every"]) or not 1 <= e["every"] <= MAX_NUMBER or per is None):
+    if "every" in e and (not is_int(e["every"]) or not 1 <= e["every"] <= MAX_NUMBER or per is None):
         bad.append(f"{where}.every must be a whole number 1 to {MAX_NUMBER} with a per, got {e['every']!r:.20}")
     conds = [k for k in CONDITIONS if k in e]
     if len(conds) > 1:

@@ -17,6 +17,7 @@ from typing import Any
 from kipukas_board.modes.duel.effects import SIDES
 from kipukas_board.modes.duel.rules import EVENT_TYPES, HEARTS, MAX_ADJUST, POOL_LIMIT, TYPES
 from kipukas_board.modes.kipukas.rules.events import EventError, check_players, register_event_type
+from kipukas_board.strictjson import is_int
 
 #: A card's id (its QR payload is ``duel:`` + id).
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
@@ -25,10 +26,6 @@ CARD_RE = re.compile(ID_RE.pattern + r"(#[0-9]{1,2})?")
 MAX_REASON = 200
 MAX_CARDS = 200
 MOVES = ("discard", "destroy", "trash", "limbo", "bottom", "pool")
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _card(e: dict[str, Any], name: str, optional: bool = False) -> None:
@@ -44,7 +41,7 @@ def _seat(e: dict[str, Any], optional: bool = False) -> None:
     v = e.get("seat")
     if optional and v is None:
         return
-    if not _int(v) or not 1 <= v <= 8:
+    if not is_int(v) or not 1 <= v <= 8:
         raise EventError(f"{e['type']!r} event field 'seat' must be a seat number 1 to 8, got {v!r}")
 
 
@@ -65,7 +62,7 @@ def check_new_game(e: dict[str, Any]) -> None:
         raise EventError(f"'new_game' event field 'challenged' must be one of the seats {sorted(seats)}, "
                          f"got {e.get('challenged')!r}")
     hearts = e.get("hearts", HEARTS)
-    if not _int(hearts) or not 1 <= hearts <= 10:
+    if not is_int(hearts) or not 1 <= hearts <= 10:
         raise EventError(f"'new_game' event field 'hearts' must be 1 to 10 (the same for both), got {hearts!r}")
     cards = e.get("cards")
     if not isinstance(cards, list) or not cards or len(cards) > MAX_CARDS:
@@ -83,7 +80,7 @@ def check_new_game(e: dict[str, Any]) -> None:
             raise EventError(f"{w}.seat must be one of the players' seats {sorted(seats)}, got {c.get('seat')!r}")
         if c.get("type") not in TYPES:
             raise EventError(f"{w}.type must be one of {', '.join(TYPES)}, got {c.get('type')!r}")
-        if not _int(c.get("copies", 1)) or not 1 <= c.get("copies", 1) <= 30:
+        if not is_int(c.get("copies", 1)) or not 1 <= c.get("copies", 1) <= 30:
             raise EventError(f"{w}.copies must be 1 to 30, got {c.get('copies')!r}")
         if not isinstance(c.get("name"), str) or not isinstance(c.get("effects", []), list):
             raise EventError(f"{w} must have a name and a list of effects")
@@ -111,7 +108,7 @@ def check_duel_event(e: dict[str, Any]) -> None:
         _card(e, "card")
         for name in ("attack", "defense"):
             v = e.get(name, 0)
-            if not _int(v) or not -MAX_ADJUST <= v <= MAX_ADJUST:
+            if not is_int(v) or not -MAX_ADJUST <= v <= MAX_ADJUST:
                 raise EventError(f"'duel_adjust' event field {name!r} must be a whole number from {-MAX_ADJUST} to "
                                  f"{MAX_ADJUST}, got {v!r}")
         _reason(e)
@@ -122,7 +119,7 @@ def check_duel_event(e: dict[str, Any]) -> None:
         _reason(e)
     elif kind == "duel_draw":
         _seat(e, optional=True)
-        if not _int(e.get("count")) or not 1 <= e["count"] <= POOL_LIMIT:
+        if not is_int(e.get("count")) or not 1 <= e["count"] <= POOL_LIMIT:
             raise EventError(f"'duel_draw' event field 'count' must be 1 to {POOL_LIMIT}, got {e.get('count')!r}")
         _reason(e)
     elif kind == "duel_pass":

@@ -35,6 +35,7 @@ from typing import Any
 from kipukas_board import strictjson
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS, PHASES
 from kipukas_board.modes.kipukas.rules.playstyles import STYLES
+from kipukas_board.strictjson import is_int
 
 Event = dict[str, Any]
 
@@ -132,17 +133,13 @@ def required_field(event: Event, name: str, kind: type | tuple[type, ...], what:
     return value
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _seat(event: Event, name: str, optional: bool = False, nullable: bool = False) -> int | None:
     if name not in event and optional:
         return None
     v = event.get(name)
     if v is None and nullable and name in event:
         return None
-    if not _is_int(v) or not 1 <= v <= 8:
+    if not is_int(v) or not 1 <= v <= 8:
         extra = " or null" if nullable else ""
         raise EventError(f"{event.get('type')!r} event field {name!r} must be a seat number 1 to 8{extra}, "
                          f"got {v!r}")
@@ -168,7 +165,7 @@ def _positive(event: Event, name: str, optional: bool = False, low: int = 1) -> 
     if name not in event and optional:
         return None
     v = event.get(name)
-    if not _is_int(v) or v < low:
+    if not is_int(v) or v < low:
         raise EventError(f"{event.get('type')!r} event field {name!r} must be a whole number from {low} up, "
                          f"got {v!r}")
     return v
@@ -176,7 +173,7 @@ def _positive(event: Event, name: str, optional: bool = False, low: int = 1) -> 
 
 def _rolls(event: Event, name: str = "rolls", sides: int = 20) -> list[int]:
     v = event.get(name)
-    if not isinstance(v, list) or not v or not all(_is_int(r) and 1 <= r <= sides for r in v):
+    if not isinstance(v, list) or not v or not all(is_int(r) and 1 <= r <= sides for r in v):
         raise EventError(f"{event.get('type')!r} event field {name!r} must be a non-empty list of rolls "
                          f"1 to {sides}, got {v!r}")
     return v
@@ -237,7 +234,7 @@ def check_players(players: Any, where: str = "'new_game' event field 'players'")
                                     f"expected {', '.join(sorted(PLAYER_FIELDS))}",
                                     ("players", i), tuple(extra))
         seat = p.get("seat")
-        if not _is_int(seat) or not 1 <= seat <= 8:
+        if not is_int(seat) or not 1 <= seat <= 8:
             raise EventError(f"{w}.seat must be a seat number 1 to 8, got {seat!r}")
         if seat in seats:
             raise EventError(f"{w}.seat {seat} is given twice; every player needs their own seat")
@@ -256,7 +253,7 @@ def check_players(players: Any, where: str = "'new_game' event field 'players'")
 def check_weights(w: Any, where: str = "'new_game' event field 'diel_weights'") -> None:
     if not isinstance(w, dict) or set(w) - set(PHASES):
         raise EventError(f"{where} must be an object with faces per phase (day, night, storm), got {w!r}")
-    if not all(_is_int(v) and 0 <= v <= 20 for v in w.values()) or sum(w.values()) < 1:
+    if not all(is_int(v) and 0 <= v <= 20 for v in w.values()) or sum(w.values()) < 1:
         raise EventError(f"{where} must give 0 to 20 faces per phase and at least one face in all, got {w!r}")
 
 
@@ -275,11 +272,11 @@ def check_new_game(e: Event) -> None:
                                 f"{', '.join(map(str, extra))[:120]}; expected {', '.join(OPTION_FIELDS)}",
                                 ("options",), tuple(extra))
     for key in ("cycles", "territory", "soul_limit"):
-        if key in opts and (not _is_int(opts[key]) or opts[key] < 1):
+        if key in opts and (not is_int(opts[key]) or opts[key] < 1):
             raise EventError(f"'new_game' event field 'options.{key}' must be a whole number from 1 up, "
                              f"got {opts[key]!r}")
     rolls = opts.get("territory_rolls", [])
-    if not isinstance(rolls, list) or len(rolls) > 1000 or not all(_is_int(r) and 1 <= r <= 20 for r in rolls):
+    if not isinstance(rolls, list) or len(rolls) > 1000 or not all(is_int(r) and 1 <= r <= 20 for r in rolls):
         raise EventError(f"'new_game' event field 'options.territory_rolls' must be a list of D20 rolls (1 to 20), "
                          f"got {rolls!r:.80}")
     first = _seat(e, "first_placer")
@@ -354,12 +351,12 @@ def _check_bout_roll(e: Event) -> None:
         if not v or len(v) > 40:
             raise EventError(f"'bout_roll' event field {name!r} must be a soul id of 1 to 40 characters, got {v!r}")
     arch = e.get("archetype", 0)
-    if not _is_int(arch) or abs(arch) > 40:
+    if not is_int(arch) or abs(arch) > 40:
         raise EventError(f"'bout_roll' event field 'archetype' must be a whole number -40 to 40, got {arch!r}")
     rolls = e.get("rolls")
     if (not isinstance(rolls, dict) or set(rolls) != {"attacker", "defender"}
             or not all(isinstance(r, list) and 1 <= len(r) <= 3
-                       and all(isinstance(x, list) and len(x) <= 6 and all(_is_int(f) and 1 <= f <= 100 for f in x)
+                       and all(isinstance(x, list) and len(x) <= 6 and all(is_int(f) and 1 <= f <= 100 for f in x)
                                for x in r) for r in rolls.values())):
         raise EventError("'bout_roll' event field 'rolls' must be {\"attacker\": [[faces], ...], \"defender\": "
                          f"[[faces], ...]}} (1 to 3 rounds of up to 6 dice: none for a card with only a base), "
@@ -456,7 +453,7 @@ def _check_dice_roll(e: Event) -> None:
                            and isinstance(st.get("paths"), list) and st["paths"]
                            and all(isinstance(x, str) for x in st["paths"])
                            and isinstance(st.get("rolls"), list) and st["rolls"]
-                           and all(_is_int(r) and 1 <= r <= max(6, len(st["paths"])) for r in st["rolls"])
+                           and all(is_int(r) and 1 <= r <= max(6, len(st["paths"])) for r in st["rolls"])
                            for st in steps)):
             raise EventError("'dice_roll' rogue_path needs 'steps': at most 'moves' of {\"from\": stand, "
                              f"\"paths\": [stands numbered 1..k], \"rolls\": [die rolls]}}, got {steps!r:.200}")
