@@ -1,5 +1,6 @@
 """Creature Combat Territory's page in real headless Chromium at phone sizes: a new game, lands dealt,
-deploy, a creature revealed by a scanned sticker and one picked on the page, two adjustments that add
+deploy, a creature revealed by a scanned sticker and one picked on the page (the reveal form offering
+only the chosen player's ready creatures, turning to whoever has not revealed yet), two adjustments that add
 up (the second with a Sacrifice cost), the tally."""
 
 from __future__ import annotations
@@ -66,6 +67,14 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         page.wait_for_selector("#cc-combat-panel:not([hidden])", timeout=3000)
         srv.board.card_desk.present(1, "cct:ana-bear")  # a sticker shown at seat 1's camera
         page.wait_for_selector('#cc-fighters [data-creature="ana-bear"]', timeout=3000)
+        # Ana has revealed: the reveal form turns to Ben, offering his ready creatures and none of Ana's.
+        page.wait_for_function("document.getElementById('cc-reveal-seat').value === '2'", timeout=3000)
+        cc = srv.board.loop.state.mode_state
+        for seat in (2, 1, 2):
+            page.select_option("#cc-reveal-seat", str(seat))
+            ready = sorted(cid for cid, c in cc.creatures.items() if c.seat == seat and cc.pile[cid] == "ready")
+            offered = sorted(page.eval_on_selector_all("#cc-reveal-creature option", "os => os.map((o) => o.value)"))
+            assert ready and offered == ready, f"seat {seat}: offered {offered}, ready {ready}"
         page.select_option("#cc-reveal-creature", "ben-goat")
         page.click('#cc-reveal button[type="submit"]')
         page.wait_for_selector('#cc-fighters [data-creature="ben-goat"]', timeout=3000)

@@ -19,6 +19,28 @@
   const seatName = (cc, seat) => ((cc.seats || []).find((s) => s.seat === Number(seat)) || {}).name || `seat ${seat}`;
   const cname = (cc, id) => { const c = cc.creatures[id]; return c ? `${c.name} (${c.species})` : id; };
 
+  // Combat has no turns: every player reveals what they deployed at the land. The page reveals for one
+  // player at a time, offering only that player's ready creatures: the first who has revealed nothing
+  // here yet, until someone picks a player by hand (kept for the rest of this land's combat).
+  let revealPicked = null;
+  let revealSlot = null;
+  function revealChoices(cc) {
+    if (revealSlot !== cc.combat.slot) { revealSlot = cc.combat.slot; revealPicked = null; }
+    const seats = cc.seats.filter((x) => !x.conceded);
+    const waiting = seats.find((x) => !(cc.combat.revealed[String(x.seat)] || []).length);
+    const picked = seats.find((x) => x.seat === revealPicked);
+    const seat = (picked || waiting || seats[0] || {}).seat;
+    const seatSel = $("cc-reveal-seat");
+    seatSel.replaceChildren(...seats.map((x) => option(String(x.seat), x.name)));
+    if (seat != null) seatSel.value = String(seat);
+    const ready = Object.entries(cc.creatures).filter(([, c]) => c.pile === "ready" && c.seat === seat);
+    const creatureSel = $("cc-reveal-creature");
+    fillSelect(creatureSel, ready.length ? ready.map(([id, c]) => [id, `${c.name} (${c.species})`])
+      : [["", `${seatName(cc, seat)} has no ready creature`]]);
+    creatureSel.disabled = !ready.length;
+    $("cc-reveal").querySelector('button[type="submit"]').disabled = !ready.length;
+  }
+
   function render(s) {
     state = s;
     const cc = s.creature_combat;
@@ -74,8 +96,7 @@
         }
       }
       $("cc-fighters").replaceChildren(...rows);
-      const ready = Object.entries(cc.creatures).filter(([, c]) => c.pile === "ready");
-      fillSelect($("cc-reveal-creature"), ready.map(([id, c]) => [id, `${seatName(cc, c.seat)}: ${c.name} (${c.species})`]));
+      revealChoices(cc);
       const atLand = Object.entries(cc.creatures).filter(([, c]) => c.pile === "land");
       fillSelect($("cc-adjust-creature"), atLand.map(([id]) => [id, cname(cc, id)]));
     }
@@ -126,7 +147,11 @@
   });
   $("cc-reveal").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    act(A("reveal"), { creature: $("cc-reveal-creature").value }, "revealed");
+    act(A("reveal"), { creature: $("cc-reveal-creature").value, seat: Number($("cc-reveal-seat").value) }, "revealed");
+  });
+  $("cc-reveal-seat").addEventListener("change", () => {
+    revealPicked = Number($("cc-reveal-seat").value);
+    if (state.creature_combat && state.creature_combat.combat) revealChoices(state.creature_combat);
   });
   $("cc-adjust").addEventListener("submit", (ev) => {
     ev.preventDefault();
