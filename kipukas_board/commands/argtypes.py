@@ -14,6 +14,11 @@ Example::
     >>> at_least(1)("0")
     Traceback (most recent call last):
     argparse.ArgumentTypeError: 0 must be at least 1
+    >>> port("8080")
+    8080
+    >>> port("99999")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 99999 is no TCP port; expected a whole number from 1 to 65535
 """
 
 from __future__ import annotations
@@ -74,3 +79,15 @@ def at_least(low: int) -> Callable[[str], int]:
 
     whole.__name__ = f"at_least_{low}"
     return whole
+
+
+def port(text: str) -> int:
+    """A TCP port to listen on, 1 to 65535 (as the settings' ``[web] port``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; expected a TCP port from 1 to 65535") \
+            from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is no TCP port; expected a whole number from 1 to 65535")
+    return value

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.commands.argtypes import at_least, positive
+from kipukas_board.commands.argtypes import at_least, port, positive
 from kipukas_board.settings import BrokerAddress
 
 
@@ -46,7 +46,7 @@ def register(sub: Any) -> None:
     d = fsub.add_parser("dashboard", help="serve a page showing every board on the broker, live")
     _auth_args(d)
     d.add_argument("--host", default="127.0.0.1", help="address to serve the page on (0.0.0.0 for the LAN)")
-    d.add_argument("--port", type=int, default=8090, help="port to serve the page on (default 8090)")
+    d.add_argument("--port", type=port, default=8090, help="port to serve the page on (default 8090)")
     d.set_defaults(func=dashboard)
 
     b = fsub.add_parser("bench", help="simulated boards publishing through a real broker; delivered and latency")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import MapError
+from kipukas_board.commands import argtypes
 from kipukas_board.settings import SettingsError, default_data_dir, load_settings
 
 log = logging.getLogger("kipukas_board")
@@ -36,7 +37,7 @@ def register(sub: Any) -> None:
                        description="Run the board: sensors, lights, voice, cameras and the page.")
     p.add_argument("--sim", action="store_true", help="simulate every piece of hardware")
     p.add_argument("--host", help="address to serve the page on (default 127.0.0.1; 0.0.0.0 for the LAN)")
-    p.add_argument("--port", type=int, help="port to serve the page on (default 8080)")
+    p.add_argument("--port", type=argtypes.port, help="port to serve the page on (default 8080)")
     p.add_argument("--data-dir", type=Path, help=f"where the journal lives (default {default_data_dir()})")
     p.add_argument("--map", help="map name in calibration/maps/ or a path to a map file")
     p.add_argument("--admin-pin", help="the admin PIN (or set KIPUKAS_ADMIN_PIN)")
