@@ -18,7 +18,7 @@ Example::
     8080
     >>> port("99999")
     Traceback (most recent call last):
-    argparse.ArgumentTypeError: 99999 is no TCP port; expected a whole number from 1 to 65535
+    argparse.ArgumentTypeError: 99999 is no TCP port; expected a whole number from 0 (any free port) to 65535
 """
 
 from __future__ import annotations
@@ -82,12 +82,12 @@ def at_least(low: int) -> Callable[[str], int]:
 
 
 def port(text: str) -> int:
-    """A TCP port to listen on, 1 to 65535 (as the settings' ``[web] port``)."""
+    """A TCP port to listen on: 1 to 65535, or 0 for any free one (the tests' way to run a board)."""
+    expected = "expected a whole number from 0 (any free port) to 65535"
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; expected a TCP port from 1 to 65535") \
-            from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{text} is no TCP port; expected a whole number from 1 to 65535")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; {expected}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is no TCP port; {expected}")
     return value
