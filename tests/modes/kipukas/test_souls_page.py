@@ -74,6 +74,13 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                timeout=3000)
         plan = page.text_content("#bout-plan")
         assert "D6 + D6" in plan and "affinity" in plan and "+3 habitat" in plan and "-1 archetypal material" in plan
+        page.fill("#bout-att-rolls", "6 6, 5 3")  # two rounds said for a bout of one
+        page.fill("#bout-def-rolls", "4")
+        page.click("#bout-physical")
+        page.wait_for_selector("#message.error:not([hidden])", timeout=3000)
+        told = page.text_content("#message")
+        assert told == "Hilbert rolls D6 + D6 once: say 2 numbers (e.g. “6 5”), not 4.", told
+        assert srv.board.loop.state.last_bout is None, "dice that do not fit the bout were sent"
         page.fill("#bout-att-rolls", "6 6")
         page.fill("#bout-def-rolls", "4")
         page.click("#bout-physical")

@@ -197,7 +197,24 @@
     }));
   function fought(r) { if (r) { $("bout-att-rolls").value = ""; $("bout-def-rolls").value = ""; } }
   $("bout-roll").addEventListener("click", async () => fought(await act("/api/actions/bout-roll", bout(), "bout rolled")));
+  // Dice that cannot fit the bout (a round too many, a die missing) are told in the players' words
+  // before anything is sent: who rolls what, how many numbers to say, how many were said. A best
+  // of three may end after two rounds.
+  function misfit(text, role) {
+    const side = plan && plan[role];
+    if (!side || !side.dice.length) return null;
+    const said = (text.match(/\d+/g) || []).length;
+    const per = side.dice.length;
+    const rounds = plan.best_of > 1 ? [Math.ceil(plan.best_of / 2), plan.best_of] : [1];
+    if (said % per === 0 && said / per >= rounds[0] && said / per <= rounds[rounds.length - 1]) return null;
+    const counts = rounds.map((r) => r * per).filter((n, i, all) => all.indexOf(n) === i).join(" or ");
+    const how = plan.best_of > 1 ? `in each of ${rounds.join(" or ")} rounds` : "once";
+    return `${side.title} rolls ${side.dice.map((d) => "D" + d).join(" + ")} ${how}: say ${counts} number${counts === "1" ? "" : "s"} ` +
+      `(e.g. “${example(side.dice, plan.best_of)}”), not ${said}.`;
+  }
   $("bout-physical").addEventListener("click", async () => {
+    const wrong = misfit($("bout-att-rolls").value, "attacker") || misfit($("bout-def-rolls").value, "defender");
+    if (wrong) { message(wrong, "error"); return; }
     const dice = (role) => (plan && plan[role] ? plan[role].dice : [6]);
     const rounds = (text, role) => faces(text, dice(role)) ||
       Array.from({ length: plan ? plan.best_of : 1 }, () => []);
