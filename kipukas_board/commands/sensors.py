@@ -43,19 +43,19 @@ def register(sub: Any) -> None:
     m.add_argument("--device", help="serial device path (serial adapter), e.g. /dev/ttyACM0")
     m.add_argument("--vid", help="USB vendor id to look for (serial adapter, default 2E8A)")
     m.add_argument("--pins", help="comma-separated GPIO numbers (gpio adapter), e.g. 17,27,22")
-    m.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
-    m.add_argument("--every", type=float, default=5.0, help="seconds between health lines (default 5)")
+    m.add_argument("--seconds", type=positive, help="stop after this long (default: until Ctrl-C)")
+    m.add_argument("--every", type=positive, default=5.0, help="seconds between health lines (default 5)")
     m.add_argument("--json", action="store_true", help="one JSON object per line")
     m.set_defaults(func=monitor)
 
     s = ssub.add_parser("soak", help="firmware <-> faulty link <-> host <-> core soak test")
-    s.add_argument("--seconds", type=float, default=60.0, help="how long to inject faults (default 60)")
+    s.add_argument("--seconds", type=positive, default=60.0, help="how long to inject faults (default 60)")
     s.add_argument("--debounce-ms", type=int, default=20, help="firmware debounce time (default 20)")
     s.add_argument("--rows", type=int, default=6, help="matrix rows (default 6)")
     s.add_argument("--cols", type=int, default=6, help="matrix columns (default 6; rows x cols <= the map's stands)")
     s.add_argument("--map", default="kipuka-12", help="map whose stands the channels stand for (default kipuka-12)")
     s.add_argument("--rate", type=positive, default=10.0, help="stand changes per second (default 10)")
-    s.add_argument("--fault-every-ms", type=float, default=100.0,
+    s.add_argument("--fault-every-ms", type=positive, default=100.0,
                    help="one round of faults (unplug, garbage, bit flip, dropped byte) this often (default 100)")
     s.add_argument("--faults", default="disconnect,garbage,bitflip,drop",
                    help="which faults, comma-separated (default all four); 'none' for a clean link")
@@ -74,7 +74,7 @@ def register(sub: Any) -> None:
     b.add_argument("--settings", type=Path, help="settings file (default $KIPUKAS_SETTINGS or the system one)")
     b.add_argument("--data-dir", type=Path, help="data directory whose calibration maps channels and pixels "
                                                  "(default: the service's, as the settings say)")
-    b.add_argument("--seconds", type=float, help="stop after this long (default: until Ctrl-C)")
+    b.add_argument("--seconds", type=positive, help="stop after this long (default: until Ctrl-C)")
     b.add_argument("--sim", action="store_true", help="allow simulated sensors or LEDs (nothing real is tested)")
     b.add_argument("--json", action="store_true", help="one JSON object per change, the last line the summary")
     b.set_defaults(func=board_test)

@@ -136,3 +136,15 @@ def test_soak_takes_a_stated_latency_budget(monkeypatch, capsys) -> None:
     monkeypatch.setattr(sensor_soak, "run_soak", fake_soak)
     assert main(["sensors", "soak", "--seconds", "1", "--latency-budget-ms", "50"]) == 0
     assert seen["budget"] == 50 and '"cpus": 2' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["sensors", "monitor", "--every", "0"], ["sensors", "monitor", "--seconds", "nan"],
+                                  ["sensors", "soak", "--seconds", "-1"], ["sensors", "soak", "--fault-every-ms", "0"],
+                                  ["board-test", "--seconds", "inf"]])
+def test_durations_must_be_finite_and_above_zero(argv: list[str], capsys) -> None:
+    """A health line every 0 s printed without pause; NaN or a negative duration never ended or ended at once."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {argv[-2]}: " in err and ("above 0" in err or "not a finite number" in err), err
