@@ -197,7 +197,12 @@ def create_app(board: ServedBoard) -> Flask:
 
     @app.errorhandler(405)
     def _not_allowed(exc: Exception) -> tuple[Response, int]:
-        return error(405, f"{request.method} is not allowed on {request.path}")
+        allowed = sorted(set(getattr(exc, "valid_methods", None) or ()) - {"HEAD", "OPTIONS"})
+        resp, status = error(405, f"{request.method} is not allowed on {request.path}"
+                                  + (f"; use {' or '.join(allowed)}" if allowed else ""))
+        if allowed:
+            resp.headers["Allow"] = ", ".join(allowed)  # HTTP asks a 405 to name what is allowed
+        return resp, status
 
     @app.after_request
     def _headers(resp: Response) -> Response:

@@ -55,6 +55,12 @@ def test_a_key_given_twice_is_refused_naming_it(client, board: BoardApp) -> None
     assert not board.loop.state.stands["T1"].occupied
 
 
+def test_a_wrong_method_is_told_the_right_one(client) -> None:
+    resp = client.get("/api/actions/undo")
+    assert resp.status_code == 405 and resp.headers["Allow"] == "POST"
+    assert resp.get_json()["error"] == "GET is not allowed on /api/actions/undo; use POST"
+
+
 def test_every_route_parses_the_same_strict_way(client) -> None:
     resp = _post(client, "/api/sim/stands/T1", '{"occupied": NaN}')
     assert resp.status_code == 400 and "NaN" in resp.get_json()["error"]
