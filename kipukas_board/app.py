@@ -529,7 +529,7 @@ class BoardApp:
 
     def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
         for text in self.announcer.announce(state, effects):
-            self.captions.append({"seq": state.seq, "text": text})
+            self.captions.append({"seq": state.seq, "text": text, "game": state.game})
 
     def _hardware_ok(self) -> bool:
         """For the lighting's fault indicator: every port but the LEDs themselves reports ok."""

@@ -175,12 +175,13 @@ def said(state: Any, effects: list[dict[str, Any]], say_for: SayFor | None = Non
 class Narration:
     """Follows the core loop: the sentences each event's effects gave, by journal number.
 
-    ``publish(seq, said, kinds)`` is called for every change that says something (the page shows
-    it as a caption and may speak it; ``kinds`` are the effect types, e.g. ``storm`` and ``won`` for
-    the map's passing light effects).
+    ``publish(seq, said, kinds, game)`` is called for every change that says something (the page
+    shows it as a caption and may speak it; ``kinds`` are the effect types, e.g. ``storm`` and
+    ``won`` for the map's passing light effects; ``game`` is the mode it was said in, so each game's
+    page tells only its own news).
     """
 
-    def __init__(self, publish: Callable[[int, list[str], list[str]], None] | None = None, keep: int = KEEP,
+    def __init__(self, publish: Callable[[int, list[str], list[str], str], None] | None = None, keep: int = KEEP,
                  say_for: SayFor | None = None) -> None:
         self._say_for = say_for
         self._by_seq: OrderedDict[int, tuple[float, list[str]]] = OrderedDict()
@@ -197,7 +198,7 @@ class Narration:
                     self._by_seq.popitem(last=False)
         kinds = sorted({str(e.get("type")) for e in effects})
         if self._publish is not None and (text or {"storm", "won"} & set(kinds)):
-            self._publish(state.seq, text, kinds)
+            self._publish(state.seq, text, kinds, str(getattr(state, "game", "") or ""))
 
     def sentences(self, seq: int) -> list[str]:
         with self._lock:

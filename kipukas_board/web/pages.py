@@ -40,8 +40,9 @@ PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for
 
 
 def register(app: Flask, board: ServedBoard) -> None:
-    def said(seq: int, text: list[str], kinds: list[str]) -> None:
-        board.broadcaster.publish("said", strictjson.sent_dumps({"seq": seq, "said": text, "effects": kinds}))
+    def said(seq: int, text: list[str], kinds: list[str], game: str) -> None:
+        board.broadcaster.publish("said", strictjson.sent_dumps({"seq": seq, "said": text, "effects": kinds,
+                                                                 "game": game}))
 
     def written(effect: dict[str, Any], state: Any) -> list[str]:
         """The sentences of the game being played (``state.game``), written for the log."""

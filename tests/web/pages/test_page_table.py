@@ -65,6 +65,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         other.wait_for_selector("#link.up", timeout=5000)
         _unlock(page, srv.url, "/duel")
         page.wait_for_function("() => document.querySelectorAll('#duel-new-players select option').length >= 4")
+        assert page.text_content("#duel-caption") == "", "the duel page tells only the duel's news"
         page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
         page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")
         page.click('#duel-new-game-form button[type="submit"]')
@@ -94,6 +95,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         s = srv.board.loop.state
         assert s.game == "kipukas" and s.territories[1].claim == "capital"
         assert page.text_content("#paused-banner .text") == "Card duel is paused."
+        assert "Hearts" not in page.text_content("#caption"), "the Kipukas page tells only Kipukas's news"
         other.wait_for_function("() => document.querySelector('#paused-banner .text').textContent"
                                 " === 'Card duel is paused.'", timeout=3000)
         other_ctx.close()

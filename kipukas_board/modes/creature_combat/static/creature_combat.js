@@ -44,7 +44,7 @@
   function render(s) {
     state = s;
     const cc = s.creature_combat;
-    const caps = s.captions || [];
+    const caps = (s.captions || []).filter((c) => !c.game || c.game === "creature-combat");  // its own news
     $("cc-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
     $("cc-problems").replaceChildren(...(s.problems || []).slice(-5).map((p) => el("li", { text: p })));
     if (s.game !== "creature-combat" || !cc) {

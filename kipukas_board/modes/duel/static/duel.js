@@ -65,7 +65,7 @@
   function render(s) {
     state = s;
     const d = s.duel;
-    const caps = s.captions || [];
+    const caps = (s.captions || []).filter((c) => !c.game || c.game === "duel");  // the duel's own news
     $("duel-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
     $("duel-problems").replaceChildren(...(s.problems || []).slice(-5).map((p) => el("li", { text: p })));
     if (s.game !== "duel" || !d) {

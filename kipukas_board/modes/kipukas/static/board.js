@@ -214,7 +214,10 @@
     document.getElementById("caption").textContent = text;
     document.getElementById("caption-full").textContent = text ? `The board said: ${text}` : "";
   }
+  // Only Kipukas's news is told here: what another game says is on its own page.
+  let saidGame = null;
   function onSaid(d) {
+    if (d.game && d.game !== "kipukas") return;
     if (d.said && d.said.length) {
       lastSaid = d.said;
       showCaption(state);
@@ -226,6 +229,7 @@
 
   function render(s) {
     state = s;
+    if (saidGame !== s.game) { saidGame = s.game; lastSaid = []; }  // another game's news is gone with it
     document.dispatchEvent(new CustomEvent("kb:state", { detail: s }));  // for souls.js
     drawBoard(s);
     const phase = document.getElementById("phase");
