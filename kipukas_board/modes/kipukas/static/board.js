@@ -382,10 +382,30 @@
     });
     section("problems-panel", items);
     const first = items.length ? items[0].querySelector("span").textContent : "";
-    document.getElementById("problems-summary").textContent =
-      `Please check${items.length > 1 ? ` (${items.length} kinds)` : ""}: ${first}`;
+    const kinds = items.length > 1 ? ` of ${items.length} kinds` : "";
+    const summary = document.getElementById("problems-summary");
+    summary.dataset.full = `Please check${items.length > 1 ? ` (${items.length} kinds)` : ""}: ${first}`;
+    summary.dataset.short = open.length > 1 ? `Check ${open.length} problems${kinds}: tap to read`
+      : "Check a problem: tap to read it";
+    fitProblemsSummary();
     showCaption(state);
   }
+  // The folded panel's summary reads whole: the first problem in full when it fits in two lines, else
+  // how many there are (the list under it, one tap away, says what they are).
+  function fitProblemsSummary() {
+    const summary = document.getElementById("problems-summary");
+    summary.textContent = "X";  // one line's height
+    const line = summary.getBoundingClientRect().height;
+    summary.textContent = summary.dataset.full || "";
+    if (line > 0 && summary.getBoundingClientRect().height > line * 2.5) summary.textContent = summary.dataset.short;
+  }
+  // Fitted again whenever the panel's width changes: shown after being hidden, a phone turned.
+  let problemsWidth = 0;
+  new ResizeObserver(([entry]) => {
+    if (Math.round(entry.contentRect.width) === problemsWidth) return;
+    problemsWidth = Math.round(entry.contentRect.width);
+    fitProblemsSummary();
+  }).observe(document.getElementById("problems-panel"));
 
   // The last card shown at each seat, as a player reads it: the fields printed on a card, in the
   // card's own words; never a slug, a brawl sequence or another internal field.

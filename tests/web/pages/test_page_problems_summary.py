@@ -1,0 +1,48 @@
+"""The Kipukas page's problems line in real headless Chromium at phone sizes: with several problems
+open, the folded panel's summary reads whole (at most two lines, never cut with an ellipsis)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_page_table import _kipukas, _phone, _post, _unlock
+from web_helpers import serve_board
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
+
+#: The lines a text takes on the page: the distinct tops of its rectangles.
+LINES = """(id) => { const r = document.createRange(); r.selectNodeContents(document.getElementById(id));
+    return new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top))).size; }"""
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_several_problems_read_whole_in_the_folded_summary(browser, tmp_path: Path, size) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, size)
+        _unlock(page, srv.url, "/")
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})  # night: souls put down now are problems
+        for sid in ("M1a", "M2a", "M8a"):
+            srv.board.sim_set_stand(sid, True)
+        page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)
+        page.wait_for_function("document.querySelector('#problems li')?.dataset.count === '3'", timeout=3000)
+        page.evaluate("document.getElementById('problems-panel').scrollIntoView()")
+        assert not page.evaluate("document.getElementById('problems-panel').open"), "the panel starts folded"
+        summary = page.text_content("#problems-summary")
+        first = page.text_content("#problems li span")
+        assert first.startswith("3× a token was put on"), first
+        assert summary in (f"Please check: {first}", "Check 3 problems: tap to read"), summary
+        cut = page.evaluate("(() => { const s = document.getElementById('problems-summary');"
+                            " return s.scrollWidth > s.clientWidth + 1 || s.scrollHeight > s.clientHeight + 1; })()")
+        assert not cut, f"the summary is cut at {size[0]} px: {summary!r}"
+        lines = page.evaluate(LINES, "problems-summary")
+        assert 1 <= lines <= 2, f"the summary takes {lines} lines at {size[0]} px: {summary!r}"
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"problems-summary-{size[0]}.png"))
+        ctx.close()
+        assert not errors, errors
