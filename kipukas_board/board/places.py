@@ -18,10 +18,17 @@ Example::
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from kipukas_board.board.mapfile import BoardMap
+
+class BoardMap(Protocol):
+    """What naming a stand reads of a map (a :class:`~kipukas_board.board.mapfile.BoardMap` has it);
+    a protocol rather than the class, since the map file's ``to_json`` names its stands through here."""
+
+    territories: Mapping[int, Any]
+    stands: Mapping[str, Any]
+    paths: Sequence[Any]
 
 
 def _home(board: BoardMap, number: int) -> str:

@@ -11,6 +11,8 @@ Example::
 
     >>> describe({"type": "resolve_contention", "territory": 2, "winner": 2}, {2: "Ben"}, {2: "Lowlands"})
     'Ben won the contention over Lowlands (2).'
+    >>> describe({"type": "duel_pass", "seat": 1}, {1: "Ana"})    # an event with no sentence of its own
+    'Duel pass (Ana).'
 """
 
 from __future__ import annotations
@@ -148,7 +150,8 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
     if kind == "bout_roll":
         return (f"A bout in {_terr(terr, event.get('territory'))}: {soul('attacker')} attacked "
                 f"{soul('defender')}.")
-    return f"{str(kind).replace('_', ' ').capitalize()}."
+    said = str(kind).replace("_", " ").capitalize()
+    return f"{said} ({seat('seat')})." if event.get("seat") is not None else f"{said}."
 
 
 def _cap(text: str) -> str:
