@@ -143,7 +143,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
             srv.board.sim_set_stand(sid, True)
             if i == 1:
                 _wait_text(page, "#now", "place a base camp", 3000)
-        _wait_text(page, "#now", "has the initiative", 3000)
+        _wait_text(page, "#now", "initiative: play, then roll", 3000)
         assert "Cycle 1. Day" in page.text_content("#now-why")  # setup ends in the opening day
         page.wait_for_selector("#roll-actions", state="visible", timeout=3000)  # in play: a physical roll
         assert "Cycle 2 is fixed: night" in page.text_content("#now-why")

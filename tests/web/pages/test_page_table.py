@@ -216,6 +216,10 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
                                timeout=3000)
         page.wait_for_timeout(1500)  # the storm's overlay has passed
         seen["storm"] = _map_seen(page)
+        assert page.text_content("#now") == "Ben's initiative: play, then roll the diel die."
+        lines = page.evaluate("""() => { const e = document.getElementById('now');
+            return Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)); }""")
+        assert lines <= 2, f"the what-now line takes {lines} lines at {size[0]} px"
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"storm-{size[0]}.png"))
         for text in [page.text_content("#caption"), page.text_content("#now"), page.text_content("#problems")]:
             for sid in srv.board.loop.state.board.stands:

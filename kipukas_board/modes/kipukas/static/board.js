@@ -110,7 +110,7 @@
     const total = (s.style_options || {}).cycles;
     const left = s.hill ? ` ${hillNow(s)}`
       : total ? ` ${plural(Math.max(0, total - d.cycle), "cycle", "cycles")} left of ${total}.` : "";
-    return [ini, ini != null ? `${who(s, ini)} has the initiative. Then roll the diel die.` : "Play the cycle, then roll the diel die.",
+    return [ini, ini != null ? `${who(s, ini)}'s initiative: play, then roll the diel die.` : "Play the cycle, then roll the diel die.",
       `Cycle ${d.cycle}. ${allows}${fixed}${left}`];
   }
   // King of the Hill: the hill by name, and its count only while someone holds it.
