@@ -7,6 +7,7 @@
 Planning figures for a WS2812B pixel at 5 V (the usual ones; measure yours at bring-up):
 20 mA per colour channel at full value (so 60 mA for full white) and 1 mA when dark. Current is
 linear in the channel value, so a frame's current is ``1 mA * pixels + 20 mA * sum(values) / 255``.
+They are the defaults of ``[leds] ma_per_channel`` and ``idle_ma`` (kipukas_board/show/layout.py).
 
 Layouts: "default" is the foundation's (3 pixels per territory, 1 per stand;
 kipukas_board/show/layout.py); "full" is a build with a 12-pixel ring under each territory.
@@ -29,25 +30,24 @@ import sys
 import tomllib
 from pathlib import Path
 
-MAPS = Path(__file__).resolve().parents[1] / "calibration" / "maps"
-MA_PER_CHANNEL = 20.0
-MA_IDLE = 1.0
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as ``python3 hardware/led_budget.py``: the package is beside it
+    sys.path.insert(0, str(ROOT))
+
+# The figures come from the package, which the board, its settings check and the BOM use too, so the
+# table cannot drift from them; the package needs only the standard library to import. feeds(): 1 up
+# to 80 pixels, else one every 60 and one at the far end; PIXELS_PER_M: the BOM's strip.
+from kipukas_board.hardware import power_chain  # noqa: E402
+from kipukas_board.maker.bom import FUSE_A, PIXELS_PER_M, feeds  # noqa: E402, F401
+from kipukas_board.maker.bom import PSU_A as SUPPLY_A  # noqa: E402  a closed 5 V 6 A brick
+from kipukas_board.show.layout import LedLayout  # noqa: E402
+
+MAPS = ROOT / "calibration" / "maps"
+MA_PER_CHANNEL = LedLayout.ma_per_channel
+MA_IDLE = LedLayout.idle_ma
 PLAYER = (230, 25, 75)
 LAYOUTS = {"default": 3, "full": 12}   # pixels per territory; every stand has one pixel
-SUPPLY_A = 6.0                         # Mean Well GST60A05-P1J, a closed 5 V 6 A brick
-FUSE_A = 5.0                           # F1, right after the supply's jack
-CAP_MAX_A = 4.0                        # the highest [leds] power_budget_ma to set: 80 % of F1
-PIXELS_PER_M = 60                      # the BOM's strip
-ONE_FEED_UP_TO = 80                    # pixels one feed at the input can carry without a colour shift
-FEED_EVERY = 60                        # above that: a feed every this many pixels, and at the far end
-
-
-def feeds(pixels: int) -> int:
-    """Power feeds (18 AWG pairs to the strip's pads, all behind F1) for a strip of ``pixels``: 1 up to 80 pixels, else
-    one at pixel 0 and every 60 pixels after it, plus one at the far end (180 pixels: 0, 60, 120, 180)."""
-    if pixels <= ONE_FEED_UP_TO:
-        return 1
-    return -(-pixels // FEED_EVERY) + 1
+CAP_MAX_A = power_chain.max_budget_ma(FUSE_A) / 1000  # the highest [leds] power_budget_ma to set: 80 % of F1
 
 
 def pixel_ma(rgb: tuple[int, int, int]) -> float:
