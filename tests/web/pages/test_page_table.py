@@ -373,3 +373,23 @@ def test_in_simulation_the_page_shows_any_known_card_at_a_seat(browser, tmp_path
         assert not twice, f"simulated cards must be distinct physical cards: {twice}"
         ctx.close()
         assert not errors, errors
+
+
+def test_ending_the_game_from_more_actions_shows_the_end_on_the_map(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        ctx, page, errors = _phone(browser, SIZES[0])
+        _unlock(page, srv.url, "/")
+        page.click('#actionbar a[href="#controls-panel"]')
+        page.click('#controls-panel [data-action="end-game"]')
+        page.click("#confirm-yes")
+        page.wait_for_selector("#winner:not([hidden])", timeout=3000)
+        page.wait_for_function("() => document.querySelector('#message').textContent === 'Game ended.'", timeout=3000)
+        page.wait_for_timeout(800)  # a smooth scroll has ended
+        top = page.evaluate("document.getElementById('now').getBoundingClientRect().top")
+        assert 0 <= top < 740, f"the end is off screen: the what-now line is at {top} px"
+        assert page.text_content("#now") == "The game is over without a winner."
+        ctx.close()
+        assert not errors, errors

@@ -651,8 +651,14 @@
         if (st && st.owner != null) body.seat = st.owner;
       }
       if (by) body.by = by;
-    } else if (a === "end-game" && !(await confirmDialog("End this game now?"))) return;
-    act(`/api/actions/${a}`, body, `${b.textContent}: done.`);
+    } else if (a === "end-game") {
+      if (!(await confirmDialog("End this game now?"))) return;
+      // The end is told on the map and the what-now line, far above More actions: go there.
+      if (await act("/api/actions/end-game", body, "Game ended.")) window.scrollTo({ top: 0, behavior: "smooth" });
+      return;
+    }
+    const done = { initiative: `${who(state, seat)} takes the initiative.`, "soul-lost": "Soul wasted." }[a];
+    act(`/api/actions/${a}`, body, done || "Done.");
   }));
 
   document.getElementById("export-log").addEventListener("click", async () => {
