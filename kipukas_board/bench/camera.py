@@ -25,7 +25,7 @@ Noise: a pool of Gaussian noise fields is drawn once and every frame gets one th
 did not have (in a fresh random order each round), so consecutive frames never share their noise,
 while making a frame costs two saturating additions instead of drawing 2.7 million numbers.
 
-Example::
+Example (not run as a doctest: it plays camera scenes for seconds; ``kipukas-board bench-camera`` runs it)::
 
     >>> report = run_bench_camera(["blank", "card.jpg"], fps=15, seconds=4, noise=3)   # doctest: +SKIP
     >>> [s["cpu_pct"] for s in report["scenes"]]                                       # doctest: +SKIP

@@ -17,7 +17,8 @@ measurement, one command and a few minutes, in one of two ways:
 Per number of seats it prints the CPU per seat while a card is held and while the stand is empty,
 the total, the frames dropped, the cards read and the first-read times.
 
-Example::
+Example (not run as a doctest: it plays pictures before the seats in real time;
+``tests/bench/test_bench_pi.py`` runs it)::
 
     >>> report = run_pi_bench(["card1.jpg", "card2.jpg"], max_seats=2, seconds=2)   # doctest: +SKIP
     >>> [(r["seats"], r["cards_read"]) for r in report["rows"]]                     # doctest: +SKIP

@@ -24,7 +24,8 @@ the board. Per condition it reports:
   still image (codes read, median CPU ms), and ``wechat``: OpenCV's WeChat reader on the same
   frame, in the same run (codes read, median CPU ms); their ratio is the figure to quote.
 
-Example::
+Example (not run as a doctest: it needs captures and their truth file;
+``tests/bench/test_bench_robustness.py`` runs it on generated ones)::
 
     >>> report = run_robustness("captures", "captures/truth.json", ["noise8"], limit=3)   # doctest: +SKIP
     >>> report["conditions"][0]["read"], report["conditions"][0]["codes"]                 # doctest: +SKIP

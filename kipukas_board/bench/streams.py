@@ -17,7 +17,8 @@ Measured from outside the board, by ``/proc``:
 - whether a fresh page opened after the flood gets the latest state (``fresh_page_ok``) and how long
   that took.
 
-Example (a small run; the documented figure uses the defaults)::
+Example (a small run; the documented figure uses the defaults; not run as a doctest: it serves a real board
+for seconds; ``tests/bench/test_bench_streams.py`` runs it)::
 
     >>> res = run_streams_bench(streams=2, changes=4, settle_s=0.5)  # doctest: +SKIP
     >>> res["fresh_page_ok"]  # doctest: +SKIP

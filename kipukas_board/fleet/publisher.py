@@ -14,7 +14,8 @@ order, none skipped, some perhaps twice (consumers de-duplicate by board and seq
 The state and health topics are retained and carry only the latest: they are published when the
 link comes up and when they change, never queued while the broker is away.
 
-Example::
+Example (not run as a doctest: it needs a journal, its cursor and an MQTT broker;
+``tests/fleet/test_fleet_publish.py`` runs it against a real Mosquitto)::
 
     >>> pub = FleetPublisher(journal, cursor, client, broker, "table-07", "Table 7",
     ...                      state_doc=lambda: {}, health_doc=lambda: {})      # doctest: +SKIP

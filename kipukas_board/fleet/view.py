@@ -8,7 +8,8 @@ board and sequence number, as the contract asks of every consumer.
 
 It only reads: it publishes nothing and sends no command to a board.
 
-Example::
+Example (not run as a doctest: it needs an MQTT broker; ``tests/fleet/test_fleet_dashboard.py`` runs it
+against a real Mosquitto)::
 
     >>> view = FleetView(BrokerAddress.parse("mqtt://127.0.0.1:1883"))      # doctest: +SKIP
     >>> view.start(); view.boards()                                           # doctest: +SKIP

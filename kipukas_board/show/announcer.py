@@ -24,7 +24,8 @@ from kipukas_board.hardware.voice.port import Voice
 class Announcer:
     """Subscriber for the core loop: speaks what each batch of effects means.
 
-    Example::
+Example (not run as a doctest: it needs a running core loop and a voice;
+    ``tests/hardware/voice/test_voice.py`` runs it)::
 
         >>> loop.subscribe(Announcer(voice, say_for=modes.phrases_for).announce)   # doctest: +SKIP
     """

@@ -82,7 +82,7 @@ class Lighting:
     of the hardware is well; when it returns False (or raises) the fault pixels blink. ``clock`` is
     injectable so tests can step time.
 
-    Example::
+    Example (not run as a doctest: it needs a running core loop; ``tests/show/test_lighting.py`` runs it)::
 
         >>> lighting = Lighting(SimulatedLedStrip(count=layout.count), layout)   # doctest: +SKIP
         >>> loop.subscribe(lighting.update); lighting.start(loop.state)          # doctest: +SKIP

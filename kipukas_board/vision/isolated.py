@@ -13,7 +13,8 @@ the image was sent is used instead (never less than the CPU time of a single-thr
 
 Each :class:`IsolatedDecoder` has its own process, so two seats never wait for each other.
 
-Example::
+Example (not run as a doctest: it starts a decoder process and needs an image;
+``tests/vision/test_vision_pipeline.py`` runs it)::
 
     >>> dec = IsolatedDecoder("wechat")                 # doctest: +SKIP
     >>> dec(grey_image, deadline_ms=60.0)               # doctest: +SKIP

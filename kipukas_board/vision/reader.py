@@ -32,7 +32,8 @@ The rules, per frame:
 
 So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
 
-Example::
+Example (not run as a doctest: it needs camera frames; ``tests/vision/test_vision_gate.py`` and
+``test_vision_stack.py`` run it)::
 
     >>> reader = CameraReader(Pipeline(remember_roi=True, heavy_interval_s=1.0, isolate=True))  # doctest: +SKIP
     >>> read = reader.read(frame)                                                             # doctest: +SKIP

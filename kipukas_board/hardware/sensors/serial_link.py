@@ -18,7 +18,9 @@ Settings example (``[sensors]`` in the settings file)::
     vid = "2E8A"                 # Raspberry Pi's USB vendor id (the Pico); or: device = "/dev/ttyACM0"
     debounce_ms = 20             # optional: sent to the board at connect
 
-Example (``device`` may be any path pyserial opens, a pseudo-terminal in the tests)::
+Example (``device`` may be any path pyserial opens, a pseudo-terminal in the tests; not run as a doctest: it
+needs the sensor board on a serial port; ``tests/hardware/sensors/test_serial_sensors.py`` runs it on a
+pseudo-terminal)::
 
     >>> sensors = SerialStandSensors(device="/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode-if00")  # doctest: +SKIP
     >>> sensors.start(print)                                                   # doctest: +SKIP

@@ -15,7 +15,7 @@ Settings::
     muted = false
     device = ""         # optional: an ALSA device, e.g. "plughw:1,0" (played with aplay)
 
-Example::
+Example (not run as a doctest: it needs espeak-ng and a speaker; ``tests/hardware/voice/test_voice.py`` runs it)::
 
     >>> voice = EspeakVoice(volume=50)          # doctest: +SKIP
     >>> voice.say("Storm! Stands M 3 A and M 4 B are exposed.")   # doctest: +SKIP

@@ -99,6 +99,9 @@ def apply_card(state: GameState, event: Event, dice: Any = None) -> tuple[GameSt
 def reachable_effect(state: GameState, seat: int, card: dict[str, Any] | None) -> Effect | None:
     """Where the soul token ``seat`` holds can go, if ``card`` is a soul and the seat holds one.
 
+    For instance (not run as a doctest: ``state`` is a game in play, with seat 1 holding a lifted soul
+    token; the Kipukas rules tests play such games):
+
     >>> reachable_effect(state, 1, {"movement": 2, "habitat": "Water"})    # doctest: +SKIP
     {'type': 'reachable', 'from': 'M3a', 'moves': 2, 'kinds': ['land', 'water'], 'seat': 1}
     """
