@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 
-class BoardMap(Protocol):
+class MapOfStands(Protocol):
     """What naming a stand reads of a map (a :class:`~kipukas_board.board.mapfile.BoardMap` has it);
     a protocol rather than the class, since the map file's ``to_json`` names its stands through here."""
 
@@ -31,12 +31,12 @@ class BoardMap(Protocol):
     paths: Sequence[Any]
 
 
-def _home(board: BoardMap, number: int) -> str:
+def _home(board: MapOfStands, number: int) -> str:
     t = board.territories.get(number)
     return (t.name if t is not None else "") or f"territory {number}"
 
 
-def _leads_to(board: BoardMap, sid: str) -> list[str]:
+def _leads_to(board: MapOfStands, sid: str) -> list[str]:
     """The other territories ``sid``'s paths lead to, by name, in the map's order."""
     here = board.stands[sid].territory
     out: list[str] = []
@@ -48,7 +48,7 @@ def _leads_to(board: BoardMap, sid: str) -> list[str]:
     return out
 
 
-def place_names(board: BoardMap) -> dict[str, str]:
+def place_names(board: MapOfStands) -> dict[str, str]:
     """Every stand of ``board`` by where it is (see the module's docstring)."""
     names: dict[str, str] = {}
     for st in board.stands.values():
@@ -74,7 +74,7 @@ def place_names(board: BoardMap) -> dict[str, str]:
     return names
 
 
-def in_words(board: BoardMap, text: str) -> str:
+def in_words(board: MapOfStands, text: str) -> str:
     """``text`` with every stand id ("stand M3a" and a bare "M3a" alike) put by where it is."""
     if not board.stands or not text:
         return text
