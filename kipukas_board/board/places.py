@@ -81,3 +81,6 @@ def in_words(board: MapOfStands, text: str) -> str:
     names = place_names(board)
     ids = "|".join(re.escape(sid) for sid in sorted(board.stands, key=len, reverse=True))
     return re.sub(rf"(?:\bstands? )?\b({ids})\b", lambda m: names[m.group(1)], text)
+
+
+__all__ = ["in_words", "place_names"]
