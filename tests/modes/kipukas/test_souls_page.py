@@ -86,6 +86,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.click("#bout-physical")
         page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Hilbert wins')",
                                timeout=3000)
+        assert page.text_content("#message") == "Bout settled with the dice said."
         page.wait_for_function("document.querySelector('#souls').textContent.includes('downed')", timeout=3000)
         assert srv.board.loop.state.souls["ZrrD#0001"].downed
         # The Final Blow: the dice it needs are shown, and taken as players say them ("1 1, 1 1, 1 1").

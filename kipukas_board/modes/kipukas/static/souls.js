@@ -196,7 +196,7 @@
       showPlan();
     }));
   function fought(r) { if (r) { $("bout-att-rolls").value = ""; $("bout-def-rolls").value = ""; } }
-  $("bout-roll").addEventListener("click", async () => fought(await act("/api/actions/bout-roll", bout(), "bout rolled")));
+  $("bout-roll").addEventListener("click", async () => fought(await act("/api/actions/bout-roll", bout(), "The board rolled the bout.")));
   // Dice that cannot fit the bout (a round too many, a die missing) are told in the players' words
   // before anything is sent: who rolls what, how many numbers to say, how many were said. A best
   // of three may end after two rounds.
@@ -220,11 +220,11 @@
       Array.from({ length: plan ? plan.best_of : 1 }, () => []);
     fought(await act("/api/actions/bout-roll", { ...bout(), rolls: {
       attacker: rounds($("bout-att-rolls").value, "attacker"), defender: rounds($("bout-def-rolls").value, "defender") } },
-    "bout settled"));
+    "Bout settled with the dice said."));
   });
   $("bind-button").addEventListener("click", () => {
     if (!$("bind-soul").value || !$("bind-stand").value) { message("pick a soul and a stand", "error"); return; }
-    act("/api/actions/soul-bind", { soul: $("bind-soul").value, stand: $("bind-stand").value }, "bound");
+    act("/api/actions/soul-bind", { soul: $("bind-soul").value, stand: $("bind-stand").value }, "Soul bound to its token.");
   });
   document.addEventListener("kb:state", (ev) => render(ev.detail));
   render(JSON.parse($("initial-state").textContent));
