@@ -65,6 +65,16 @@ class _Namer:
         return ", ".join(xs[:-1]) + f" {self.p['and']} " + xs[-1]
 
 
+#: What an undo took back, in words ("Undone: the diel roll."), by the kind of the event undone.
+UNDONE = {"roll_diel": "the diel roll", "stand": "the token's move", "new_game": "the new game",
+          "answer": "the answer", "correction": "the correction", "resolve_contention": "the fight's result",
+          "bout": "the bout", "bout_roll": "the bout", "soul_lost": "the soul lost",
+          "soul_wasted": "the soul wasted", "take_initiative": "the initiative taken", "timer_start": "the timer",
+          "timer_cancel": "the timer's cancelling", "dice_roll": "the dice roll", "end_game": "the game's end",
+          "soul_bind": "the soul's binding", "soul_unbind": "the soul's unbinding", "soul_fix": "the soul's correction",
+          "soul_damage": "the soul's damage", "map": "the map change"}
+
+
 def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
                 phrases: Mapping[str, str] = PHRASES) -> list[str]:
     """The sentences to speak for one effect (``[]`` for effects the voice stays quiet about)."""
@@ -157,7 +167,8 @@ def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
         if kind == "dice":
             return _dice(effect, n, p)
         if kind == "undone":
-            return [p["undone"].format(action=str(effect.get("action", "")).replace("_", " "))]
+            action = str(effect.get("action", ""))
+            return [p["undone"].format(action=UNDONE.get(action, action.replace("_", " ")))]
         if kind == "question":
             return [p["question"].format(text=str(effect.get("question", {}).get("text", "")))]
         if kind == "problem":

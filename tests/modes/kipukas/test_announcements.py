@@ -75,7 +75,7 @@ def test_a_draw_is_not_announced_as_a_win_and_dice_say_what_they_mean(data_dir) 
         t.act("initiative", {"seat": 1})
         assert heard(t)[-1] == "Player 1 takes the initiative."
         t.act("undo")
-        assert heard(t)[-1] == "Undone: take initiative."
+        assert heard(t)[-1] == "Undone: the initiative taken."  # what was done, never the event's name
         t.act("end-game", {"winner": None})
         said = heard(t)
         assert said[-1] == "The game of domination ends without a winner."
