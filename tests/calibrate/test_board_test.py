@@ -138,6 +138,6 @@ def test_the_board_test_command_refuses_simulated_hardware_unless_asked(tmp_path
 
     s = tmp_path / "settings.toml"
     s.write_text('[leds]\nadapter = "spi"\n')
-    assert main(["board-test", "--settings", str(s), "--data-dir", str(tmp_path), "--seconds", "0"]) == 2
+    assert main(["board-test", "--settings", str(s), "--data-dir", str(tmp_path), "--seconds", "0.1"]) == 2
     err = capsys.readouterr().err
     assert '[sensors] adapter = "sim"' in err and "[leds]" not in err.split("adapter")[0]
