@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.bench.qr import VARIANTS
+from kipukas_board.cards.store import CATALOG_FILE
 from kipukas_board.commands.argtypes import at_least, milliseconds, non_negative, positive
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
 
@@ -492,7 +493,7 @@ def catalog_import(args: argparse.Namespace) -> int:
         return 2
     finally:
         cat.close()
-    print(f"imported {n} cards from {args.source} into {Path(data_dir) / 'cards.sqlite'}")
+    print(f"imported {n} cards from {args.source} into {Path(data_dir) / CATALOG_FILE}")
     return 0
 
 
