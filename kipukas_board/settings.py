@@ -56,6 +56,7 @@ from urllib.parse import urlsplit
 
 from kipukas_board.hardware import power_chain
 from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
+from kipukas_board.strictjson import is_int
 from kipukas_board.textfile import TextFileError, read_text
 
 DEFAULT_MAP = "kipuka-8"
@@ -332,7 +333,7 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     else:
         s.names = [n.lower().rstrip(".") for n in names]
     port = web.get("port", s.port)
-    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+    if not is_int(port) or not 0 < port < 65536:
         problems.append(f"[web] port = {port!r} must be a whole number from 1 to 65535")
     else:
         s.port = port
@@ -366,7 +367,7 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
     for i, cam in enumerate(cams):
         choice = _choice(cam, "cameras", f"cameras[{i}]", problems)
         seat = choice.options.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 1:
+        if not is_int(seat) or seat < 1:
             problems.append(f"[cameras[{i}]] seat = {seat!r} must be a seat number (1, 2, ...)")
         elif seat in seats:
             problems.append(f"[cameras[{i}]] seat = {seat} is served by cameras[{seats[seat]}] already; "

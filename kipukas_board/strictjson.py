@@ -103,7 +103,7 @@ def problem(value: Any, where: str = "") -> str | None:
     """
     if isinstance(value, float):
         return None if math.isfinite(value) else f"{where or 'the value'} is {value} (numbers must be finite)"
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_int(value):
         if abs(value) > MAX_INT:
             return f"{where or 'the value'} is {value}, out of range (at most {MAX_INT} either way)"
         return None

@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.resources import shipped_dir
+from kipukas_board.strictjson import is_int
 from kipukas_board.textfile import TextFileError, read_text
 
 GEOGRAPHIES = ("mountain", "forest", "plains", "volcanic", "water")
@@ -387,13 +388,13 @@ class _Checker:
                 self.bad(where, "must be a table")
                 continue
             num = t.get("number")
-            if isinstance(num, int) and not isinstance(num, bool):
+            if is_int(num):
                 where = f"territories[{i}] (number {num})"
             self._unknown_keys(where, t, self.TERRITORY_KEYS)
             # Only the number decides whether the entry counts: a territory with a wrong geography
             # is still territory N, so stands in it are not reported again.
             ok = True
-            if not isinstance(num, int) or isinstance(num, bool) or num < 1:
+            if not is_int(num) or num < 1:
                 self.bad(where, f"field 'number' must be a whole number from 1 up, got {num!r}")
                 ok = False
             elif num in out:
@@ -408,7 +409,7 @@ class _Checker:
                 self.bad(where, f"field 'transit' must be true or false, got {transit!r}")
                 transit = False
             coast = t.get("coastline", 0)
-            if not isinstance(coast, int) or isinstance(coast, bool) or coast < 0:
+            if not is_int(coast) or coast < 0:
                 self.bad(where, f"field 'coastline' must be a whole number from 0 up, got {coast!r}")
                 coast = 0
             tname = t.get("name", "")
@@ -456,7 +457,7 @@ class _Checker:
                 self.bad(where, f"field 'kind' is {kind!r}; expected one of {', '.join(STAND_KINDS)}")
                 kind = "movement"
             terr = s.get("territory")
-            if not isinstance(terr, int) or isinstance(terr, bool):
+            if not is_int(terr):
                 self.bad(where, f"field 'territory' must be a territory number, got {terr!r}")
                 terr = 0
             elif terr not in territories:

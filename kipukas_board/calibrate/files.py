@@ -49,6 +49,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, map_calibration_path, parse_layout
+from kipukas_board.strictjson import is_int
 from kipukas_board.textfile import TextFileError, read_text, write_text_atomic
 
 __all__ = ["Calibration", "CalibrationError", "atomic_write", "calibration_path", "check_against", "dumps",
@@ -200,7 +201,7 @@ def loads(text: str, source: str = "<calibration>", board: BoardMap | None = Non
         cams = []
     for i, cam in enumerate(cams):
         seat = cam.get("seat") if isinstance(cam, dict) else None
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 1:
+        if not is_int(seat) or seat < 1:
             problems.append(f"[[cameras]] #{i + 1}: seat must be a seat number (1, 2, ...), got {seat!r}")
             continue
         cal.cameras[seat] = {k: v for k, v in cam.items() if k != "seat"}

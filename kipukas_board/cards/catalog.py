@@ -30,6 +30,7 @@ from typing import Any
 
 from kipukas_board.cards.payload import CODE_RE, CardPayload
 from kipukas_board.cards.store import CardStore
+from kipukas_board.strictjson import is_int
 
 #: Largest catalog accepted (the real one is about 100 kB).
 MAX_CATALOG_BYTES = 5 * 1024 * 1024
@@ -74,7 +75,7 @@ def _kind_ok(value: Any, kind: str) -> bool:
         return True
     if kind in (_STR, _OPT_STR):
         return isinstance(value, str)
-    return isinstance(value, int) and not isinstance(value, bool)
+    return is_int(value)
 
 
 def check_records(records: Any) -> list[str]:
@@ -115,7 +116,7 @@ def check_records(records: Any) -> list[str]:
                 seen[code] = i
         for name in ("injury_tolerance", "movement"):
             v = rec.get(name)
-            if isinstance(v, int) and not isinstance(v, bool) and v < 0:
+            if is_int(v) and v < 0:
                 problems.append(f"{where}: field {name!r} must not be negative, got {v}")
         if "keal_means" in rec:
             problems.extend(_check_keal(where, rec["keal_means"]))
@@ -134,7 +135,7 @@ def _check_keal(where: str, value: Any) -> list[str]:
         if not isinstance(km.get("name"), str):
             out.append(f"{f}.name' must be a string, got {km.get('name')!r:.40}")
         c = km.get("count")
-        if not isinstance(c, int) or isinstance(c, bool) or c < 0:
+        if not is_int(c) or c < 0:
             out.append(f"{f}.count' must be a whole number, got {c!r:.40}")
         g = km.get("genetics", [])
         if not isinstance(g, list) or not all(isinstance(x, str) for x in g):

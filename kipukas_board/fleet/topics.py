@@ -75,7 +75,7 @@ def decode(payload: bytes, kind: str = "state") -> dict[str, Any]:
         raise MessageError(f"{kind} message must be a JSON object, got {type(doc).__name__}")
     if kind == "events":
         seq = doc.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        if not strictjson.is_int(seq) or seq < 1:
             raise MessageError(f"events message has seq = {seq!r}; expected a whole number from 1")
         if not isinstance(doc.get("event"), dict):
             raise MessageError(f"events message {seq} has no event object")

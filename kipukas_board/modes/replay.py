@@ -25,6 +25,7 @@ from kipukas_board.board.mapfile import MapError
 from kipukas_board.modes import apply
 from kipukas_board.modes.kipukas.rules.events import EventError, check_event
 from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.strictjson import is_int
 
 
 class ReplayError(ValueError):
@@ -50,7 +51,7 @@ def read_lines(lines: Iterable[str], source: str = "<journal>") -> Iterator[tupl
         seq = None
         if isinstance(obj, dict) and "event" in obj and "type" not in obj:
             seq = obj.get("seq")
-            if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool)):
+            if seq is not None and (not is_int(seq)):
                 raise ReplayError(f"{source}, line {i}: 'seq' must be a whole number, got {seq!r}")
             obj = obj["event"]
         try:

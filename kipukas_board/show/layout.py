@@ -49,6 +49,7 @@ from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.hardware import power_chain
 from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
+from kipukas_board.strictjson import is_int
 from kipukas_board.textfile import TextFileError, read_text
 
 #: The most pixels a layout may drive, as the settings' ``[leds] count`` allows: every pixel costs
@@ -191,9 +192,9 @@ def _pixels(value: Any, where: str, problems: list[str]) -> list[int]:
             return list(range(int(first), int(last) + 1))
         problems.append(f"{where} = {value!r}: expected a list of pixel numbers or \"first-last\"")
         return []
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_int(value):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or not all(is_int(v) for v in value):
         problems.append(f"{where} = {value!r}: expected a list of pixel numbers or \"first-last\"")
         return []
     bad = [v for v in value if v < 0]
@@ -237,7 +238,7 @@ def parse_layout(leds: Any, board: BoardMap | None, source: str = "<calibration>
                     ma_per_channel=_number(leds, "ma_per_channel", 20.0, 0.0, 1000.0, problems),
                     idle_ma=_number(leds, "idle_ma", 1.0, 0.0, 100.0, problems))
     count = leds.get("count", 0)
-    if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_LEDS:
+    if not is_int(count) or not 0 <= count <= MAX_LEDS:
         problems.append(f"count = {count!r}: expected a whole number of pixels from 0 to {MAX_LEDS}")
         count = 0
     lay.length = count

@@ -38,6 +38,7 @@ from flask import Flask, Response, jsonify
 
 from kipukas_board.calibrate.files import CalibrationError
 from kipukas_board.calibrate.session import CameraUnavailable, NeedsConfirmation
+from kipukas_board.strictjson import is_int
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
 if TYPE_CHECKING:
@@ -92,14 +93,14 @@ def register(app: Flask, board: ServedBoard) -> None:
     def calibration_leds(step: str) -> Any:
         if step == "start":
             count = json_body(required=False, fields=frozenset({"count", "confirm"})).get("count")
-            if count is not None and (not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 2000):
+            if count is not None and (not is_int(count) or not 1 <= count <= 2000):
                 raise BadRequest(f"count must be the strip's number of pixels, 1 to 2000, got {count!r}")
             return run(session.leds_start, count)
         if step == "save":
             return run(session.leds_save)
         if step in ("shift", "resize"):
             by = json_body(fields=frozenset({"by", "confirm"})).get("by")
-            if not isinstance(by, int) or isinstance(by, bool) or not -64 <= by <= 64:
+            if not is_int(by) or not -64 <= by <= 64:
                 raise BadRequest(f'expected {{"by": N}} with N a whole number from -64 to 64, got by = {by!r}')
             return run(session.leds_do, step, by)
         if step not in ("confirm", "back", "cancel"):
@@ -131,7 +132,7 @@ def register(app: Flask, board: ServedBoard) -> None:
         focus, exposure = body.get("focus"), body.get("exposure_us")
         if focus is not None and (not isinstance(focus, int | float) or isinstance(focus, bool)):
             raise BadRequest(f"focus must be a number of dioptres or null (auto), got {focus!r}")
-        if exposure is not None and (not isinstance(exposure, int) or isinstance(exposure, bool)):
+        if exposure is not None and (not is_int(exposure)):
             raise BadRequest(f"exposure_us must be a whole number of microseconds or null (auto), got {exposure!r}")
         try:
             return jsonify(session.camera_controls(seat, None if focus is None else float(focus), exposure))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, Response, jsonify
 
 from kipukas_board.cards.payload import PayloadError
+from kipukas_board.strictjson import is_int
 from kipukas_board.web.server import BadRequest, error, json_body
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def register(app: Flask, board: ServedBoard) -> None:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
         body = json_body(fields=frozenset({"payload", "seat"}))
         seat = body.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MAX_SEAT:
+        if not is_int(seat) or not 1 <= seat <= MAX_SEAT:
             raise BadRequest(f'expected {{"payload": "...", "seat": 1..{MAX_SEAT}}}, got seat = {seat!r}')
         payload: Any = body.get("payload")
         if not isinstance(payload, str):

@@ -24,6 +24,7 @@ from flask import Response, jsonify
 
 from kipukas_board.modes.kipukas.rules.common import refused
 from kipukas_board.modes.kipukas.rules.events import EventError, check_event
+from kipukas_board.strictjson import is_int
 from kipukas_board.web.server import BadRequest
 
 if TYPE_CHECKING:
@@ -103,6 +104,6 @@ def int_field(body: dict[str, Any], name: str, what: str, optional: bool = False
     v = body[name]
     if v is None and nullable:
         return None
-    if not isinstance(v, int) or isinstance(v, bool):
+    if not is_int(v):
         raise BadRequest(f"field {name!r} must be {what}, got {v!r}")
     return v

@@ -41,6 +41,7 @@ from typing import Any
 
 from kipukas_board.hardware.sensors.channel_health import ChannelHealth
 from kipukas_board.hardware.sensors.port import Emit, StandSensors, SwitchChange, emit_guarded
+from kipukas_board.strictjson import is_int
 
 MODEL_FILE = Path("/proc/device-tree/model")
 
@@ -88,7 +89,7 @@ def _channels(pins: Any) -> dict[str, int]:
     else:
         raise ValueError(f"[sensors] pins = {pins!r}: expected a list of GPIO numbers or a table name = pin")
     for name, pin in out.items():
-        if not isinstance(pin, int) or isinstance(pin, bool) or not 0 <= pin <= 53:
+        if not is_int(pin) or not 0 <= pin <= 53:
             raise ValueError(f"[sensors] pins: {name} = {pin!r} is not a GPIO number (0-27 on the header)")
     if len(set(out.values())) != len(out):
         raise ValueError(f"[sensors] pins: a GPIO number is used twice in {out}")

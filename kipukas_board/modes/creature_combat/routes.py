@@ -35,6 +35,7 @@ from flask import Flask
 from kipukas_board.modes.creature_combat.rules import DECK_COST, LAND_DECK, deck_problems
 from kipukas_board.modes.creature_combat.table import DEFAULT_TABLE, TableError, load_table
 from kipukas_board.modes.routes import mode_blueprint
+from kipukas_board.strictjson import is_int
 from kipukas_board.web.server import BadRequest
 from kipukas_board.web.submit import only_fields
 
@@ -69,7 +70,7 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
     only_fields(opts, {"deck_cost", "land_deck"}, "in 'options': ")
     deck_cost, land_deck = opts.get("deck_cost", DECK_COST), opts.get("land_deck", LAND_DECK)
     for k, v in (("deck_cost", deck_cost), ("land_deck", land_deck)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+        if not is_int(v) or v < 1:
             raise BadRequest(f"field 'options.{k}' must be a whole number from 1 up (the players' agreement), "
                              f"got {v!r}")
     try:

@@ -31,6 +31,7 @@ from flask import Flask
 
 from kipukas_board.modes.duel.rules import DECK_SIZE, HEARTS, deck_problems
 from kipukas_board.modes.routes import mode_blueprint
+from kipukas_board.strictjson import is_int
 from kipukas_board.web.server import BadRequest
 from kipukas_board.web.submit import only_fields
 
@@ -57,7 +58,7 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
         raise BadRequest(f"field 'players' must be a list of 2 players (the card duel is for two), got {players!r:.80}")
     for k, default, lo, hi in (("hearts", HEARTS, 1, 10), ("deck_size", DECK_SIZE, 1, 200)):
         v = body.get(k, default)
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        if not is_int(v) or not lo <= v <= hi:
             raise BadRequest(f"field {k!r} must be a whole number {lo} to {hi} (the same for both players), got {v!r}")
     decks = board.mode_cards.decks(NAME)
     cards, problems, used, out_players = [], [], {}, []

@@ -28,6 +28,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from kipukas_board.modes.kipukas.actions import checker
 from kipukas_board.modes.kipukas.rules.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
+from kipukas_board.strictjson import is_int
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field, only_fields
 
@@ -115,14 +116,14 @@ def blueprint(board: ServedBoard) -> Blueprint:
         return value, f"archetype interaction from {TYPING_FILE}: {att.archetype} against {dfn.archetype}"
 
     def _plan(territory: Any, attacker: Any, defender: Any, archetype: Any) -> dict[str, Any]:
-        if not isinstance(territory, int) or isinstance(territory, bool):
+        if not is_int(territory):
             raise BadRequest(f"field 'territory' must be a territory number, got {territory!r:.20}")
         for name, v in (("attacker", attacker), ("defender", defender)):
             _soul_field({name: v}, name)
         source = ""
         if archetype is None:
             archetype, source = _typing(attacker, defender)
-        if not isinstance(archetype, int) or isinstance(archetype, bool):
+        if not is_int(archetype):
             raise BadRequest(f"field 'archetype' must be a whole number (the fists tool's), got {archetype!r:.20}")
         plan = plan_bout(board.state, territory, attacker, defender, archetype, source)
         if isinstance(plan, str):

@@ -49,6 +49,7 @@ from kipukas_board.modes.kipukas.rules.contention import on_bout
 from kipukas_board.modes.kipukas.rules.editions import HABITAT_ROLLS, edition
 from kipukas_board.modes.kipukas.rules.souls import put_soul, soul_stand
 from kipukas_board.modes.kipukas.rules.state import GameState, Soul, amend
+from kipukas_board.strictjson import is_int
 
 #: What a soul rolls when its card's die field is empty.
 DEFAULT_DIE = (20,)
@@ -125,7 +126,7 @@ def check_typing_table(table: Any, source: str) -> dict[str, dict[str, int]]:
         if not isinstance(row, dict):
             raise ValueError(f"{source}: modifiers.{attack} must be a table of defending adaptations")
         for defense, value in row.items():
-            if not isinstance(value, int) or isinstance(value, bool) or abs(value) > ARCHETYPE_LIMIT:
+            if not is_int(value) or abs(value) > ARCHETYPE_LIMIT:
                 raise ValueError(f"{source}: modifiers.{attack}.{defense} must be a whole number "
                                  f"-{ARCHETYPE_LIMIT} to {ARCHETYPE_LIMIT}, got {value!r}")
         out[attack.strip().lower()] = {d.strip().lower(): v for d, v in row.items()}
@@ -238,7 +239,7 @@ def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
         sides = plan[role]["dice"]
         if (not isinstance(got, list) or len(got) != plan["best_of"]
                 or not all(isinstance(r, list) and len(r) == len(sides)
-                           and all(isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= s
+                           and all(is_int(f) and 1 <= f <= s
                                    for f, s in zip(r, sides, strict=True)) for r in got)):
             dice = "+".join(f"D{s}" for s in sides) + " faces" if sides else "no faces (its card rolls no die)"
             return f"the {role}'s rolls must be {plan['best_of']} round(s) of {dice}, got {got!r:.120}"

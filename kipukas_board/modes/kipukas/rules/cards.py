@@ -30,6 +30,7 @@ from kipukas_board.modes.kipukas.rules.editions import edition
 from kipukas_board.modes.kipukas.rules.events import Event, EventError, register_event_type, required_field
 from kipukas_board.modes.kipukas.rules.souls import card_shown
 from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.strictjson import is_int
 
 #: Path kinds a soul may use besides land, by the card's habitat (web rules, "Geography").
 HABITAT_PATHS: dict[str, tuple[str, ...]] = {"water": ("water",), "underground": ("tunnel",)}
@@ -108,7 +109,7 @@ def reachable_effect(state: GameState, seat: int, card: dict[str, Any] | None) -
     if state.phase != "play" or not card:
         return None
     movement = card.get("movement")
-    if not isinstance(movement, int) or isinstance(movement, bool) or movement <= 0:
+    if not is_int(movement) or movement <= 0:
         return None  # not a soul (items, traps, terrain features have Movement 0)
     lift = next((h for h in reversed(state.hand) if h.owner == seat), None)
     if lift is None:

@@ -33,6 +33,7 @@ from typing import Any
 from kipukas_board.modes.kipukas.rules.common import Effect, ask, lose_soul, problem, refresh_contention, seat_name
 from kipukas_board.modes.kipukas.rules.editions import edition
 from kipukas_board.modes.kipukas.rules.state import GameState, Lift, Soul, amend
+from kipukas_board.strictjson import is_int
 
 #: The question asked when a binding would clash with another; its answers.
 BIND_OPTIONS = ["bind", "keep"]
@@ -61,7 +62,7 @@ def is_soul_card(card: dict[str, Any] | None) -> bool:
     if not card:
         return False
     mv = card.get("movement")
-    return isinstance(mv, int) and not isinstance(mv, bool) and mv > 0
+    return is_int(mv) and mv > 0
 
 
 def new_soul(state: GameState, seat: int, event: dict[str, Any], card: dict[str, Any]) -> Soul:
