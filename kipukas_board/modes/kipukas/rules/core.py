@@ -47,6 +47,7 @@ from kipukas_board.modes.kipukas.rules.contention import on_bout, on_resolve
 from kipukas_board.modes.kipukas.rules.diel import on_roll_diel
 from kipukas_board.modes.kipukas.rules.editions import DEFAULT_DIEL_WEIGHTS
 from kipukas_board.modes.kipukas.rules.events import PLAYER_ACTIONS, Event
+from kipukas_board.modes.kipukas.rules.guide import MAX_ROLLS_TOLD
 from kipukas_board.modes.kipukas.rules.movement import on_stand_play
 from kipukas_board.modes.kipukas.rules.playstyles import best, body_count, style, too_many_players
 from kipukas_board.modes.kipukas.rules.problems import settle
@@ -66,6 +67,7 @@ from kipukas_board.modes.kipukas.rules.state import (
     initial_state,
     seal,
 )
+from kipukas_board.strictjson import is_int
 
 #: Player actions that can be undone, newest last.
 UNDO_DEPTH = 20
@@ -204,7 +206,7 @@ def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameS
     new = fresh.evolve(
         stands=stands, players=players, started=True, edition=event["edition"], play_style=ps.name,
         style_options=opts, diel_weights=dict(event.get("diel_weights") or DEFAULT_DIEL_WEIGHTS),
-        placement_order=order, placer=first, counter=state.counter,
+        placement_order=order, placement_rolls=_placement_rolls(event), placer=first, counter=state.counter,
     )
     effects.append({"type": "new_game", "players": seats, "edition": new.edition, "play_style": ps.name,
                     "first_placer": first, "placement_rolls": event.get("placement_rolls")})
@@ -213,6 +215,16 @@ def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameS
         new = problem(new, effects, f"tokens are still on {', '.join(left)}: clear the map before setup")
     announce(new, effects)
     return new
+
+
+def _placement_rolls(event: Event) -> tuple[tuple[int, int], ...]:
+    """The new game's D6 rolls for first placement, as ``(seat, roll)``; rolls of another form (the
+    event does not require them) are left out rather than shown wrong."""
+    rolls = event.get("placement_rolls")
+    if not isinstance(rolls, list):
+        return ()
+    return tuple((r[0], r[1]) for r in rolls[:MAX_ROLLS_TOLD]
+                 if isinstance(r, list) and len(r) == 2 and all(is_int(x) for x in r))
 
 
 def _on_initiative(state: GameState, event: Event, effects: list[Effect]) -> GameState:

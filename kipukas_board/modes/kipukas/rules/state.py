@@ -177,6 +177,7 @@ class GameState:
     diel_weights: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_DIEL_WEIGHTS))
     # -- setup --
     placement_order: tuple[int, ...] = ()  # seats in placing order (first placer first)
+    placement_rolls: tuple[tuple[int, int], ...] = ()  # the D6 rolls that chose the first placer: (seat, roll)
     placements: int = 0  # tokens placed so far at setup
     placer: int | None = None  # whose placement it is (setup)
     placed: tuple[str, ...] = ()  # territory stands placed at setup, in order

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS
+from kipukas_board.modes.kipukas.rules.guide import hill_json, next_step
 from kipukas_board.modes.kipukas.rules.playstyles import player_limits, scores
 from kipukas_board.modes.kipukas.rules.souls import where
 from kipukas_board.modes.kipukas.rules.state import GameState, turn_order, waiting_stands
@@ -77,22 +78,8 @@ def state_json(state: GameState) -> dict[str, Any]:
         "problems": list(state.problems),
         "can_undo": bool(state.undo) and not state.undo[-1].expired,
         **hill_json(state),
+        "next": next_step(state).to_json(),
     }
-
-
-def hill_json(state: GameState) -> dict[str, Any]:
-    """King of the Hill's ``hill``: the territory, who holds it, and the cycles still to hold it
-    (``left`` is None while nobody holds it: the count starts when someone takes it). Other play
-    styles have no ``hill``."""
-    n = state.style_options.get("territory")
-    if state.play_style != "king_of_the_hill" or n not in state.territories:
-        return {}
-    need = int(state.style_options.get("cycles", 0))
-    holder = state.territories[n].owner
-    since = state.hill_since if holder is not None else None
-    left = None if since is None else max(0, need - (state.diel_cycle - since))
-    return {"hill": {"territory": n, "name": state.board.territories[n].name, "holder": holder,
-                     "since": since, "cycles": need, "left": left}}
 
 
 def souls_json(state: GameState) -> list[dict[str, Any]]:

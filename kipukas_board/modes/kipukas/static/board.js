@@ -51,81 +51,18 @@
     document.getElementById(id).hidden = !items.length;
   }
 
-  // -- what now: who, what and why, for every moment of setup and play --------------------------
+  // -- what now: who, what and why, as the board's rules say it (the state's "next") -------------
   // Another game under way on the table: this page is not where it is played.
   const elsewhere = (s) => s.under_way && s.under_way.game !== "kipukas" ? s.under_way : null;
   function whatNow(s) {
-    const ps = s.players || [];
     const other = elsewhere(s);
     if (other) {
       return [null, `${KB.upFirst(KB.aGame(other))} is under way on its own page.`,
         "Starting Kipukas here pauses it (the page asks first)."];
     }
-    if (!ps.length) {
-      return [null, "No game yet. Start one under More actions → New game.",
-        "Each player puts their tokens by their seat; one phone with the PIN starts the game."];
-    }
-    if (s.phase === "over") {
-      return [s.winner, s.winner != null ? `${who(s, s.winner)} won. Game over.` : "The game is over without a winner.",
-        "Start a new game under More actions, or print the game report."];
-    }
-    if (s.phase === "setup") {
-      const placer = s.setup && s.setup.placer;
-      const k = (s.setup && s.setup.placements) || 0;
-      const capital = k < ps.length;
-      const what = capital ? "place your capital" : "place a base camp";
-      const order = ((s.setup && s.setup.order) || []).map((seat) => who(s, seat)).join(", then ");
-      return [placer, `${who(s, placer)}: ${what} on a territory stand.`,
-        `${capital ? "Everyone places a capital first, then base camps" : "Base camps now"}, in turn: ${order}. ` +
-        firstWhy(s) + (s.hill ? ` ${hillNow(s)}` : "")];
-    }
-    const d = s.diel || {};
-    const ini = s.initiative && typeof s.initiative === "object" ? s.initiative.seat : s.initiative;
-    const asked = (s.questions || [])[0];
-    if (asked) return [null, "Answer the board's question first.", ""];
-    // A wasted soul's token still on the map: called out until someone lifts it.
-    const gone = (s.souls || []).find((x) => x.wasted && x.stand);
-    if (gone) {
-      return [gone.seat, `${gone.title} (${who(s, gone.seat)}) is wasted: take its token off the map.`,
-        `Its token is on ${place(s, gone.stand)}, marked ✕ on the map. A wasted soul counts as lost.`];
-    }
-    const opening = (s.rules && s.rules.opening) || [];
-    if (!d.phase) {
-      return [ini, `Roll the diel die to start cycle 1.`,
-        opening.length ? `The first ${opening.length} cycles are fixed (${opening.join(", ")}); the die decides after that.` : ""];
-    }
-    const allows = {
-      day: "Day: resolve contention, play a card, move souls and claim territory.",
-      night: s.edition === "2023" ? "Night: discard, draw, craft, then sabotage or lay a trap. Souls may not move."
-        : "Night: draw, craft, sabotage or take the initiative. Souls may not move.",
-      storm: "Storm: souls outside a capital or base camp lose a keal means. Initiative carries over.",
-    }[d.phase] || "";
-    const contested = (s.territories || []).filter((t) => t.contention);
-    if (contested.length && d.phase === "day") {
-      const seats = [...new Set(contested.flatMap((t) => t.contenders || []))].sort((a, b) => a - b);
-      const fighters = seats.length ? `${seats.map((seat) => who(s, seat)).join(" and ")} fight` : "Fight";
-      return [ini, `${fighters} over ${contested.map((t) => tlabel(s, t.number)).join(", ")}: tap who won.`, allows];
-    }
-    const fixed = d.cycle < opening.length ? ` Cycle ${d.cycle + 1} is fixed: ${opening[d.cycle]}.` : "";
-    const total = (s.style_options || {}).cycles;
-    const left = s.hill ? ` ${hillNow(s)}`
-      : total ? ` ${plural(Math.max(0, total - d.cycle), "cycle", "cycles")} left of ${total}.` : "";
-    return [ini, ini != null ? `${who(s, ini)}'s initiative: play, then roll the diel die.` : "Play the cycle, then roll the diel die.",
-      `Cycle ${d.cycle}. ${allows}${fixed}${left}`];
+    const next = s.next || {};
+    return [next.seat == null ? null : next.seat, next.now || "", next.why || ""];
   }
-  // King of the Hill: the hill by name, and its count only while someone holds it.
-  function hillNow(s) {
-    const h = s.hill;
-    const where = `${h.name || `territory ${h.territory}`} (${h.territory}, marked ▲ on the map)`;
-    if (h.holder == null) return `The hill is ${where}: nobody holds it; hold it ${plural(h.cycles, "cycle", "cycles")} to win.`;
-    const more = h.left == null ? `hold it ${plural(h.cycles, "cycle", "cycles")} in play to win` : `${plural(h.left, "cycle", "cycles")} more to win`;
-    return `${who(s, h.holder)} holds the hill, ${where}: ${more}.`;
-  }
-  function firstWhy(s) {
-    const first = s.setup && s.setup.order && s.setup.order[0];
-    return first != null ? `${who(s, first)} places first (${placementWhy || "highest D6 roll"}).` : "";
-  }
-  let placementWhy = "";
 
   // -- the map, drawn from the state (light effects are passing overlays: see fx) -----------------
   function drawBoard(s) {
@@ -574,12 +511,9 @@
       try {
         const r = await fetch("/api/log?limit=40");
         const d = await r.json();
-        const first = d.entries.find((e) => e.type === "new_game");
-        if (first) placementWhy = (first.text.match(/\((D6 for first placement: [^)]*)\)/) || [])[1] || placementWhy;
         document.getElementById("log").replaceChildren(...d.entries.slice().reverse().map((e) =>
           el("li", { value: String(e.seq) }, el("time", { text: new Date(e.ts * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }), " ",
             el("span", { text: plain(state, [e.text, ...(e.said || [])].join(" ")) }))));
-        if (state.phase === "setup") document.getElementById("now-why").textContent = whatNow(state)[2];
       } catch (e) { /* the stream's status shows the link is down */ }
       refreshUndo();
       refreshProblems();
@@ -725,8 +659,6 @@
     const r = await act("/api/actions/new-game", { players, map: state.map.name, edition: f.edition.value,
       play_style: f.play_style.value, options }, "New game started.");
     if (r) {
-      const rolls = r.event && r.event.placement_rolls;
-      if (rolls) placementWhy = "D6 for first placement: " + rolls.map(([seat, roll]) => `${(players[seat - 1] || {}).name} ${roll}`).join(", ");
       document.getElementById("new-game").open = false;
       window.scrollTo({ top: 0 });
     }
