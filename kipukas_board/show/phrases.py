@@ -72,9 +72,9 @@ PHRASES: dict[str, str] = {
     "timer_due": "Timer due: {label}.",
     "timer_due_player": "{player}, your timer is due: {label}.",
     # won: {winner} {play_style}
-    "won": "{winner} wins by {play_style}! Well played.",
+    "won": "{winner} wins this game of {play_style}! Well played.",
     # draw: {play_style}
-    "draw": "The game of {play_style} ends without a winner.",
+    "draw": "This game of {play_style} ends without a winner.",
     # dice for players: {player} {territory} {stand} {roll} {rolls}
     "dice_territory": "The random territory is {territory}.",
     "dice_rogue": "The rogue moves to {stand}.",
@@ -101,12 +101,12 @@ PHRASES: dict[str, str] = {
     "territory": "{name}, territory {number}",
     "territory_unnamed": "territory {number}",
     "stand": "stand {spelled}",
-    # play styles, as spoken
-    "style_domination": "domination",
-    "style_mass_contention": "mass contention",
-    "style_king_of_the_hill": "king of the hill",
-    "style_coastal_war": "coastal war",
-    "style_ends_justify_means": "the ends must justify the means",
-    "style_cost_too_great": "the cost is too great",
-    "style_highest_body_count": "highest body count",
+    # play styles, named as the rule books title them (and the new-game form lists them)
+    "style_domination": "Domination",
+    "style_mass_contention": "Mass Contention",
+    "style_king_of_the_hill": "King of the Hill",
+    "style_coastal_war": "Coastal War",
+    "style_ends_justify_means": "The Ends Must Justify the Means",
+    "style_cost_too_great": "The Cost Is Too Great",
+    "style_highest_body_count": "Highest Body Count",
 }

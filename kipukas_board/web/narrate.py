@@ -69,7 +69,8 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
     if kind == "new_game":
         players = event.get("players") or []
         who = ", ".join(str(p.get("name")) for p in players if isinstance(p, dict)) or "no players"
-        style = str(event.get("play_style", "domination")).replace("_", " ")
+        name = str(event.get("play_style", "domination"))
+        style = WRITTEN.get(f"style_{name}", name.replace("_", " "))
         first = _names(players).get(event.get("first_placer"))  # type: ignore[arg-type]
         rolls = event.get("placement_rolls")
         why = ""

@@ -165,7 +165,7 @@ def test_log_is_sentences_with_names_and_what_the_board_said(table):
     table.board.sim_set_stand("T1", True)
     entries = table.client.get("/api/log?limit=5").json["entries"]
     texts = [e["text"] for e in entries]
-    assert "New game of domination for Ana, Ben. Ana places first." in texts
+    assert "New game of Domination for Ana, Ben. Ana places first." in texts
     last = entries[-1]
     assert last["text"] == "A token was placed on stand T1 (simulated)."
     assert any("Ana places a capital on" in s for s in last["said"]), last

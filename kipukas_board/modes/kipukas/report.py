@@ -44,5 +44,5 @@ def report(steps: list[Step]) -> dict[str, Any]:
     return {"players": players, "columns": [["held", "Territories held"], ["souls_lost", "Souls lost"]],
             "cycles": cycles, "moments": moments, "chart": chart_svg(cycles, players),
             "chart_title": "Who held what, cycle by cycle", "no_chart": "No cycle has been played yet.",
-            "summary": f"{style.capitalize()} on {s.board.name}.", "play_style": style,
+            "summary": f"{style} on {s.board.name}.", "play_style": style,
             "phase": s.phase, "winner": next((p["name"] for p in players if p["seat"] == s.winner), None)}

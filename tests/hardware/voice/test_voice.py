@@ -18,9 +18,11 @@ from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.voice.espeak import EspeakVoice
 from kipukas_board.hardware.voice.simulated import SilentVoice
 from kipukas_board.modes.kipukas.phrases import phrases_for, spell_stand
+from kipukas_board.modes.kipukas.rules.playstyles import STYLES
 from kipukas_board.modes.kipukas.rules.state import Player, initial_state
 from kipukas_board.settings import AdapterChoice, Settings
 from kipukas_board.show.announcer import Announcer
+from kipukas_board.web.narrate import describe
 
 STORM = {"type": "storm", "cycle": 4, "exposed": ["M3a", "M4b"], "wasted": ["M6a"]}
 
@@ -39,6 +41,21 @@ def test_storm_names_the_exposed_stands(state) -> None:
         ["No souls are caught outside."]
 
 
+@pytest.mark.parametrize("name", sorted(STYLES))
+def test_the_end_of_a_game_names_its_play_style_as_players_know_it(state, name: str) -> None:
+    """A win, a draw and a new game name the play style by its title, as the rule books and the
+    new-game form give it ("King of the Hill", never "king of the hill"), and each sentence starts
+    with a capital whatever the title."""
+    title = STYLES[name].title
+    won = phrases_for({"type": "won", "winner": 1, "play_style": name}, state)
+    draw = phrases_for({"type": "draw", "play_style": name}, state)
+    new = describe({"type": "new_game", "play_style": name, "players": [{"seat": 1, "name": "Ann"}]}, {})
+    for said in (won[0], draw[0], new):
+        assert title in said and said[0].isupper(), said
+    assert won == [f"Ann wins this game of {title}! Well played."]
+    assert draw == [f"This game of {title} ends without a winner."]
+
+
 def test_every_contract_effect_has_words(state) -> None:
     t1 = state.board.territories[1]
     cases = {
@@ -53,7 +70,8 @@ def test_every_contract_effect_has_words(state) -> None:
                        ["Bob's soul on stand M 1 A", "prisoner by Ann."]),
         "timer": ({"type": "timer_due", "timer": {"id": "t1", "label": "set-aside card", "seat": 1}},
                   ["Ann, your timer is due: set-aside card."]),
-        "won": ({"type": "won", "winner": 1, "play_style": "king_of_the_hill"}, ["Ann wins by king of the hill!"]),
+        "won": ({"type": "won", "winner": 1, "play_style": "king_of_the_hill"},
+                ["Ann wins this game of King of the Hill!"]),
         "question": ({"type": "question", "question": {"id": "q1", "text": "Whose soul is on M2a?"}},
                      ["Whose soul is on M2a?"]),
         "problem": ({"type": "problem", "text": "stand T4 chatters"}, ["stand T4 chatters"]),

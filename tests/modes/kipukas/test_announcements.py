@@ -78,5 +78,5 @@ def test_a_draw_is_not_announced_as_a_win_and_dice_say_what_they_mean(data_dir) 
         assert heard(t)[-1] == "Undone: the initiative taken."  # what was done, never the event's name
         t.act("end-game", {"winner": None})
         said = heard(t)
-        assert said[-1] == "The game of domination ends without a winner."
+        assert said[-1] == "This game of Domination ends without a winner."
         assert not any("wins" in s for s in said)
