@@ -14,6 +14,12 @@ Example::
     >>> at_least(1)("0")
     Traceback (most recent call last):
     argparse.ArgumentTypeError: 0 must be at least 1
+    >>> between(2, 4)("5")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 5 is out of range; expected 2 to 4
+    >>> whole("nan")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'nan' is not a whole number
     >>> port("8080")
     8080
     >>> port("99999")
@@ -69,16 +75,39 @@ def at_least(low: int) -> Callable[[str], int]:
     """A whole number of ``low`` or more (a count of boards, changes, clients)."""
 
     def whole(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        value = _whole(text)
         if value < low:
             raise argparse.ArgumentTypeError(f"{text} must be at least {low}")
         return value
 
     whole.__name__ = f"at_least_{low}"
     return whole
+
+
+def _whole(text: str, expected: str = "") -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number{expected}") from None
+
+
+def whole(text: str) -> int:
+    """Any whole number, where every one means something (a seed), or where ``choices`` lists them."""
+    return _whole(text)
+
+
+def between(low: int, high: int) -> Callable[[str], int]:
+    """A whole number from ``low`` to ``high`` (players at a table, a percentage, a voice's speed)."""
+
+    def ranged(text: str) -> int:
+        expected = f"; expected {low} to {high}"
+        value = _whole(text, expected)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is out of range{expected}")
+        return value
+
+    ranged.__name__ = f"between_{low}_{high}"
+    return ranged
 
 
 def port(text: str) -> int:

@@ -27,6 +27,8 @@ import json
 import sys
 from typing import Any
 
+from kipukas_board.commands.argtypes import at_least, non_negative
+
 
 def register(sub: Any) -> None:
     register_sse(sub)
@@ -36,9 +38,9 @@ def register(sub: Any) -> None:
 def register_sse(sub: Any) -> None:
     p = sub.add_parser("bench-sse", help="load check: N event-stream clients each receive every state change",
                        description="Measure delivery of every state change to N server-sent-event clients.")
-    p.add_argument("--clients", type=int, default=20, help="event-stream clients (default 20)")
-    p.add_argument("--changes", type=int, default=200, help="stand switch changes to make (default 200)")
-    p.add_argument("--interval-ms", type=float, default=20.0,
+    p.add_argument("--clients", type=at_least(1), default=20, help="event-stream clients (default 20)")
+    p.add_argument("--changes", type=at_least(1), default=200, help="stand switch changes to make (default 200)")
+    p.add_argument("--interval-ms", type=non_negative, default=20.0,
                    help="pause between changes, in ms (default 20: quicker than hands move tokens)")
     p.add_argument("--map", default=None, help="map name or file (default: the default map)")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -47,9 +49,9 @@ def register_sse(sub: Any) -> None:
     p = sub.add_parser("bench-streams", help="load check: event streams that never read, and the board's memory",
                        description="Open N event streams that never read, make M changes, and measure the "
                                    "board's memory, temp files and open connections (kipukas_board/bench/streams.py).")
-    p.add_argument("--streams", type=int, default=40, help="never-reading event streams (default 40)")
-    p.add_argument("--changes", type=int, default=600, help="stand changes to make (default 600)")
-    p.add_argument("--settle-s", type=float, default=15.0,
+    p.add_argument("--streams", type=at_least(1), default=40, help="never-reading event streams (default 40)")
+    p.add_argument("--changes", type=at_least(1), default=600, help="stand changes to make (default 600)")
+    p.add_argument("--settle-s", type=non_negative, default=15.0,
                    help="seconds to wait after the changes before measuring what is left (default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     p.set_defaults(func=bench_streams)
@@ -58,9 +60,9 @@ def register_sse(sub: Any) -> None:
 def register_flood(sub: Any) -> None:
     p = sub.add_parser("bench-flood", help="load check: the API answers while idle and slow sockets flood it",
                        description="Time /api/state while many idle and slow loopback connections are open.")
-    p.add_argument("--addresses", type=int, default=40, help="loopback source addresses (default 40)")
-    p.add_argument("--per-address", type=int, default=24, help="sockets from each address (default 24)")
-    p.add_argument("--requests", type=int, default=20, help="GET /api/state to time (default 20)")
+    p.add_argument("--addresses", type=at_least(1), default=40, help="loopback source addresses (default 40)")
+    p.add_argument("--per-address", type=at_least(1), default=24, help="sockets from each address (default 24)")
+    p.add_argument("--requests", type=at_least(1), default=20, help="GET /api/state to time (default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     p.set_defaults(func=bench_flood)
 

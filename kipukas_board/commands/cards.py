@@ -51,12 +51,12 @@ def register(sub: Any) -> None:
     s = sub.add_parser("scan", help="decode Kipukas QR codes in images or a camera frame",
                        description="Decode each image on its own (single-threaded, no state between images).")
     s.add_argument("paths", nargs="*", metavar="PATH", help="image files")
-    s.add_argument("--camera", type=int, metavar="N",
+    s.add_argument("--camera", type=at_least(0), metavar="N",
                    help="also read one frame from OpenCV camera index N (a USB camera; not a Pi camera module)")
-    s.add_argument("--seat", type=int, metavar="N",
+    s.add_argument("--seat", type=at_least(1), metavar="N",
                    help="read the camera the settings give seat N through its adapter (picamera2, opencv, "
                         "files) for --seconds while autofocus settles, printing each code it reads")
-    s.add_argument("--seconds", type=float, default=5.0, help="how long --seat reads (default 5)")
+    s.add_argument("--seconds", type=positive, default=5.0, help="how long --seat reads (default 5)")
     s.add_argument("--settings", type=Path, help="settings file for --seat (default $KIPUKAS_SETTINGS or the "
                                                  "system one)")
     s.add_argument("--data-dir", type=Path, help="data directory whose calibration holds the seat's focus and "
@@ -74,7 +74,7 @@ def register(sub: Any) -> None:
     b.add_argument("--variant", choices=VARIANTS, default="none",
                    help="alter every capture first (mirror, dim, jpeg35, 640x360, rot90, blur) to check "
                         "the pipeline on captures unlike the ones it was ordered on")
-    b.add_argument("--live", type=int, metavar="N", default=0,
+    b.add_argument("--live", type=at_least(0), metavar="N", default=0,
                    help="also hold each capture before a simulated camera for N frames (camera-mode pipeline)")
     b.add_argument("--budget-ms", type=milliseconds, default=80.0, metavar="MS",
                    help="the pipeline's CPU time per image (default 80)")
@@ -86,13 +86,13 @@ def register(sub: Any) -> None:
                                     "frame, through the camera worker, card desk and pipeline the board runs, and "
                                     "print per scene the CPU used, the frames read and the first read's delay.")
     bc.add_argument("images", nargs="+", metavar="IMAGE", help="image files, or 'blank' for an empty scene")
-    bc.add_argument("--fps", type=float, default=15.0, help="frames a second (default 15)")
-    bc.add_argument("--seconds", type=float, default=5.0, help="seconds each scene is shown (default 5)")
-    bc.add_argument("--noise", type=float, default=3.0, metavar="SIGMA",
+    bc.add_argument("--fps", type=positive, default=15.0, help="frames a second (default 15)")
+    bc.add_argument("--seconds", type=positive, default=5.0, help="seconds each scene is shown (default 5)")
+    bc.add_argument("--noise", type=non_negative, default=3.0, metavar="SIGMA",
                     help="Gaussian sensor noise in grey levels, fresh on every frame (default 3)")
-    bc.add_argument("--jitter", type=int, default=0, metavar="PX",
+    bc.add_argument("--jitter", type=at_least(0), default=0, metavar="PX",
                     help="move the picture by up to PX pixels between frames, as a hand-held card (default 0)")
-    bc.add_argument("--seats", type=int, default=1, help="seats playing the scenes at once (default 1)")
+    bc.add_argument("--seats", type=at_least(1), default=1, help="seats playing the scenes at once (default 1)")
     bc.add_argument("--budget-ms", type=milliseconds, default=None, metavar="MS",
                     help="CPU time a frame may cost (default the board's, 80)")
     bc.add_argument("--json", action="store_true", help="print one JSON object as the last line")

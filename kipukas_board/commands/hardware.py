@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from kipukas_board.board.mapfile import MapError, load_map
+from kipukas_board.commands.argtypes import whole
 from kipukas_board.maker import bom as bom_mod
 
 
@@ -32,8 +33,8 @@ def register(sub: Any) -> None:
 def _add_bom(hsub: Any) -> None:
     b = hsub.add_parser("bom", help="the bill of materials for a map and a number of players, with the power chain")
     b.add_argument("--map", required=True, help="map name (calibration/maps/) or path")
-    b.add_argument("--players", type=int, required=True, choices=bom_mod.PLAYERS)
-    b.add_argument("--pi", type=int, default=5, choices=bom_mod.PIS, help="Raspberry Pi model (default 5)")
+    b.add_argument("--players", type=whole, required=True, choices=bom_mod.PLAYERS)
+    b.add_argument("--pi", type=whole, default=5, choices=bom_mod.PIS, help="Raspberry Pi model (default 5)")
     b.add_argument("--layout", default="default", choices=sorted(bom_mod.LAYOUTS),
                    help="LED layout: default (3 pixels a territory) or full (a 12-pixel ring); 1 pixel a stand")
     out = b.add_mutually_exclusive_group()
@@ -46,9 +47,9 @@ def _add_parts(hsub: Any) -> None:
     pa = hsub.add_parser("parts", help="printable parts (STL, STEP) and a 1:1 drilling template (SVG, PDF) for a map")
     pa.add_argument("--map", required=True, help="map name (calibration/maps/) or path; needs a [physical] section")
     pa.add_argument("--out", required=True, help="folder to write into (made if missing)")
-    pa.add_argument("--players", type=int, default=2, choices=bom_mod.PLAYERS,
+    pa.add_argument("--players", type=whole, default=2, choices=bom_mod.PLAYERS,
                     help="how many camera mounts of each kind to print, as the BOM counts cameras (default 2)")
-    pa.add_argument("--pi", type=int, default=5, choices=bom_mod.PIS, help="Raspberry Pi model (default 5)")
+    pa.add_argument("--pi", type=whole, default=5, choices=bom_mod.PIS, help="Raspberry Pi model (default 5)")
     pa.add_argument("--page", default="a4", choices=["a4", "letter"], help="the template PDF's paper (default a4)")
     pa.add_argument("--no-step", action="store_true", help="STL only, no STEP files")
     pa.add_argument("--render", action="store_true", help="a PNG picture of each part too")

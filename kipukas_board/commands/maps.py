@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from kipukas_board.board.mapfile import MapError, available_maps, load_map
+from kipukas_board.commands.argtypes import at_least
 
 
 def register(sub: Any) -> None:
@@ -23,7 +24,7 @@ def register(sub: Any) -> None:
     li.set_defaults(func=list_maps)
     st = msub.add_parser("stands", help="a map's stands in order, with the matrix position to wire each on")
     st.add_argument("map", help="map name or path")
-    st.add_argument("--cols", type=int, default=8, help="matrix columns (default 8, as firmware/config.py)")
+    st.add_argument("--cols", type=at_least(1), default=8, help="matrix columns (default 8, as firmware/config.py)")
     st.set_defaults(func=list_stands)
 
 

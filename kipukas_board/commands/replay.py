@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import MapError, load_map
+from kipukas_board.commands.argtypes import at_least, between, whole
 from kipukas_board.modes import state_json
 from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.modes.replay import ReplayError, read_lines, replay_events
@@ -34,12 +35,12 @@ def register(sub: Any) -> None:
     r.add_argument("--map", default="kipuka-8", help="map to start on if the file has no map event first")
     r.set_defaults(func=replay)
     b = sub.add_parser("bench-replay", help="time rebuilding the state from a generated journal")
-    b.add_argument("--events", type=int, default=10000, help="events in the generated journal (default 10000)")
+    b.add_argument("--events", type=at_least(1), default=10000, help="events in the generated journal (default 10000)")
     b.add_argument("--map", default="kipuka-12", help="map to play on (default kipuka-12)")
-    b.add_argument("--players", type=int, default=3, choices=range(2, 5),
+    b.add_argument("--players", type=between(2, 4), default=3,
                    help="players, 2 to 4 (default 3, Mass Contention)")
-    b.add_argument("--seed", type=int, default=1, help="seed for the generated game")
-    b.add_argument("--repeat", type=int, default=5, help="timed runs; the best counts (default 5)")
+    b.add_argument("--seed", type=whole, default=1, help="seed for the generated game")
+    b.add_argument("--repeat", type=at_least(1), default=5, help="timed runs; the best counts (default 5)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     b.set_defaults(func=bench)
 

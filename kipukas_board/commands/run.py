@@ -42,9 +42,9 @@ def register(sub: Any) -> None:
     p.add_argument("--map", help="map name in calibration/maps/ or a path to a map file")
     p.add_argument("--admin-pin", help="the admin PIN (or set KIPUKAS_ADMIN_PIN)")
     p.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
-    p.add_argument("--threads", type=int, default=48,
+    p.add_argument("--threads", type=argtypes.at_least(2), default=48,
                    help="waitress worker threads; each open page holds one for its event stream")
-    p.add_argument("--max-streams", type=int,
+    p.add_argument("--max-streams", type=argtypes.at_least(1),
                    help="open pages (event streams) allowed at once; more get 503 (default: threads - 8)")
     p.set_defaults(func=run)
 

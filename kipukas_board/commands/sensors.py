@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.commands.argtypes import positive
+from kipukas_board.commands.argtypes import at_least, positive, whole
 from kipukas_board.hardware.registry import AdapterError, build
 from kipukas_board.hardware.sensors.port import SwitchChange
 
@@ -50,16 +50,17 @@ def register(sub: Any) -> None:
 
     s = ssub.add_parser("soak", help="firmware <-> faulty link <-> host <-> core soak test")
     s.add_argument("--seconds", type=positive, default=60.0, help="how long to inject faults (default 60)")
-    s.add_argument("--debounce-ms", type=int, default=20, help="firmware debounce time (default 20)")
-    s.add_argument("--rows", type=int, default=6, help="matrix rows (default 6)")
-    s.add_argument("--cols", type=int, default=6, help="matrix columns (default 6; rows x cols <= the map's stands)")
+    s.add_argument("--debounce-ms", type=at_least(1), default=20, help="firmware debounce time (default 20)")
+    s.add_argument("--rows", type=at_least(1), default=6, help="matrix rows (default 6)")
+    s.add_argument("--cols", type=at_least(1), default=6,
+                   help="matrix columns (default 6; rows x cols <= the map's stands)")
     s.add_argument("--map", default="kipuka-12", help="map whose stands the channels stand for (default kipuka-12)")
     s.add_argument("--rate", type=positive, default=10.0, help="stand changes per second (default 10)")
     s.add_argument("--fault-every-ms", type=positive, default=100.0,
                    help="one round of faults (unplug, garbage, bit flip, dropped byte) this often (default 100)")
     s.add_argument("--faults", default="disconnect,garbage,bitflip,drop",
                    help="which faults, comma-separated (default all four); 'none' for a clean link")
-    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--seed", type=whole, default=1)
     s.add_argument("--latency-budget-ms", type=positive,
                    help="the latency p99 to hold the link to (default debounce + 10 ms: an idle Pi 4 or 5 with "
                         "the service stopped; on a busy or slower machine state its own figure)")

@@ -25,14 +25,16 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from kipukas_board.commands.argtypes import positive
+
 
 def register(sub: Any) -> None:
     svc = sub.add_parser("service", help="the systemd service: notify and watchdog checks",
                          description="Check the board's systemd integration without systemd.")
     cmds = svc.add_subparsers(dest="service_command", metavar="SUBCOMMAND")
     p = cmds.add_parser("notify-bench", help="measure READY=1 and watchdog pings of a simulated board")
-    p.add_argument("--seconds", type=float, default=5.0, help="how long to collect pings before the fault")
-    p.add_argument("--watchdog-sec", type=float, default=1.0, help="the WatchdogSec= to pretend (default 1)")
+    p.add_argument("--seconds", type=positive, default=5.0, help="how long to collect pings before the fault")
+    p.add_argument("--watchdog-sec", type=positive, default=1.0, help="the WatchdogSec= to pretend (default 1)")
     p.add_argument("--json", action="store_true", help="also print one JSON object as the last line")
     p.set_defaults(func=notify_bench)
     svc.set_defaults(func=lambda args: (svc.print_help(sys.stderr), 2)[1])

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kipukas_board.commands.argtypes import at_least, between, non_negative
 from kipukas_board.commands.run import SYSTEM_SETTINGS, settings_path
 from kipukas_board.show import pixel_identify
 
@@ -37,7 +38,7 @@ def register(sub: Any) -> None:
                                     "current), walk (one pixel at a time along the strip), segments (each "
                                     "territory and stand of the calibrated layout in turn).")
     t.add_argument("--pattern", choices=PATTERNS, default="colors", help="what to light (default colors)")
-    t.add_argument("--count", type=int, help="pixels on the strip (default: the settings' [leds] count)")
+    t.add_argument("--count", type=at_least(1), help="pixels on the strip (default: the settings' [leds] count)")
     t.add_argument("--pixels", metavar="FIRST-LAST",
                    help="light only these pixels (one power feed's span, for the load test); the rest stay dark")
     t.add_argument("--sim", action="store_true", help="drive the simulated strip (nothing lights)")
@@ -45,7 +46,7 @@ def register(sub: Any) -> None:
     t.add_argument("--map", help="map name or path (default: the settings' map)")
     t.add_argument("--data-dir", type=Path, help="the board's data directory, whose calibration file holds "
                                                  "the LED layout (default: the service's, as the settings say)")
-    t.add_argument("--seconds", type=float, help="how long each step stays lit (default: 2 for colors, "
+    t.add_argument("--seconds", type=non_negative, help="how long each step stays lit (default: 2 for colors, "
                                                  "10 for load, 0.1 for walk, 0.7 for segments)")
     t.add_argument("--color", default="255,255,255", help="R,G,B for walk and segments (default white)")
     t.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -57,13 +58,13 @@ def register(sub: Any) -> None:
                                     "between coloured by their ten (red, yellow, green, cyan, blue, magenta). "
                                     "Then prints which pixels the layout gives each territory and stand, in strip "
                                     "order (hardware/README.md, 'LED pixel order').")
-    i.add_argument("--count", type=int, help="pixels on the strip (default: the settings' [leds] count)")
+    i.add_argument("--count", type=at_least(1), help="pixels on the strip (default: the settings' [leds] count)")
     i.add_argument("--pixels", metavar="FIRST-LAST", help="light only these pixels")
     i.add_argument("--sim", action="store_true", help="drive the simulated strip (nothing lights)")
     i.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
     i.add_argument("--map", help="map name or path (default: the settings' map)")
     i.add_argument("--data-dir", type=Path, help="the board's data directory (default: the service's)")
-    i.add_argument("--seconds", type=float, help="how long the frame stays lit (default 60)")
+    i.add_argument("--seconds", type=non_negative, help="how long the frame stays lit (default 60)")
     i.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     i.set_defaults(func=leds_test, pattern="identify", color="255,255,255")
 
@@ -74,9 +75,9 @@ def register(sub: Any) -> None:
     s.set_defaults(func=spi_bytes)
 
     b = lsub.add_parser("bench", help="time render + output stage + SPI encoding per frame")
-    b.add_argument("--leds", type=int, default=300, help="pixels on the simulated strip (default 300)")
-    b.add_argument("--frames", type=int, default=300, help="frames per scene (default 300)")
-    b.add_argument("--live", type=float, default=2.0,
+    b.add_argument("--leds", type=at_least(13), default=300, help="pixels on the simulated strip (default 300)")
+    b.add_argument("--frames", type=at_least(1), default=300, help="frames per scene (default 300)")
+    b.add_argument("--live", type=non_negative, default=2.0,
                    help="also run the real lighting thread this many seconds on a contention scene and "
                         "report the frames a second it reached and what update() cost the core (0: skip)")
     b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -87,8 +88,8 @@ def register(sub: Any) -> None:
     v.add_argument("--wav", type=Path, help="write a WAV file instead of playing")
     v.add_argument("--settings", type=Path, help="settings file whose [voice] options to use")
     v.add_argument("--voice", help="espeak-ng voice (default from settings, else en)")
-    v.add_argument("--speed", type=int, help="words a minute")
-    v.add_argument("--volume", type=int, help="0-100")
+    v.add_argument("--speed", type=between(80, 450), help="words a minute, 80 to 450 (espeak-ng's range)")
+    v.add_argument("--volume", type=between(0, 100), help="0-100")
     v.set_defaults(func=say)
 
 

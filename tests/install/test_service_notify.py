@@ -303,4 +303,5 @@ def test_notify_bench_prints_a_table_and_one_json_object(tmp_path: Path) -> None
 def test_notify_bench_refuses_nonsense() -> None:
     from kipukas_board.cli import main
 
-    assert main(["service", "notify-bench", "--seconds", "0"]) == 2
+    with pytest.raises(SystemExit, match="^2$"):  # argparse refuses it
+        main(["service", "notify-bench", "--seconds", "0"])

@@ -106,4 +106,4 @@ def test_bench_replay_refuses_a_player_count_no_game_takes(capsys):
         with pytest.raises(SystemExit) as exc:
             main(["bench-replay", "--players", n, "--events", "10", "--repeat", "1"])
         assert exc.value.code == 2
-        assert "argument --players: invalid choice" in capsys.readouterr().err
+        assert f"argument --players: {n} is out of range; expected 2 to 4" in capsys.readouterr().err
