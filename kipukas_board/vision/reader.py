@@ -24,11 +24,13 @@ The rules, per frame:
   strategies at the first counts, the whole ladder with the heavy decoders at the last (when some
   pass located a code there: an empty textured view does not pay for them). After the
   last count the scene is given up until it changes, so a textured view with no card costs a
-  second's search, then nothing;
+  second's search, then nothing. A mean that reads nothing and shows a linear smear (a card moved
+  during the exposure: the same in every frame, so the stacking cannot take it away) is decoded
+  once more with the smear measured and taken back (:mod:`kipukas_board.vision.motion`, some 40 ms);
 * the scene is unchanged and was read: the mean of its first ``stack_at[0]`` frames is decoded once
   more by the same ladder, for a second card held beside the first that the frame's pass, stopping
   at its first read, left unread (once per card: milliseconds where a cheap pass reads it, some 50 ms
-  of cheap passes where only a heavy one does).
+  of cheap passes where only a heavy one does), and taken back from its smear if it shows one.
 
 So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
 
@@ -49,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kipukas_board.vision.gate import ChangeGate
+from kipukas_board.vision.motion import UNSMEAR_SCALE, unsmear
 from kipukas_board.vision.pipeline import DecodeResult
 from kipukas_board.vision.stack import FrameStack
 
@@ -74,8 +77,10 @@ class CameraReader:
     """The gate and a pipeline for one camera (one seat); not shared between threads."""
 
     def __init__(self, pipeline: Any, gate: ChangeGate | None = None, miss_interval_s: float = 0.2,
-                 clock: Callable[[], float] = time.monotonic, stack_at: tuple[int, ...] = STACK_AT) -> None:
+                 clock: Callable[[], float] = time.monotonic, stack_at: tuple[int, ...] = STACK_AT,
+                 unsmear: bool = True) -> None:
         self.pipeline = pipeline
+        self.unsmear = unsmear
         self.gate = gate or ChangeGate()
         self.miss_interval_s = miss_interval_s
         self.clock = clock
@@ -137,8 +142,11 @@ class CameraReader:
             make = getattr(self.pipeline, "searcher", None)
             self._searcher = make() if make is not None else self.pipeline
         if self._more:
-            result = self._searcher.decode(self._stack.mean())
+            mean = self._stack.mean()
+            result = self._searcher.decode(mean)
             self.decoded += 1
+            if self.unsmear and not set(result.codes) - set(self._codes):
+                result = self._unsmeared(mean, thorough=False) or result
             self._stack = None
             self._codes += [c for c in result.codes if c not in self._codes]
             return FrameRead(codes=list(self._codes), refused=dict(result.refused), decoded=True, result=result,
@@ -146,14 +154,30 @@ class CameraReader:
         last = n >= self.stack_at[-1]
         # the heavy decoders' misses cost most: the last mean gets them only where some pass located a
         # code (a textured view with no card, a lamp's reflection on an empty stand, never does)
-        result = self._searcher.decode(self._stack.mean(), thorough=last and self._located)
+        mean = self._stack.mean()
+        result = self._searcher.decode(mean, thorough=last and self._located)
         self._located = self._located or bool(result.located)
         self.decoded += 1
+        if not result.codes and self.unsmear:
+            result = self._unsmeared(mean, thorough=last and self._located) or result
         if result.codes or last:
             self._stack = None
         self._codes = list(result.codes)
         return FrameRead(codes=list(result.codes), refused=dict(result.refused), decoded=True, result=result,
                          stacked=n)
+
+    def _unsmeared(self, mean: Any, thorough: bool) -> DecodeResult | None:
+        """The mean with its motion blur taken back (:func:`~kipukas_board.vision.motion.unsmear`),
+        decoded; None when the mean shows no linear smear. Its points are given in frame pixels."""
+        found = unsmear(mean)
+        if found is None:
+            return None
+        result: DecodeResult = self._searcher.decode(found[0], thorough=thorough)
+        self.decoded += 1
+        result.points = {t: None if pts is None else tuple((x / UNSMEAR_SCALE, y / UNSMEAR_SCALE) for x, y in pts)
+                         for t, pts in result.points.items()}
+        result.located = [tuple((x / UNSMEAR_SCALE, y / UNSMEAR_SCALE) for x, y in pts) for pts in result.located]
+        return result
 
     def close(self) -> None:
         close = getattr(self.pipeline, "close", None)

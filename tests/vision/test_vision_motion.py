@@ -1,0 +1,65 @@
+"""Motion blur measured from the picture and taken back: a smeared card that the strategy ladder
+cannot read is read once its stacked mean is deconvolved."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from _qrgen import camouflage, noise, place, qr_tile
+
+from kipukas_board.vision.decoders import available_decoders
+from kipukas_board.vision.motion import estimate_motion, line_kernel, unsmear
+from kipukas_board.vision.pipeline import Pipeline
+from kipukas_board.vision.reader import STACK_AT, CameraReader
+
+P = "kpks.us/RrDC#0001?DmFz33"
+
+
+def _card(seed: int = 4) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return place([camouflage(qr_tile(P, px=8), rng)], size=(360, 640))
+
+
+def _smear(frame: np.ndarray, dx: int, dy: int) -> np.ndarray:
+    """A box smear of max(|dx|, |dy|) taps along (dx, dy) (dx, dy: 0 or the length)."""
+    n = max(abs(dx), abs(dy))
+    kernel = np.zeros((n, n), np.float32)
+    for i in range(n):
+        kernel[i * (dy != 0), i * (dx != 0)] = 1.0 / n
+    return cv2.filter2D(frame, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+
+
+@pytest.mark.parametrize(("dx", "dy"), [(7, 0), (0, 11), (9, 9)])
+def test_the_smear_is_measured_from_the_picture(dx: int, dy: int) -> None:
+    grey = cv2.cvtColor(_smear(_card(), dx, dy), cv2.COLOR_BGR2GRAY)
+    assert estimate_motion(grey) == (dx, dy)
+
+
+def test_a_sharp_picture_shows_no_smear() -> None:
+    assert estimate_motion(cv2.cvtColor(_card(), cv2.COLOR_BGR2GRAY)) is None
+    assert unsmear(_card()) is None
+
+
+def test_the_line_kernel_sums_to_one_and_lies_along_the_motion() -> None:
+    k = line_kernel(6, 0)
+    assert k.sum() == pytest.approx(1.0)
+    c = k.shape[0] // 2
+    assert k[c].sum() == pytest.approx(1.0, abs=1e-6)  # all on the middle row
+
+
+@pytest.mark.parametrize(("dx", "dy"), [(13, 0), (15, 15)])
+def test_a_smeared_card_is_read_only_with_the_smear_taken_back(dx: int, dy: int) -> None:
+    decoders = {n: d for n, d in available_decoders().items() if n != "wechat"}  # cheap, no worker
+    if "zxing" not in decoders:
+        pytest.skip("zxing-cpp is not installed")
+    smeared = _smear(_card(), dx, dy)
+    firsts = []
+    for on in (False, True):
+        rng = np.random.default_rng(5)
+        reader = CameraReader(Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0), unsmear=on)
+        reads = [reader.read(noise(smeared, rng, 2)) for _ in range(STACK_AT[-1] + 2)]
+        assert all(c == P for r in reads for c in r.codes)
+        firsts.append(next((i for i, r in enumerate(reads) if r.codes), None))
+    assert firsts[0] is None  # the ladder and the stacking alone never read it
+    assert firsts[1] == STACK_AT[0] - 1  # read on the first stacked mean
