@@ -16,7 +16,7 @@ from kipukas_board.board.places import place_names
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
 from kipukas_board.modes.kipukas.rules.events import stand_event
-from kipukas_board.modes.kipukas.rules.guide import NextStep, next_step
+from kipukas_board.modes.kipukas.rules.guide import NextStep, next_json, next_step, refusals
 from kipukas_board.modes.kipukas.rules.simulate import random_game
 from kipukas_board.modes.kipukas.rules.state import GameState, Soul, StandState, TerritoryState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
@@ -232,6 +232,34 @@ def test_a_fight_by_day_names_the_fighters_and_the_territories():
     assert next_step(fight.evolve(diel_phase="night")).now == "Ben's initiative: play, then roll the diel die."
 
 
+# -- what the page greys out -------------------------------------------------------------------
+
+def test_before_play_the_diel_die_and_the_initiative_are_refused_and_the_game_may_end():
+    assert refusals(new_game()) == {
+        "roll_diel": "the diel die is rolled only while the game is in play (it is in setup)",
+        "take_initiative": "initiative is taken only while the game is in play (it is in setup)"}
+    assert set(refusals(initial_state(BOARD))) == {"roll_diel", "take_initiative", "end_game"}
+
+
+def test_in_play_the_page_may_roll_take_the_initiative_and_end_the_game():
+    assert refusals(in_play()) == {}
+
+
+def test_in_a_storm_the_initiative_is_refused_as_the_web_rules_say():
+    # The Kipukas web rules: "Initiative does not apply to storm rolls. It carries over".
+    assert refusals(in_play().evolve(diel_phase="storm")) == {
+        "take_initiative": "initiative does not apply to storm rolls; it carries over"}
+
+
+def test_a_game_over_refuses_all_three():
+    assert set(refusals(in_play().evolve(phase="over"))) == {"roll_diel", "take_initiative", "end_game"}
+
+
+def test_the_state_document_carries_the_step_and_the_refusals():
+    state = new_game()
+    assert state_json(state)["next"] == {**next_step(state).to_json(), "refused": refusals(state)}
+
+
 # -- every state a game can reach ----------------------------------------------------------------
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -246,4 +274,7 @@ def test_every_state_of_a_game_has_a_next_step_for_a_player_or_for_all(seed, edi
         assert step.now.endswith(".")
         assert step.seat is None or step.seat in state.seats
         assert not any(sid in step.now + step.why for sid in ("M1a", "M3b", "T4"))  # places, never ids
-    assert state_json(state)["next"] == next_step(state).to_json()
+        for kind, why in refusals(state).items():  # refused in the core's own words
+            event = {"type": kind, "seat": state.seats[0] if state.seats else 1}
+            assert [e["text"] for e in apply(state, event)[1] if e["type"] == "problem"] == [why]
+    assert state_json(state)["next"] == next_json(state)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kipukas_board.board.places import place_names
+from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS
 from kipukas_board.modes.kipukas.rules.souls import where
 from kipukas_board.modes.kipukas.rules.state import GameState
@@ -86,6 +87,36 @@ def next_step(state: GameState) -> NextStep:
         return NextStep(gone.seat, f"{gone.title} ({_who(state, gone.seat)}) is wasted: take its token off the map.",
                         f"Its token is on {stand}, marked ✕ on the map. A wasted soul counts as lost.")
     return _play(state)
+
+
+#: The page's actions whose every argument the page knows from the state alone, by event type: the
+#: page greys them out (saying why) when the rules would refuse them now.
+ASKED = ("roll_diel", "take_initiative", "end_game")
+
+
+def refusals(state: GameState) -> dict[str, str]:
+    """Why the rules would refuse each of :data:`ASKED` now, in :func:`.checks.why_not`'s words (an
+    action they take is left out). The initiative is asked for the first player's seat: whose it is
+    the page's menu picks, and any player may take it.
+
+    Example::
+
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> from kipukas_board.modes.kipukas.rules.state import initial_state
+        >>> refusals(initial_state(load_map("kipuka-8")))["end_game"]
+        'there is no game in progress to end'
+    """
+    seat = state.players[0].seat if state.players else None
+    asked = {"roll_diel": {"type": "roll_diel"}, "take_initiative": {"type": "take_initiative", "seat": seat},
+             "end_game": {"type": "end_game"}}
+    out = {kind: why_not(state, asked[kind]) for kind in ASKED}
+    return {kind: why for kind, why in out.items() if why is not None}
+
+
+def next_json(state: GameState) -> dict[str, Any]:
+    """``next`` in the state document: :func:`next_step`'s ``seat``, ``now`` and ``why``, and
+    ``refused``, :func:`refusals`."""
+    return {**next_step(state).to_json(), "refused": refusals(state)}
 
 
 def hill_json(state: GameState) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS
-from kipukas_board.modes.kipukas.rules.guide import hill_json, next_step
+from kipukas_board.modes.kipukas.rules.guide import hill_json, next_json
 from kipukas_board.modes.kipukas.rules.playstyles import player_limits, scores
 from kipukas_board.modes.kipukas.rules.souls import where
 from kipukas_board.modes.kipukas.rules.state import GameState, turn_order, waiting_stands
@@ -78,7 +78,7 @@ def state_json(state: GameState) -> dict[str, Any]:
         "problems": list(state.problems),
         "can_undo": bool(state.undo) and not state.undo[-1].expired,
         **hill_json(state),
-        "next": next_step(state).to_json(),
+        "next": next_json(state),
     }
 
 

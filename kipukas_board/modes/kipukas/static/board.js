@@ -64,6 +64,10 @@
     return [next.seat == null ? null : next.seat, next.now || "", next.why || ""];
   }
 
+  // The actions the rules would refuse now, by event type, with why ("roll_diel": "the diel die is
+  // rolled only while the game is in play ...").
+  const refused = (s) => (s.next && s.next.refused) || {};
+
   // -- the map, drawn from the state (light effects are passing overlays: see fx) -----------------
   function drawBoard(s) {
     const owned = (seat) => (player(s, seat) || {}).color;
@@ -257,7 +261,9 @@
     renderCalibration((s.health || {}).calibration);
     refreshSelectors(s);
     if (selected) showStand(selected);
-    document.getElementById("bar-roll").disabled = s.phase !== "play";
+    const roll = document.getElementById("bar-roll");
+    roll.disabled = !!refused(s).roll_diel;
+    roll.title = refused(s).roll_diel ? KB.upFirst(`${refused(s).roll_diel}.`) : "";
     document.getElementById("map-name").textContent = s.map.name;
     renderMapPick(s);
     scheduleLog();
@@ -416,12 +422,16 @@
   }
 
   function refreshSelectors(s) {
-    // A player's actions need a game under way: without one they would be empty menus.
-    const playing = (s.players || []).length > 0 && s.phase !== "over";
+    // A player's actions need a game under way (one the rules would let end): without one they
+    // would be empty menus. What the rules refuse now, and why, is the state's (next.refused).
+    const no = refused(s);
     for (const sel of ["#seat-actions", "#soul-actions", '#controls-panel [data-action="end-game"]']) {
-      document.querySelector(sel).hidden = !playing;
+      document.querySelector(sel).hidden = !!no.end_game;
     }
-    document.getElementById("roll-actions").hidden = s.phase !== "play"; // the diel die is rolled only in play
+    document.getElementById("roll-actions").hidden = !!no.roll_diel;
+    const initiative = document.querySelector('#seat-actions [data-action="initiative"]');
+    initiative.disabled = !!no.take_initiative;
+    initiative.title = no.take_initiative ? KB.upFirst(`${no.take_initiative}.`) : "";
     const seat = document.getElementById("act-seat");
     const keepSeat = seat.value;
     seat.replaceChildren(...(s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
@@ -571,7 +581,7 @@
       if (physical) body = { phase: physical };
       phys.value = "";  // a physical roll is for one cycle only
       try { await act("/api/actions/roll-diel", body, physical ? "Roll recorded." : "Rolled."); }
-      finally { setTimeout(() => { b.disabled = state.phase !== "play"; }, 800); }
+      finally { setTimeout(() => { b.disabled = !!refused(state).roll_diel; }, 800); }
       return;
     }
     if (a === "initiative") body = { seat };
