@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, request
 
 from kipukas_board.modes.kipukas.actions import checker
-from kipukas_board.modes.kipukas.rules.bouts import check_typing_table, plan_bout, roll_plan, table_modifier
+from kipukas_board.modes.kipukas.rules.bouts import (
+    check_typing_table,
+    plan_bout,
+    roll_plan,
+    rounds_to_say,
+    table_modifier,
+)
 from kipukas_board.strictjson import is_int
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field, only_fields
@@ -129,6 +135,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         if isinstance(plan, str):
             raise Conflict(plan)
         plan["archetype_source"] = source
+        plan["rounds"] = list(rounds_to_say(plan))  # the fewest and the most rounds the players may say
         return plan
 
     @bp.get("/api/bout/plan")

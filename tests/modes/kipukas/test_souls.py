@@ -355,6 +355,22 @@ def test_a_won_attack_costs_a_keal_means_a_failed_one_nothing_and_the_final_blow
     assert state_json(replayed)["souls"] == state_json(wasted)["souls"]
 
 
+def test_a_best_2_of_3_said_at_the_table_ends_once_a_side_has_won_twice() -> None:
+    # The web rules: Self "Makes Final Blow a best 2 out of 3 victory condition"; "If the Final Blow is
+    # successful (in this case twice in 3 rolls)": two rounds won are the bout, a split needs the third.
+    s, _ = fold([bout_roll({"attacker": [[6, 6]], "defender": [[3]]})], _duel())  # the Raven downed
+    won, fx = fold([bout_roll({"attacker": [[6, 6], [6, 5]], "defender": [[1], [2]]})], s)
+    assert won.last_bout["winner"] == "attacker" and len(won.last_bout["rounds"]) == 2
+    assert souls(won)["ZrrD#0001"]["wasted"]
+    split, fx = fold([bout_roll({"attacker": [[6, 6], [1, 1]], "defender": [[1], [20]]})], s)
+    assert fx[-1]["text"] == "bout: the bout is not decided after 2 rounds (1 to 1): roll round 3 too"
+    assert souls(split) == souls(s)
+    uneven, fx = fold([bout_roll({"attacker": [[6, 6], [6, 6]], "defender": [[1], [1], [1]]})], s)
+    assert fx[-1]["text"] == "bout: both sides roll as many rounds: the attacker said 2, the defender 3"
+    one, fx = fold([bout_roll({"attacker": [[6, 6]], "defender": [[1]]})], s)
+    assert "attacker's rolls must be 2 or 3 rounds of D6+D6 faces" in fx[-1]["text"] and souls(one) == souls(s)
+
+
 def test_a_tie_goes_to_the_brawl_sequence_and_bad_rolls_are_refused() -> None:
     from kipukas_board.modes.kipukas.rules.bouts import brawl_winner
     assert [brawl_winner(a, b) for a, b in [("Aa9-", "ZAAA"), ("Zz0_", "aAAA"), ("Aa9-", "AzAA"), ("Zz0_", "Z9AA"),

@@ -86,7 +86,9 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.click("#bout-physical")
         page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Hilbert wins')",
                                timeout=3000)
-        assert page.text_content("#message") == "Bout settled with the dice said."
+        # the answer to the action may come after the stream's state that shows the result
+        page.wait_for_function("document.querySelector('#message').textContent === 'Bout settled with the dice said.'",
+                               timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('downed')", timeout=3000)
         assert srv.board.loop.state.souls["ZrrD#0001"].downed
         # The Final Blow: the dice it needs are shown, and taken as players say them ("1 1, 1 1, 1 1").
@@ -98,8 +100,11 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
             fb = json.loads(resp.read())
         assert f"{fb['best_of']} rounds of" in page.text_content("#bout-att-rolls-how")
 
+        # A best 2 of 3 won twice is over: two rounds said are the whole bout (the web rules: "twice in 3 rolls").
+        assert fb["best_of"] == 3 and fb["rounds"] == [2, 3]
+
         def said(face: int, dice: list) -> str:
-            return ", ".join(" ".join(str(min(face, d)) for d in dice) for _ in range(fb["best_of"]))
+            return ", ".join(" ".join(str(min(face, d)) for d in dice) for _ in range(fb["rounds"][0]))
 
         # Hilbert's Final Blow fails: "After an unsuccessful blow, the player loses their ability to attack
         # with that card for this diel cycle" (both rule books): the list marks him, the plan says why
@@ -108,7 +113,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.click("#bout-physical")
         page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Raven wins')",
                                timeout=3000)
-        assert srv.board.loop.state.last_bout["final_blow"]
+        assert srv.board.loop.state.last_bout["final_blow"] and len(srv.board.loop.state.last_bout["rounds"]) == 2
         page.wait_for_function("document.querySelector('#souls').textContent.includes('no attack this cycle')",
                                timeout=3000)
         page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('cannot attack again')",

@@ -229,21 +229,40 @@ def roll_plan(plan: dict[str, Any], dice: Any) -> dict[str, list[list[int]]]:
             for role in ("attacker", "defender")}
 
 
+def rounds_to_say(plan: dict[str, Any]) -> tuple[int, int]:
+    """The fewest and the most rounds of ``plan``'s bout that rolls made at the table may say: a best
+    2 of 3 is won "twice in 3 rolls" (the web rules), so a side that wins the first two rounds has won
+    and the third is rolled only after a split.
+
+    Example::
+
+        >>> rounds_to_say({"best_of": 3}), rounds_to_say({"best_of": 1})
+        ((2, 3), (1, 1))
+    """
+    return plan["best_of"] // 2 + 1, plan["best_of"]
+
+
 def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
-    """Sums per round, ties by brawl, and who won the bout; or a text naming rolls that do not fit."""
+    """Sums per round, ties by brawl, and who won the bout; or a text naming rolls that do not fit.
+    Both sides say as many rounds, within :func:`rounds_to_say`, and the rounds said decide the bout."""
     rounds = []
     wins = {"attacker": 0, "defender": 0}
-    need = plan["best_of"] // 2 + 1
+    need, most = rounds_to_say(plan)
+    said = f"{most} round(s)" if need == most else f"{need} or {most} rounds"
     for role in ("attacker", "defender"):
         got = rolls.get(role) if isinstance(rolls, dict) else None
         sides = plan[role]["dice"]
-        if (not isinstance(got, list) or len(got) != plan["best_of"]
+        if (not isinstance(got, list) or not need <= len(got) <= most
                 or not all(isinstance(r, list) and len(r) == len(sides)
                            and all(is_int(f) and 1 <= f <= s
                                    for f, s in zip(r, sides, strict=True)) for r in got)):
             dice = "+".join(f"D{s}" for s in sides) + " faces" if sides else "no faces (its card rolls no die)"
-            return f"the {role}'s rolls must be {plan['best_of']} round(s) of {dice}, got {got!r:.120}"
-    for i in range(plan["best_of"]):
+            return f"the {role}'s rolls must be {said} of {dice}, got {got!r:.120}"
+    count = len(rolls["attacker"])
+    if len(rolls["defender"]) != count:
+        return (f"both sides roll as many rounds: the attacker said {count}, "
+                f"the defender {len(rolls['defender'])}")
+    for i in range(count):
         if max(wins.values()) >= need:
             break
         a = sum(rolls["attacker"][i]) + plan["attacker"]["bonus"]
@@ -256,6 +275,9 @@ def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
             won = "attacker" if a > d else "defender"
         wins[won] += 1
         rounds.append({"attacker": a, "defender": d, "won": won, "brawl": brawl is not None})
+    if max(wins.values()) < need:
+        return (f"the bout is not decided after {count} rounds ({wins['attacker']} to {wins['defender']}): "
+                f"roll round {count + 1} too")
     winner = "attacker" if wins["attacker"] >= need else "defender"
     return {"rounds": rounds, "winner": winner}
 

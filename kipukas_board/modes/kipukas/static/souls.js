@@ -198,17 +198,17 @@
   function fought(r) { if (r) { $("bout-att-rolls").value = ""; $("bout-def-rolls").value = ""; } }
   $("bout-roll").addEventListener("click", async () => fought(await act("/api/actions/bout-roll", bout(), "The board rolled the bout.")));
   // Dice that cannot fit the bout (a round too many, a die missing) are told in the players' words
-  // before anything is sent: who rolls what, how many numbers to say, how many were said. A best
-  // of three may end after two rounds.
+  // before anything is sent: who rolls what, how many numbers to say, how many were said. How many
+  // rounds may be said is the board's plan's ("rounds": the fewest and the most).
   function misfit(text, role) {
     const side = plan && plan[role];
     if (!side || !side.dice.length) return null;
     const said = (text.match(/\d+/g) || []).length;
     const per = side.dice.length;
-    const rounds = plan.best_of > 1 ? [Math.ceil(plan.best_of / 2), plan.best_of] : [1];
+    const rounds = [...new Set(plan.rounds || [plan.best_of])];
     if (said % per === 0 && said / per >= rounds[0] && said / per <= rounds[rounds.length - 1]) return null;
     const counts = rounds.map((r) => r * per).filter((n, i, all) => all.indexOf(n) === i).join(" or ");
-    const how = plan.best_of > 1 ? `in each of ${rounds.join(" or ")} rounds` : "once";
+    const how = rounds.length > 1 || rounds[0] > 1 ? `in each of ${rounds.join(" or ")} rounds` : "once";
     return `${side.title} rolls ${side.dice.map((d) => "D" + d).join(" + ")} ${how}: say ${counts} number${counts === "1" ? "" : "s"} ` +
       `(e.g. “${example(side.dice, plan.best_of)}”), not ${said}.`;
   }
@@ -216,11 +216,13 @@
     const wrong = misfit($("bout-att-rolls").value, "attacker") || misfit($("bout-def-rolls").value, "defender");
     if (wrong) { message(wrong, "error"); return; }
     const dice = (role) => (plan && plan[role] ? plan[role].dice : [6]);
-    const rounds = (text, role) => faces(text, dice(role)) ||
-      Array.from({ length: plan ? plan.best_of : 1 }, () => []);
-    fought(await act("/api/actions/bout-roll", { ...bout(), rolls: {
-      attacker: rounds($("bout-att-rolls").value, "attacker"), defender: rounds($("bout-def-rolls").value, "defender") } },
-    "Bout settled with the dice said."));
+    const att = faces($("bout-att-rolls").value, dice("attacker"));
+    const dfn = faces($("bout-def-rolls").value, dice("defender"));
+    // A side whose card rolls no die says as many (empty) rounds as the other side said.
+    const count = Math.max((att || []).length, (dfn || []).length) || (plan ? plan.best_of : 1);
+    const empty = () => Array.from({ length: count }, () => []);
+    fought(await act("/api/actions/bout-roll", { ...bout(), rolls: { attacker: att || empty(), defender: dfn || empty() } },
+      "Bout settled with the dice said."));
   });
   $("bind-button").addEventListener("click", () => {
     if (!$("bind-soul").value || !$("bind-stand").value) { message("pick a soul and a stand", "error"); return; }
