@@ -166,7 +166,8 @@ class Settings:
     led_count: int | None = None
     led_power_budget_ma: float | None = None
     #: ``[leds] fuse_a``: the LED fuse fitted; the budget (the settings' or the calibration's) may be
-    #: at most 80 % of it (:mod:`kipukas_board.hardware.power_chain`).
+    #: at most 80 % of it, and the fuse at most what the wiring behind it carries (5.45 A with the
+    #: strip's copper and 18 AWG wire: :func:`kipukas_board.hardware.power_chain.fuse_problem`).
     led_fuse_a: float = power_chain.DEFAULT_FUSE_A
     #: ``[vision] budget_ms``: every seat's decode budget, in CPU ms a frame.
     budget_ms: float = DEFAULT_BUDGET_MS
@@ -347,6 +348,9 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         fuse = _strip_number(given_fuse, "fuse_a", 1, 30, False, problems)
         if fuse is not None:
             s.led_fuse_a = float(fuse)
+            unprotected = power_chain.fuse_problem(s.led_fuse_a)
+            if unprotected:
+                problems.append(f"[leds] fuse_a = {fuse:g}: {unprotected} (hardware/bom.md, 'The power chain')")
         budget = s.led_power_budget_ma
         # A refused fuse is named above; weighing the budget against the default would name a fuse
         # the file never gave.

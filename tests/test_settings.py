@@ -209,7 +209,7 @@ def test_the_example_settings_file_loads() -> None:
     ("power_budget_ma = 4001", True),
     ("fuse_a = 3\npower_budget_ma = 2400", False),
     ("fuse_a = 3\npower_budget_ma = 2500", True),
-    ("fuse_a = 7.5\npower_budget_ma = 6000", False),
+    ("fuse_a = 5.4\npower_budget_ma = 4320", False),
 ])
 def test_an_led_budget_above_80_percent_of_the_fuse_is_refused_naming_both(tmp_path: Path, leds: str,
                                                                          refused: bool) -> None:
@@ -225,6 +225,23 @@ def test_an_led_budget_above_80_percent_of_the_fuse_is_refused_naming_both(tmp_p
     fuse = leds.split("= ")[1].split("\n")[0] if leds.startswith("fuse") else "5"
     assert f"power_budget_ma = {budget} mA" in problem and f"80 % of the {fuse} A LED fuse" in problem
     assert f"at most {int(float(fuse) * 800)} mA" in problem
+
+
+@pytest.mark.parametrize(("fuse", "refused"), [(5, False), (5.45, False), (5.5, True), (7.5, True), (30, True)])
+def test_a_fuse_the_wiring_behind_it_cannot_take_is_refused_saying_why(tmp_path: Path, fuse: float,
+                                                                       refused: bool) -> None:
+    """A fuse holds 110 % of its rating indefinitely: above 5.45 A that is more than the strip's copper
+    (6 A) or the 18 AWG wires (7 A) carry, so a short would overheat them before the fuse blew."""
+    p = tmp_path / "settings.toml"
+    p.write_text(f"[leds]\nfuse_a = {fuse}\npower_budget_ma = 1000\n")
+    if not refused:
+        assert load_settings(p).led_fuse_a == fuse
+        return
+    with pytest.raises(SettingsError) as exc:
+        load_settings(p)
+    (problem,) = exc.value.problems
+    assert problem.startswith(f"[leds] fuse_a = {fuse:g}: a {fuse:g} A fuse holds") and "strip's copper" in problem
+    assert "at most 5.45 A" in problem
 
 
 def test_a_calibrations_budget_above_the_fuse_is_refused_at_start(tmp_path: Path) -> None:

@@ -15,6 +15,11 @@ fuse_a``), so a budget the fuse cannot carry is refused before the strip lights.
 The jack sits before the fuse, so the fuse cannot protect it: it must carry what the supply
 delivers before its own overload protection cuts out (:data:`SUPPLY_TRIP_FACTOR` times its rating).
 
+The strip's own 5 V and GND copper between its cut pads is behind the fuse too: a short on a piece
+draws through it what the fuse lets through. :data:`STRIP_COPPER_A` is its planning rating, and
+:func:`fuse_problem` refuses a fuse whose hold current the thinnest conductor the build wires behind
+it (:data:`BEHIND_THE_FUSE`: the 18 AWG feeds and jumpers, the strip's copper) cannot carry.
+
 Wire ratings (:data:`AWG_RATING_A`) are conservative figures for PVC-insulated stranded copper
 bundled in a closed box under PLA (chassis-wiring tables give about twice these in free air):
 PLA softens near 60 °C, so a wire must stay cool, not merely survive.
@@ -27,6 +32,8 @@ Example::
     []
     >>> check_chain(budget_ma=4500, fuse_a=5.0, psu_a=6.0, protected=[("feed", 7.0)])[0]
     'LED budget 4500 mA is more than 80 % of the 5 A fuse (4000 mA)'
+    >>> fuse_problem(5.0) is None, max_fuse_a()
+    (True, 5.45)
 """
 
 from __future__ import annotations
@@ -44,6 +51,57 @@ FUSE_HOLD_FACTOR = 1.1
 SUPPLY_TRIP_FACTOR = 1.5
 #: Continuous current per American wire gauge, in a closed box under PLA (see the module docstring).
 AWG_RATING_A: dict[int, float] = {16: 10.0, 18: 7.0, 20: 5.0, 22: 3.0, 24: 2.0, 26: 1.3}
+#: The gauge the BOM wires behind the fuse: the supply side, every feed pair and every jumper across a cut.
+BOM_WIRE_AWG = 18
+
+
+def trace_rating_a(width_mm: float, copper_um: float, rise_c: float) -> float:
+    """A copper track's continuous current by IPC-2221's outer-layer formula, ``0.048 dT^0.44 A^0.725``
+    (``A`` the cross-section in square mils): how much a strip's flat copper carries for a given rise.
+
+    >>> round(trace_rating_a(0.254, 35, 10), 2)   # the textbook 10 mil track of 1 oz copper
+    0.89
+    """
+    area_mil2 = (width_mm / 0.0254) * (copper_um / 25.4)
+    return 0.048 * rise_c ** 0.44 * area_mil2 ** 0.725
+
+
+#: A WS2812B strip's 5 V (or GND) copper between two cut pads, planned as 1 oz (35 um) copper on a
+#: 3 mm rail of a 10 mm, 60/m strip at a 15 degree rise under PLA (IPC-2221 gives 6.3 A), rounded down:
+#: a strip sold as 2 oz copper carries more, a thin no-name strip may carry less.
+STRIP_COPPER_A = 6.0
+#: Every conductor the build puts behind the fuse whose rating does not follow the fuse (the WAGO
+#: blocks and the fuse holder are rated 20 A): what any ``[leds] fuse_a`` must protect.
+BEHIND_THE_FUSE: dict[str, float] = {
+    f"the {BOM_WIRE_AWG} AWG feeds and jumpers": AWG_RATING_A[BOM_WIRE_AWG],
+    "the strip's copper between its cut pads": STRIP_COPPER_A,
+}
+
+
+def max_fuse_a(behind: dict[str, float] | None = None) -> float:
+    """The largest fuse whose hold current every conductor behind it carries, in A (2 decimals, down)."""
+    weakest = min((BEHIND_THE_FUSE if behind is None else behind).values())
+    return int(weakest / FUSE_HOLD_FACTOR * 100) / 100
+
+
+def fuse_problem(fuse_a: float, behind: dict[str, float] | None = None) -> str | None:
+    """Why a fuse of ``fuse_a`` leaves a conductor behind it unprotected (None: it protects them all).
+
+    >>> print(fuse_problem(7.5))  # doctest: +NORMALIZE_WHITESPACE
+    a 7.5 A fuse holds 8.25 A indefinitely, more than the strip's copper between its cut pads carries
+    (6 A): a short there would overheat it before the fuse blows; fit a fuse of at most 5.45 A (the
+    BOM's is 5 A)
+    """
+    behind = BEHIND_THE_FUSE if behind is None else behind
+    name, rating = min(behind.items(), key=lambda kv: kv[1])
+    hold = fuse_hold_a(fuse_a)
+    if hold <= rating:
+        return None
+    return (f"a {fuse_a:g} A fuse holds {hold:g} A indefinitely, more than {name} carries ({rating:g} A): "
+            f"a short there would overheat it before the fuse blows; fit a fuse of at most "
+            f"{max_fuse_a(behind):g} A (the BOM's is {DEFAULT_FUSE_A:g} A)")
+
+
 #: Resistance of copper wire per metre, for the voltage drop of a feed (one way).
 AWG_OHM_PER_M: dict[int, float] = {16: 0.0132, 18: 0.0210, 20: 0.0333, 22: 0.0530, 24: 0.0842, 26: 0.134}
 

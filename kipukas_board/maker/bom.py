@@ -216,6 +216,19 @@ def jumper_currents(pieces: list[list[int]], pixels: int, budget_ma: float,
     return out
 
 
+def strip_copper_current(pixels: int, budget_ma: float, white_ma: float = WHITE_MA) -> float:
+    """Current (A) the strip's own 5 V and GND copper carries at most: every pixel from a feed up to the
+    next feed (or the strip's end) at full white, all of it drawn through the copper next to that feed,
+    never more than the budget allows.
+
+    >>> strip_copper_current(48, 10_000, 61), strip_copper_current(195, 4000, 61)
+    (2.928, 3.66)
+    """
+    at = feed_pixels(pixels)
+    span = max(b - a for a, b in zip(at, [*at[1:], pixels], strict=True))
+    return min(span * white_ma, budget_ma) / 1000
+
+
 def _usb_hub_needed(cameras_usb: int, pi: int) -> bool:
     """More than 80 % of the Pi's USB current for the webcams and the Pico needs a powered hub."""
     return cameras_usb * USB_WEBCAM_MA + PICO_MA > 0.8 * PI_USB_MA[pi]
@@ -406,6 +419,8 @@ def build_bom(board: BoardMap, players: int, pi: int = 5, layout: str = "default
     if jumpers:
         protected.append(Protected(f"strip jumpers {jumper_awg} AWG", "conductor",
                                    power_chain.AWG_RATING_A[jumper_awg], worst_jumper, "F1"))
+    protected.append(Protected("strip copper between cut pads", "conductor", power_chain.STRIP_COPPER_A,
+                               strip_copper_current(pixels, budget_ma, pixel_white_ma), "F1"))
     return Bom(map_name=board.name if not board.source else board.source.rsplit("/", 1)[-1].removesuffix(".toml"),
                players=players, pi=pi, layout=layout, pixels=pixels, pieces=len(pieces), feeds=n_feeds,
                budget_ma=budget_ma, white_ma=white_ma, parts=parts, protected=protected)

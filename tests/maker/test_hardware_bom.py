@@ -64,6 +64,25 @@ def test_jumpers_carry_the_pixels_after_them_up_to_the_next_feed() -> None:
     assert bom_mod.jumper_currents(pieces, 7, 100) == pytest.approx([0.1, 0.1, 0.061])  # the cap bounds it
 
 
+def test_the_strips_own_copper_is_on_the_protected_list_and_carries_a_feeds_span() -> None:
+    """A short on a strip piece draws what the fuse lets through over the strip's copper between its
+    cut pads: it is a conductor the fuse must protect, rated and counted like the wires."""
+    bom = bom_mod.build_bom(load_map("kipuka-13"), 4, 5, "full")
+    (copper,) = [p for p in bom.protected if "strip copper" in p.name]
+    assert copper.kind == "conductor" and copper.protected_by == "F1"
+    assert copper.rating_a == power_chain.STRIP_COPPER_A <= power_chain.trace_rating_a(3.0, 35, 15)
+    assert copper.carries_a == pytest.approx(60 * bom_mod.WHITE_MA / 1000)  # 195 pixels: a feed every 60
+    assert bom_mod.strip_copper_current(48, 2000, 61) == 2.0  # one feed: all 48, held to the budget
+    assert not bom.problems()
+
+
+def test_a_fuse_above_what_the_wiring_carries_is_named_with_the_conductor() -> None:
+    assert power_chain.fuse_problem(5.0) is None and power_chain.max_fuse_a() == 5.45
+    assert "18 AWG" in power_chain.fuse_problem(7.0, {"the 18 AWG feeds": 7.0})
+    why = power_chain.fuse_problem(10.0)
+    assert why.startswith("a 10 A fuse holds 11 A indefinitely, more than the strip's copper") and "5.45 A" in why
+
+
 def test_the_committed_csv_and_tables_are_what_the_command_computes() -> None:
     assert (HW / "bom.csv").read_text() == bom_mod.reference_csv(), \
         "hardware/bom.csv is stale: run python -m kipukas_board.maker.bom hardware"

@@ -101,7 +101,7 @@ def _settings(tmp_path: Path, text: str) -> Path:
 
 def test_colors_light_every_pixel_of_the_settings_count_in_turn_on_the_configured_adapter(
         tmp_path: Path, spi_strip, capsys) -> None:
-    s = _settings(tmp_path, '[leds]\nadapter = "spi"\ncount = 30\nfuse_a = 7.5\npower_budget_ma = 5000\n')
+    s = _settings(tmp_path, '[leds]\nadapter = "spi"\ncount = 30\nfuse_a = 5\npower_budget_ma = 4000\n')
     assert main(["leds", "test", "--settings", str(s), "--data-dir", str(tmp_path), "--seconds", "0", "--json"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("driving the 'spi' strip on /dev/spidev0.0: 30 pixels")
