@@ -25,7 +25,8 @@ The table's own actions (new game for every mode, map, undo, redo, export) are
     POST /api/actions/bout               {"territory": 3, "winner": 1, "loser": 2, "defeated": 1?,
                                            "stand": "M3a"?, "cleared": false?}
     POST /api/actions/initiative         {"seat": 1}
-    POST /api/actions/soul-lost          {"seat": 1, "by": 2, "count": 1, "stand": "M3a"?}
+    POST /api/actions/soul-lost          {"seat": 1, "by": 2, "count": 1, "stand": "M3a"?} (a token on
+                                           "stand" whose owner the board knows is that owner's soul)
     POST /api/actions/timer              {"label": "personal effect", "cycles": 5, "seat": 1}
     POST /api/actions/timer-cancel       {"timer": "t4"}
     POST /api/actions/roll-dice          {"kind": "random_territory" | "rogue_path" | "retreat" | "trap"
@@ -214,6 +215,12 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def soul_lost() -> Response | tuple[Response, int]:
         body = json_body()
         only(body, {"seat", "by", "count", "stand"})
+        # The soul lost on a stand is its token's owner's; the seat given counts for a token whose
+        # owner the board does not know, or for a soul lost off the map.
+        sid = body.get("stand")
+        token = state().stands.get(sid) if isinstance(sid, str) else None
+        if token is not None and token.occupied and token.owner is not None:
+            body = {**body, "seat": token.owner}
         int_field(body, "seat", "the seat whose soul was lost")
         return play({"type": "soul_lost", **body})
 

@@ -299,3 +299,14 @@ def test_a_refused_action_is_no_step_for_undo(data_dir):
         r = t.act("undo")
         assert r["effects"][0] == {"type": "undone", "action": "roll_diel", "seq": r["effects"][0]["seq"]}
         assert t.state()["diel"]["cycle"] == 2
+
+
+def test_a_soul_lost_on_a_stand_is_its_tokens_owners_whatever_seat_the_page_sent(data_dir):
+    with Table(data_dir, dice=ScriptedDice([1] * 20)) as t:
+        play(t)
+        t.put("M1a")  # a soul of seat 1, next to its capital
+        r = t.act("soul-lost", {"seat": 2, "by": 2, "stand": "M1a"})
+        assert r["event"]["seat"] == 1  # journaled as the token's owner's
+        assert t.state()["souls_lost"] == {"1": 1} and t.stand("M1a")["awaiting"] == "wasted"
+        t.act("soul-lost", {"seat": 2, "by": 1})  # off the map: the seat sent is the one
+        assert t.state()["souls_lost"] == {"1": 1, "2": 1}

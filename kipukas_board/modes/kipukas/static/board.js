@@ -232,8 +232,7 @@
     section("contention-panel", s.territories.filter((t) => t.contention).map((t) => {
       const li = el("li", { dataset: { fight: String(t.number) } }, el("p", { text: `${t.number} ${tname(s, t.number)}`.trim() }));
       const row = el("div", { class: "buttons" });
-      const seats = t.contenders && t.contenders.length ? t.contenders : (s.players || []).map((p) => p.seat);
-      for (const seat of seats) {
+      for (const seat of t.contenders || []) {  // only a contender may win (rules/checks.py)
         row.append(el("button", { type: "button", text: `${who(s, seat)} won`,
           onclick: () => act("/api/actions/resolve-contention", { territory: t.number, winner: seat }, "Contention resolved.") }));
       }
@@ -586,14 +585,12 @@
     }
     if (a === "initiative") body = { seat };
     else if (a === "soul-lost") {
-      body = { seat };  // the soul-lost action takes seat, by, count and stand (modes/kipukas/actions.py)
+      // The soul-lost action takes seat, by, count and stand; a token on the stand whose owner the
+      // board knows is that owner's soul, whatever seat is picked (modes/kipukas/actions.py).
+      body = { seat };
       const stand = document.getElementById("act-stand").value;
       const by = Number(document.getElementById("act-by").value);
-      if (stand) {
-        body.stand = stand;
-        const st = state.stands.find((x) => x.id === stand);
-        if (st && st.owner != null) body.seat = st.owner;
-      }
+      if (stand) body.stand = stand;
       if (by) body.by = by;
     } else if (a === "end-game") {
       if (!(await confirmDialog("End this game now?"))) return;
