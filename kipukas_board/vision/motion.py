@@ -151,15 +151,17 @@ def deconvolve(image: Any, motion: tuple[float, float], noise_ratio: float = NOI
     return cv2.merge(out) if image.ndim == 3 else out[0]
 
 
-def unsmear(image: Any) -> tuple[Any, tuple[int, int]] | None:
+def unsmear(image: Any, grey: Any = None) -> tuple[Any, tuple[int, int]] | None:
     """``image`` (BGR or grey, 8-bit) at :data:`UNSMEAR_SCALE` with its linear smear taken back, and
-    the smear measured (full-size pixels); None when the picture shows no smear.
+    the smear measured (full-size pixels); None when the picture shows no smear. ``grey`` is the
+    image in grey, if it was made already.
 
     Its points are ``1 / UNSMEAR_SCALE`` times smaller than the frame's.
     """
     import cv2
 
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    if grey is None:
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     motion = estimate_motion(grey)
     if motion is None:
         return None

@@ -481,21 +481,27 @@ class Pipeline:
             self._roi_missed = 0
 
 
-#: A frame whose half-size grey image, smoothed over 3x3 pixels, spans fewer grey levels than this
-#: holds no code: a Kipukas code's dark and light modules differ by some 140 levels in good light
-#: and 35 at a quarter of that contrast, while sensor noise of sigma 4 spans about 9 once smoothed.
-#: Such a frame (a covered lens, a dark room, a bare wall) skips every strategy: WeChat would spend
-#: its whole deadline on it.
+#: A frame whose half-size grey image, smoothed over 3x3 pixels, departs from its own neighbourhood
+#: mean (over :data:`FEATURELESS_AREA` pixels) by a span of fewer grey levels than this holds no
+#: code: a Kipukas code's dark and light modules differ by some 140 levels in good light and 35 at
+#: a quarter of that contrast, while sensor noise of sigma 4 spans about 9 once smoothed. Such a
+#: frame (a covered lens, a dark room, a bare wall, a lamp's smooth reflection on an empty stand)
+#: skips every strategy: WeChat would spend its whole deadline on it.
 FEATURELESS_RANGE = 16.0
+#: The neighbourhood (pixels of the half-size image, about four modules of a large code) whose mean
+#: is taken away first, so slow changes of light (a bright spot, a vignette) are no features.
+FEATURELESS_AREA = 33
 
 
 def _featureless(frame: Frame) -> bool:
-    """Too flat to hold a code? Costs about half a millisecond (the half-size grey image is shared
+    """Too flat to hold a code? Costs about a millisecond (the half-size grey image is shared
     with the first strategies)."""
     import cv2
+    import numpy as np
 
     img = frame.scaled("gray", _working_scale(0.5, frame))
-    lo, hi, _, _ = cv2.minMaxLoc(cv2.blur(img, (3, 3)))
+    detail = cv2.blur(img, (3, 3)).astype(np.int16) - cv2.blur(img, (FEATURELESS_AREA, FEATURELESS_AREA))
+    lo, hi, _, _ = cv2.minMaxLoc(detail)
     return hi - lo < FEATURELESS_RANGE
 
 

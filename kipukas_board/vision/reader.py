@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kipukas_board.vision.gate import ChangeGate
+from kipukas_board.vision.light import even_light, glare
 from kipukas_board.vision.motion import UNSMEAR_SCALE, unsmear
 from kipukas_board.vision.pipeline import DecodeResult
 from kipukas_board.vision.stack import FrameStack
@@ -78,9 +79,9 @@ class CameraReader:
 
     def __init__(self, pipeline: Any, gate: ChangeGate | None = None, miss_interval_s: float = 0.2,
                  clock: Callable[[], float] = time.monotonic, stack_at: tuple[int, ...] = STACK_AT,
-                 unsmear: bool = True) -> None:
+                 second_looks: bool = True) -> None:
         self.pipeline = pipeline
-        self.unsmear = unsmear
+        self.second_looks = second_looks
         self.gate = gate or ChangeGate()
         self.miss_interval_s = miss_interval_s
         self.clock = clock
@@ -145,8 +146,8 @@ class CameraReader:
             mean = self._stack.mean()
             result = self._searcher.decode(mean)
             self.decoded += 1
-            if self.unsmear and not set(result.codes) - set(self._codes):
-                result = self._unsmeared(mean, thorough=False) or result
+            if self.second_looks and not set(result.codes) - set(self._codes):
+                result = self._second_look(mean, thorough=False) or result
             self._stack = None
             self._codes += [c for c in result.codes if c not in self._codes]
             return FrameRead(codes=list(self._codes), refused=dict(result.refused), decoded=True, result=result,
@@ -158,25 +159,41 @@ class CameraReader:
         result = self._searcher.decode(mean, thorough=last and self._located)
         self._located = self._located or bool(result.located)
         self.decoded += 1
-        if not result.codes and self.unsmear:
-            result = self._unsmeared(mean, thorough=last and self._located) or result
+        if not result.codes and self.second_looks:
+            result = self._second_look(mean, thorough=last and self._located) or result
         if result.codes or last:
             self._stack = None
         self._codes = list(result.codes)
         return FrameRead(codes=list(result.codes), refused=dict(result.refused), decoded=True, result=result,
                          stacked=n)
 
-    def _unsmeared(self, mean: Any, thorough: bool) -> DecodeResult | None:
-        """The mean with its motion blur taken back (:func:`~kipukas_board.vision.motion.unsmear`),
-        decoded; None when the mean shows no linear smear. Its points are given in frame pixels."""
-        found = unsmear(mean)
-        if found is None:
-            return None
-        result: DecodeResult = self._searcher.decode(found[0], thorough=thorough)
-        self.decoded += 1
-        result.points = {t: None if pts is None else tuple((x / UNSMEAR_SCALE, y / UNSMEAR_SCALE) for x, y in pts)
-                         for t, pts in result.points.items()}
-        result.located = [tuple((x / UNSMEAR_SCALE, y / UNSMEAR_SCALE) for x, y in pts) for pts in result.located]
+    def _second_look(self, mean: Any, thorough: bool) -> DecodeResult | None:
+        """The mean, decoded again where it shows a linear smear (taken back:
+        :func:`~kipukas_board.vision.motion.unsmear`) or glare (the light evened out:
+        :func:`~kipukas_board.vision.light.even_light`): the first such look that reads a code, else
+        the last one made; None when it shows neither. Points are given in frame pixels."""
+        import cv2
+
+        grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
+        result: DecodeResult | None = None
+        for look in ("smear", "glare"):
+            if look == "smear":
+                found = unsmear(mean, grey)
+                if found is None:
+                    continue
+                image, scale = found[0], UNSMEAR_SCALE
+            else:
+                if not glare(grey):
+                    continue
+                image, scale = even_light(mean), 1.0
+            result = self._searcher.decode(image, thorough=thorough)
+            self.decoded += 1
+            if scale != 1.0:
+                result.points = {t: None if pts is None else tuple((x / scale, y / scale) for x, y in pts)
+                                 for t, pts in result.points.items()}
+                result.located = [tuple((x / scale, y / scale) for x, y in pts) for pts in result.located]
+            if result.codes:
+                break
         return result
 
     def close(self) -> None:

@@ -57,7 +57,7 @@ def test_a_smeared_card_is_read_only_with_the_smear_taken_back(dx: int, dy: int)
     firsts = []
     for on in (False, True):
         rng = np.random.default_rng(5)
-        reader = CameraReader(Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0), unsmear=on)
+        reader = CameraReader(Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0), second_looks=on)
         reads = [reader.read(noise(smeared, rng, 2)) for _ in range(STACK_AT[-1] + 2)]
         assert all(c == P for r in reads for c in r.codes)
         firsts.append(next((i for i, r in enumerate(reads) if r.codes), None))
