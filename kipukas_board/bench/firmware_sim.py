@@ -226,7 +226,12 @@ class PtyLink:
         self._unplug_for = down_s
 
     def unplug(self) -> None:
-        """Close the pseudo-terminal now: the host's reads fail as on a pulled cable."""
+        """Close the pseudo-terminal now: the host's reads fail as on a pulled cable, and the path goes
+        away as udev takes a pulled board's /dev/serial/by-id link away. Left in place, it would name
+        a freed pseudo-terminal number that the next pty opened on the machine (another test, another
+        process) takes: a host reconnecting meanwhile would read a different board."""
+        if os.path.lexists(self.path):
+            os.unlink(self.path)
         for fd in (self._master, self._slave):
             if fd is not None:
                 os.close(fd)

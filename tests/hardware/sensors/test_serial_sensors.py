@@ -246,6 +246,19 @@ def test_settings_build_the_serial_adapter_and_refuse_typos() -> None:
         build("sensors", "serial", vid="pico")
 
 
+def test_an_unplugged_link_takes_its_path_away_as_udev_does(tmp_path: Path) -> None:
+    """Left in place, the path would name a freed pseudo-terminal that the next pty opened on the
+    machine takes (another test, another process): a host reconnecting meanwhile read that board's
+    switches as its own."""
+    link = PtyLink(tmp_path)
+    try:
+        assert os.path.realpath(link.path).startswith("/dev/pts/")
+        link.unplug()
+        assert not os.path.lexists(link.path)
+    finally:
+        link.close()
+
+
 def test_board_plugged_in_after_start_corrects_a_stale_journal(rig, tmp_path: Path) -> None:
     fw, link = rig
     # a game where stand 0 and stand 1 were occupied when the Pi went down
