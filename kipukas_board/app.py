@@ -37,8 +37,6 @@ from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
 from kipukas_board.modes.kipukas.rules.dice import Dice, SystemDice
-from kipukas_board.modes.kipukas.rules.events import map_event, stand_event
-from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcer import Announcer
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
@@ -47,6 +45,8 @@ from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.identity import claim_journal
 from kipukas_board.store.journal import Journal, JournalError, JournalWriteError
 from kipukas_board.store.map_choice import start_map, write_choice
+from kipukas_board.table.events import map_event, stand_event
+from kipukas_board.table.state import TableState
 from kipukas_board.vision.desk import CameraWorker, CardDesk
 from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, table_actions
 from kipukas_board.web.auth import PinStore
@@ -127,7 +127,7 @@ class BoardApp:
             raise
         #: The dice the routes roll into the events they write (the rules never roll).
         self.dice: Dice = dice or SystemDice()
-        self.loop = CoreLoop(self.journal, board, rules=modes.apply)
+        self.loop = CoreLoop(self.journal, board, rules=modes)
         if overrides_pick:  # the journal runs on this map now: a later start comes back to it
             write_choice(self.data_dir, start)
         self.backup = RollingBackup(self.journal, self.data_dir)
@@ -156,8 +156,7 @@ class BoardApp:
                                   mode_cards=self.mode_cards, mode_prefixes=modes.payload_prefixes(),
                                   budget_ms=s.budget_ms)
         self.card_workers: list[CameraWorker] = []
-        self.lighting = Lighting(self.strip, layout, healthy=self._hardware_ok, renderer=modes.render,
-                                 animator=modes.animating)
+        self.lighting = Lighting(self.strip, layout, healthy=self._hardware_ok, game=modes)
         self.announcer = Announcer(self.voice, say_for=modes.phrases_for)
         #: The latest sentences spoken, as captions for the page (``captions`` in ``/api/state``).
         self.captions: deque[dict[str, Any]] = deque(maxlen=8)
@@ -202,7 +201,7 @@ class BoardApp:
                 return default_layout(board)
 
     @property
-    def state(self) -> GameState:
+    def state(self) -> TableState:
         """The table's state now (the core loop's latest)."""
         return self.loop.state
 
@@ -240,8 +239,8 @@ class BoardApp:
         self._lit_map = state.board
         if isinstance(self.sensors, SimulatedStandSensors):
             # After a restart the simulated switches start where the journal left the tokens.
-            for sid, st in state.stands.items():
-                if st.occupied:
+            for sid, on in state.switches.items():
+                if on:
                     self.sensors.set(sid, True)
         self.loop.subscribe(self._follow_map)  # before the lighting: it must never light a map by another's layout
         self.loop.subscribe(self.lighting.update)
@@ -279,7 +278,7 @@ class BoardApp:
                 log.exception("while stopping %r", part)
 
     # -- the map -------------------------------------------------------------------------------
-    def map_busy(self, state: GameState | None = None) -> str | None:
+    def map_busy(self, state: TableState | None = None) -> str | None:
         """Why the map may not change now (a game under way, a calibration walk or board test open)."""
         state = state or self.loop.state
         playing = modes.game_in_progress(state)
@@ -320,7 +319,7 @@ class BoardApp:
         self._reconcile()  # a real board's switches, read through the new map's channel map
         return seq
 
-    def _follow_map(self, state: GameState, effects: list[dict[str, Any]]) -> None:
+    def _follow_map(self, state: TableState, effects: list[dict[str, Any]]) -> None:
         """On the core thread, when a ``map`` event put another map on the table: that map's LED layout,
         channel map and calibration, before the lighting sees the new state."""
         if not any(e.get("type") == "map" for e in effects) or state.board.structure() == self._lit_map.structure():
@@ -389,7 +388,7 @@ class BoardApp:
             if any(listener(SwitchChange(channel, closed)) for listener in self.switch_listeners):
                 continue
             sid = self.stand_for(channel)
-            if sid is not None and state.stands[sid].occupied != closed:
+            if sid is not None and state.switches[sid] != closed:
                 self.loop.submit(stand_event(sid, closed, "resync"))
 
     def sim_set_stand(self, stand_id: str, occupied: bool) -> bool:
@@ -506,7 +505,7 @@ class BoardApp:
                 self._report = (seq, modes.game_report(self.journal.rows(), self.loop.state.board))
             return self._report[1]
 
-    def state_json(self, state: GameState | None = None) -> dict[str, Any]:
+    def state_json(self, state: TableState | None = None) -> dict[str, Any]:
         doc = modes.state_json(state or self.loop.state)
         doc["captions"] = list(self.captions)
         doc["health"] = self.health()
@@ -518,7 +517,7 @@ class BoardApp:
                             if modes.game_in_progress(state or self.loop.state) else None)
         return doc
 
-    def _publish(self, state: GameState, effects: list[dict[str, Any]]) -> None:
+    def _publish(self, state: TableState, effects: list[dict[str, Any]]) -> None:
         """Send ``state`` to the pages. The core thread and the health watcher both publish, so one
         lock keeps them in order and an older state never follows a newer one."""
         with self._publish_lock:
@@ -527,7 +526,7 @@ class BoardApp:
             self._published_seq = state.seq
             self.broadcaster.publish("state", strictjson.sent_dumps(self.state_json(state)), state.seq)
 
-    def _speak(self, state: GameState, effects: list[dict[str, Any]]) -> None:
+    def _speak(self, state: TableState, effects: list[dict[str, Any]]) -> None:
         for text in self.announcer.announce(state, effects):
             self.captions.append({"seq": state.seq, "text": text, "game": state.game})
 

@@ -1,17 +1,18 @@
 """The one core thread: takes events from every adapter, journals them, applies the rules.
 
-Adapters (sensor threads, cameras, the page) call :meth:`CoreLoop.submit` from any thread. The core
-thread takes events one at a time, appends each to the journal *before* anything else (durable
-first), folds it into the state with the pure rules (the ``rules`` it is built with: the game modes'
-:func:`kipukas_board.modes.apply` in the board, Kipukas's :func:`~kipukas_board.modes.kipukas.rules.core.apply` by
-default), then tells the subscribers (lighting, voice, the page's event stream). A caller that waits on ``submit`` is
-answered only after its event is on disk, so an acknowledged request survives ``kill -9``.
+Adapters (sensor threads, cameras, the page) call :meth:`CoreLoop.submit` from any thread. The core thread
+takes events one at a time, appends each to the journal *before* anything else (durable first), folds it
+into the table's state with the pure rules it is built with (:mod:`kipukas_board.modes`, which hands each
+event to the rules of the game it belongs to), then tells the subscribers (lighting, voice, the page's event
+stream). A caller that waits on ``submit`` is answered only after its event is on disk, so an acknowledged
+request survives ``kill -9``.
 
 Example::
 
+    >>> from kipukas_board import modes
     >>> from kipukas_board.board.mapfile import load_map
     >>> from kipukas_board.store.journal import Journal
-    >>> loop = CoreLoop(Journal(":memory:"), load_map("kipuka-8"))
+    >>> loop = CoreLoop(Journal(":memory:"), load_map("kipuka-8"), rules=modes)
     >>> loop.start()
     >>> loop.submit({"type": "stand", "stand": "T1", "occupied": True})   # its journal number, once on disk
     2
@@ -27,19 +28,32 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from kipukas_board.board.mapfile import BoardMap, MapError
-from kipukas_board.modes.kipukas.rules import core
-from kipukas_board.modes.kipukas.rules.events import Event, EventError, check_event, map_event, without_unknown
-from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
 from kipukas_board.store.journal import Journal, JournalWriteError
+from kipukas_board.table.events import Effect, Event, EventError, check_event, map_event, without_unknown
+from kipukas_board.table.state import TableState
 
 log = logging.getLogger(__name__)
 
-Subscriber = Callable[[GameState, list[dict[str, Any]]], None]
-#: ``rules(state, event, seq=n) -> (state, effects)``: pure, as :func:`kipukas_board.modes.apply`.
-Rules = Callable[..., tuple[GameState, list[dict[str, Any]]]]
+Subscriber = Callable[[TableState, list[dict[str, Any]]], None]
+
+
+class TableRules(Protocol):
+    """The rules the loop folds events with: the game modes (:mod:`kipukas_board.modes` is one)."""
+
+    def new_table(self, board: BoardMap) -> TableState:
+        """The table before the first event, on ``board``."""
+        ...
+
+    def apply(self, state: TableState, event: Event, seq: int | None = None) -> tuple[TableState, list[Effect]]:
+        """Fold one checked event into ``state`` (pure)."""
+        ...
+
+    def game_in_progress(self, state: TableState) -> str | None:
+        """The title of the game under way on the table, or None."""
+        ...
 
 
 class MapChanged(ValueError):
@@ -75,10 +89,10 @@ class CoreLoop:
     #: The loop counts as alive if it has woken within this many seconds.
     HEARTBEAT_S = 5.0
 
-    def __init__(self, journal: Journal, board: BoardMap, clock: Callable[[], float] = time.monotonic,
-                 rules: Rules | None = None) -> None:
+    def __init__(self, journal: Journal, board: BoardMap, *, rules: TableRules,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.journal = journal
-        self._rules: Rules = rules or core.apply
+        self._rules = rules
         self._clock = clock
         self._queue: queue.Queue[_Item | None] = queue.Queue()
         self._subscribers: list[Subscriber] = []
@@ -93,9 +107,9 @@ class CoreLoop:
         self._state = self._rebuild(board)
 
     # -- start-up --------------------------------------------------------------------------------
-    def _rebuild(self, board: BoardMap) -> GameState:
+    def _rebuild(self, board: BoardMap) -> TableState:
         """Replay the journal; if it was made on another map (or is empty), journal this map."""
-        state = initial_state(board)
+        state = self._rules.new_table(board)
         replayed = 0
         for seq, event in self.journal.events():
             try:
@@ -114,7 +128,7 @@ class CoreLoop:
         if replayed:
             log.info("replayed %d journaled events", replayed)
         if state.board.to_json() != board.to_json() or replayed == 0:
-            if (replayed and state.started and state.phase != "over"
+            if (replayed and self._rules.game_in_progress(state) is not None
                     and state.board.structure() != board.structure()):
                 raise MapChanged(state.board, board, self.journal.path)
             text = board.source_text or ""
@@ -123,9 +137,9 @@ class CoreLoop:
             state = self._apply(state, event, seq)[0]
         return state
 
-    def _apply(self, state: GameState, event: Event, seq: int) -> tuple[GameState, list[dict[str, Any]]]:
+    def _apply(self, state: TableState, event: Event, seq: int) -> tuple[TableState, list[dict[str, Any]]]:
         try:
-            new, effects = self._rules(state, event, seq=seq)
+            new, effects = self._rules.apply(state, event, seq=seq)
         except MapError as exc:
             log.error("journaled map %s no longer loads: %s", event.get("name"), exc)
             return self._not_applied(state, seq, f"its map no longer loads: {exc}"), []
@@ -138,7 +152,7 @@ class CoreLoop:
             self.unapplied = []
         return new, effects
 
-    def _not_applied(self, state: GameState, seq: int, why: str) -> GameState:
+    def _not_applied(self, state: TableState, seq: int, why: str) -> TableState:
         """Skip event ``seq``; the state says so, and so does ``/healthz`` until a new game starts."""
         text = f"event {seq} not applied: {why}"
         log.error("%s", text)
@@ -148,7 +162,7 @@ class CoreLoop:
 
     # -- running ---------------------------------------------------------------------------------
     @property
-    def state(self) -> GameState:
+    def state(self) -> TableState:
         """The latest state (a consistent snapshot: states are never changed in place)."""
         return self._state
 

@@ -67,13 +67,14 @@ def pct(xs: list[float], q: float) -> float:
 def live_run(board: Any, layout: Any, seconds: float) -> dict[str, Any]:
     """Run :class:`Lighting` on a simulated strip with contention (animating) while a fake core calls
     ``update`` 20 times a second; measure frames sent and the time ``update`` takes."""
+    from kipukas_board import modes
     from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
-    from kipukas_board.modes.kipukas.lights import animating, render
+    from kipukas_board.modes.kipukas.on_table import on_table
     from kipukas_board.show.lighting import FPS, Lighting
 
-    state, _ = bench_scenes(board)["contention"]
+    state = on_table(bench_scenes(board)["contention"][0])
     strip = SimulatedLedStrip(count=layout.count)
-    lighting = Lighting(strip, layout, renderer=render, animator=animating)
+    lighting = Lighting(strip, layout, game=modes)
     lighting.start(state)
     costs = []
     try:

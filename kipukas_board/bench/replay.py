@@ -12,9 +12,10 @@ import time
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.modes import new_table
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
 from kipukas_board.modes.kipukas.rules.simulate import random_game
-from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.modes.replay import read_lines, replay_events
 
 
@@ -28,7 +29,7 @@ def run_replay_bench(board: BoardMap, events: int, players: int, seed: int, repe
     final = None
     for _ in range(repeat):
         t0, c0 = time.perf_counter(), time.process_time()
-        final = replay_events(read_lines(text), initial_state(board))
+        final = replay_events(read_lines(text), new_table(board))
         best = min(best, time.perf_counter() - t0)
         cpu = min(cpu, time.process_time() - c0)  # on a busy machine the CPU time is the steadier number
     assert final is not None
@@ -37,4 +38,4 @@ def run_replay_bench(board: BoardMap, events: int, players: int, seed: int, repe
         kinds[e["type"]] = kinds.get(e["type"], 0) + 1
     return {"events": len(game), "seconds": round(best, 6), "cpu_seconds": round(cpu, 6),
             "events_per_s": round(len(game) / best, 1), "events_per_cpu_s": round(len(game) / max(cpu, 1e-9), 1),
-            "mix": sorted(kinds.items(), key=lambda kv: -kv[1]), "final_diel_cycle": final.diel_cycle}
+            "mix": sorted(kinds.items(), key=lambda kv: -kv[1]), "final_diel_cycle": kipukas_state(final).diel_cycle}

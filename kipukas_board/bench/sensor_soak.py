@@ -185,7 +185,7 @@ def run_soak(cfg: SoakConfig, work_dir: str | None = None) -> dict[str, Any]:
         sensors.request_snapshot("soak end")
         time.sleep(0.3)
         core = app.loop.state
-        final_mismatches = sum(core.stands[stands[c]].occupied != matrix.state(c) for c in range(n))
+        final_mismatches = sum(core.switches[stands[c]] != matrix.state(c) for c in range(n))
         view = sensors.snapshot()
         adapter_mismatches = sum(view.get(channel_name(c, cfg.cols)) != matrix.state(c)
                                  for c in range(n))

@@ -129,7 +129,7 @@ def run_sse_bench(clients: int, changes: int, interval_ms: float, map_name: str 
             stands = sorted(board.loop.state.board.stands)
             for i in range(changes):
                 sid = stands[(i // 2) % len(stands)]
-                occupied = not board.loop.state.stands[sid].occupied
+                occupied = not board.loop.state.switches[sid]
                 t0 = time.perf_counter()
                 board.sim_set_stand(sid, occupied)  # returns once journaled, applied and published
                 sent[board.loop.state.seq] = t0

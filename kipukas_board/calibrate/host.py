@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from kipukas_board.hardware.sensors.port import StandSensors, SwitchChange
-    from kipukas_board.modes.kipukas.rules.state import GameState
     from kipukas_board.settings import Settings
     from kipukas_board.show.layout import LedLayout
     from kipukas_board.show.lighting import Lighting
+    from kipukas_board.table.state import TableState
     from kipukas_board.vision.desk import CardDesk
 
 
@@ -49,7 +49,7 @@ class CalibrationHost(Protocol):
     health_sources: dict[str, Callable[[], dict[str, Any]]]
 
     @property
-    def state(self) -> GameState:
+    def state(self) -> TableState:
         """The table's state now (its map, its cards shown)."""
         ...
 

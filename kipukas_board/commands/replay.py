@@ -20,8 +20,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import MapError, load_map
 from kipukas_board.commands.argtypes import at_least, between, whole
-from kipukas_board.modes import state_json
-from kipukas_board.modes.kipukas.rules.state import initial_state
+from kipukas_board.modes import new_table, state_json
 from kipukas_board.modes.replay import ReplayError, read_lines, replay_events
 
 
@@ -47,7 +46,7 @@ def register(sub: Any) -> None:
 
 def replay(args: argparse.Namespace) -> int:
     try:
-        start = initial_state(load_map(args.map))
+        start = new_table(load_map(args.map))
     except MapError as exc:
         print(exc.report(), file=sys.stderr)
         return 2

@@ -35,17 +35,23 @@ from kipukas_board.modes.base import Effect, Event, GameMode, Step
 from kipukas_board.modes.creature_combat import CreatureCombatMode
 from kipukas_board.modes.duel import DuelMode
 from kipukas_board.modes.kipukas.mode import KipukasMode
+from kipukas_board.modes.kipukas.on_table import kipukas_state, new_kipukas_table
 from kipukas_board.modes.kipukas.rules import view
-from kipukas_board.modes.kipukas.rules.common import refused
-from kipukas_board.modes.kipukas.rules.events import EventError, register_event_type
-from kipukas_board.modes.kipukas.rules.problems import settle
-from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
+from kipukas_board.table.events import EventError, refused, register_event_type
+from kipukas_board.table.problems import settle
+from kipukas_board.table.state import TableState
 
 DEFAULT = "kipukas"
 #: Every game the board can run, by name.
 MODES: dict[str, GameMode] = {m.name: m for m in (KipukasMode(), CreatureCombatMode(), DuelMode())}
 #: Events about the table itself, not a game: always the default mode's (it owns the map and stands).
 TABLE_EVENTS = frozenset({"map"})
+
+
+def new_table(board: BoardMap) -> TableState:
+    """A fresh table on ``board`` with the default game chosen and not started: where a board with an
+    empty journal begins, and where replay starts."""
+    return new_kipukas_table(board)
 
 
 def mode_named(name: str) -> GameMode:
@@ -56,18 +62,18 @@ def mode_named(name: str) -> GameMode:
         raise KeyError(f"no game {name!r}; the board runs {', '.join(sorted(MODES))}") from None
 
 
-def active(state: GameState) -> GameMode:
+def active(state: TableState) -> GameMode:
     """The mode ``state`` is playing."""
     return MODES.get(state.game, MODES[DEFAULT])
 
 
-def game_in_progress(state: GameState) -> str | None:
+def game_in_progress(state: TableState) -> str | None:
     """The title of the game under way on the table (started, not over), or None when none is."""
     mode = active(state)
     return mode.title if mode.in_progress(state) else None
 
 
-def _map_refused(state: GameState, event: Event) -> str | None:
+def _map_refused(state: TableState, event: Event) -> str | None:
     """Why a ``map`` event may not replace the board now: another map (other stands or paths) while a
     game is under way would throw the game away. A redrawn map (same stands and paths) is always fine."""
     playing = game_in_progress(state)
@@ -80,16 +86,16 @@ def _map_refused(state: GameState, event: Event) -> str | None:
             f"to play on {board.name}")
 
 
-def paused(state: GameState) -> GameState | None:
+def paused(state: TableState) -> TableState | None:
     """The table state of the game put aside for the one being played, or None."""
     return state.paused
 
 
-def _without_paused(state: GameState) -> GameState:
+def _without_paused(state: TableState) -> TableState:
     return state if state.paused is None else state.evolve(paused=None)
 
 
-def _with_paused(state: GameState, put_aside: GameState | None) -> GameState:
+def _with_paused(state: TableState, put_aside: TableState | None) -> TableState:
     """``state`` keeping ``put_aside`` (one game deep: what it had paused itself is dropped)."""
     rest = _without_paused(state)
     if put_aside is None:
@@ -97,7 +103,7 @@ def _with_paused(state: GameState, put_aside: GameState | None) -> GameState:
     return rest.evolve(paused=_without_paused(put_aside))
 
 
-def _resume(state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
+def _resume(state: TableState, event: Event, seq: int | None) -> tuple[TableState, list[Effect]]:
     """Put the paused game back; the game it replaces is paused in its place if it is under way. The
     tokens moved meanwhile really moved: each stand that changed is re-applied through the paused
     game's own rules, so what the board infers from them is up to date."""
@@ -109,17 +115,17 @@ def _resume(state: GameState, event: Event, seq: int | None) -> tuple[GameState,
     aside = state if game_in_progress(state) else None
     mode = active(back)
     restored = back.evolve(counter=max(state.counter, back.counter))
-    for sid, now in state.stands.items():
-        was = restored.stands.get(sid)
-        if was is not None and was.occupied != now.occupied:
-            restored, _ = mode.apply(restored, {"type": "stand", "stand": sid, "occupied": now.occupied}, None)
+    for sid, now in state.switches.items():
+        was = restored.switches.get(sid)
+        if was is not None and was != now:
+            restored, _ = mode.apply(restored, {"type": "stand", "stand": sid, "occupied": now}, None)
     restored = _with_paused(restored, aside)
     effects: list[Effect] = [{"type": "resumed", "game": mode.name, "title": mode.title,
                               "paused": active(aside).title if aside is not None else None}]
     return (restored.evolve(seq=seq) if seq is not None else restored), effects
 
 
-def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
+def apply(state: TableState, event: Event, seq: int | None = None) -> tuple[TableState, list[Effect]]:
     """Fold one checked event into ``state`` with the rules of the game it belongs to."""
     kind = event["type"]
     if kind == "resume":
@@ -144,9 +150,12 @@ def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameS
     return new, effects
 
 
-def state_json(state: GameState) -> dict[str, Any]:
-    """``/api/state``: the table and Kipukas fields, ``game``, and the game's own fields under its key."""
-    doc = view.state_json(state)
+def state_json(state: TableState) -> dict[str, Any]:
+    """``/api/state``: the table and Kipukas fields, ``game``, and the game's own fields under its key.
+
+    Kipukas's fields are always there (as Kipukas reads the table while another game plays: no players,
+    nothing claimed), so the board page draws the map and switches whatever game is on the table."""
+    doc = view.state_json(kipukas_state(state))
     mode = active(state)
     doc["game"] = mode.name
     doc["games"] = [{"name": m.name, "title": m.title, "a_game": m.a_game, "page": m.page} for m in MODES.values()]
@@ -168,7 +177,7 @@ def game_report(rows: Iterable[tuple[int, float, Event]], board: BoardMap) -> di
 
     ``game``, ``title``, ``map`` and ``started`` are added to what the mode reports.
     """
-    state = initial_state(board)
+    state = new_table(board)
     steps: list[Step] = []
     for seq, ts, event in rows:
         try:
@@ -185,15 +194,27 @@ def game_report(rows: Iterable[tuple[int, float, Event]], board: BoardMap) -> di
     return {**doc, "started": True, **mode.report([st for st in steps[start:] if active(st.state) is mode])}
 
 
-def render(state: GameState, layout: Any, t: float = 0.0, scene: Any = None) -> list[Any]:
+def seat_names(state: TableState) -> dict[int, str]:
+    return active(state).seat_names(state)
+
+
+def seat_color(state: TableState, seat: int | None) -> str | None:
+    return active(state).seat_color(state, seat)
+
+
+def winner(state: TableState) -> int | None:
+    return active(state).winner(state)
+
+
+def render(state: TableState, layout: Any, t: float = 0.0, scene: Any = None) -> list[Any]:
     return active(state).render(state, layout, t, scene)
 
 
-def animating(state: GameState, scene: Any, t: float) -> bool:
+def animating(state: TableState, scene: Any, t: float) -> bool:
     return active(state).animating(state, scene, t)
 
 
-def phrases_for(effect: Mapping[str, Any], state: GameState | None = None) -> list[str]:
+def phrases_for(effect: Mapping[str, Any], state: TableState | None = None) -> list[str]:
     if effect.get("type") == "resumed":  # the table's own news, the same in every game
         aside = f" {effect['paused']} is paused." if effect.get("paused") else ""
         return [f"Back to {effect['title']}.{aside}"]
@@ -237,5 +258,5 @@ def _check_resume(event: Event) -> None:
 register_event_type("new_game", _check_new_game)
 register_event_type("resume", _check_resume)
 
-__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "game_report", "mode_named", "paused",
-           "phrases_for", "render", "state_json"]
+__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "game_report", "mode_named", "new_table",
+           "paused", "phrases_for", "render", "seat_color", "seat_names", "state_json", "winner"]

@@ -5,10 +5,11 @@ mode only through these methods, via :mod:`kipukas_board.modes` (which picks the
 playing). A new game is a new subclass registered in ``kipukas_board.modes.MODES``; nothing in the
 other modes changes.
 
-The table's state stays one :class:`~kipukas_board.modes.kipukas.rules.state.GameState`: it holds what every game
-shares (the map, the stands' switches, the cards last shown, the problems, the journal number) and
-Kipukas's own fields; which game is played is ``state.game`` (a mode's :attr:`~GameMode.name`) and
-another mode's own typed state is ``state.mode_state`` (what :meth:`GameMode.game` returns).
+Every method takes the table's state, a :class:`~kipukas_board.table.state.TableState`: what every
+game shares (the map, the stands' switches, the cards last shown, the problems, the journal number),
+which game is played (``state.game``, a mode's :attr:`~GameMode.name`) and that game's own typed
+state (``state.mode_state``, what :meth:`GameMode.game` returns: Kipukas's ``KipukasState``, a
+duel's ``Duel``, ...).
 
 Example::
 
@@ -23,15 +24,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kipukas_board.modes.kipukas.rules.cards import apply_card
-from kipukas_board.modes.kipukas.rules.state import GameState, StandState, initial_state
 from kipukas_board.show.phrases import PHRASES
+from kipukas_board.table.cards import record_card
+from kipukas_board.table.events import Effect, Event
+from kipukas_board.table.state import TableState, new_table
 
 if TYPE_CHECKING:
     from kipukas_board.web.served import ServedBoard
-
-Effect = dict[str, Any]
-Event = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class Step:
     seq: int
     ts: float
     event: Event
-    state: GameState
+    state: TableState
     effects: list[Effect]
 
 
@@ -98,7 +97,7 @@ class GameMode:
         return self.game_noun or f"a game of {self.title}"
 
     # -- rules -----------------------------------------------------------------------------------
-    def in_progress(self, state: GameState) -> bool:
+    def in_progress(self, state: TableState) -> bool:
         """Is a game of this mode under way (started, not over)? The map changes only when none is."""
         game = self.game(state)
         return game is not None and getattr(game, "phase", None) != "over"
@@ -107,7 +106,7 @@ class GameMode:
         """Raise ``EventError`` naming the field when the mode's ``new_game`` event is malformed."""
         raise NotImplementedError
 
-    def apply(self, state: GameState, event: Event, seq: int | None) -> tuple[GameState, list[Effect]]:
+    def apply(self, state: TableState, event: Event, seq: int | None) -> tuple[TableState, list[Effect]]:
         """Fold one checked event into the table state (pure: no I/O, no clock, no dice).
 
         The skeleton every card game shares: a ``new_game`` sets a fresh table (the switches keep what
@@ -122,19 +121,17 @@ class GameMode:
         if kind == "new_game":
             game, effects = self.start(event)
             if self.started(effects):
-                fresh = initial_state(state.board)
-                stands = {sid: StandState(occupied=st.occupied) for sid, st in state.stands.items()}
-                state = fresh.evolve(stands=stands, counter=state.counter, game=self.name, mode_state=game)
+                fresh = new_table(state.board, game=self.name, mode_state=game)
+                state = fresh.evolve(switches=dict(state.switches), counter=state.counter)
         elif kind == "stand":
             sid = event["stand"]
-            if sid not in state.stands:
+            if sid not in state.switches:
                 effects = [{"type": "problem", "text": f"unknown stand {sid!r} reported"}]
-            elif state.stands[sid].occupied != event["occupied"]:
-                state = state.evolve(stands={**state.stands, sid: StandState(occupied=event["occupied"])})
+            elif state.switches[sid] != event["occupied"]:
+                state = state.evolve(switches={**state.switches, sid: event["occupied"]})
                 effects = [{"type": "stand", "stand": sid, "occupied": event["occupied"]}]
         elif kind == "card":
-            state, shown = apply_card(state, event)
-            effects = [e for e in shown if e.get("type") == "card"]
+            state, effects = record_card(state, event)
             mine = bool(self.payload_prefix) and str(event.get("payload", "")).startswith(self.payload_prefix)
             if game is not None and mine:
                 game, more = self.on_card(game, event)
@@ -156,7 +153,7 @@ class GameMode:
     #: The game in "no ... has started", the problem of an event before its ``new_game``.
     not_started: str = "game"
 
-    def game(self, state: GameState) -> Any:
+    def game(self, state: TableState) -> Any:
         """The game's own state on the table (None when no game of this mode is there)."""
         return state.mode_state if state.game == self.name else None
 
@@ -176,7 +173,7 @@ class GameMode:
         """Any other event of this game."""
         raise NotImplementedError
 
-    def why_not(self, state: GameState, event: Event) -> str | None:
+    def why_not(self, state: TableState, event: Event) -> str | None:
         """Why the rules refuse ``event`` (well formed) in ``state`` now, in their own words; None when
         they take it. The page asks before it journals an action, so a refusal is never journaled and
         reads as the rules would say it (python-chess's ``is_legal`` beside ``push``).
@@ -188,7 +185,34 @@ class GameMode:
         texts = [e["text"] for e in effects if e.get("type") == "problem"]
         return "; ".join(texts) if effects and len(texts) == len(effects) else None
 
-    def to_json(self, state: GameState) -> dict[str, Any] | None:
+    def seat_names(self, state: TableState) -> dict[int, str]:
+        """The players' names by seat (the page's log and the undo offer name players by these)."""
+        return {}
+
+    def seat_color(self, state: TableState, seat: int | None) -> str | None:
+        """The ``"#rrggbb"`` colour of the player at ``seat`` (the lights blink a soul's reach in it)."""
+        return None
+
+    def setup_options(self, board_map: Any) -> dict[str, Any]:
+        """What the game's new-game form offers on ``board_map`` (Kipukas: ``play_styles`` and
+        ``player_limits``), for the page's templates."""
+        return {}
+
+    def id_words(self, state: TableState) -> dict[str, str]:
+        """Ids the game's events carry, in the words the log writes instead (Kipukas's souls:
+        ``{"s3": "Raven, Ana's"}``)."""
+        return {}
+
+    def last_action(self, state: TableState) -> Any:
+        """The newest action the table's undo (``POST /api/actions/undo``) would take back: an object
+        with ``action``, ``seq`` and ``expired``, or None when there is none."""
+        return None
+
+    def winner(self, state: TableState) -> int | None:
+        """The seat that won the game on the table, if it is won (the lights celebrate it)."""
+        return None
+
+    def to_json(self, state: TableState) -> dict[str, Any] | None:
         """The mode's fields for ``/api/state`` (under :attr:`key`)."""
         return None
 
@@ -203,18 +227,18 @@ class GameMode:
         return {"players": [], "columns": [], "summary": "", "phase": "", "winner": None, "moments": []}
 
     # -- show ------------------------------------------------------------------------------------
-    def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:
+    def render(self, state: TableState, layout: Any, t: float, scene: Any) -> list[Any]:
         """The LED frame for ``state`` at animation time ``t`` (pure)."""
         raise NotImplementedError
 
-    def animating(self, state: GameState, scene: Any, t: float) -> bool:
+    def animating(self, state: TableState, scene: Any, t: float) -> bool:
         return False
 
-    def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+    def phrases(self, effect: Mapping[str, Any], state: TableState | None) -> list[str]:
         """The sentences spoken (and captioned) for one effect; ``[]`` for none."""
         return []
 
-    def written(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+    def written(self, effect: Mapping[str, Any], state: TableState | None) -> list[str]:
         """The sentences for one effect as the page's log writes them; what the voice says by default."""
         return self.phrases(effect, state)
 

@@ -8,10 +8,10 @@ source, the line and what was wrong.
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.modes.kipukas.rules.state import initial_state
+    >>> from kipukas_board.modes import new_table
     >>> lines = ['{"seq": 1, "event": {"type": "stand", "stand": "T1", "occupied": true}}']
-    >>> state = replay_events(read_lines(lines), initial_state(load_map("kipuka-8")))
-    >>> state.seq, state.stands["T1"].occupied
+    >>> state = replay_events(read_lines(lines), new_table(load_map("kipuka-8")))
+    >>> state.seq, state.switches["T1"]
     (1, True)
 """
 
@@ -23,9 +23,9 @@ from typing import Any
 
 from kipukas_board.board.mapfile import MapError
 from kipukas_board.modes import apply
-from kipukas_board.modes.kipukas.rules.events import EventError, check_event
-from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.strictjson import is_int
+from kipukas_board.table.events import EventError, check_event
+from kipukas_board.table.state import TableState
 
 
 class ReplayError(ValueError):
@@ -61,7 +61,7 @@ def read_lines(lines: Iterable[str], source: str = "<journal>") -> Iterator[tupl
         yield seq, obj
 
 
-def replay_events(events: Iterable[tuple[int | None, dict[str, Any]]], start: GameState) -> GameState:
+def replay_events(events: Iterable[tuple[int | None, dict[str, Any]]], start: TableState) -> TableState:
     """Fold ``events`` into ``start`` exactly as the core loop does."""
     state = start
     for seq, event in events:

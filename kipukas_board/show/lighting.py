@@ -15,15 +15,15 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from kipukas_board.board.graph import LAND, reachable
 from kipukas_board.hardware.leds.port import LedStrip
-from kipukas_board.modes.kipukas.rules.state import GameState
 from kipukas_board.show.colors import OFF, RGB, WHITE, hex_to_rgb, rgb_to_hex
 from kipukas_board.show.layout import LedLayout
+from kipukas_board.table.state import TableState
 
-__all__ = ["Lighting", "Scene", "hex_to_rgb", "owner_rgb", "rgb_to_hex"]
+__all__ = ["Lighting", "Scene", "ShownGame", "hex_to_rgb", "rgb_to_hex", "seat_rgb"]
 
 log = logging.getLogger(__name__)
 
@@ -48,13 +48,33 @@ class Scene:
     flash: dict[str, Any] | None = None
 
 
-def owner_rgb(state: GameState, seat: int | None, unknown: RGB) -> RGB:
+class ShownGame(Protocol):
+    """What the lights ask of the game on the table (:mod:`kipukas_board.modes` answers for every game)."""
+
+    def render(self, state: TableState, layout: LedLayout, t: float = 0.0, scene: Any = None) -> list[RGB]:
+        """The frame for ``state`` at animation time ``t``."""
+        ...
+
+    def animating(self, state: TableState, scene: Scene, t: float) -> bool:
+        """Does the frame change with time now (so the thread keeps drawing)?"""
+        ...
+
+    def seat_color(self, state: TableState, seat: int | None) -> str | None:
+        """The ``"#rrggbb"`` colour of the player at ``seat``."""
+        ...
+
+    def winner(self, state: TableState) -> int | None:
+        """The seat that won the game on the table, if it is won."""
+        ...
+
+
+def seat_rgb(game: ShownGame, state: TableState, seat: int | None, unknown: RGB) -> RGB:
     """The colour of the player at ``seat``, or ``unknown`` when there is none or it is not a colour."""
-    p = state.player(seat)
-    if p is None:
+    color = game.seat_color(state, seat)
+    if color is None:
         return unknown
     try:
-        return hex_to_rgb(p.color)
+        return hex_to_rgb(color)
     except ValueError:
         return unknown
 
@@ -90,17 +110,17 @@ class Lighting:
 
     def __init__(self, strip: LedStrip, layout: LedLayout, healthy: HealthCheck | None = None,
                  clock: Callable[[], float] = time.monotonic, fps: float = FPS,
-                 *, renderer: Callable[..., list[RGB]], animator: Callable[[GameState, Scene, float], bool]) -> None:
-        # renderer/animator: the game mode's (kipukas_board.modes.render and .animating).
-        self._render = renderer
-        self._animating = animator
+                 *, game: ShownGame) -> None:
+        self._game = game
+        self._render = game.render
+        self._animating = game.animating
         self.strip = strip
         self.layout = layout
         self.stage = layout.output_stage()
         self._healthy = healthy
         self._clock = clock
         self._period = 1.0 / fps
-        self._state: GameState | None = None
+        self._state: TableState | None = None
         self._scene = Scene()
         self._frame: list[RGB] = [OFF] * layout.count
         self._wire: list[RGB] = [OFF] * layout.count
@@ -115,11 +135,11 @@ class Lighting:
         self._thread = threading.Thread(target=self._run, name="lighting", daemon=True)
 
     # -- called by the core and the app ----------------------------------------------------------
-    def start(self, state: GameState) -> None:
+    def start(self, state: TableState) -> None:
         self.update(state)
         self._thread.start()
 
-    def update(self, state: GameState, effects: Iterable[dict[str, Any]] | None = None) -> None:
+    def update(self, state: TableState, effects: Iterable[dict[str, Any]] | None = None) -> None:
         """Take a new state (and the effects that made it); renders at once, never waits on the strip."""
         now = self._clock()
         with self._cond:
@@ -135,9 +155,10 @@ class Lighting:
                     scene = self._reachable_scene(state, scene, e, now)
                 if e.get("flash"):
                     scene = replace(scene, flash_at=now, flash=dict(e))
-            if state.winner is not None and scene.won_at is None and prev is not None and prev.winner is None:
+            won = self._game.winner(state)
+            if won is not None and scene.won_at is None and prev is not None and self._game.winner(prev) is None:
                 scene = replace(scene, won_at=now)
-            if state.winner is None and scene.won_at is not None:
+            if won is None and scene.won_at is not None:
                 scene = replace(scene, won_at=None)
             self._state, self._scene = state, scene
             self._frame = self._render(state, self.layout, now, scene)
@@ -156,7 +177,7 @@ class Lighting:
             self._dirty = True
             self._cond.notify()
 
-    def set_layout(self, layout: LedLayout, state: GameState | None = None) -> None:
+    def set_layout(self, layout: LedLayout, state: TableState | None = None) -> None:
         """Light by ``layout`` from now on (the calibration walk saved new segments; with ``state``,
         another map was put on the table and the two change together, so no frame draws one map by
         the other's layout).
@@ -215,7 +236,7 @@ class Lighting:
             self._dirty = True
             self._cond.notify()
 
-    def _reachable_scene(self, state: GameState, scene: Scene, e: dict[str, Any], now: float) -> Scene:
+    def _reachable_scene(self, state: TableState, scene: Scene, e: dict[str, Any], now: float) -> Scene:
         """``{"type": "reachable", "stands": [...]}`` or ``{"from": id, "moves": n, "kinds": [...]}``,
         with an optional ``"seat"`` (colour) and ``"seconds"``."""
         try:
@@ -227,7 +248,7 @@ class Lighting:
         except (KeyError, ValueError, TypeError) as exc:
             log.warning("ignoring reachable effect %r: %s", e, exc)
             return scene
-        color = owner_rgb(state, e.get("seat"), WHITE)
+        color = seat_rgb(self._game, state, e.get("seat"), WHITE)
         return replace(scene, reachable=stands, reachable_color=color,
                        reachable_until=now + float(e.get("seconds", REACHABLE_S)))
 

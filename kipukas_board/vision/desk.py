@@ -29,7 +29,7 @@ from kipukas_board.cards.catalog import Catalog, UnknownCard
 from kipukas_board.cards.mode_catalog import ModeCards, mode_card_payload, parse_mode_payload
 from kipukas_board.cards.payload import CardPayload, PayloadCounter, PayloadError, parse_payload
 from kipukas_board.cards.sessions import Presentation, ScanSessions
-from kipukas_board.modes.kipukas.rules.cards import card_event
+from kipukas_board.table.cards import card_event
 from kipukas_board.vision.decoders import DecoderHealth, decoder_health
 from kipukas_board.vision.pipeline import Pipeline
 from kipukas_board.vision.reader import CameraReader

@@ -2,8 +2,8 @@
 
 Two sources make the log: each journaled event (what a player or a token did) in one sentence with
 names, and what the rules made of it (claims, contention, storms, wins) in the words the board
-speaks (:func:`~kipukas_board.modes.kipukas.phrases.phrases_for`, written rather than spelled out for
-the voice). The rules' effects are not journaled, so those come from :class:`Narration`, which
+speaks (the game mode's ``written``, the voice's sentences with stand ids written rather than spelled
+out). The rules' effects are not journaled, so those come from :class:`Narration`, which
 follows the core loop and remembers the last :data:`KEEP` events' sentences; after a restart the
 older entries show their event sentence alone.
 
@@ -23,7 +23,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kipukas_board.modes.kipukas.phrases import phrases_for
 from kipukas_board.show.phrases import PHRASES
 
 #: Events whose sentences are kept (about one evening of play).
@@ -168,11 +167,9 @@ def _names(players: Any) -> dict[int, str]:
 SayFor = Callable[[dict[str, Any], Any], list[str]]
 
 
-def said(state: Any, effects: list[dict[str, Any]], say_for: SayFor | None = None) -> list[str]:
+def said(state: Any, effects: list[dict[str, Any]], say_for: SayFor) -> list[str]:
     """What the board says about ``effects``, written for the page (the captions): in the words of
-    ``say_for`` (the game being played, see ``GameMode.written``), Kipukas's when none is given."""
-    if say_for is None:
-        return [text for e in effects for text in phrases_for(e, state, WRITTEN)]
+    ``say_for`` (the game being played, see ``GameMode.written``)."""
     return [text for e in effects for text in say_for(e, state)]
 
 
@@ -185,8 +182,8 @@ class Narration:
     page tells only its own news).
     """
 
-    def __init__(self, publish: Callable[[int, list[str], list[str], str], None] | None = None, keep: int = KEEP,
-                 say_for: SayFor | None = None) -> None:
+    def __init__(self, say_for: SayFor, publish: Callable[[int, list[str], list[str], str], None] | None = None,
+                 keep: int = KEEP) -> None:
         self._say_for = say_for
         self._by_seq: OrderedDict[int, tuple[float, list[str]]] = OrderedDict()
         self._keep = keep

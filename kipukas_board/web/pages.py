@@ -20,12 +20,11 @@ from flask import Flask, Response, jsonify, render_template, request
 
 from kipukas_board import strictjson
 from kipukas_board.board.mapfile import MapError, available_maps, load_map
-from kipukas_board.modes.kipukas.rules.playstyles import STYLES, player_limits
-from kipukas_board.modes.kipukas.rules.problems import open_problems
 from kipukas_board.show.layout import map_calibration_path, map_key
+from kipukas_board.table.problems import open_problems
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
-from kipukas_board.web.narrate import Narration, describe, soul_names
+from kipukas_board.web.narrate import Narration, describe
 from kipukas_board.web.server import BadRequest, device_trusted, error, json_body, require_pin
 from kipukas_board.web.sessions import COOKIE, WebKeys
 from kipukas_board.web.svg import board_svg
@@ -49,7 +48,7 @@ def register(app: Flask, board: ServedBoard) -> None:
         mode = board.modes.get(getattr(state, "game", "kipukas")) or board.modes["kipukas"]
         return mode.written(effect, state)
 
-    narration = Narration(said, say_for=written)
+    narration = Narration(written, publish=said)
     board.subscribe(narration)
     app.extensions["kipukas_narration"] = narration
     keys = WebKeys(board.data_dir)
@@ -80,13 +79,12 @@ def register(app: Flask, board: ServedBoard) -> None:
 
     @app.context_processor
     def _template_values() -> dict[str, Any]:
-        # play_styles: the new-game form offers every style the rules know, with the options each needs
-        # and how many players it allows on this map (player_limits, also in GET /api/state).
+        # The new-game form offers what the board page's game (Kipukas) asks at setup on this map: its
+        # play styles with the options each needs and how many players each allows (also in GET /api/state).
         board_map = board.state.board
         return {"csrf_token": guard.token, "join_url": join_url(request.host, request.scheme),
                 "pin_set": board.pins.is_set, "pin_managed": board.pins.managed,
-                "play_styles": list(STYLES.values()), "player_limits": player_limits(board_map),
-                "maps": shipped_maps()}
+                **board.modes["kipukas"].setup_options(board_map), "maps": shipped_maps()}
 
     def shipped_maps() -> list[dict[str, Any]]:
         """Every shipped map for the new-game form: which runs now, which has a calibration of its own
@@ -100,7 +98,8 @@ def register(app: Flask, board: ServedBoard) -> None:
                 continue  # a shipped map always loads (tests/board/test_mapfile.py); never offer one that does not
             calibrated = map_calibration_path(board.settings.calibration, board.data_dir, m).exists()
             out.append({"key": key, "name": m.name, "current": m is running, "calibrated": calibrated,
-                        "holdable": len(m.holdable), "player_limits": player_limits(m)})
+                        "holdable": len(m.holdable),
+                        "player_limits": board.modes["kipukas"].setup_options(m).get("player_limits", {})})
         return out
 
     @app.get("/api/maps")
@@ -137,9 +136,10 @@ def register(app: Flask, board: ServedBoard) -> None:
         limit = max(1, min(limit, LOG_LIMIT))
         after = max(0, board.journal.last_seq() - limit)
         state = board.state
-        names = {p.seat: p.name for p in state.players}
+        game = board.modes.get(state.game) or board.modes["kipukas"]
+        names = game.seat_names(state)
         places = {n: t.name for n, t in state.board.territories.items() if t.name}
-        souls = soul_names(state)
+        souls = game.id_words(state)
         rows = [{"seq": seq, "ts": ts, "type": ev.get("type"), "text": describe(ev, names, places, souls),
                  "said": narration.sentences(seq)}
                 for seq, ts, ev in board.journal.rows(after)]
@@ -148,7 +148,7 @@ def register(app: Flask, board: ServedBoard) -> None:
     @app.get("/api/problems")
     def problems_open() -> Response:
         """The problems still open: the rules drop each one once what it was about moved on
-        (:mod:`kipukas_board.modes.kipukas.rules.problems`), so this is the state's own list with what each is about."""
+        (:mod:`kipukas_board.table.problems`), so this is the state's own list with what each is about."""
         return jsonify({"problems": [c.to_json() for c in open_problems(board.state)]})
 
     @app.post("/api/pin/check")

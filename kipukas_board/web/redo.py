@@ -25,7 +25,6 @@ import logging
 import threading
 from typing import Any
 
-from kipukas_board.modes.kipukas.rules.core import UNDO_DEPTH
 from kipukas_board.store.journal import Journal, JournalWriteError
 
 log = logging.getLogger(__name__)
@@ -33,6 +32,9 @@ log = logging.getLogger(__name__)
 NOTE = "redo"
 #: A place string is a map key and a journal number; anything longer in the note is not ours.
 MAX_PLACE = 200
+#: Undone actions kept for redo: as many as a game keeps for undo (Kipukas keeps 20; a test holds
+#: the two together).
+DEPTH = 20
 
 
 class RedoStack:
@@ -44,7 +46,7 @@ class RedoStack:
         kept = journal.note(NOTE)
         self._stack: list[tuple[dict[str, Any], str | None]] = []
         if isinstance(kept, list):
-            for item in kept[-UNDO_DEPTH:]:
+            for item in kept[-DEPTH:]:
                 top = item.get("top") if isinstance(item, dict) else None
                 if (isinstance(item, dict) and isinstance(item.get("event"), dict)
                         and isinstance(item["event"].get("type"), str)
@@ -81,7 +83,7 @@ class RedoStack:
     def push(self, event: dict[str, Any], top: str | None) -> None:
         """Undo took ``event`` back, leaving ``top`` as the undo stack's top."""
         with self._lock:
-            self._stack = [*self._stack, (dict(event), top)][-UNDO_DEPTH:]
+            self._stack = [*self._stack, (dict(event), top)][-DEPTH:]
             self._save()
 
     def clear(self) -> None:

@@ -147,7 +147,7 @@ def create_app(board: ServedBoard) -> Flask:
     app.extensions["kipukas_presence"] = presence
     board.health_sources["presence"] = presence.stats
     board.subscribe(lambda state, effects: presence.observe(
-        {sid: st.occupied for sid, st in state.stands.items()}))
+        dict(state.switches)))
     hosts = HostGuard([*board.settings.names, board.settings.host])
     app.extensions["kipukas_hosts"] = hosts
 
@@ -283,7 +283,7 @@ def create_app(board: ServedBoard) -> Flask:
         json_body(required=False, fields=frozenset())
         state = board.state
         try:
-            c = presence.challenge(request.remote_addr or "?", {sid: st.occupied for sid, st in state.stands.items()})
+            c = presence.challenge(request.remote_addr or "?", dict(state.switches))
         except NoChallenge as exc:
             return error(409, str(exc))
         return jsonify({"token": c.token, **c.to_json(c.issued)})

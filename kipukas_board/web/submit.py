@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
 
-from kipukas_board.modes.kipukas.rules.common import refused
-from kipukas_board.modes.kipukas.rules.events import EventError, check_event
 from kipukas_board.strictjson import is_int
+from kipukas_board.table.events import EventError, check_event, refused
 from kipukas_board.web.server import BadRequest
 
 if TYPE_CHECKING:

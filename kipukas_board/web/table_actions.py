@@ -28,7 +28,7 @@ from kipukas_board import strictjson
 from kipukas_board.board.mapfile import available_maps
 from kipukas_board.core_loop import MapBusy
 from kipukas_board.show.layout import map_key
-from kipukas_board.web.narrate import describe, soul_names
+from kipukas_board.web.narrate import describe
 from kipukas_board.web.redo import RedoStack
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, only_fields
@@ -96,16 +96,26 @@ def register(app: Any, board: ServedBoard) -> None:
             return None
         return next((ev for n, _, ev in board.journal.rows(seq - 1, limit=1) if n == seq), None)
 
+    def game_of(s: Any) -> Any:
+        return board.modes.get(s.game) or board.modes["kipukas"]
+
+    def last_action(s: Any) -> Any:
+        """The newest action undo could take back in the game on the table (``action``, ``seq``,
+        ``expired``), or None."""
+        return game_of(s).last_action(s)
+
     def undo_top(s: Any) -> str:
         """Where redo's offer belongs: this map, after the newest action undo could take back."""
-        return f"{map_key(s.board)}#{s.undo[-1].seq if s.undo else ''}"
+        top = last_action(s)
+        return f"{map_key(s.board)}#{top.seq if top is not None else ''}"
 
     def sentence(event: dict[str, Any] | None, action: str) -> str:
         if event is None:
             return action.replace("_", " ")
         s = state()
-        return describe(event, {p.seat: p.name for p in s.players},
-                        {n: t.name for n, t in s.board.territories.items() if t.name}, soul_names(s))
+        game = game_of(s)
+        return describe(event, game.seat_names(s),
+                        {n: t.name for n, t in s.board.territories.items() if t.name}, game.id_words(s))
 
     def redo_ready() -> dict[str, Any] | None:
         return redo_stack.ready(undo_top(state()))
@@ -113,7 +123,7 @@ def register(app: Any, board: ServedBoard) -> None:
     @app.get("/api/undo")
     def undo_info() -> Response:
         s = state()
-        top = s.undo[-1] if s.undo else None
+        top = last_action(s)
         undo_doc = None
         if top is not None:
             undo_doc = {"action": top.action, "seq": top.seq, "expired": top.expired,
@@ -130,13 +140,13 @@ def register(app: Any, board: ServedBoard) -> None:
         body = json_body(required=False)
         only(body, {"confirm"})
         s = state()
-        if not s.undo and s.paused is not None:  # nothing of this game yet: the paused one is a Resume away
+        top = last_action(s)
+        if top is None and s.paused is not None:  # nothing of this game yet: the paused one is a Resume away
             now, was = board.modes.get(s.game), board.modes.get(s.paused.game)
             raise Conflict(f"nothing to undo since {now.a_game if now else s.game} began; "
                            f"{was.title if was else s.paused.game} is paused: Resume (on any page) brings it back")
-        if not s.undo or s.undo[-1].expired:
-            raise Conflict("nothing to undo" if not s.undo else "the last action is too far back to undo")
-        top = s.undo[-1]
+        if top is None or top.expired:
+            raise Conflict("nothing to undo" if top is None else "the last action is too far back to undo")
         if top.action == "new_game" and body.get("confirm") != "new_game":
             raise Conflict("undoing now takes back the new game itself (players and setup); send "
                            '{"confirm": "new_game"} to do that')

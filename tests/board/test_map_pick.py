@@ -16,11 +16,11 @@ from kipukas_board import modes
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.calibrate import files
-from kipukas_board.modes.kipukas.rules.events import map_event
-from kipukas_board.modes.kipukas.rules.state import initial_state
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.settings import Settings
 from kipukas_board.show.layout import default_layout, map_calibration_path
 from kipukas_board.store.map_choice import read_choice
+from kipukas_board.table.events import map_event
 
 HDR = {"X-Admin-Pin": "2468"}
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
@@ -42,7 +42,7 @@ def test_a_pick_is_journaled_first_then_lights_sensors_and_the_data_dir_follow(c
     assert event["type"] == "map" and event["name"] == "Kipuka of Twelve" and seq == r.get_json()["seq"]
     assert read_choice(data_dir) == "kipuka-12"
     state = board.loop.state
-    assert state.board.name == "Kipuka of Twelve" and not any(st.occupied for st in state.stands.values())
+    assert state.board.name == "Kipuka of Twelve" and not any(state.switches.values())
     assert board.sensors.snapshot() == {}
     assert board.layout.territories == default_layout(state.board).territories  # its own layout, no calibration
     assert board.strip.count == board.layout.count
@@ -58,7 +58,7 @@ def test_a_pick_is_journaled_first_then_lights_sensors_and_the_data_dir_follow(c
     assert r.status_code == 200, r.get_json()
     first = next(s.id for s in board.loop.state.board.stands.values() if s.kind == "territory")
     board.sim_set_stand(first, True)
-    assert board.loop.state.placements == 1
+    assert kipukas_state(board.loop.state).placements == 1
 
 
 def test_refused_during_a_game_unknown_maps_named_and_the_rules_core_refuses_too(client, board) -> None:
@@ -74,13 +74,13 @@ def test_refused_during_a_game_unknown_maps_named_and_the_rules_core_refuses_too
     # The core refuses it as well (a game started between the check and the journal).
     twelve = load_map("kipuka-12")
     state, fx = modes.apply(board.loop.state, map_event(twelve.name, twelve.source_text, twelve.source))
-    assert state.board.name == "Kipuka of Eight" and state.started
+    assert state.board.name == "Kipuka of Eight" and modes.game_in_progress(state)
     assert fx[0]["type"] == "problem" and "end the game first" in fx[0]["text"]
     # ... but not a redrawn map (same stands and paths), nor any map before a game.
     eight = load_map("kipuka-8")
     state, fx = modes.apply(board.loop.state, map_event("Kipuka of Eight", eight.source_text, eight.source))
-    assert state.started and fx[0] == {"type": "map", "name": "Kipuka of Eight", "kept": True}
-    state, fx = modes.apply(initial_state(eight), map_event(twelve.name, twelve.source_text, twelve.source))
+    assert modes.game_in_progress(state) and fx[0] == {"type": "map", "name": "Kipuka of Eight", "kept": True}
+    state, fx = modes.apply(modes.new_table(eight), map_event(twelve.name, twelve.source_text, twelve.source))
     assert state.board.name == "Kipuka of Twelve"
     client.post("/api/actions/end-game", json={}, headers=HDR)
     assert client.post("/api/actions/undo", json={}, headers=HDR).status_code == 200  # the end taken back ...
@@ -171,12 +171,12 @@ def test_a_game_started_on_a_given_map_is_found_again_by_a_start_without_it(tmp_
     try:
         board.loop.submit({"type": "new_game", "edition": "web", "play_style": "domination", "first_placer": 1,
                            "players": [{"seat": s, "name": f"P{s}", "color": "#102030"} for s in (1, 2)]})
-        assert board.loop.state.started
+        assert kipukas_state(board.loop.state).started
     finally:
         board.stop()
     board = BoardApp(Settings(map="kipuka-12"), tmp_path, sim=True, admin_pin=PIN)  # the settings say 12
     try:
-        assert board.loop.state.board.name == "Kipuka of Eight" and board.loop.state.started
+        assert board.loop.state.board.name == "Kipuka of Eight" and kipukas_state(board.loop.state).started
     finally:
         board.stop()
 

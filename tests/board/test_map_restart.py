@@ -9,6 +9,7 @@ from rules_table import Table, play
 
 from kipukas_board.app import BoardApp
 from kipukas_board.core_loop import MapChanged
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.settings import Settings
 from tests.maptools import map_data, to_toml
 
@@ -32,7 +33,7 @@ def test_a_redrawn_map_keeps_the_game_and_another_map_is_refused(data_dir, tmp_p
     drawn.write_text(to_toml(moved))
     board = BoardApp(settings_for(drawn), data_dir, sim=True, admin_pin="2468")
     try:
-        after = board.loop.state
+        after = kipukas_state(board.loop.state)
         assert after.board.description == "redrawn" and after.phase == "play"
         assert {sid for sid, st in after.stands.items() if st.occupied} == \
             {s["id"] for s in before["stands"] if s["occupied"]}

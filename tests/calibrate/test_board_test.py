@@ -84,10 +84,10 @@ def test_board_test_through_the_api_keeps_tokens_from_the_game_and_resyncs_after
         lit = [i for i, p in enumerate(board.strip.pixels()) if p != (0, 0, 0)]
         assert lit == [px] and board.strip.pixels()[px][0] == 0 == board.strip.pixels()[px][2]  # green only
         assert c.get("/api/board-test").json["stands"] == ["T1"]
-        assert board.loop.state.stands["T1"].occupied is False  # the test's token never reached the game
+        assert board.loop.state.switches["T1"] is False  # the test's token never reached the game
         r = c.post("/api/board-test", json={"on": False}, headers=h)
         assert r.json == {"on": False}
-        assert _wait(lambda: board.loop.state.stands["T1"].occupied)  # resynced: the token is still there
+        assert _wait(lambda: board.loop.state.switches["T1"])  # resynced: the token is still there
         board.calibration.sensors_start()
         r = c.post("/api/board-test", json={"on": True}, headers=h)
         assert r.status_code == 409 and "sensor walk" in r.json["error"]

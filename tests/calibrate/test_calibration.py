@@ -14,6 +14,7 @@ from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.sensor_walk import SensorWalk
 from kipukas_board.calibrate.session import NeedsConfirmation
 from kipukas_board.hardware.sensors.port import SwitchChange
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.settings import Settings
 
 STANDS = [f"S{i}" for i in range(12)]
@@ -210,7 +211,7 @@ def test_walk_on_a_running_board_with_anonymous_channels_resumes_and_is_applied(
     board.start()
     # Before calibration a token lands on an unknown channel: nothing happens in the game.
     board.sim_set_stand("T1", True)
-    assert board.loop.state.stands["T1"].occupied is False
+    assert board.loop.state.switches["T1"] is False
     assert board.health()["sensors"]["unmapped_channels"]
     board.sim_set_stand("T1", False)
     board.calibration.sensors_start()
@@ -230,7 +231,7 @@ def test_walk_on_a_running_board_with_anonymous_channels_resumes_and_is_applied(
         else:
             board.sim_set_stand(sid, True)
             board.sim_set_stand(sid, False)
-    assert board.loop.state.stands["T1"].occupied is False  # walk tokens never reached the game
+    assert board.loop.state.switches["T1"] is False  # walk tokens never reached the game
     with pytest.raises(NeedsConfirmation) as asked:  # a dead stand, and no read-back: asked first
         board.calibration.sensors_save()
     assert "no sensor answered for M4b" in asked.value.items
@@ -243,7 +244,7 @@ def test_walk_on_a_running_board_with_anonymous_channels_resumes_and_is_applied(
     assert health["ok"] is False and health["faults"] == ["no sensor for M4b"]
     assert all(ch.startswith("r") for ch in saved.channels)
     board.sim_set_stand("T3", True)
-    assert board.loop.state.stands["T3"].occupied and board.loop.state.territories[3].claim == "base_camp"
+    assert board.loop.state.switches["T3"] and kipukas_state(board.loop.state).territories[3].claim == "base_camp"
     board.stop()
 
     # A fresh start reads the saved file and maps channels at once.
@@ -251,7 +252,7 @@ def test_walk_on_a_running_board_with_anonymous_channels_resumes_and_is_applied(
     board.start()
     assert board.channel_map == saved.channels
     board.sim_set_stand("T2", True)
-    assert board.loop.state.stands["T2"].occupied
+    assert board.loop.state.switches["T2"]
     board.stop()
 
 
@@ -479,7 +480,7 @@ def test_an_open_sensor_walk_is_in_health_and_holds_the_switches_across_a_restar
     board.start()  # ... and the start-up resync goes to the walk, not the game
     try:
         assert board.health()["calibration"]["active"] == "sensors"
-        assert board.loop.state.stands["T2"].occupied is False
+        assert board.loop.state.switches["T2"] is False
         assert [e for _, e in board.journal.events() if e.get("source") == "resync"] == []
         walk = board.calibration.status()["sensors"]
         second = list(board.loop.state.board.stands)[1]
@@ -490,7 +491,7 @@ def test_an_open_sensor_walk_is_in_health_and_holds_the_switches_across_a_restar
         board.calibration.sensors_do("cancel", confirm=True)  # closing the walk hands the switches back
         assert board.health()["calibration"]["ok"] is True
         assert resyncs == [1]  # through the board's own resync, which waits for the core: no polling
-        assert board.loop.state.stands["T2"].occupied
+        assert board.loop.state.switches["T2"]
     finally:
         board.stop()
 

@@ -87,7 +87,7 @@ def fleet_board(data_dir: Path, url: str, board_id: str = "table-01", **kw: Any)
 
 def toggle(board: BoardApp, times: int, stand: str = "T1") -> None:
     for _ in range(times):
-        board.sim_set_stand(stand, not board.loop.state.stands[stand].occupied)
+        board.sim_set_stand(stand, not board.loop.state.switches[stand])
 
 
 def journal_events(data_dir: Path) -> list[tuple[int, dict[str, Any]]]:

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.modes import state_json
-from kipukas_board.modes.kipukas.rules.state import initial_state
+from kipukas_board.modes import new_table, state_json
 from kipukas_board.modes.replay import read_lines, replay_events
 
 GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden"
@@ -29,7 +28,7 @@ def replayed_to(seq: int) -> dict:
     lines = (GOLDEN / "journal.jsonl").read_text().splitlines()
     events = [(s, e) for s, e in read_lines(lines, "journal.jsonl") if s is not None and s <= seq]
     assert len(events) == seq
-    doc = state_json(replay_events(events, initial_state(load_map("kipuka-8"))))
+    doc = state_json(replay_events(events, new_table(load_map("kipuka-8"))))
     return json.loads(json.dumps(doc))  # tuples as lists, as the page receives them
 
 

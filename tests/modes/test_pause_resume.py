@@ -9,6 +9,7 @@ from pathlib import Path
 from rules_table import Table
 
 from kipukas_board.modes.duel.rules import example_new_game
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 
 
 def kipukas_in_setup(t: Table) -> dict:
@@ -31,7 +32,7 @@ def test_a_duel_started_mid_game_pauses_kipukas_and_resume_brings_it_back(data_d
         assert after["game"] == "kipukas" and after["players"] == before["players"]
         assert after["territories"] == before["territories"] and after["setup"] == before["setup"]
         assert after["paused"]["game"] == "duel"  # the duel is kept aside in its turn
-        assert t.board.loop.state.undo, "the Kipukas game's undo comes back with it"
+        assert kipukas_state(t.board.loop.state).undo, "the Kipukas game's undo comes back with it"
 
 
 def test_a_token_moved_during_the_duel_reaches_the_resumed_game(data_dir: Path) -> None:

@@ -10,13 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kipukas_board import modes
 from kipukas_board.app import BoardApp
 from kipukas_board.bench.lighting import bench_layout
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
 from kipukas_board.modes.kipukas import lights as L
 from kipukas_board.modes.kipukas.lights import render
-from kipukas_board.modes.kipukas.rules.state import GameState, Player, StandState, TerritoryState, initial_state
+from kipukas_board.modes.kipukas.on_table import on_table
+from kipukas_board.modes.kipukas.rules.state import KipukasState, Player, StandState, TerritoryState, initial_state
 from kipukas_board.settings import Settings
 from kipukas_board.show.colors import blend, scale
 from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, load_layout
@@ -33,7 +35,7 @@ def board():
     return load_map("kipuka-8")
 
 
-def game(board, phase: str | None = "day", **changes) -> GameState:
+def game(board, phase: str | None = "day", **changes) -> KipukasState:
     """Seat 1 holds T1 (capital) and T3; seat 2 holds T2; the rest unclaimed. M1a holds seat 1's soul."""
     s = initial_state(board)
     terr = dict(s.territories)
@@ -137,17 +139,17 @@ def test_reachable_stands_of_a_scanned_soul_blink(board) -> None:
     lay = default_layout(board)
     now = [50.0]
     lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0],
-                        renderer=render, animator=L.animating)
-    lighting.update(game(board), [{"type": "reachable", "from": "M1a", "moves": 1, "seat": 2, "seconds": 5}])
+                        game=modes)
+    lighting.update(on_table(game(board)), [{"type": "reachable", "from": "M1a", "moves": 1, "seat": 2, "seconds": 5}])
     f = lighting.frame()
     from kipukas_board.board.graph import reachable
     near = [s for s, d in reachable(board, "M1a", 1).items() if d == 1]
     assert near and all(px(f, lay, s) == [BLUE] for s in near)
     now[0] = 50.0 + L.REACHABLE_PERIOD * 0.75  # blinks off
-    lighting.update(game(board))
+    lighting.update(on_table(game(board)))
     assert all(px(lighting.frame(), lay, s) == [(0, 0, 0)] for s in near if not game(board).stands[s].occupied)
     now[0] = 56.0  # expired
-    lighting.update(game(board))
+    lighting.update(on_table(game(board)))
     assert px(lighting.frame(), lay, near[0]) == px(render(game(board), lay, 56.0), lay, near[0])
 
 
@@ -267,8 +269,8 @@ def test_thread_animates_only_while_something_moves(board) -> None:
     lay = default_layout(board)
     strip = SimulatedLedStrip(count=lay.count)
     lighting = Lighting(strip, lay,
-                        renderer=render, animator=L.animating)
-    lighting.start(game(board))
+                        game=modes)
+    lighting.start(on_table(game(board)))
     try:
         assert wait_for(lambda: strip.frames_shown >= 1)
         time.sleep(0.3)
@@ -277,9 +279,9 @@ def test_thread_animates_only_while_something_moves(board) -> None:
         assert strip.frames_shown == steady, "a steady day frame is sent once, not repeated"
         terr = dict(game(board).territories)
         terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
-        lighting.update(game(board, territories=terr, contenders={2: (2, 3)}))
+        lighting.update(on_table(game(board, territories=terr, contenders={2: (2, 3)})))
         assert wait_for(lambda: strip.frames_shown >= steady + 5), "contention animates"
-        lighting.update(game(board))
+        lighting.update(on_table(game(board)))
         time.sleep(0.2)
         calm = strip.frames_shown
         time.sleep(0.3)
@@ -294,8 +296,8 @@ def test_fault_indicator_follows_the_health_callback(board) -> None:
     strip = SimulatedLedStrip(count=lay.count)
     ok = [True]
     lighting = Lighting(strip, lay, healthy=lambda: ok[0],
-                        renderer=render, animator=L.animating)
-    lighting.start(game(board))
+                        game=modes)
+    lighting.start(on_table(game(board)))
     try:
         ok[0] = False
         assert wait_for(lambda: lighting.health()["fault_shown"], 3.0)
@@ -317,8 +319,8 @@ def test_white_board_on_300_leds_stays_under_the_cap() -> None:
     lay.gamma = 1.0
     strip = SimulatedLedStrip(count=lay.count)
     lighting = Lighting(strip, lay,
-                        renderer=render, animator=L.animating)
-    lighting.start(s)
+                        game=modes)
+    lighting.start(on_table(s))
     try:
         assert wait_for(lambda: strip.frames_shown >= 1)
         assert set(lighting.frame()) == {(255, 255, 255)}
@@ -333,8 +335,8 @@ def test_set_layout_swaps_the_whole_layout_and_its_output_stage(board) -> None:
     lighting thread); the frame follows it at once, and a layout that does not fill the strip is refused."""
     lay = default_layout(board)
     lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: 0.0,
-                        renderer=render, animator=L.animating)
-    lighting.update(game(board))
+                        game=modes)
+    lighting.update(on_table(game(board)))
     assert px(lighting.frame(), lay, 2) == [BLUE] * 3
     shrunk = replace(lay, territories={**lay.territories, 2: lay.territories[2][:2]}, brightness=0.2,
                      length=lay.count)  # territory 2 lost a pixel; the strip is as long as ever
@@ -353,10 +355,10 @@ def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:
     app = BoardApp(Settings(), tmp_path / "data", sim=True, admin_pin="1234")
     try:
         app.lighting = Lighting(app.strip, app.layout, clock=lambda: 0.0,
-                        renderer=render, animator=L.animating)
+                        game=modes)
         terr = dict(game(board).territories)
         terr[3] = TerritoryState(owner=1, claim="base_camp", contention=True)
-        app.lighting.update(game(board, territories=terr, contenders={3: (1, 2)}))
+        app.lighting.update(on_table(game(board, territories=terr, contenders={3: (1, 2)})))
         doc = create_app(app).test_client().get("/api/leds").get_json()
         pixels = [tuple(p) for p in doc["pixels"]]
         layout = {int(k): v for k, v in doc["layout"]["territories"].items()}
@@ -371,7 +373,7 @@ def test_api_leds_shows_each_territorys_holder(tmp_path: Path, board) -> None:
 
 
 def test_reads_the_rules_cores_contenders_and_storm_fields(board) -> None:
-    """GameState.contenders and GameState.storm_exposed are the rules core's word; the renderer reads them first."""
+    """KipukasState.contenders and .storm_exposed are the rules core's word; the renderer reads them first."""
     lay = default_layout(board)
     terr = dict(game(board).territories)
     terr[2] = TerritoryState(owner=2, claim="base_camp", contention=True)
@@ -386,14 +388,16 @@ def test_effects_start_the_timed_shows(board) -> None:
     lay = default_layout(board)
     now = [10.0]
     lighting = Lighting(SimulatedLedStrip(count=lay.count), lay, clock=lambda: now[0],
-                        renderer=render, animator=L.animating)
-    lighting.update(game(board, "storm"), [{"type": "diel", "cycle": 5, "phase": "storm", "roll": 6, "fixed": False},
-                                          {"type": "storm", "cycle": 5, "exposed": ["M1a"], "wasted": []}])
+                        game=modes)
+    lighting.update(on_table(game(board, "storm")),
+                    [{"type": "diel", "cycle": 5, "phase": "storm", "roll": 6, "fixed": False},
+                     {"type": "storm", "cycle": 5, "exposed": ["M1a"], "wasted": []}])
     assert set(lighting.frame()) == {(255, 255, 255)}, "lightning starts with the storm"
     now[0] = 10.0 + L.LIGHTNING_S + 2 * L.EXPOSED_PERIOD
-    lighting.update(game(board, "storm"))
+    lighting.update(on_table(game(board, "storm")))
     assert px(lighting.frame(), lay, "M1a") == [(0, 0, 0)], "the storm effect's exposed stands pulse"
-    lighting.update(game(board, winner=1, phase="over"), [{"type": "won", "winner": 1, "play_style": "domination"}])
+    lighting.update(on_table(game(board, winner=1, phase="over")),
+                    [{"type": "won", "winner": 1, "play_style": "domination"}])
     assert scale(RED, 0.2) in lighting.frame(), "the win show starts"
 
 

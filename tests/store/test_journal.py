@@ -9,13 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kipukas_board import modes
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.core_loop import CoreLoop
+from kipukas_board.modes import state_json
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.core import apply
-from kipukas_board.modes.kipukas.rules.events import EventError, check_event, stand_event
 from kipukas_board.modes.kipukas.rules.state import initial_state
-from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.modes.kipukas.rules.view import state_json as kipukas_json
 from kipukas_board.store.journal import Journal, JournalError
+from kipukas_board.table.events import EventError, check_event, stand_event
 
 BOARD = load_map("kipuka-8")
 
@@ -46,7 +49,7 @@ def test_not_a_journal_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_malformed_events_never_reach_the_journal(tmp_path: Path) -> None:
-    loop = CoreLoop(Journal.in_dir(tmp_path), BOARD)
+    loop = CoreLoop(Journal.in_dir(tmp_path), BOARD, rules=modes)
     loop.start()
     try:
         before = loop.journal.last_seq()
@@ -73,30 +76,30 @@ def test_claim_when_a_territory_stand_fills_and_release_when_it_empties() -> Non
 
 def test_loop_journals_before_it_publishes_and_replay_matches(tmp_path: Path) -> None:
     journal = Journal.in_dir(tmp_path)
-    loop = CoreLoop(journal, BOARD)
+    loop = CoreLoop(journal, BOARD, rules=modes)
     seen: list[tuple[int, int]] = []
     loop.subscribe(lambda state, fx: seen.append((state.seq, journal.last_seq())))
     loop.start()
     for sid in ("T1", "M1a", "T2", "M1a"):
-        occupied = not loop.state.stands[sid].occupied
+        occupied = not loop.state.switches[sid]
         loop.submit(stand_event(sid, occupied))
     loop.stop()
     # Each publication happened after its event was on disk.
     assert all(journaled >= seq for seq, journaled in seen)
     live = state_json(loop.state)
     journal.close()
-    rebuilt = state_json(CoreLoop(Journal.in_dir(tmp_path), BOARD).state)
+    rebuilt = state_json(CoreLoop(Journal.in_dir(tmp_path), BOARD, rules=modes).state)
     assert rebuilt == live
 
 
 def test_restart_on_another_map_journals_that_map(tmp_path: Path) -> None:
-    loop = CoreLoop(Journal.in_dir(tmp_path), BOARD)
+    loop = CoreLoop(Journal.in_dir(tmp_path), BOARD, rules=modes)
     assert loop.state.board.name == BOARD.name
     loop.journal.close()
     big = load_map("kipuka-12")
-    loop2 = CoreLoop(Journal.in_dir(tmp_path), big)
+    loop2 = CoreLoop(Journal.in_dir(tmp_path), big, rules=modes)
     assert loop2.state.board.name == big.name
-    assert len(loop2.state.stands) == len(big.stands)
+    assert len(loop2.state.switches) == len(big.stands)
     kinds = [e["type"] for _, e in loop2.journal.events()]
     assert kinds == ["map", "map"]
 
@@ -113,8 +116,8 @@ def test_journal_rows_are_plain_json(tmp_path: Path) -> None:
 @given(st.lists(st.tuples(st.sampled_from(sorted(BOARD.stands)), st.booleans()), max_size=60))
 def test_replaying_any_sequence_gives_the_same_state(moves: list[tuple[str, bool]]) -> None:
     j = Journal(":memory:")
-    loop = CoreLoop(j, BOARD)
-    state = loop.state
+    loop = CoreLoop(j, BOARD, rules=modes)
+    state = kipukas_state(loop.state)
     for sid, occ in moves:
         ev = stand_event(sid, occ)
         state = apply(state, ev, seq=j.append(ev))[0]
@@ -122,4 +125,4 @@ def test_replaying_any_sequence_gives_the_same_state(moves: list[tuple[str, bool
     for n, t in state.territories.items():
         sq = BOARD.territory_stand(n)
         assert (t.claim is not None) == (sq is not None and state.stands[sq.id].occupied)
-    assert state_json(CoreLoop(j, BOARD).state) == state_json(state)
+    assert kipukas_json(kipukas_state(CoreLoop(j, BOARD, rules=modes).state)) == kipukas_json(state)

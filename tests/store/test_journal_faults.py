@@ -16,10 +16,10 @@ import pytest
 
 from kipukas_board import cli
 from kipukas_board.app import BoardApp
-from kipukas_board.modes.kipukas.rules.events import stand_event
 from kipukas_board.settings import Settings
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.journal import Journal, JournalError
+from kipukas_board.table.events import stand_event
 from kipukas_board.web.server import create_app
 
 PIN = "246813"
@@ -193,7 +193,7 @@ def test_a_change_the_journal_cannot_write_is_refused_and_nothing_drifts(tmp_pat
         refused = None
         for i in range(300):  # the last page may still take a few small events
             stand = "T1" if i % 2 == 0 else "T2"
-            want = not board.loop.state.stands[stand].occupied
+            want = not board.loop.state.switches[stand]
             r = client.post(f"/api/sim/stands/{stand}", json={"occupied": want})
             if r.status_code != 200:
                 refused = (stand, want, r)
@@ -202,7 +202,7 @@ def test_a_change_the_journal_cannot_write_is_refused_and_nothing_drifts(tmp_pat
         stand, want, r = refused
         assert r.status_code == 503 and reason in r.get_json()["error"] and r.get_json()["recording"] is False
         # the simulated switch stayed where the journal has the token
-        assert board.sensors.snapshot().get(stand, False) == board.loop.state.stands[stand].occupied != want
+        assert board.sensors.snapshot().get(stand, False) == board.loop.state.switches[stand] != want
         again = client.post(f"/api/sim/stands/{stand}", json={"occupied": want})
         assert again.status_code == 503  # not a quiet 200 {"changed": false}
         health = client.get("/healthz")
@@ -218,7 +218,7 @@ def test_a_change_the_journal_cannot_write_is_refused_and_nothing_drifts(tmp_pat
         assert client.get("/healthz").status_code == 200  # the health watcher's probe saw it recover
         ok = client.post(f"/api/sim/stands/{stand}", json={"occupied": want})
         assert ok.status_code == 200 and ok.get_json()["changed"] is True
-        assert board.loop.state.stands[stand].occupied == want
+        assert board.loop.state.switches[stand] == want
     finally:
         board.stop()
 

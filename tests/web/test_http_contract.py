@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kipukas_board.app import BoardApp
-from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.modes import state_json
 from kipukas_board.web.server import create_app, require_pin
 from tests.liveserver import live_board
 
@@ -218,7 +218,7 @@ def test_streams_are_capped_so_other_requests_still_get_a_thread(data_dir: Path)
         board.sim_set_stand("T1", True)
         deadline = time.monotonic() + 5
         while board.broadcaster.clients() > 1 and time.monotonic() < deadline:
-            board.sim_set_stand("T1", not board.loop.state.stands["T1"].occupied)
+            board.sim_set_stand("T1", not board.loop.state.switches["T1"])
             time.sleep(0.05)
         assert board.broadcaster.clients() == 1
         with urllib.request.urlopen(f"{url}/api/stream", timeout=10) as again:

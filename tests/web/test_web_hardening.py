@@ -53,7 +53,7 @@ def test_only_the_boards_own_names_are_served_on_every_route(board: BoardApp) ->
     # DNS rebinding: a foreign name with a matching Origin still changes nothing
     r = client.post("/api/sim/stands/T1", json={"occupied": True},
                     headers={"Host": "evil.example:8080", "Origin": "http://evil.example:8080"})
-    assert r.status_code == 421 and not board.loop.state.stands["T1"].occupied
+    assert r.status_code == 421 and not board.loop.state.switches["T1"]
     r = client.post("/api/pin/check", headers={"Host": "evil.example", "X-Admin-Pin": PIN})
     assert r.status_code == 421
 
@@ -66,10 +66,10 @@ def test_origin_must_match_with_its_scheme(board: BoardApp) -> None:
     r = client.post("/api/sim/stands/T1", json={"occupied": True},
                     headers={"Host": "127.0.0.1:8080", "Origin": "http://127.0.0.1:9999"})
     assert r.status_code == 403
-    assert not board.loop.state.stands["T1"].occupied
+    assert not board.loop.state.switches["T1"]
     r = client.post("/api/sim/stands/T1", json={"occupied": True},
                     headers={"Host": "127.0.0.1:8080", "Origin": "http://127.0.0.1:8080"})
-    assert r.status_code == 200 and board.loop.state.stands["T1"].occupied
+    assert r.status_code == 200 and board.loop.state.switches["T1"]
 
 
 # -- PINs --------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.app import BoardApp
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.settings import Settings
 from kipukas_board.web.auth import WrongPinLimiter
 from kipukas_board.web.server import create_app
@@ -37,7 +38,7 @@ def test_past_the_limit_no_address_may_guess_until_presence_is_shown_at_the_tabl
         # The admin's phone asks which stand to use; a token goes on it and comes off again.
         challenge = client.post("/api/pin/presence", environ_base={"REMOTE_ADDR": "10.9.9.9"}).get_json()
         token, stand = challenge["token"], challenge["stand"]
-        assert stand in board.loop.state.stands and not board.loop.state.stands[stand].occupied
+        assert stand in kipukas_state(board.loop.state).stands and not board.loop.state.switches[stand]
         assert _guess(client, PIN, "10.9.9.9", token) == 429, "no presence shown yet"
         board.sim_set_stand(stand, True)
         assert client.get("/api/pin/presence", headers={"X-Presence": token}).get_json()["stage"] == "token on"
@@ -110,7 +111,7 @@ def test_the_pin_dialog_walks_a_locked_out_admin_through_presence(browser, tmp_p
                                    timeout=3000)
             said = page.text_content("#pin-presence-say") or ""
             stand = said.rsplit("(", 1)[1].split(")")[0]
-            assert stand in srv.board.loop.state.stands, said
+            assert stand in kipukas_state(srv.board.loop.state).stands, said
             assert "the " in said, f"the stand is not named in the map's words: {said}"
             page.screenshot(path=str(tmp_path / "presence-360.png"))
             if os.environ.get("KIPUKAS_SCREENSHOTS"):

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from kipukas_board.app import BoardApp
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.settings import Settings
 from kipukas_board.web.narrate import describe
 from kipukas_board.web.server import create_app
@@ -99,10 +100,10 @@ def test_undo_says_what_refuses_a_new_game_without_confirmation_and_redoes(table
     assert "Ana, Ben" in info["undo"]["text"] and info["redo"] is None
     r = table.act("undo")
     assert r.status_code == 409 and "confirm" in r.json["error"]
-    assert table.board.loop.state.players  # the game is still there
+    assert kipukas_state(table.board.loop.state).players  # the game is still there
     for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # setup: capitals and base camps
         table.board.sim_set_stand(sid, True)
-    state = table.board.loop.state
+    state = kipukas_state(table.board.loop.state)
     assert state.phase == "play"
     other = 2 if state.initiative == 1 else 1
     name = {1: "Ana", 2: "Ben"}[other]
@@ -110,11 +111,11 @@ def test_undo_says_what_refuses_a_new_game_without_confirmation_and_redoes(table
     info = c.get("/api/undo").json
     assert info["undo"]["text"] == f"{name} took the initiative." and not info["undo"]["needs_confirm"]
     assert table.act("undo").status_code == 200
-    assert table.board.loop.state.initiative != other
+    assert kipukas_state(table.board.loop.state).initiative != other
     info = c.get("/api/undo").json
     assert info["redo"]["text"] == f"{name} took the initiative."
     assert table.act("redo").status_code == 200
-    assert table.board.loop.state.initiative == other
+    assert kipukas_state(table.board.loop.state).initiative == other
     assert c.get("/api/undo").json["redo"] is None
     assert table.act("redo").status_code == 409
     # Undo, then something else: what was undone can no longer be redone.
@@ -125,28 +126,28 @@ def test_undo_says_what_refuses_a_new_game_without_confirmation_and_redoes(table
     while c.get("/api/undo").json["undo"]["action"] != "new_game":
         assert table.act("undo").status_code == 200
     assert table.act("undo", {"confirm": "new_game"}).status_code == 200
-    assert not table.board.loop.state.players
+    assert not kipukas_state(table.board.loop.state).players
 
 
 def test_redo_survives_a_restart_until_anything_else_is_done(table):
     assert table.act("new-game", {"players": PLAYERS, "first_placer": 1}).status_code == 200
     for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
         table.board.sim_set_stand(sid, True)
-    first = table.board.loop.state.initiative
+    first = kipukas_state(table.board.loop.state).initiative
     other = 2 if first == 1 else 1
     assert table.act("initiative", {"seat": other}).status_code == 200
     assert table.act("roll-diel").status_code == 200
-    rolled = (table.board.loop.state.diel_cycle, table.board.loop.state.diel_phase)
+    rolled = (kipukas_state(table.board.loop.state).diel_cycle, kipukas_state(table.board.loop.state).diel_phase)
     assert table.act("undo").status_code == 200 and table.act("undo").status_code == 200
-    assert table.board.loop.state.initiative == first
+    assert kipukas_state(table.board.loop.state).initiative == first
     table.restart()  # a real restart: a new board on the same data directory
     info = table.client.get("/api/undo").json
     assert info["redo"]["action"] == "take_initiative", info
-    assert table.act("redo").status_code == 200 and table.board.loop.state.initiative == other
+    assert table.act("redo").status_code == 200 and kipukas_state(table.board.loop.state).initiative == other
     table.restart()
     assert table.client.get("/api/undo").json["redo"]["action"] == "roll_diel"
     assert table.act("redo").status_code == 200
-    s = table.board.loop.state
+    s = kipukas_state(table.board.loop.state)
     assert (s.diel_cycle, s.diel_phase) == rolled  # the same roll, not a new one
     assert table.client.get("/api/undo").json["redo"] is None
     # Undo, restart, then something else: the offer is gone, and stays gone after another restart.
@@ -208,7 +209,7 @@ def test_problems_clear_themselves_when_what_they_were_about_moves_on(table):
     for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
         board.sim_set_stand(sid, True)
     assert table.act("roll-diel").status_code == 200  # cycle 2: the opening night
-    assert board.loop.state.diel_phase == "night"
+    assert kipukas_state(board.loop.state).diel_phase == "night"
     board.sim_set_stand("M6a", True)  # a soul moved at night: a problem naming the stand
     open_now = c.get("/api/problems").json["problems"]
     assert [p["stands"] for p in open_now] == [["M6a"]], open_now
@@ -229,7 +230,7 @@ def test_an_undone_new_game_is_not_redone_on_another_map_after_a_restart(table):
     table.restart("kipuka-12")  # run --map kipuka-12: another map on the table, a fresh undo stack
     assert table.board.loop.state.board.name == "Kipuka of Twelve"
     assert table.client.get("/api/undo").json["redo"] is None
-    assert table.act("redo").status_code == 409 and not table.board.loop.state.started
+    assert table.act("redo").status_code == 409 and not kipukas_state(table.board.loop.state).started
 
 
 def test_redo_offer_is_taken_once(data_dir):

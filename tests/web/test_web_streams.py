@@ -172,7 +172,7 @@ def test_live_a_stream_that_stops_reading_is_dropped_and_holds_no_thread(data_di
             i = 0
             while guard.stalled == 0 and time.monotonic() - t0 < 20:
                 sid = stands[i % len(stands)]
-                board.sim_set_stand(sid, not board.loop.state.stands[sid].occupied)
+                board.sim_set_stand(sid, not board.loop.state.switches[sid])
                 i += 1
             assert guard.stalled == 1, f"never dropped after {i} changes"
             assert _wait(lambda: board.broadcaster.clients() == 0, 3), "its thread never let go"

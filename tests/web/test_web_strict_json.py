@@ -15,7 +15,9 @@ from kipukas_board import strictjson
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.modes import apply as mode_apply
+from kipukas_board.modes import new_table
 from kipukas_board.modes import state_json as mode_state_json
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
 from kipukas_board.modes.kipukas.rules.simulate import random_game
@@ -52,7 +54,7 @@ def test_a_key_given_twice_is_refused_naming_it(client, board: BoardApp) -> None
     resp = _post(client, "/api/sim/stands/T1", '{"occupied": false, "occupied": true}')
     assert resp.status_code == 400
     assert resp.get_json()["error"] == "the JSON body gives the key 'occupied' twice in one object; give each key once"
-    assert not board.loop.state.stands["T1"].occupied
+    assert not board.loop.state.switches["T1"]
 
 
 def test_a_wrong_method_is_told_the_right_one(client) -> None:
@@ -76,7 +78,7 @@ def test_unknown_keys_in_any_object_of_a_new_game_are_refused(client, board: Boa
     resp = _post(client, "/api/actions/new-game", json.dumps(doc))
     assert resp.status_code == 400, resp.get_json()
     assert "unknown field" in resp.get_json()["error"] and named in resp.get_json()["error"]
-    assert not board.loop.state.started
+    assert not kipukas_state(board.loop.state).started
 
 
 @pytest.mark.parametrize("options", [[1], "ab", 3])
@@ -84,7 +86,7 @@ def test_options_that_are_not_an_object_are_a_400_naming_them(client, board: Boa
     resp = _post(client, "/api/actions/new-game", json.dumps({"players": PLAYERS, "options": options}))
     assert resp.status_code == 400, resp.get_json()
     assert resp.get_json()["error"] == f"field 'options' must be an object, got {options!r}"
-    assert not board.loop.state.started
+    assert not kipukas_state(board.loop.state).started
 
 
 @pytest.mark.parametrize(("path", "expected"), [
@@ -114,7 +116,7 @@ def test_the_simulation_and_calibration_routes_refuse_unknown_keys(client, board
 
 
 def test_a_board_made_value_json_cannot_carry_is_refused_by_the_event_checker(board: BoardApp) -> None:
-    from kipukas_board.modes.kipukas.rules.events import EventError
+    from kipukas_board.table.events import EventError
 
     with pytest.raises(EventError, match="finite"):
         board.loop.submit({"type": "new_game", "players": PLAYERS, "first_placer": 1, "edition": "web",
@@ -161,7 +163,7 @@ def test_a_journal_holding_nan_from_before_is_read_back_repaired(data_dir: Path)
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
     board.start()
     try:
-        assert board.loop.state.started
+        assert kipukas_state(board.loop.state).started
         client = create_app(board).test_client()
         for path in ("/api/state", "/api/journal/export"):
             text = client.get(path).get_data(as_text=True)
@@ -177,7 +179,7 @@ def test_a_journal_holding_nan_from_before_is_read_back_repaired(data_dir: Path)
 def test_every_state_and_effect_of_a_random_duel_is_strict_json(size: int, evs: list[dict]) -> None:
     start = {"type": "new_game", "game": "duel", "players": duel_rules.P, "challenged": 1, "hearts": 3,
              "cards": duel_rules.small_game(size)}
-    state, effects = mode_apply(initial_state(load_map("kipuka-8")), start, 1)
+    state, effects = mode_apply(new_table(load_map("kipuka-8")), start, 1)
     for k, event in enumerate(evs):
         json.dumps(mode_state_json(state), allow_nan=False)
         json.dumps(effects, allow_nan=False)
@@ -208,7 +210,7 @@ def test_a_stored_event_with_keys_from_before_is_replayed_without_them_and_said(
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
     board.start()
     try:
-        assert board.loop.state.started and not board.unapplied
+        assert kipukas_state(board.loop.state).started and not board.unapplied
         said = [p for p in board.journal.problems if f"event {seq} held" in p]
         assert said and "players[0].qz_hat, options.note" in said[0] and "replayed without them" in said[0]
         state = create_app(board).test_client().get("/api/state").get_json()
@@ -226,7 +228,7 @@ def test_a_stored_event_with_keys_from_before_is_still_checked_in_full(data_dir:
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
     board.start()
     try:
-        assert not board.loop.state.started
+        assert not kipukas_state(board.loop.state).started
         assert any(f"event {seq} not applied" in u and "seat 1 is given twice" in u for u in board.unapplied)
     finally:
         board.stop()

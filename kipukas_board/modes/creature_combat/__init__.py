@@ -7,7 +7,7 @@
 * :mod:`.routes`: its actions (``/api/actions/creature-combat/*``) and page (``/creature-combat``).
 
 This module is the adapter the board talks to (:class:`CreatureCombatMode`): it keeps the game's
-state in ``GameState.mode_state`` (a :class:`.rules.CCState`) and hands each event to :func:`.rules.apply`.
+state in ``TableState.mode_state`` (a :class:`.rules.CCState`) and hands each event to :func:`.rules.apply`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from kipukas_board.modes.creature_combat import events as cc_events
 from kipukas_board.modes.creature_combat import lights, rules
 from kipukas_board.modes.creature_combat.cardfile import CardFile, parse_card_file
 from kipukas_board.modes.creature_combat.phrases import phrases_for as cc_phrases
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.table.state import TableState
 
 NAME = "creature-combat"
 KEY = "creature_combat"
@@ -50,17 +50,17 @@ class CreatureCombatMode(GameMode):
     def step(self, game: rules.CCState, event: Event) -> tuple[rules.CCState, list[Effect]]:
         return rules.apply(game, event)
 
-    def to_json(self, state: GameState) -> dict[str, Any] | None:
+    def to_json(self, state: TableState) -> dict[str, Any] | None:
         cc = self.game(state)
         return cc.to_json() if cc is not None else None
 
-    def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:
+    def render(self, state: TableState, layout: Any, t: float, scene: Any) -> list[Any]:
         return lights.render(self.game(state), layout, t)
 
-    def animating(self, state: GameState, scene: Any, t: float) -> bool:
+    def animating(self, state: TableState, scene: Any, t: float) -> bool:
         return lights.animating(self.game(state))
 
-    def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+    def phrases(self, effect: Mapping[str, Any], state: TableState | None) -> list[str]:
         said = cc_phrases(effect, self.game(state) if state is not None else None)
         if said is not None:
             return said

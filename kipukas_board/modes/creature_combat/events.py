@@ -16,8 +16,8 @@ import re
 from typing import Any
 
 from kipukas_board.modes.creature_combat.rules import BIOMES, EVENT_TYPES, MAX_ADJUST, SLOTS
-from kipukas_board.modes.kipukas.rules.events import EventError, check_players, register_event_type
 from kipukas_board.strictjson import is_int
+from kipukas_board.table.events import EventError, check_players, register_event_type
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 MAX_REASON = 200

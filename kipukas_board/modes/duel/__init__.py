@@ -7,7 +7,7 @@
 * :mod:`.routes`: its actions (``/api/actions/duel/*``) and page (``/duel``).
 
 This module is the adapter the board talks to (:class:`DuelMode`): the duel's state lives in
-``GameState.mode_state`` (a :class:`.rules.Duel`) and each event goes to :func:`.rules.apply`.
+``TableState.mode_state`` (a :class:`.rules.Duel`) and each event goes to :func:`.rules.apply`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from kipukas_board.modes.duel import events as duel_events
 from kipukas_board.modes.duel import lights, rules
 from kipukas_board.modes.duel.cardfile import DuelCardFile, parse_card_file
 from kipukas_board.modes.duel.phrases import phrases_for as duel_phrases
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.table.state import TableState
 
 NAME = "duel"
 KEY = "duel"
@@ -48,17 +48,17 @@ class DuelMode(GameMode):
     def step(self, game: rules.Duel, event: Event) -> tuple[rules.Duel, list[Effect]]:
         return rules.apply(game, event)
 
-    def to_json(self, state: GameState) -> dict[str, Any] | None:
+    def to_json(self, state: TableState) -> dict[str, Any] | None:
         duel = self.game(state)
         return duel.to_json() if duel is not None else None
 
-    def render(self, state: GameState, layout: Any, t: float, scene: Any) -> list[Any]:
+    def render(self, state: TableState, layout: Any, t: float, scene: Any) -> list[Any]:
         return lights.render(self.game(state), layout, t, scene)
 
-    def animating(self, state: GameState, scene: Any, t: float) -> bool:
+    def animating(self, state: TableState, scene: Any, t: float) -> bool:
         return lights.animating(self.game(state), scene, t)
 
-    def phrases(self, effect: Mapping[str, Any], state: GameState | None) -> list[str]:
+    def phrases(self, effect: Mapping[str, Any], state: TableState | None) -> list[str]:
         said = duel_phrases(effect, self.game(state) if state is not None else None)
         if said is not None:
             return said

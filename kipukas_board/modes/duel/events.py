@@ -16,8 +16,8 @@ from typing import Any
 
 from kipukas_board.modes.duel.effects import SIDES
 from kipukas_board.modes.duel.rules import EVENT_TYPES, HEARTS, MAX_ADJUST, POOL_LIMIT, TYPES
-from kipukas_board.modes.kipukas.rules.events import EventError, check_players, register_event_type
 from kipukas_board.strictjson import is_int
+from kipukas_board.table.events import EventError, check_players, register_event_type
 
 #: A card's id (its QR payload is ``duel:`` + id).
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response
 
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, PHASES
 from kipukas_board.modes.kipukas.rules.events import DICE_KINDS
@@ -112,10 +113,10 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
 def checker(board: ServedBoard) -> Callable[[Any, dict[str, Any]], str | None]:
     """Kipukas's ``why_not`` for the routes: first whether Kipukas is the game on the table at all.
     While another game is (a card duel, maybe with Kipukas paused under it), the Kipukas fields of
-    the state are a blank stand-in, and the rules' own check would answer 'no game started'."""
+    the table are Kipukas's blank reading of it, and the rules' own check would answer 'no game started'."""
 
     def check(state: Any, event: dict[str, Any]) -> str | None:
-        return another_game(board, state) or why_not(state, event)
+        return another_game(board, state) or why_not(kipukas_state(state), event)
 
     return check
 
@@ -158,7 +159,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         why = refused(state(), {"type": "roll_diel"})  # asked before the board rolls its dice
         if why is not None:
             raise Conflict(why)
-        return submit(diel_event(state(), board.dice, phase))
+        return submit(diel_event(kipukas_state(state()), board.dice, phase))
 
     @bp.post("/api/actions/answer")
     @pin
@@ -218,7 +219,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         # The soul lost on a stand is its token's owner's; the seat given counts for a token whose
         # owner the board does not know, or for a soul lost off the map.
         sid = body.get("stand")
-        token = state().stands.get(sid) if isinstance(sid, str) else None
+        token = kipukas_state(state()).stands.get(sid) if isinstance(sid, str) else None
         if token is not None and token.occupied and token.owner is not None:
             body = {**body, "seat": token.owner}
         int_field(body, "seat", "the seat whose soul was lost")
@@ -261,7 +262,8 @@ def blueprint(board: ServedBoard) -> Blueprint:
             raise BadRequest(f"field 'souls' is for a retreat: the ids of the souls retreating, got {souls!r:.80}")
         if (why := another_game(board, state())) is not None:
             raise Conflict(why)  # before the board rolls: no dice rolled for a game not on the table
-        return submit(roll_event(state(), kind, board.dice, seat=seat, stand=stand, moves=moves, souls=souls))
+        return submit(roll_event(kipukas_state(state()), kind, board.dice, seat=seat, stand=stand, moves=moves,
+                                 souls=souls))
 
     @bp.post("/api/actions/end-game")
     @pin

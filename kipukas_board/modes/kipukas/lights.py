@@ -40,10 +40,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kipukas_board.modes.kipukas.rules.state import GameState, waiting_stands
+from kipukas_board.modes.kipukas.rules.state import KipukasState, waiting_stands
 from kipukas_board.show.colors import OFF, RGB, WHITE, blend, hex_to_rgb, rgb_to_hex, scale
 from kipukas_board.show.layout import LedLayout
-from kipukas_board.show.lighting import Scene, owner_rgb
+from kipukas_board.show.lighting import Scene
 
 __all__ = ["render", "Scene", "hex_to_rgb", "rgb_to_hex", "territory_color", "animating"]
 
@@ -70,25 +70,34 @@ REACHABLE_PERIOD = 0.5
 FAULT: RGB = (255, 0, 0)
 
 
+def player_rgb(state: KipukasState, seat: int | None, unknown: RGB) -> RGB:
+    """The colour of the player at ``seat``, or ``unknown`` when there is none or it is not a colour."""
+    p = state.player(seat)
+    if p is None:
+        return unknown
+    try:
+        return hex_to_rgb(p.color)
+    except ValueError:
+        return unknown
 
 
-def territory_color(state: GameState, number: int) -> RGB:
+def territory_color(state: KipukasState, number: int) -> RGB:
     """The steady colour of territory ``number`` (its holder's, or the neutral unclaimed glow)."""
     t = state.territories[number]
     if t.claim is None:
         return UNCLAIMED
-    return owner_rgb(state, t.owner, CLAIMED_UNKNOWN)
+    return player_rgb(state, t.owner, CLAIMED_UNKNOWN)
 
 
-def contenders(state: GameState, number: int) -> tuple[int, ...]:
-    """Seats contending for ``number`` (``GameState.contenders``), else the holder alone."""
+def contenders(state: KipukasState, number: int) -> tuple[int, ...]:
+    """Seats contending for ``number`` (``KipukasState.contenders``), else the holder alone."""
     seats = state.contenders.get(number, ())
     if not seats and state.territories[number].contention and state.territories[number].owner is not None:
         seats = (state.territories[number].owner,)
     return tuple(seats)
 
 
-def storm_exposed(state: GameState, scene: Scene) -> tuple[str, ...]:
+def storm_exposed(state: KipukasState, scene: Scene) -> tuple[str, ...]:
     return tuple(state.storm_exposed) or scene.exposed
 
 
@@ -97,9 +106,9 @@ def _wave(t: float, period: float) -> float:
     return 0.5 - 0.5 * math.cos(2 * math.pi * t / period)
 
 
-def _contention_rgb(state: GameState, number: int, t: float) -> RGB:
+def _contention_rgb(state: KipukasState, number: int, t: float) -> RGB:
     seats = contenders(state, number)
-    colors = [owner_rgb(state, s, CLAIMED_UNKNOWN) for s in seats]
+    colors = [player_rgb(state, s, CLAIMED_UNKNOWN) for s in seats]
     if not colors:
         colors = [territory_color(state, number)]
     if len(colors) == 1:
@@ -111,7 +120,7 @@ def _contention_rgb(state: GameState, number: int, t: float) -> RGB:
     return blend(colors[i], colors[(i + 1) % len(colors)], f)
 
 
-def _ambient(state: GameState, t: float) -> RGB:
+def _ambient(state: KipukasState, t: float) -> RGB:
     phase = state.diel_phase
     if phase == "day":
         return UNCLAIMED_DAY
@@ -126,7 +135,7 @@ def _lightning(t_since: float) -> bool:
     return any(a <= t_since < b for a, b in LIGHTNING_FLASHES)
 
 
-def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | None = None) -> list[RGB]:
+def render(state: KipukasState, layout: LedLayout, t: float = 0.0, scene: Scene | None = None) -> list[RGB]:
     """The frame for ``state`` at animation time ``t`` seconds (see the module doc for the colours)."""
     scene = scene or Scene()
     n_px = layout.count
@@ -140,7 +149,7 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
 
     winner = state.player(state.winner) if state.winner is not None else None
     if winner is not None:
-        w = owner_rgb(state, winner.seat, WHITE)
+        w = player_rgb(state, winner.seat, WHITE)
         if scene.won_at is not None and 0 <= t - scene.won_at < WIN_SHOW_S:
             head = (t - scene.won_at) * WIN_CHASE_PX_PER_S
             for i in range(n_px):
@@ -163,7 +172,7 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
             continue
         capital = False
         if winner is not None:
-            c = owner_rgb(state, winner.seat, WHITE)
+            c = player_rgb(state, winner.seat, WHITE)
         elif ts.contention or contenders_present(state, n):
             c = _contention_rgb(state, n, t)
         elif ts.claim is None:
@@ -177,7 +186,7 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
             c = scale(c, exposed_on)
         for sid in _stands_of(board, n) if waits else ():
             if sid in waits and sid not in stands_with_pixels:
-                c = blend(c, owner_rgb(state, waits[sid], WHITE), wait_on)
+                c = blend(c, player_rgb(state, waits[sid], WHITE), wait_on)
         crown = blend(c, WHITE, 0.5) if capital else c
         if capital and len(pixels) == 1:  # no second pixel to crown: the one pixel is paler than a base camp's
             c = blend(c, WHITE, SINGLE_PIXEL_CROWN)
@@ -189,11 +198,11 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
     reach_on = t % REACHABLE_PERIOD < REACHABLE_PERIOD / 2
     for sid, pixels in layout.stands.items():
         st = state.stands.get(sid)
-        c = owner_rgb(state, st.owner, TOKEN_UNKNOWN) if st and st.occupied else OFF
+        c = player_rgb(state, st.owner, TOKEN_UNKNOWN) if st and st.occupied else OFF
         if sid in exposed:
             c = scale(c if c != OFF else TOKEN_UNKNOWN, exposed_on)
         if sid in waits:
-            c = blend(c, owner_rgb(state, waits[sid], WHITE), wait_on)
+            c = blend(c, player_rgb(state, waits[sid], WHITE), wait_on)
         if sid in reach:
             c = scene.reachable_color if reach_on else OFF
         for i in pixels:
@@ -202,7 +211,7 @@ def render(state: GameState, layout: LedLayout, t: float = 0.0, scene: Scene | N
     return _fault(frame, layout, scene, t)
 
 
-def contenders_present(state: GameState, number: int) -> bool:
+def contenders_present(state: KipukasState, number: int) -> bool:
     return bool(state.contenders.get(number))
 
 
@@ -222,7 +231,7 @@ def _fault(frame: list[RGB], layout: LedLayout, scene: Scene, t: float) -> list[
     return frame
 
 
-def animating(state: GameState, scene: Scene, t: float) -> bool:
+def animating(state: KipukasState, scene: Scene, t: float) -> bool:
     """Whether the frame at ``t`` can differ from the frame a moment later (so the thread keeps going)."""
     if scene.fault or t < scene.reachable_until:
         return True

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.modes.kipukas.rules.state import KipukasState
 from kipukas_board.show.phrases import PHRASES
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ def spell_stand(stand_id: str) -> str:
 
 
 class _Namer:
-    def __init__(self, state: GameState | None, phrases: Mapping[str, str]) -> None:
+    def __init__(self, state: KipukasState | None, phrases: Mapping[str, str]) -> None:
         self.state = state
         self.p = phrases
 
@@ -75,7 +75,7 @@ UNDONE = {"roll_diel": "the diel roll", "stand": "the token's move", "new_game":
           "soul_damage": "the soul's damage", "map": "the map change"}
 
 
-def phrases_for(effect: Mapping[str, Any], state: GameState | None = None,
+def phrases_for(effect: Mapping[str, Any], state: KipukasState | None = None,
                 phrases: Mapping[str, str] = PHRASES) -> list[str]:
     """The sentences to speak for one effect (``[]`` for effects the voice stays quiet about)."""
     n = _Namer(state, phrases)

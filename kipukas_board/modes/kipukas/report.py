@@ -9,6 +9,8 @@ from typing import Any
 
 from kipukas_board.board.places import in_words
 from kipukas_board.modes.base import Step
+from kipukas_board.modes.kipukas.on_table import kipukas_state
+from kipukas_board.modes.kipukas.phrases import phrases_for
 from kipukas_board.modes.kipukas.rules.playstyles import holdings
 from kipukas_board.web.narrate import WRITTEN, describe, said
 from kipukas_board.web.report import chart_svg
@@ -18,12 +20,16 @@ DECISIVE = frozenset({"won", "draw", "storm", "eliminated", "contention_started"
                       "imprisoned", "liberated", "soul_lost", "setup_complete"})
 
 
+def _written(effect: dict[str, Any], state: Any) -> list[str]:
+    return phrases_for(effect, state, WRITTEN)
+
+
 def report(steps: list[Step]) -> dict[str, Any]:
     """Players, holdings after each cycle and the decisive moments of the game ``steps`` played."""
     cycles: list[dict[str, Any]] = []
     moments: list[dict[str, Any]] = []
     for step in steps:
-        s, ev, effects = step.state, step.event, step.effects
+        s, ev, effects = kipukas_state(step.state), step.event, step.effects
         setup_done = any(e.get("type") == "setup_complete" for e in effects)
         if setup_done or (ev.get("type") == "roll_diel" and s.phase != "setup"):
             cycles.append({"cycle": s.diel_cycle, "phase": s.diel_phase or "setup done", "held": holdings(s)})
@@ -32,10 +38,10 @@ def report(steps: list[Step]) -> dict[str, Any]:
         decisive = [e for e in effects if e.get("type") in DECISIVE]
         if decisive or ev.get("type") in ("resolve_contention", "end_game", "soul_lost"):
             names = {p.seat: p.name for p in s.players}
-            text = in_words(s.board, " ".join(said(s, decisive)) or describe(ev, names))
+            text = in_words(s.board, " ".join(said(s, decisive, _written)) or describe(ev, names))
             moments.append({"seq": step.seq, "ts": step.ts, "cycle": s.diel_cycle, "when": f"cycle {s.diel_cycle}",
                             "text": text})
-    s = steps[-1].state
+    s = kipukas_state(steps[-1].state)
     if cycles and s.phase == "over" and cycles[-1]["held"] != holdings(s):
         cycles.append({"cycle": s.diel_cycle, "phase": "end", "held": holdings(s)})
     players = [{"seat": p.seat, "name": p.name, "color": p.color, "held": holdings(s).get(p.seat, 0),

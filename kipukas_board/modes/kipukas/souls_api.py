@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, request
 
 from kipukas_board.modes.kipukas.actions import checker
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.bouts import (
     check_typing_table,
     plan_bout,
@@ -76,7 +77,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
         only(body, {"stand", "soul", "seat"})
         refuse("soul_bind")
         stand = body.get("stand")
-        if not isinstance(stand, str) or stand not in board.state.stands:
+        if not isinstance(stand, str) or stand not in board.state.switches:
             raise BadRequest(f"field 'stand' must be a stand id of this map, got {stand!r:.40}")
         if "soul" in body:
             return submit({"type": "soul_bind", "stand": stand, "soul": _soul_field(body)})
@@ -108,7 +109,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
     def _typing(attacker: str, defender: str) -> tuple[int, str]:
         """The typing table's number for a Final Blow (gene against gene), if the board has a table."""
         path = board.data_dir / TYPING_FILE
-        s = board.state
+        s = kipukas_state(board.state)
         att, dfn = s.souls.get(attacker), s.souls.get(defender)
         if not path.is_file() or att is None or dfn is None or not dfn.downed:
             return 0, ""
@@ -131,7 +132,7 @@ def blueprint(board: ServedBoard) -> Blueprint:
             archetype, source = _typing(attacker, defender)
         if not is_int(archetype):
             raise BadRequest(f"field 'archetype' must be a whole number (the fists tool's), got {archetype!r:.20}")
-        plan = plan_bout(board.state, territory, attacker, defender, archetype, source)
+        plan = plan_bout(kipukas_state(board.state), territory, attacker, defender, archetype, source)
         if isinstance(plan, str):
             raise Conflict(plan)
         plan["archetype_source"] = source

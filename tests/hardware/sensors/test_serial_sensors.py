@@ -18,8 +18,9 @@ from kipukas_board.hardware.sensors import serial_link
 from kipukas_board.hardware.sensors.link_policy import EVIDENCE_GAP_S, Action, LinkPolicy, Reopen, Report, Send, Warn
 from kipukas_board.hardware.sensors.port import SwitchChange
 from kipukas_board.hardware.sensors.serial_link import SensorLinkError, SerialStandSensors, find_port
-from kipukas_board.modes.kipukas.rules.events import stand_event
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.settings import AdapterChoice, Settings
+from kipukas_board.table.events import stand_event
 
 ROWS, COLS = 6, 6
 
@@ -76,7 +77,7 @@ def test_end_to_end_each_change_arrives_once_in_order(rig, tmp_path: Path) -> No
         assert wait_for(lambda: len(seen) >= len(expected), 3.0)
         time.sleep(0.1)
         assert seen == expected
-        state = app.loop.state
+        state = kipukas_state(app.loop.state)
         assert {s for s, st in state.stands.items() if st.occupied} == {stands[c] for c in (5, 20, 29, 30)}
         health = app.state_json()["health"]["sensors"]
         assert health["adapter"] == "serial" and health["connected"] and health["synced"]
@@ -99,8 +100,8 @@ def test_switches_closed_before_start_are_in_the_state(rig, tmp_path: Path) -> N
     stands = list(app.loop.state.board.stands)
     app.start()
     try:
-        assert wait_for(lambda: app.loop.state.stands[stands[33]].occupied
-                        and app.loop.state.stands[stands[3]].occupied)
+        assert wait_for(lambda: kipukas_state(app.loop.state).stands[stands[33]].occupied
+                        and kipukas_state(app.loop.state).stands[stands[3]].occupied)
         assert sorted(seen) == sorted([(stands[3], True), (stands[33], True)])
     finally:
         app.stop()
@@ -274,15 +275,15 @@ def test_board_plugged_in_after_start_corrects_a_stale_journal(rig, tmp_path: Pa
     link.schedule_unplug(0.8)
     time.sleep(0.05)
     app, seen = make_app(tmp_path, link, startup_wait_s=0.2)
-    assert app.loop.state.stands[stands[0]].occupied  # the journal's word, before any switch is read
+    assert kipukas_state(app.loop.state).stands[stands[0]].occupied  # the journal's word, before any switch is read
     app.start()
     try:
         assert wait_for(lambda: app.sensors.health()["synced"], 5.0)
-        assert wait_for(lambda: not app.loop.state.stands[stands[0]].occupied
-                        and app.loop.state.stands[stands[2]].occupied, 2.0)
+        assert wait_for(lambda: not kipukas_state(app.loop.state).stands[stands[0]].occupied
+                        and kipukas_state(app.loop.state).stands[stands[2]].occupied, 2.0)
         time.sleep(0.1)
         # the switches rule: stand 1's switch is open too, so it is cleared as well
-        assert {s for s, st in app.loop.state.stands.items() if st.occupied} == {stands[2]}
+        assert {s for s, st in kipukas_state(app.loop.state).stands.items() if st.occupied} == {stands[2]}
         assert (stands[0], False) in seen and (stands[2], True) in seen  # corrected as changes, journaled
     finally:
         app.stop()

@@ -159,9 +159,9 @@ def test_heart_leds_lit_flipped_flashing_and_the_player_to_act() -> None:
 def test_the_turn_is_spoken() -> None:
     d = _duel()
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.modes.kipukas.rules.state import initial_state
+    from kipukas_board.table.state import new_table
 
-    state = initial_state(load_map("kipuka-8")).evolve(game="duel", mode_state=d)
+    state = new_table(load_map("kipuka-8"), game="duel", mode_state=d)
     said = phrases_for({"type": "duel_turn", "turn": 3, "seat": 2, "draw": 2}, state)
     assert said == ["Turn 3: Ben, draw 2."]
     said = phrases_for({"type": "duel_heart", "seat": 2, "hearts": 1, "attack": 25, "defense": 20}, state)
@@ -174,16 +174,16 @@ def test_the_lighting_flashes_the_heart_a_duel_effect_asks_for() -> None:
     from kipukas_board import modes
     from kipukas_board.board.mapfile import load_map
     from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
-    from kipukas_board.modes.kipukas.rules.state import initial_state
     from kipukas_board.show.lighting import Lighting
+    from kipukas_board.table.state import new_table
 
     layout = LedLayout(territories={n: [n - 1] for n in range(1, 9)}, stands={})
     now = [100.0]
     lighting = Lighting(SimulatedLedStrip(count=layout.count), layout, clock=lambda: now[0],
-                        renderer=modes.render, animator=modes.animating)
+                        game=modes)
     d = _duel()
     d = d.with_side(rules.replace(d.side(1), hearts=2))
-    state = initial_state(load_map("kipuka-8")).evolve(game="duel", mode_state=d)
+    state = new_table(load_map("kipuka-8"), game="duel", mode_state=d)
     lighting.update(state, [{"type": "duel_heart", "seat": 1, "hearts": 2, "flash": True}])
     assert lighting.frame()[2] == (255, 255, 255)  # Ana's third Heart, flashing
     now[0] += lights.FLASH_S + 0.1

@@ -13,7 +13,7 @@ from kipukas_board.modes import apply as mode_apply
 from kipukas_board.modes import state_json
 from kipukas_board.modes.duel import rules
 from kipukas_board.modes.duel.rules import Duel, apply, census, new_game, refused
-from kipukas_board.modes.kipukas.rules.events import EventError, check_event
+from kipukas_board.table.events import EventError, check_event
 
 P = [{"seat": 1, "name": "Ana", "color": "#e4572e"}, {"seat": 2, "name": "Ben", "color": "#1e90ff"}]
 
@@ -316,10 +316,10 @@ def test_cards_are_conserved_and_replay_is_exact(size: int, evs: list[dict[str, 
             flips[h["seat"]] = flips.get(h["seat"], 0) + 1
     # replay through the board's mode seam: the same events give the same state document
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.modes.kipukas.rules.state import initial_state
+    from kipukas_board.modes import new_table
 
     def fold() -> dict[str, Any]:
-        s, _ = mode_apply(initial_state(load_map("kipuka-8")), start_event, 1)
+        s, _ = mode_apply(new_table(load_map("kipuka-8")), start_event, 1)
         for k, e in enumerate(evs):
             s, _ = mode_apply(s, e, k + 2)
         return state_json(s)

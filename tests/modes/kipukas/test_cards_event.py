@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.modes.kipukas.rules.cards import card_event
 from kipukas_board.modes.kipukas.rules.core import apply
-from kipukas_board.modes.kipukas.rules.events import EventError, check_event
 from kipukas_board.modes.kipukas.rules.state import initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.table.cards import card_event
+from kipukas_board.table.events import EventError, check_event
 
 
 def test_last_card_per_seat_is_recorded() -> None:

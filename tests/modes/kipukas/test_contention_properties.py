@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 
 from kipukas_board.board.graph import ANY_PATH, distance
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes import new_table
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE
-from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
-from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules.state import KipukasState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
 from kipukas_board.modes.replay import read_lines, replay_events
+from kipukas_board.table.events import check_event, map_event, stand_event
 
 BOARD = load_map("kipuka-8")
 SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]  # seat 1: T1, T2, T5; seat 2: T8, T3, T7
@@ -43,7 +45,7 @@ def opening() -> list[dict]:
     return events
 
 
-def to_event(s: GameState, op: str, a: int, b: int) -> dict | None:
+def to_event(s: KipukasState, op: str, a: int, b: int) -> dict | None:
     seats = list(s.seats)
     if op == "stand":
         sid = NEAR[a % len(NEAR)]
@@ -75,7 +77,7 @@ def to_event(s: GameState, op: str, a: int, b: int) -> dict | None:
     return None
 
 
-def check_claims_moved_in_sight(before: GameState, after: GameState, event: dict, effects: list[dict]) -> None:
+def check_claims_moved_in_sight(before: KipukasState, after: KipukasState, event: dict, effects: list[dict]) -> None:
     """Every change of a territory's holder is announced and has a reason the players can see."""
     for n, t in after.territories.items():
         old, new = before.territories[n].owner, t.owner
@@ -105,7 +107,7 @@ def check_claims_moved_in_sight(before: GameState, after: GameState, event: dict
         assert any(e["type"] == "moved" and e["to"] == square and e["owner"] == new for e in effects), effects
 
 
-def check_nothing_dropped(s: GameState) -> None:
+def check_nothing_dropped(s: KipukasState) -> None:
     """A held territory stays held until an answer or correction says otherwise; a stand waiting for
     an attacker is in a held territory; a taker is never the holder."""
     for n, t in s.territories.items():
@@ -147,7 +149,7 @@ def test_random_token_orders_and_outcomes_never_move_a_claim_in_silence(ops):
         if e is not None:
             feed(e)
     lines = [json.dumps({"seq": i, "ts": 0.0, "event": e}) for i, e in enumerate(journal, 1)]
-    rebuilt = replay_events(read_lines(lines), initial_state(BOARD))
+    rebuilt = kipukas_state(replay_events(read_lines(lines), new_table(BOARD)))
     assert state_json(rebuilt) == state_json(state)
 
 

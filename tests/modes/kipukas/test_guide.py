@@ -17,11 +17,11 @@ from kipukas_board.board.mapfile import BoardMap, load_map
 from kipukas_board.board.places import place_names
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
-from kipukas_board.modes.kipukas.rules.events import stand_event
 from kipukas_board.modes.kipukas.rules.guide import NextStep, next_json, next_step, refusals
 from kipukas_board.modes.kipukas.rules.simulate import random_game
-from kipukas_board.modes.kipukas.rules.state import GameState, Soul, StandState, TerritoryState, initial_state
+from kipukas_board.modes.kipukas.rules.state import KipukasState, Soul, StandState, TerritoryState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.table.events import stand_event
 
 BOARD = load_map("kipuka-8")
 NAMES = ["Ana", "Ben", "Cai", "Dee"]
@@ -33,7 +33,7 @@ DAY = "Day: resolve contention, play a card, move souls and claim territory."
 
 
 def new_game(players: int = 2, first: int = 1, rolls: object = ((1, 5), (2, 3)), board: BoardMap = BOARD,
-             **event: object) -> GameState:
+             **event: object) -> KipukasState:
     ev = {"type": "new_game", "edition": "web", "play_style": "domination", "first_placer": first, "options": {},
           "players": [{"seat": s, "name": NAMES[s - 1], "color": COLORS[s - 1]} for s in range(1, players + 1)],
           **event}
@@ -44,13 +44,13 @@ def new_game(players: int = 2, first: int = 1, rolls: object = ((1, 5), (2, 3)),
     return state
 
 
-def put(state: GameState, *sids: str) -> GameState:
+def put(state: KipukasState, *sids: str) -> KipukasState:
     for sid in sids:
         state, _ = apply(state, stand_event(sid, True))
     return state
 
 
-def in_play(edition: str = "web") -> GameState:
+def in_play(edition: str = "web") -> KipukasState:
     state = put(new_game(edition=edition), *SETUP)
     assert state.phase == "play"
     return state

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.modes.kipukas.phrases import phrases_for
 from kipukas_board.modes.kipukas.rules.bouts import FAILED_BLOW_RULE, plan_bout
-from kipukas_board.modes.kipukas.rules.cards import card_event
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS, HABITAT_ROLLS, MAX_SOULS_PER_PLAYER, edition
-from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
-from kipukas_board.modes.kipukas.rules.state import GameState, amend, initial_state
+from kipukas_board.modes.kipukas.rules.state import KipukasState, amend, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.table.cards import card_event
+from kipukas_board.table.events import check_event, map_event, stand_event
 
 BOARD = load_map("kipuka-8")
 SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]  # seat 1: T1, T2, T5; seat 2: T8, T3, T7
@@ -49,7 +49,7 @@ def map_text(t3: str = "plains", more_stands: int = 0) -> str:
     return text
 
 
-def fold(events: list[dict[str, Any]], state: GameState | None = None) -> tuple[GameState, list[dict[str, Any]]]:
+def fold(events: list[dict[str, Any]], state: KipukasState | None = None) -> tuple[KipukasState, list[dict[str, Any]]]:
     s = state or initial_state(BOARD)
     fx: list[dict[str, Any]] = []
     for e in events:
@@ -80,14 +80,14 @@ def card(seat: int, c: dict[str, Any], copy: str = "0001") -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=32)
-def _met(ed: str, t3: str) -> GameState:
+def _met(ed: str, t3: str) -> KipukasState:
     s, _ = fold([*opening(ed, t3), card(2, RAVEN), stand_event("M3b", True),
                  card(1, HERO), stand_event("M2b", True), stand_event("M2b", False), stand_event("M3a", True)])
     return s
 
 
 def met(ed: str = "web", t3: str = "plains", hero: dict[str, Any] | None = None,
-        raven: dict[str, Any] | None = None) -> GameState:
+        raven: dict[str, Any] | None = None) -> KipukasState:
     """Hilbert (seat 1, on M3a) and the Raven (seat 2, on M3b) in territory 3, of geography ``t3``;
     ``hero`` and ``raven`` change fields of their souls."""
     s = _met(ed, t3)

@@ -9,6 +9,8 @@ from dataclasses import replace
 
 from rules_table import Table
 
+from kipukas_board.modes.kipukas.on_table import kipukas_state
+
 # seat 1 places first on kipuka-8: capitals T1 / T8, base camps T2, T3 (seat 2), T5, T7 (seat 2)
 SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]
 
@@ -59,7 +61,7 @@ def test_winning_the_fight_claims_only_when_a_soul_steps_onto_the_stand_lift_the
         t.put("T3")
         assert (t.territory(3)["owner"], t.territory(3)["claim"]) == (1, "base_camp")
         assert t.questions() == [] and t.state()["hand"] == []
-        assert t.board.loop.state.claims_gained == {1: 1}
+        assert kipukas_state(t.board.loop.state).claims_gained == {1: 1}
 
 
 def test_place_then_lift_within_the_window_claims_and_late_is_asked(data_dir):

@@ -11,13 +11,13 @@ from test_rules_properties import BOARDS, game, to_event
 
 from kipukas_board.modes.kipukas.rules import core
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
-from kipukas_board.modes.kipukas.rules.events import check_event, map_event
 from kipukas_board.modes.kipukas.rules.simulate import random_game
-from kipukas_board.modes.kipukas.rules.state import _DRAFT, _FIELDS, GameState, draft, initial_state, seal
+from kipukas_board.modes.kipukas.rules.state import _DRAFT, _FIELDS, KipukasState, draft, initial_state, seal
 from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.table.events import check_event, map_event
 
 
-def apply_with_copies(state: GameState, event: dict, seq: int) -> tuple[GameState, list]:
+def apply_with_copies(state: KipukasState, event: dict, seq: int) -> tuple[KipukasState, list]:
     """``core.apply`` with an ordinary copy for its draft: every ``evolve`` inside the step copies."""
     real = core.draft
     core.draft = lambda s: s.evolve()  # an ordinary copy: evolve on it copies again
@@ -49,7 +49,7 @@ class Twin:
         self.state, self.ref = new, ref
 
 
-def fields_of(s: GameState) -> dict:
+def fields_of(s: KipukasState) -> dict:
     """Every field of ``s``; an undo entry's "before" state compared the same way, not by identity."""
     out = {f: getattr(s, f) for f in sorted(_FIELDS) if f != "undo"}
     out["undo"] = [(u.action, u.seq, u.since, u.expired, fields_of(u.before)) for u in s.undo]
@@ -102,7 +102,7 @@ def test_a_draft_changes_in_place_and_a_sealed_one_copies():
 
 def test_a_handler_that_raises_leaves_no_draft_behind(monkeypatch):
     state = initial_state(BOARDS["kipuka-8"])
-    seen: list[GameState] = []
+    seen: list[KipukasState] = []
 
     def boom(s, e, fx):
         seen.append(s.evolve(diel_cycle=9))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rules_table import Table, play
 
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 
 
@@ -295,7 +296,7 @@ def test_a_refused_action_is_no_step_for_undo(data_dir):
         assert r["error"] == "seat 5 is not playing"
         r = t.act("correction", {"target": "territory", "territory": 8, "owner": 1}, status=409)
         assert "cannot be taken" in r["error"]
-        assert [u.action for u in t.board.loop.state.undo][-2:] == ["roll_diel", "roll_diel"]
+        assert [u.action for u in kipukas_state(t.board.loop.state).undo][-2:] == ["roll_diel", "roll_diel"]
         r = t.act("undo")
         assert r["effects"][0] == {"type": "undone", "action": "roll_diel", "seq": r["effects"][0]["seq"]}
         assert t.state()["diel"]["cycle"] == 2

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.modes.kipukas.rules.core import apply
-from kipukas_board.modes.kipukas.rules.problems import settle
-from kipukas_board.modes.kipukas.rules.state import MAX_PROBLEMS, GameState, initial_state
+from kipukas_board.modes.kipukas.rules.state import MAX_PROBLEMS, KipukasState, initial_state
+from kipukas_board.table.problems import settle
 
 BOARD = load_map("kipuka-8")
 
 
-def fold(state: GameState, *events: dict) -> GameState:
+def fold(state: KipukasState, *events: dict) -> KipukasState:
     for e in events:
         state, _ = apply(state, e, seq=state.seq + 1)
     return state

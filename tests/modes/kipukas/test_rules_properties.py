@@ -9,19 +9,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes import new_table
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.editions import MAX_PRISONERS, SUPPLY
-from kipukas_board.modes.kipukas.rules.events import check_event, map_event
-from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules.state import KipukasState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
 from kipukas_board.modes.replay import read_lines, replay_events
+from kipukas_board.table.events import check_event, map_event
 
 BOARDS = {name: load_map(name) for name in ("kipuka-8", "kipuka-12")}
 OPS = ("stand", "stand", "stand", "stand", "roll", "answer", "correct_stand", "correct_territory",
        "resolve", "bout", "undo", "soul_lost", "initiative", "timer", "downed")
 
 
-def check_invariants(s: GameState) -> None:
+def check_invariants(s: KipukasState) -> None:
     board = s.board
     caps: dict[int, int] = {}
     camps: dict[int, int] = {}
@@ -60,7 +62,7 @@ def check_invariants(s: GameState) -> None:
             assert st_.owner is None and st_.awaiting is None, f"{sid} is empty but keeps {st_}"
 
 
-def check_problems(s: GameState, event: dict, fx: list[dict], seq: int) -> None:
+def check_problems(s: KipukasState, event: dict, fx: list[dict], seq: int) -> None:
     """No problem stays open once what caused it is over, and what this event raised is open."""
     assert tuple(c.text for c in s.problem_causes) == s.problems
     kinds = {e["type"] for e in fx}
@@ -77,7 +79,7 @@ def check_problems(s: GameState, event: dict, fx: list[dict], seq: int) -> None:
             assert e["text"] in s.problems, f"{e['text']!r} was raised now and is not open"
 
 
-def to_event(s: GameState, op: str, a: int, b: int) -> dict | None:
+def to_event(s: KipukasState, op: str, a: int, b: int) -> dict | None:
     stands = sorted(s.stands)
     seats = list(s.seats)
     if not seats and op != "stand":  # an undone new game: only tokens move
@@ -165,7 +167,7 @@ def test_random_event_sequences_keep_the_invariants_and_replay_exactly(g):
             feed(e)
     # the export, as JSON lines, rebuilds the same state
     lines = [json.dumps({"seq": i, "ts": 0.0, "event": e}) for i, e in enumerate(journal, 1)]
-    rebuilt = replay_events(read_lines(lines), initial_state(board))
+    rebuilt = kipukas_state(replay_events(read_lines(lines), new_table(board)))
     assert state_json(rebuilt) == state_json(state)
 
 

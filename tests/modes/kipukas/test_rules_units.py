@@ -10,7 +10,6 @@ from kipukas_board.board.mapfile import load_map
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice, SeededDice
 from kipukas_board.modes.kipukas.rules.editions import DEFAULT_DIEL_WEIGHTS, diel_phase_for_roll, edition
-from kipukas_board.modes.kipukas.rules.events import EventError, check_event
 from kipukas_board.modes.kipukas.rules.playstyles import player_limit, style
 from kipukas_board.modes.kipukas.rules.rolls import (
     diel_event,
@@ -20,6 +19,7 @@ from kipukas_board.modes.kipukas.rules.rolls import (
     roll_random_territory,
 )
 from kipukas_board.modes.kipukas.rules.state import StandState, TerritoryState, initial_state
+from kipukas_board.table.events import EventError, check_event
 
 
 def test_diel_faces_follow_the_weights():

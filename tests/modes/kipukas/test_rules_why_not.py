@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from rules_table import Table
 
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice
 
@@ -34,7 +35,7 @@ IN_PLAY = [
 def refused_alike(t: Table, action: str, body: dict, event: dict) -> None:
     state = t.board.loop.state
     said = t.act(action, body, status=409)["error"]
-    _, effects = apply(state, event, seq=None)
+    _, effects = apply(kipukas_state(state), event, seq=None)
     assert [e["text"] for e in effects if e["type"] == "problem"] == [said]
     assert t.board.loop.state.seq == state.seq  # nothing journaled
 

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.modes.kipukas.rules.cards import card_event
 from kipukas_board.modes.kipukas.rules.core import apply
-from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
-from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules.state import KipukasState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
+from kipukas_board.table.cards import card_event
+from kipukas_board.table.events import check_event, map_event, stand_event
 
 BOARD = load_map("kipuka-8")
 SETUP = ["T1", "T8", "T2", "T3", "T5", "T7"]  # seat 1: T1, T2, T5; seat 2: T8, T3, T7
@@ -47,7 +47,7 @@ def opening() -> list[dict[str, Any]]:
     return events
 
 
-def fold(events: list[dict[str, Any]], state: GameState | None = None) -> tuple[GameState, list[dict[str, Any]]]:
+def fold(events: list[dict[str, Any]], state: KipukasState | None = None) -> tuple[KipukasState, list[dict[str, Any]]]:
     s = state or initial_state(BOARD)
     fx: list[dict[str, Any]] = []
     for e in events:
@@ -56,7 +56,7 @@ def fold(events: list[dict[str, Any]], state: GameState | None = None) -> tuple[
     return s, fx
 
 
-def souls(s: GameState) -> dict[str, dict[str, Any]]:
+def souls(s: KipukasState) -> dict[str, dict[str, Any]]:
     return {d["id"]: d for d in state_json(s)["souls"]}
 
 
@@ -143,7 +143,7 @@ def test_bind_unbind_and_fix_on_the_page_are_undoable() -> None:
     assert "tolerates 1 KEAL means" in fx[-1]["text"] and souls(bad) == souls(s)
 
 
-def _soul_in_t3() -> GameState:
+def _soul_in_t3() -> KipukasState:
     """Seat 1's Bog Hound (tolerance 2) stands on M3a, in seat 2's plains territory 3 (in contention)."""
     s, _ = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True), stand_event("M2b", False),
                  stand_event("M3a", True)])
@@ -218,7 +218,7 @@ OPS = ("card", "card", "stand", "stand", "stand", "bout", "damage", "heal", "fix
 NEAR = ["M2a", "M2b", "M3a", "M3b", "M3a", "M3b", "M1a", "M6a", "M5a"]
 
 
-def to_event(s: GameState, op: str, a: int, b: int) -> dict[str, Any] | None:
+def to_event(s: KipukasState, op: str, a: int, b: int) -> dict[str, Any] | None:
     ids = list(s.souls)
     if op == "card":
         return card(1 + b % 2, ("AaAa", "BbBb", "CcCc", "IiIi")[a % 4], copy=f"000{a % 2}")
@@ -290,7 +290,7 @@ RAVEN = {"code": "ZrrD", "title": "Raven", "movement": 3, "injury_tolerance": 1,
          "die": "", "genetic_disposition": "Avian", "motivation": "Survival", "brawl_sequence": "ZrrD"}
 
 
-def _duel(attacker_affinity: str = "Avian", raven: dict[str, Any] | None = None) -> GameState:
+def _duel(attacker_affinity: str = "Avian", raven: dict[str, Any] | None = None) -> KipukasState:
     """Hilbert (seat 1) walked into seat 2's plains territory 3, where the Raven stands on M3b."""
     events = opening()
     events[1] = {**events[1], "players": [{"seat": 1, "name": "Ana", "color": "#102030",

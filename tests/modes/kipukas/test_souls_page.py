@@ -10,6 +10,7 @@ import pytest
 from web_helpers import PIN, serve_board
 
 from kipukas_board.cards.catalog import Catalog
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -60,7 +61,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.wait_for_function("document.querySelector('#souls').textContent.includes('Hilbert')", timeout=3000)
         hilbert = page.text_content('#souls [data-soul="HMPU#0001"]')  # where its token is, in words
         assert "the stand in Long Grass towards Fern Hollow" in hilbert and "M3a" not in hilbert
-        assert srv.board.loop.state.territories[3].contention
+        assert kipukas_state(srv.board.loop.state).territories[3].contention
         page.click('#contention li[data-fight="3"] .bout-open')  # one tap from the fight
         # the souls of the fight are proposed on each side, never one soul against itself
         assert page.input_value("#bout-territory") == "3"
@@ -80,7 +81,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.wait_for_selector("#message.error:not([hidden])", timeout=3000)
         told = page.text_content("#message")
         assert told == "Hilbert rolls D6 + D6 once: say 2 numbers (e.g. “6 5”), not 4.", told
-        assert srv.board.loop.state.last_bout is None, "dice that do not fit the bout were sent"
+        assert kipukas_state(srv.board.loop.state).last_bout is None, "dice that do not fit the bout were sent"
         page.fill("#bout-att-rolls", "6 6")
         page.fill("#bout-def-rolls", "4")
         page.click("#bout-physical")
@@ -90,7 +91,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.wait_for_function("document.querySelector('#message').textContent === 'Bout settled with the dice said.'",
                                timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('downed')", timeout=3000)
-        assert srv.board.loop.state.souls["ZrrD#0001"].downed
+        assert kipukas_state(srv.board.loop.state).souls["ZrrD#0001"].downed
         # The Final Blow: the dice it needs are shown, and taken as players say them ("1 1, 1 1, 1 1").
         page.dispatch_event("#bout-attacker", "change")  # a new bout: the old result goes
         assert page.text_content("#bout-result") == ""
@@ -113,7 +114,8 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.click("#bout-physical")
         page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Raven wins')",
                                timeout=3000)
-        assert srv.board.loop.state.last_bout["final_blow"] and len(srv.board.loop.state.last_bout["rounds"]) == 2
+        bout = kipukas_state(srv.board.loop.state).last_bout
+        assert bout["final_blow"] and len(bout["rounds"]) == 2
         page.wait_for_function("document.querySelector('#souls').textContent.includes('no attack this cycle')",
                                timeout=3000)
         page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('cannot attack again')",
@@ -147,7 +149,7 @@ def test_a_wasted_souls_token_is_called_out_until_it_is_lifted(browser, tmp_path
         fight = {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001", "archetype": 0}
         _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]], "defender": [[1]]}})
         _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]] * 3, "defender": [[1]] * 3}})
-        assert srv.board.loop.state.souls["ZrrD#0001"].wasted
+        assert kipukas_state(srv.board.loop.state).souls["ZrrD#0001"].wasted
         ctx = browser.new_context(viewport={"width": 360, "height": 740})
         page = ctx.new_page()
         page.goto(srv.url + "/")
@@ -200,7 +202,7 @@ def test_a_soul_whose_card_has_only_a_base_fights_with_no_die_to_type(browser, t
         page.click("#bout-physical")
         page.wait_for_function("document.querySelector('#bout-result').textContent.includes('Hilbert wins')",
                                timeout=3000)
-        assert srv.board.loop.state.last_bout["rolls"]["defender"] == [[]]
+        assert kipukas_state(srv.board.loop.state).last_bout["rolls"]["defender"] == [[]]
         page.locator("#bout-panel").screenshot(path=os.path.join(os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path)),
                                                                  "bout-base-390x844.png"))
         ctx.close()

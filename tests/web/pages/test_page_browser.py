@@ -13,6 +13,8 @@ import urllib.request
 import pytest
 from web_helpers import PIN, serve_board
 
+from kipukas_board.modes.kipukas.on_table import kipukas_state
+
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 
@@ -55,7 +57,7 @@ def test_click_stand_colours_territory_via_sse(page, tmp_path):
         page.click('[data-stand="T2"]')  # opens the stand; in simulation its panel has the hand
         page.click("#stand-sim button")
         _wait_fill(page, '[data-territory="2"]', CLAIMED_UNKNOWN)
-        assert srv.board.loop.state.territories[2].claim == "base_camp"
+        assert kipukas_state(srv.board.loop.state).territories[2].claim == "base_camp"
         assert page.get_attribute('[data-stand="T2"]', "data-occupied") == "true"
         # A change made elsewhere (another phone, a real switch) arrives by the stream alone.
         srv.board.sim_set_stand("T2", False)
@@ -107,12 +109,12 @@ def test_new_game_then_claim_takes_the_players_colour(page, tmp_path):
         _unlock(page, srv.url)
         _new_game_on_the_page(page)
         page.wait_for_function("document.querySelector('#players').textContent.includes('Player 2')", timeout=2000)
-        s = srv.board.loop.state
+        s = kipukas_state(srv.board.loop.state)
         assert s.phase == "setup" and [p.color for p in s.players] == ["#d7263d", "#1b98e0"]
         placer = s.placer
         assert placer in (1, 2)
         srv.board.sim_set_stand("T1", True)  # the placer's capital goes down on territory 1
-        assert srv.board.loop.state.territories[1].owner == placer
+        assert kipukas_state(srv.board.loop.state).territories[1].owner == placer
         _wait_fill(page, '[data-territory="1"]', {1: "rgb(215, 38, 61)", 2: "rgb(27, 152, 224)"}[placer], 1.0)
 
 
@@ -134,10 +136,10 @@ def test_new_game_form_asks_for_what_each_play_style_needs(page, tmp_path):
         assert "(up to 2)" in page.text_content('#play-style option[value="mass_contention"]')
         assert "8 allow 2 players" in page.text_content("#player-count-note")
         _new_game_on_the_page(page, "king_of_the_hill", territory="4", cycles="3")
-        s = srv.board.loop.state
+        s = kipukas_state(srv.board.loop.state)
         assert s.play_style == "king_of_the_hill" and s.style_options == {"territory": 4, "cycles": 3}
         _new_game_on_the_page(page, "king_of_the_hill", territory="random", cycles="2")
-        s = srv.board.loop.state
+        s = kipukas_state(srv.board.loop.state)
         assert 1 <= s.style_options["territory"] <= 8 and s.style_options["cycles"] == 2
 
 
@@ -157,7 +159,7 @@ def test_soul_wasted_button_records_the_loss(page, tmp_path):
         page.select_option("#act-by", "2")
         page.click('[data-action="soul-lost"]')
         page.wait_for_selector("#message.ok", timeout=3000)
-        s = srv.board.loop.state
+        s = kipukas_state(srv.board.loop.state)
         assert s.souls_lost == {1: 1} and s.souls_defeated == {2: 1}
         assert s.stands["M1a"].awaiting == "wasted"
 
@@ -246,7 +248,7 @@ def test_board_test_button_on_the_calibration_page(browser, tmp_path):
             deadline = time.monotonic() + 3
             while srv.board.strip.pixels()[px] == (0, 0, 0) and time.monotonic() < deadline:
                 time.sleep(0.02)
-            assert srv.board.strip.pixels()[px][1] > 0 and not srv.board.loop.state.stands["T2"].occupied
+            assert srv.board.strip.pixels()[px][1] > 0 and not srv.board.loop.state.switches["T2"]
             page.locator("#board-test").screenshot(path=str(tmp_path / "board-test-360.png"))
             page.click("#board-test-toggle")
             page.wait_for_selector('#board-test-toggle[aria-pressed="false"]', timeout=3000)
@@ -280,7 +282,7 @@ def test_screenshots_phone_and_laptop(browser, tmp_path, viewport):
 
 def test_board_text_is_never_run_as_html(page, tmp_path):
     """Text that reaches the page (here a problem naming a bogus stand) shows as text, never runs."""
-    from kipukas_board.modes.kipukas.rules.events import stand_event
+    from kipukas_board.table.events import stand_event
 
     evil = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
     with serve_board(tmp_path) as srv:
@@ -338,14 +340,14 @@ def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path
         _post(url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # capitals 1 / 8, base camps 2, 7 / 5, 4
             b.sim_set_stand(sid, True)
-        assert b.loop.state.phase == "play"
+        assert kipukas_state(b.loop.state).phase == "play"
         _post(url, "/api/actions/roll-diel", {})  # the opening day
         b.sim_set_stand("M6a", True)  # a token next to nobody's territory: the board asks whose it is
         b.sim_set_stand("M2a", True)
         _post(url, "/api/actions/correction", {"target": "stand", "stand": "M2a", "owner": 2})  # Ben's, in Ana's 2
         _post(url, "/api/actions/timer", {"label": "Set-aside card", "cycles": 5, "seat": 1})
         _post(url, "/api/sim/cards", {"payload": "kpks.us/HMPU#0004?BFxDCJ", "seat": 2})
-        s = b.loop.state
+        s = kipukas_state(b.loop.state)
         assert s.questions and s.territories[2].contention and s.timers and s.cards
         page.wait_for_function("document.querySelector('#cards').textContent.includes('Wyrm')", timeout=3000)
         assert page.locator("#players b").count() == 0  # the name is text, not markup

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from web_helpers import PIN, serve_board
 
+from kipukas_board.modes.kipukas.on_table import kipukas_state
+
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 ROOT = Path(__file__).resolve().parents[3]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -70,7 +72,7 @@ def _game_in_play(srv) -> None:
     _post(srv.url, "/api/actions/new-game", {"players": PLAYERS, "first_placer": 1})
     for sid in SETUP:
         srv.board.sim_set_stand(sid, True)
-    assert srv.board.loop.state.phase == "play"
+    assert kipukas_state(srv.board.loop.state).phase == "play"
 
 
 def _wait_text(page, selector: str, text: str, timeout: float = 3000, prop: str = "textContent") -> None:
@@ -134,7 +136,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         page.select_option("#play-style", "domination")
         page.click('#new-game-form button[type="submit"]')
         _wait_text(page, "#now", "place your capital", 3000)
-        s = srv.board.loop.state
+        s = kipukas_state(srv.board.loop.state)
         placer = s.placer
         name = {1: "Player 1", 2: "Player 2"}[placer]
         assert page.text_content("#now").startswith(f"{name}: place your capital")
@@ -155,7 +157,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         page.click("#bar-roll", force=True)
         page.wait_for_function("document.querySelector('#diel').textContent === 'night 2'", timeout=3000)
         time.sleep(0.5)
-        assert srv.board.loop.state.diel_cycle == 2
+        assert kipukas_state(srv.board.loop.state).diel_cycle == 2
         _wait_text(page, "#caption", "Night 2", 3000)
         assert "Souls may not move" in page.text_content("#now-why")
         _layout_ok(page, size[0])
@@ -208,7 +210,7 @@ def test_undo_asks_first_names_what_and_redo_brings_it_back(browser, tmp_path):
         page = ctx.new_page()
         _unlock(page, srv.url)
         _game_in_play(srv)
-        seat = 2 if srv.board.loop.state.initiative == 1 else 1
+        seat = 2 if kipukas_state(srv.board.loop.state).initiative == 1 else 1
         _post(srv.url, "/api/actions/initiative", {"seat": seat})
         name = {1: "Ana", 2: "Ben"}[seat]
         _wait_text(page, "#bar-undo", "took the initiative", 3000, "title")
@@ -217,16 +219,16 @@ def test_undo_asks_first_names_what_and_redo_brings_it_back(browser, tmp_path):
         _wait_text(page, "#confirm-text", f"Undo this? {name} took the initiative.", 3000)
         _shot(page, tmp_path, "companion-undo-confirm-360x740")
         page.click("#confirm-no")
-        assert srv.board.loop.state.initiative == seat  # nothing undone without a yes
+        assert kipukas_state(srv.board.loop.state).initiative == seat  # nothing undone without a yes
         page.click("#bar-undo")
         page.click("#confirm-yes")
         page.wait_for_selector("#bar-redo:not([disabled])", timeout=3000)
-        assert srv.board.loop.state.initiative != seat
+        assert kipukas_state(srv.board.loop.state).initiative != seat
         page.click("#bar-redo")
         page.wait_for_selector("#bar-redo[disabled]", timeout=3000)
-        assert srv.board.loop.state.initiative == seat
+        assert kipukas_state(srv.board.loop.state).initiative == seat
         # Back to the new game: it is named, and goes only with a clear yes.
-        while srv.board.loop.state.undo[-1].action != "new_game":
+        while kipukas_state(srv.board.loop.state).undo[-1].action != "new_game":
             _post(srv.url, "/api/actions/undo", {})
         _wait_text(page, "#bar-undo", "New game", 3000, "title")
         page.click("#bar-undo")
@@ -244,7 +246,7 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
         _game_in_play(srv)
         _post(srv.url, "/api/actions/roll-diel", {})
         srv.board.sim_set_stand("M6a", True)  # a soul next to nobody's territory: the board asks whose
-        q = srv.board.loop.state.questions[-1]
+        q = kipukas_state(srv.board.loop.state).questions[-1]
         page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
         answers = page.locator("#questions .buttons button").all_text_contents()
         assert sorted(answers) == ["Ana", "Ben"]  # by name, not seat number
@@ -253,8 +255,8 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
             page.evaluate("document.getElementById('map').getBoundingClientRect().top")  # near the top
         page.click('#questions .buttons button:has-text("Ben")')
         page.wait_for_selector("#questions-panel", state="hidden", timeout=3000)
-        assert srv.board.loop.state.stands["M6a"].owner == 2 and not any(x["id"] == q["id"] for x in
-                                                                       srv.board.loop.state.questions)
+        assert kipukas_state(srv.board.loop.state).stands["M6a"].owner == 2 and not any(x["id"] == q["id"] for x in
+                                                                       kipukas_state(srv.board.loop.state).questions)
         # The tap on the stand: what the board believes, and the fix (Ana's soul after all).
         page.dispatch_event('[data-hit="M6a"]', "click")
         page.wait_for_selector("#stand-panel:not([hidden])", timeout=2000)
@@ -263,7 +265,7 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
         page.select_option("#fix-owner", "1")
         page.click('#correct-form button[type="submit"]')
         _wait_text(page, "#stand-info", "A soul of Ana", 3000)
-        assert srv.board.loop.state.stands["M6a"].owner == 1
+        assert kipukas_state(srv.board.loop.state).stands["M6a"].owner == 1
         assert "selected" in page.get_attribute('[data-stand="M6a"]', "class")
         # The night move is a problem near the top until the soul goes back.
         night = "the stand in Sunflats towards Fern Hollow and Mossdeep during the night"
@@ -306,7 +308,7 @@ def test_an_open_page_keeps_working_across_a_board_restart(browser, tmp_path):
         page.wait_for_selector("#link.up", timeout=15000)  # the stream came back by itself
         page.click("#bar-roll")
         page.wait_for_selector("#message.ok:not([hidden])", timeout=3000)
-        assert srv.board.loop.state.diel_cycle == 2
+        assert kipukas_state(srv.board.loop.state).diel_cycle == 2
         assert page.is_visible("#pin-button.unlocked")
         ctx.close()
 
@@ -357,7 +359,7 @@ def test_new_game_picks_another_map_and_plays_its_first_placement(browser, tmp_p
         _shot(page, tmp_path, "companion-map-picked-390x844")
         page.click('#new-game-form button[type="submit"]')
         _wait_text(page, "#now", "place your capital", 4000)
-        s = srv.board.loop.state
+        s = kipukas_state(srv.board.loop.state)
         assert s.board.name == "Kipuka of Twelve" and len(s.players) == 3
         first = next(st.id for st in s.board.stands.values() if st.kind == "territory")
         page.dispatch_event(f'[data-hit="{first}"]', "click")  # the simulated hand, on the page
@@ -365,7 +367,7 @@ def test_new_game_picks_another_map_and_plays_its_first_placement(browser, tmp_p
         page.click('#stand-sim button:has-text("Put a token")')
         page.wait_for_function("sid => document.querySelector(`[data-stand='${sid}']`).classList.contains('capital')",
                                arg=first, timeout=4000)
-        assert srv.board.loop.state.placements == 1
+        assert kipukas_state(srv.board.loop.state).placements == 1
         assert page.is_disabled("#map-pick")  # a game runs: the map stays, and the page says why
         _wait_text(page, "#map-note", "The map cannot change now: a game of Kipukas is under way")
         ctx.close()

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from web_helpers import PIN, serve_board
 
+from kipukas_board.modes.kipukas.on_table import kipukas_state
+
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 PAGES = ["/", "/duel", "/creature-combat", "/calibrate", "/report"]
@@ -72,9 +74,9 @@ def test_nothing_overlaps_or_is_cut_off_on_any_page(browser, tmp_path: Path, mom
             _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
                 {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
             for stand in srv.board.state.board.stands.values():  # both capitals and base camps down
-                if stand.kind == "territory" and srv.board.state.phase == "setup":
+                if stand.kind == "territory" and kipukas_state(srv.board.state).phase == "setup":
                     srv.board.sim_set_stand(stand.id, True)
-            assert srv.board.state.phase == "play"
+            assert kipukas_state(srv.board.state).phase == "play"
             _post(srv.url, "/api/actions/roll-diel", {})
         page = browser.new_page(viewport={"width": 390, "height": 844})
         found = {}

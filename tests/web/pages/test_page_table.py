@@ -13,6 +13,7 @@ import pytest
 from web_helpers import PIN, serve_board
 
 from kipukas_board.cli import main
+from kipukas_board.modes.kipukas.on_table import kipukas_state
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -93,7 +94,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         page.wait_for_url(srv.url + "/", timeout=5000)
         page.wait_for_function("() => document.querySelector('#players').textContent.includes('Ana')", timeout=3000)
         s = srv.board.loop.state
-        assert s.game == "kipukas" and s.territories[1].claim == "capital"
+        assert s.game == "kipukas" and kipukas_state(s).territories[1].claim == "capital"
         assert page.text_content("#paused-banner .text") == "Card duel is paused."
         assert "Hearts" not in page.text_content("#caption"), "the Kipukas page tells only Kipukas's news"
         other.wait_for_function("() => document.querySelector('#paused-banner .text').textContent"
@@ -121,7 +122,7 @@ def test_a_locked_phones_tap_happens_once_the_pin_is_given(browser, tmp_path: Pa
         page.click("#pin-ok")
         page.wait_for_function("() => document.querySelector('#message').textContent.startsWith('Undone')",
                                timeout=3000)
-        assert not srv.board.loop.state.started, "the undo tapped before the PIN was given happened"
+        assert not kipukas_state(srv.board.loop.state).started, "the undo tapped before the PIN was given happened"
         ctx.close()
         assert not errors, errors
 
@@ -192,7 +193,7 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         page.wait_for_timeout(600)  # the log and the problems follow the state
         seen["question and problems"] = _map_seen(page)
         assert page.text_content("#now") == "Answer the board's question first."
-        question = srv.board.loop.state.questions[0]["text"]
+        question = kipukas_state(srv.board.loop.state).questions[0]["text"]
         assert question not in page.text_content("#caption"), "the question is said once, in its panel"
         assert page.locator("#problems li").count() == 1, "problems of one kind are one line"
         assert page.get_attribute("#problems li", "data-count") == "4"  # M6a was put down at night too
@@ -203,7 +204,7 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
         srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
         _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
-        assert srv.board.loop.state.territories[4].contention, srv.board.loop.state.problems
+        assert kipukas_state(srv.board.loop.state).territories[4].contention, srv.board.loop.state.problems
         page.wait_for_selector("#contention-panel:not([hidden])", timeout=5000)
         page.wait_for_timeout(600)
         seen["a fight"] = _map_seen(page)

@@ -44,12 +44,13 @@ import re
 from typing import Any
 
 from kipukas_board.modes.kipukas.rules.checks import in_play
-from kipukas_board.modes.kipukas.rules.common import Effect, movement_stands, problem, refused, seat_name
+from kipukas_board.modes.kipukas.rules.common import movement_stands, problem, seat_name
 from kipukas_board.modes.kipukas.rules.contention import on_bout
 from kipukas_board.modes.kipukas.rules.editions import HABITAT_ROLLS, edition
 from kipukas_board.modes.kipukas.rules.souls import put_soul, soul_stand
-from kipukas_board.modes.kipukas.rules.state import GameState, Soul, amend
+from kipukas_board.modes.kipukas.rules.state import KipukasState, Soul, amend
 from kipukas_board.strictjson import is_int
+from kipukas_board.table.events import Effect, refused
 
 #: What a soul rolls when its card's die field is empty.
 DEFAULT_DIE = (20,)
@@ -138,7 +139,7 @@ def table_modifier(table: dict[str, dict[str, int]], attack: str, defense: str) 
     return table.get(attack.strip().lower(), {}).get(defense.strip().lower(), 0)
 
 
-def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool, final: bool,
+def _side(state: KipukasState, soul: Soul, role: str, geography: str, nomads: bool, final: bool,
           archetype: int, archetype_source: str = "") -> dict[str, Any]:
     dice, base, assumed = parse_die(soul.die)
     if final and state.edition == "2023":
@@ -173,7 +174,7 @@ def _side(state: GameState, soul: Soul, role: str, geography: str, nomads: bool,
             "assumed": assumed, "modifiers": mods, "bonus": sum(m["value"] for m in mods), "brawl": soul.brawl}
 
 
-def plan_bout(state: GameState, territory: int, attacker: str, defender: str,
+def plan_bout(state: KipukasState, territory: int, attacker: str, defender: str,
               archetype: int = 0, archetype_source: str = "") -> dict[str, Any] | str:
     """Both sides of a bout in ``territory`` (a dict), or a text saying why it cannot be fought."""
     not_now = in_play(state, "a bout is fought")  # the words of checks.why_not's bout_roll
@@ -282,7 +283,7 @@ def settle(plan: dict[str, Any], rolls: dict[str, Any]) -> dict[str, Any] | str:
     return {"rounds": rounds, "winner": winner}
 
 
-def failed_retreat(state: GameState, soul_ids: list[str], effects: list[Effect]) -> GameState:
+def failed_retreat(state: KipukasState, soul_ids: list[str], effects: list[Effect]) -> KipukasState:
     """The web rules: souls whose challenged retreat failed attack no more this diel cycle. Souls the
     board does not know, or wasted ones, are named in a problem; the 2023 book has no such rule."""
     if not edition(state.edition).failed_retreat_ends_attacks:
@@ -302,7 +303,7 @@ def failed_retreat(state: GameState, soul_ids: list[str], effects: list[Effect])
     return state
 
 
-def on_bout_roll(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_bout_roll(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     """A bout the board reckoned: recompute the plan, settle the journaled rolls, apply the outcome."""
     plan = plan_bout(state, event["territory"], event["attacker"], event["defender"], event.get("archetype", 0),
                      event.get("archetype_source", ""))

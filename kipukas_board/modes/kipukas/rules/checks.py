@@ -25,18 +25,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.modes.kipukas.rules.state import KipukasState
 
-Check = Callable[[GameState, dict[str, Any]], "str | None"]
+Check = Callable[[KipukasState, dict[str, Any]], "str | None"]
 
 
-def why_not(state: GameState, event: dict[str, Any]) -> str | None:
+def why_not(state: KipukasState, event: dict[str, Any]) -> str | None:
     """Why ``event`` (well formed) may not be applied to ``state`` now, or None when it may."""
     check = _CHECKS.get(event.get("type", ""))
     return check(state, event) if check is not None else None
 
 
-def in_play(state: GameState, what: str) -> str | None:
+def in_play(state: KipukasState, what: str) -> str | None:
     """``what`` happens only during play: why not now, or None."""
     if state.phase == "play":
         return None
@@ -44,16 +44,16 @@ def in_play(state: GameState, what: str) -> str | None:
     return f"{what} only while the game is in play (it is in {state.phase}{started})"
 
 
-def not_playing(state: GameState, seat: Any, who: str = "seat") -> str | None:
+def not_playing(state: KipukasState, seat: Any, who: str = "seat") -> str | None:
     """Why ``seat`` cannot act: it is no player's (None when it is)."""
     return None if seat in state.seats else f"{who} {seat} is not playing"
 
 
-def _roll_diel(state: GameState, event: dict[str, Any]) -> str | None:
+def _roll_diel(state: KipukasState, event: dict[str, Any]) -> str | None:
     return in_play(state, "the diel die is rolled")
 
 
-def _answer(state: GameState, event: dict[str, Any]) -> str | None:
+def _answer(state: KipukasState, event: dict[str, Any]) -> str | None:
     qid, answer = event.get("question"), event.get("answer")
     q = next((q for q in state.questions if q["id"] == qid), None)
     if q is None:
@@ -63,7 +63,7 @@ def _answer(state: GameState, event: dict[str, Any]) -> str | None:
     return None
 
 
-def _resolve(state: GameState, event: dict[str, Any]) -> str | None:
+def _resolve(state: KipukasState, event: dict[str, Any]) -> str | None:
     n, winner = event.get("territory"), event.get("winner")
     contenders = state.contenders.get(n)  # type: ignore[arg-type]
     return (in_play(state, "contention is resolved")
@@ -72,7 +72,7 @@ def _resolve(state: GameState, event: dict[str, Any]) -> str | None:
                 if winner not in contenders else None))  # type: ignore[operator]
 
 
-def _bout(state: GameState, event: dict[str, Any]) -> str | None:
+def _bout(state: KipukasState, event: dict[str, Any]) -> str | None:
     n, winner, loser = event.get("territory"), event.get("winner"), event.get("loser")
     return (in_play(state, "a bout is recorded")
             or (f"bout: no territory {n} on this map" if n not in state.territories else None)
@@ -81,31 +81,31 @@ def _bout(state: GameState, event: dict[str, Any]) -> str | None:
             or (f"bout: seat {winner} cannot win a bout against itself" if winner == loser else None))
 
 
-def _initiative(state: GameState, event: dict[str, Any]) -> str | None:
+def _initiative(state: KipukasState, event: dict[str, Any]) -> str | None:
     return (in_play(state, "initiative is taken") or not_playing(state, event.get("seat"))
             or ("initiative does not apply to storm rolls; it carries over" if state.diel_phase == "storm" else None))
 
 
-def _soul_lost(state: GameState, event: dict[str, Any]) -> str | None:
+def _soul_lost(state: KipukasState, event: dict[str, Any]) -> str | None:
     by = event.get("by")
     return (not_playing(state, event.get("seat"))
             or (not_playing(state, by, "seat") and f"seat {by} (who defeated the soul) is not playing"
                 if by is not None else None))
 
 
-def _timer_start(state: GameState, event: dict[str, Any]) -> str | None:
+def _timer_start(state: KipukasState, event: dict[str, Any]) -> str | None:
     seat = event.get("seat")
     return not_playing(state, seat) if seat is not None else None
 
 
-def _timer_cancel(state: GameState, event: dict[str, Any]) -> str | None:
+def _timer_cancel(state: KipukasState, event: dict[str, Any]) -> str | None:
     tid = event.get("timer")
     if any(t["id"] == tid for t in state.timers):
         return None
     return f"no running timer {tid!r} (running: {', '.join(t['id'] for t in state.timers) or 'none'})"
 
 
-def _end_game(state: GameState, event: dict[str, Any]) -> str | None:
+def _end_game(state: KipukasState, event: dict[str, Any]) -> str | None:
     if state.phase == "over" or not state.started:
         return "there is no game in progress to end"
     winner = event.get("winner")

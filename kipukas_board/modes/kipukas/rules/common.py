@@ -11,9 +11,8 @@ from typing import Any
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.modes.kipukas.rules.editions import MAX_SOULS_PER_PLAYER, SUPPLY, edition
 from kipukas_board.modes.kipukas.rules.playstyles import claims_winner, last_standing, style
-from kipukas_board.modes.kipukas.rules.state import GameState, amend
-
-Effect = dict[str, Any]
+from kipukas_board.modes.kipukas.rules.state import KipukasState, amend
+from kipukas_board.table.events import Effect
 
 # -- per-map tables, computed once per map object ---------------------------------------------------
 _Tables = tuple[BoardMap, dict[int, tuple[str, ...]], dict[int, str], tuple[str, ...]]
@@ -46,20 +45,15 @@ def territory_stand_id(board: BoardMap, territory: int) -> str | None:
 
 
 # -- problems, questions, wins ----------------------------------------------------------------------
-def problem(state: GameState, effects: list[Effect], text: str, quiet: bool = False) -> GameState:
+def problem(state: KipukasState, effects: list[Effect], text: str, quiet: bool = False) -> KipukasState:
     """Show ``text`` on the page as something players should check. ``quiet``: the voice already says
     it another way (an effect of its own), so it is not spoken twice."""
     effects.append({"type": "problem", "text": text, **({"quiet": True} if quiet else {})})
     return state.with_problem(text)
 
 
-def refused(effects: list[Effect]) -> bool:
-    """Did the rules refuse the event? Its only effects are problems (the state changed only by them)."""
-    return bool(effects) and all(e.get("type") == "problem" for e in effects)
-
-
-def ask(state: GameState, effects: list[Effect], kind: str, text: str, options: list[Any],
-        **context: Any) -> GameState:
+def ask(state: KipukasState, effects: list[Effect], kind: str, text: str, options: list[Any],
+        **context: Any) -> KipukasState:
     """Open a question the page shows; an ``answer`` event with one of ``options`` resolves it."""
     n = state.counter + 1
     q = {"id": f"q{n}", "kind": kind, "text": text, "options": list(options), **context}
@@ -67,7 +61,7 @@ def ask(state: GameState, effects: list[Effect], kind: str, text: str, options: 
     return state.evolve(counter=n, questions=(*state.questions, q))
 
 
-def drop_questions(state: GameState, **match: Any) -> GameState:
+def drop_questions(state: KipukasState, **match: Any) -> KipukasState:
     """Close open questions whose context matches (the evidence they asked about is gone)."""
     if not state.questions:
         return state
@@ -75,12 +69,12 @@ def drop_questions(state: GameState, **match: Any) -> GameState:
     return state if len(keep) == len(state.questions) else state.evolve(questions=keep)
 
 
-def seat_name(state: GameState, seat: int | None) -> str:
+def seat_name(state: KipukasState, seat: int | None) -> str:
     p = state.player(seat)
     return f"{p.name} (seat {seat})" if p else f"seat {seat}"
 
 
-def win(state: GameState, effects: list[Effect], winner: int | None) -> GameState:
+def win(state: KipukasState, effects: list[Effect], winner: int | None) -> KipukasState:
     """End the game: ``won`` for a winner, ``draw`` when there is none (a tie, or ended without one)."""
     if winner is None:
         effects.append({"type": "draw", "play_style": state.play_style})
@@ -89,7 +83,7 @@ def win(state: GameState, effects: list[Effect], winner: int | None) -> GameStat
     return state.evolve(phase="over", winner=winner)
 
 
-def check_claims_win(state: GameState, effects: list[Effect]) -> GameState:
+def check_claims_win(state: KipukasState, effects: list[Effect]) -> KipukasState:
     """After a claim changed: Domination-style wins and the last player standing."""
     if state.phase != "play":
         return state
@@ -99,7 +93,7 @@ def check_claims_win(state: GameState, effects: list[Effect]) -> GameState:
     return win(state, effects, winner) if winner is not None else state
 
 
-def soul_limits(state: GameState, effects: list[Effect]) -> GameState:
+def soul_limits(state: KipukasState, effects: list[Effect]) -> KipukasState:
     """The Cost Is Too Great: a player who lost ``soul_limit`` souls is out of the game."""
     if state.play_style != "cost_too_great" or state.phase != "play":
         return state
@@ -113,7 +107,7 @@ def soul_limits(state: GameState, effects: list[Effect]) -> GameState:
     return check_claims_win(state.evolve(eliminated=(*state.eliminated, *out)), effects)
 
 
-def lose_soul(state: GameState, effects: list[Effect], seat: int, by: int | None, count: int = 1) -> GameState:
+def lose_soul(state: KipukasState, effects: list[Effect], seat: int, by: int | None, count: int = 1) -> KipukasState:
     """Count ``count`` souls of ``seat`` lost (defeated by ``by``, when a player did it)."""
     lost = dict(state.souls_lost)
     lost[seat] = lost.get(seat, 0) + count
@@ -127,7 +121,7 @@ def lose_soul(state: GameState, effects: list[Effect], seat: int, by: int | None
 
 
 # -- tokens and claims ------------------------------------------------------------------------------
-def claims_of(state: GameState, seat: int) -> tuple[int, int]:
+def claims_of(state: KipukasState, seat: int) -> tuple[int, int]:
     """(capitals, base camps) held by ``seat``."""
     caps = camps = 0
     for t in state.territories.values():
@@ -139,7 +133,7 @@ def claims_of(state: GameState, seat: int) -> tuple[int, int]:
     return caps, camps
 
 
-def souls_on_board(state: GameState, seat: int) -> int:
+def souls_on_board(state: KipukasState, seat: int) -> int:
     """How many soul tokens of ``seat`` stand on the map's movement stands."""
     stands = state.stands
     count = 0
@@ -150,7 +144,7 @@ def souls_on_board(state: GameState, seat: int) -> int:
     return count
 
 
-def capital_protected(state: GameState, owner: int | None, territory: int | None = None,
+def capital_protected(state: KipukasState, owner: int | None, territory: int | None = None,
                       taker: int | None = None) -> bool:
     """Whether ``owner``'s capital (in ``territory``) cannot be taken by ``taker`` now.
 
@@ -170,13 +164,13 @@ def capital_protected(state: GameState, owner: int | None, territory: int | None
     return claims_of(state, owner)[1] > 0
 
 
-def capital_contended(state: GameState, owner: int | None, territory: int) -> bool:
+def capital_contended(state: KipukasState, owner: int | None, territory: int) -> bool:
     """Whether enemy souls in ``owner``'s capital put it in contention (the edition decides)."""
     return edition(state.edition).capital_contention or not capital_protected(state, owner, territory)
 
 
-def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None, claim: str | None,
-              gained: bool = False) -> GameState:
+def set_claim(state: KipukasState, effects: list[Effect], n: int, owner: int | None, claim: str | None,
+              gained: bool = False) -> KipukasState:
     """Give territory ``n`` to ``owner`` (or clear it), checking the token supply and the capital
     rule; a refused change becomes a problem and leaves the territory as it was."""
     t = state.territories[n]
@@ -231,7 +225,7 @@ def set_claim(state: GameState, effects: list[Effect], n: int, owner: int | None
 
 
 # -- contention -------------------------------------------------------------------------------------
-def present_enemies(state: GameState, n: int) -> set[int]:
+def present_enemies(state: KipukasState, n: int) -> set[int]:
     """Seats other than the holder with a soul token standing in territory ``n`` (not one waiting
     to be taken off as imprisoned or wasted)."""
     holder = state.territories[n].owner
@@ -244,7 +238,7 @@ def present_enemies(state: GameState, n: int) -> set[int]:
     return present
 
 
-def souls_limit(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def souls_limit(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     """A problem when the owner of the soul token on movement stand ``sid`` now has more than
     :data:`~.editions.MAX_SOULS_PER_PLAYER` soul tokens in its territory. It names every one of those
     stands, so it is over when one of them changes. The board counts the tokens it sees: prisoners
@@ -265,7 +259,7 @@ def souls_limit(state: GameState, effects: list[Effect], sid: str) -> GameState:
                                    f"prisoners are counted apart)", quiet=True)
 
 
-def meeting(state: GameState, n: int) -> set[int]:
+def meeting(state: KipukasState, n: int) -> set[int]:
     """Seats whose souls meet in territory ``n``: the contenders, and every seat with a soul token
     standing on one of its movement stands. The 2023 book: "If an enemy is in the same territory that
     you moved to, you must engage an attack", held territory or not."""
@@ -278,7 +272,7 @@ def meeting(state: GameState, n: int) -> set[int]:
     return seats
 
 
-def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameState:
+def refresh_contention(state: KipukasState, effects: list[Effect], n: int) -> KipukasState:
     """Contention in territory ``n`` follows the evidence: a held territory (not a protected capital)
     with an enemy soul token on one of its movement stands, unless a resolution already settled
     that enemy's presence. A fight the holder lost (``taker``) is over: the taker alone is no
@@ -315,7 +309,7 @@ def refresh_contention(state: GameState, effects: list[Effect], n: int) -> GameS
     return state.evolve(territories=territories, contenders=cont)
 
 
-def refresh_all_contention(state: GameState, effects: list[Effect]) -> GameState:
+def refresh_all_contention(state: KipukasState, effects: list[Effect]) -> KipukasState:
     for n in state.territories:
         state = refresh_contention(state, effects, n)
     return state

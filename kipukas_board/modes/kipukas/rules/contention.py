@@ -39,7 +39,6 @@ from typing import Any
 
 from kipukas_board.board.graph import ANY_PATH, distance
 from kipukas_board.modes.kipukas.rules.common import (
-    Effect,
     ask,
     capital_protected,
     lose_soul,
@@ -55,7 +54,8 @@ from kipukas_board.modes.kipukas.rules.common import (
 from kipukas_board.modes.kipukas.rules.editions import edition
 from kipukas_board.modes.kipukas.rules.playstyles import style
 from kipukas_board.modes.kipukas.rules.souls import damage, soul_stand, waste
-from kipukas_board.modes.kipukas.rules.state import ClaimWait, GameState, Soul, StandState, amend
+from kipukas_board.modes.kipukas.rules.state import ClaimWait, KipukasState, Soul, StandState, amend
+from kipukas_board.table.events import Effect
 
 #: Sensor changes a territory stand waits, after a token came back down on it, for the attacker's
 #: soul token to leave its movement stand (the soul stepped onto the territory stand).
@@ -65,7 +65,7 @@ FIGHT_OVER_OPTIONS = ["defeated", "retreat", "continue"]
 
 
 # -- who could be claiming --------------------------------------------------------------------------
-def attackers(state: GameState, n: int) -> list[int]:
+def attackers(state: KipukasState, n: int) -> list[int]:
     """Seats that could be moving a soul onto territory ``n``'s stand now: the taker first, then the
     enemies contending it, then souls lifted from it mid-fight (still in the hand)."""
     t = state.territories[n]
@@ -77,33 +77,33 @@ def attackers(state: GameState, n: int) -> list[int]:
     return seats
 
 
-def _wait_seat(state: GameState, n: int, seats: list[int]) -> int | None:
+def _wait_seat(state: KipukasState, n: int, seats: list[int]) -> int | None:
     taker = state.territories[n].taker
     if taker in seats:
         return taker
     return seats[0] if len(seats) == 1 else None
 
 
-def _set_waits(state: GameState, n: int, wait: ClaimWait | None) -> GameState:
+def _set_waits(state: KipukasState, n: int, wait: ClaimWait | None) -> KipukasState:
     waits = tuple(w for w in state.claim_waits if w.territory != n)
     return state.evolve(claim_waits=(*waits, wait) if wait is not None else waits)
 
 
-def wait_for(state: GameState, n: int) -> ClaimWait | None:
+def wait_for(state: KipukasState, n: int) -> ClaimWait | None:
     for w in state.claim_waits:
         if w.territory == n:
             return w
     return None
 
 
-def _put(state: GameState, sid: str, st: StandState) -> GameState:
+def _put(state: KipukasState, sid: str, st: StandState) -> KipukasState:
     stands = dict(state.stands)
     stands[sid] = st
     return state.evolve(stands=stands)
 
 
 # -- the territory stand's token leaves and comes back ---------------------------------------------
-def holder_token_lifted(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def holder_token_lifted(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     """The holder's token left territory stand ``sid`` (its claim stands until the players say it
     is lost). During a fight, the stand now waits for an attacker's soul and is lit for them."""
     n = state.board.stands[sid].territory
@@ -115,7 +115,7 @@ def holder_token_lifted(state: GameState, effects: list[Effect], sid: str) -> Ga
     return _set_waits(state, n, ClaimWait(n, sid, seat))
 
 
-def token_back(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def token_back(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     """A token came down on the held territory stand ``sid`` after the holder's token left it, and no
     lifted soul of an attacker could have stepped onto it (see :func:`soul_onto_stand` for that).
     With attackers' soul tokens still standing in the territory, this may be the first half of
@@ -131,7 +131,7 @@ def token_back(state: GameState, effects: list[Effect], sid: str) -> GameState:
     return _set_waits(state, n, ClaimWait(n, sid, seat, placed=True, left=SWAP_WINDOW))
 
 
-def soul_onto_stand(state: GameState, effects: list[Effect], n: int, seat: int | None) -> GameState:
+def soul_onto_stand(state: KipukasState, effects: list[Effect], n: int, seat: int | None) -> KipukasState:
     """A soul of ``seat`` (None: not known) stepped onto held territory ``n``'s stand while the holder's
     token was off it: the taker claims it; without a won fight the board cannot tell a take from a
     token put back and a soul gone elsewhere, so it asks."""
@@ -153,7 +153,8 @@ def soul_onto_stand(state: GameState, effects: list[Effect], n: int, seat: int |
                f"{why}: who holds territory {n} now?", options, territory=n)
 
 
-def attacker_token_lifted(state: GameState, effects: list[Effect], sid: str, owner: int | None) -> GameState | None:
+def attacker_token_lifted(state: KipukasState, effects: list[Effect], sid: str,
+                          owner: int | None) -> KipukasState | None:
     """A soul token of ``owner`` left movement stand ``sid``. If a territory stand is waiting for that
     attacker (*place then lift*), the soul stepped onto it: returns the new state; else None (an
     ordinary lift, into the hand)."""
@@ -170,7 +171,7 @@ def attacker_token_lifted(state: GameState, effects: list[Effect], sid: str, own
     return None
 
 
-def tick_waits(state: GameState, effects: list[Effect], before: tuple[ClaimWait, ...]) -> GameState:
+def tick_waits(state: KipukasState, effects: list[Effect], before: tuple[ClaimWait, ...]) -> KipukasState:
     """One more sensor change has passed: waits placed before it count down; an expired one is
     asked about (a token is on the stand, but whose?)."""
     if not state.claim_waits or not before:
@@ -184,7 +185,7 @@ def tick_waits(state: GameState, effects: list[Effect], before: tuple[ClaimWait,
     return state
 
 
-def _expire(state: GameState, effects: list[Effect], w: ClaimWait) -> GameState:
+def _expire(state: KipukasState, effects: list[Effect], w: ClaimWait) -> KipukasState:
     state = _set_waits(state, w.territory, None)
     if not w.placed:
         return state  # the stand is still empty: the next roll asks whether the claim was lost
@@ -199,7 +200,7 @@ def _expire(state: GameState, effects: list[Effect], w: ClaimWait) -> GameState:
                [*seats, t.owner], territory=n)
 
 
-def end_of_cycle(state: GameState, effects: list[Effect]) -> GameState:
+def end_of_cycle(state: KipukasState, effects: list[Effect]) -> KipukasState:
     """Before a new cycle: open waits end (a token back on its stand is asked about), and a taker
     with no soul token left in the territory is a taker no more (it left without claiming)."""
     for w in state.claim_waits:
@@ -213,7 +214,7 @@ def end_of_cycle(state: GameState, effects: list[Effect]) -> GameState:
     return state
 
 
-def fights_continue(state: GameState, effects: list[Effect]) -> None:
+def fights_continue(state: KipukasState, effects: list[Effect]) -> None:
     """At a new cycle: the fights that go on ("on the following day, you have the option to continue
     the fight or retreat")."""
     for n, players in sorted(state.contenders.items()):
@@ -222,11 +223,11 @@ def fights_continue(state: GameState, effects: list[Effect]) -> None:
 
 
 # -- outcomes ---------------------------------------------------------------------------------------
-def _options(state: GameState) -> list[int]:
+def _options(state: KipukasState) -> list[int]:
     return [p.seat for p in state.players if p.seat not in state.eliminated]
 
 
-def _waste_tokens(state: GameState, n: int, seat: int, only: str | None = None) -> tuple[GameState, list[str]]:
+def _waste_tokens(state: KipukasState, n: int, seat: int, only: str | None = None) -> tuple[KipukasState, list[str]]:
     """Mark ``seat``'s soul tokens in territory ``n`` (or just ``only``) defeated: they wait to be
     taken off, and taking them off is no move."""
     stands = dict(state.stands)
@@ -239,7 +240,7 @@ def _waste_tokens(state: GameState, n: int, seat: int, only: str | None = None) 
     return (state.evolve(stands=stands) if wasted else state), wasted
 
 
-def _holder_cleared(state: GameState, effects: list[Effect], n: int, winner: int) -> GameState:
+def _holder_cleared(state: KipukasState, effects: list[Effect], n: int, winner: int) -> KipukasState:
     t = state.territories[n]
     territories = dict(state.territories)
     territories[n] = amend(t, taker=winner)
@@ -250,7 +251,7 @@ def _holder_cleared(state: GameState, effects: list[Effect], n: int, winner: int
     return state
 
 
-def _capital_refusal(state: GameState, n: int, winner: int) -> str | None:
+def _capital_refusal(state: KipukasState, n: int, winner: int) -> str | None:
     t = state.territories[n]
     if t.claim != "capital" or not capital_protected(state, t.owner, n, winner):
         return None
@@ -263,7 +264,7 @@ def _capital_refusal(state: GameState, n: int, winner: int) -> str | None:
     return f"territory {n} is {seat_name(state, t.owner)}'s capital and cannot be taken: {why}"
 
 
-def on_resolve(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_resolve(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     """``winner`` won the fight over territory ``n``. The holder lost: the winner may now take the base
     camp by moving a soul onto its stand (nothing moves yet). The holder won: an attacker whose soul
     token still stands there is asked about (defeated, retreating, or fighting on tomorrow)."""
@@ -290,14 +291,14 @@ def on_resolve(state: GameState, event: dict[str, Any], effects: list[Effect]) -
     return refresh_contention(state, effects, n)
 
 
-def _soul_tokens(state: GameState, n: int, seat: int | None) -> list[str]:
+def _soul_tokens(state: KipukasState, n: int, seat: int | None) -> list[str]:
     """The movement stands of territory ``n`` where a soul token of ``seat`` still stands (not one
     waiting to be taken off)."""
     return [sid for sid in movement_stands(state.board, n) if state.stands[sid].occupied
             and state.stands[sid].owner == seat and state.stands[sid].awaiting is None]
 
 
-def answer_fight_over(state: GameState, effects: list[Effect], q: dict[str, Any], answer: str) -> GameState:
+def answer_fight_over(state: KipukasState, effects: list[Effect], q: dict[str, Any], answer: str) -> KipukasState:
     """The players' word on a side whose soul tokens stood in the territory when the other side won
     the fight. When that side is the holder and it is out of the fight (defeated or retreating), the
     winner may take the base camp, as if the holder had had no soul left there."""
@@ -323,7 +324,7 @@ def answer_fight_over(state: GameState, effects: list[Effect], q: dict[str, Any]
     return refresh_contention(state, effects, n)
 
 
-def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_bout(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     """A bout's outcome: ``defeated`` souls of ``loser`` lost to ``winner`` in territory ``n`` (the token
     on ``stand`` waits to be taken off); ``cleared``: the loser has no soul left there. Claims never
     move here: a cleared holder makes the winner the territory's taker."""
@@ -373,7 +374,7 @@ def on_bout(state: GameState, event: dict[str, Any], effects: list[Effect]) -> G
     return refresh_contention(state, effects, n)
 
 
-def _bout_soul(state: GameState, event: dict[str, Any], soul: Soul | None, loser: int, n: int,
+def _bout_soul(state: KipukasState, event: dict[str, Any], soul: Soul | None, loser: int, n: int,
                sid: str | None) -> tuple[str | None, str | None]:
     """(why the named soul cannot have lost this bout, or None; the losing soul's stand, or None
     when it stands on none)."""

@@ -35,28 +35,25 @@ from kipukas_board.modes.kipukas.rules.bouts import failed_retreat, on_bout_roll
 from kipukas_board.modes.kipukas.rules.cards import apply_card
 from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.common import (
-    Effect,
     check_claims_win,
     problem,
     refresh_all_contention,
     refresh_contention,
-    refused,
     win,
 )
 from kipukas_board.modes.kipukas.rules.contention import on_bout, on_resolve
 from kipukas_board.modes.kipukas.rules.diel import on_roll_diel
 from kipukas_board.modes.kipukas.rules.editions import DEFAULT_DIEL_WEIGHTS
-from kipukas_board.modes.kipukas.rules.events import PLAYER_ACTIONS, Event
+from kipukas_board.modes.kipukas.rules.events import PLAYER_ACTIONS
 from kipukas_board.modes.kipukas.rules.guide import MAX_ROLLS_TOLD
 from kipukas_board.modes.kipukas.rules.movement import on_stand_play
 from kipukas_board.modes.kipukas.rules.playstyles import best, body_count, style, too_many_players
-from kipukas_board.modes.kipukas.rules.problems import settle
 from kipukas_board.modes.kipukas.rules.questions import on_answer, on_correction, on_soul_lost
 from kipukas_board.modes.kipukas.rules.rolls import dice_outcome
 from kipukas_board.modes.kipukas.rules.setup import announce, on_stand_setup
 from kipukas_board.modes.kipukas.rules.souls import on_soul_bind, on_soul_damage, on_soul_fix, on_soul_unbind
 from kipukas_board.modes.kipukas.rules.state import (
-    GameState,
+    KipukasState,
     Player,
     StandState,
     TerritoryState,
@@ -68,6 +65,8 @@ from kipukas_board.modes.kipukas.rules.state import (
     seal,
 )
 from kipukas_board.strictjson import is_int
+from kipukas_board.table.events import Effect, Event, refused
+from kipukas_board.table.problems import settle
 
 #: Player actions that can be undone, newest last.
 UNDO_DEPTH = 20
@@ -75,16 +74,16 @@ UNDO_DEPTH = 20
 UNDO_SINCE = 200
 
 
-def apply(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
+def apply(state: KipukasState, event: Event, seq: int | None = None) -> tuple[KipukasState, list[Effect]]:
     """Fold one checked event into ``state``. ``seq`` is the event's journal number, if journaled.
 
-    The problems whose cause the event resolved are dropped (:func:`kipukas_board.modes.kipukas.rules.problems.settle`).
+    The problems whose cause the event resolved are dropped (:func:`kipukas_board.table.problems.settle`).
     """
     new, effects = _fold(state, event, seq)
     return settle(state, new, event, effects, seq), effects
 
 
-def _fold(state: GameState, event: Event, seq: int | None = None) -> tuple[GameState, list[Effect]]:
+def _fold(state: KipukasState, event: Event, seq: int | None = None) -> tuple[KipukasState, list[Effect]]:
     kind = event["type"]
     effects: list[Effect] = []
     if kind == "undo":
@@ -114,7 +113,7 @@ def _fold(state: GameState, event: Event, seq: int | None = None) -> tuple[GameS
         seal(work)  # also when the handler raised: no draft outlives the step
 
 
-def _undo(state: GameState, effects: list[Effect]) -> GameState:
+def _undo(state: KipukasState, effects: list[Effect]) -> KipukasState:
     if not state.undo:
         return problem(state, effects, "nothing to undo")
     top = state.undo[-1]
@@ -129,7 +128,7 @@ def _undo(state: GameState, effects: list[Effect]) -> GameState:
 
 
 # -- handlers ---------------------------------------------------------------------------------------
-def _on_map(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_map(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     """A map file loaded at start. Redrawn only (positions, names): the game goes on, on the new
     drawing. Different stands or paths: a fresh board (the runtime refuses that mid-game)."""
     board = parse_map(event["toml"], source=event.get("path") or event["name"])
@@ -138,7 +137,7 @@ def _on_map(state: GameState, event: Event, effects: list[Effect]) -> GameState:
     return state.evolve(board=board) if same else initial_state(board)
 
 
-def _on_stand(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_stand(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     sid = event["stand"]
     if sid not in state.stands:
         return problem(state, effects, f"unknown stand {sid!r} reported")
@@ -158,7 +157,7 @@ def _on_stand(state: GameState, event: Event, effects: list[Effect]) -> GameStat
     return _free_claim(state, effects, sid, occupied)
 
 
-def _free_claim(state: GameState, effects: list[Effect], sid: str, occupied: bool) -> GameState:
+def _free_claim(state: KipukasState, effects: list[Effect], sid: str, occupied: bool) -> KipukasState:
     """Before any game: a token on a territory stand marks the territory held by nobody known yet.
 
     This lets a board be tried out (and its lights checked) without starting a game; ``new_game``
@@ -181,7 +180,7 @@ def _free_claim(state: GameState, effects: list[Effect], sid: str, occupied: boo
     return state
 
 
-def _on_new_game(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_new_game(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     board = state.board
     ps = style(event["play_style"])
     players = tuple(Player(seat=p["seat"], name=p["name"].strip(), color=p["color"].lower(),
@@ -227,13 +226,13 @@ def _placement_rolls(event: Event) -> tuple[tuple[int, int], ...]:
                  if isinstance(r, list) and len(r) == 2 and all(is_int(x) for x in r))
 
 
-def _on_initiative(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_initiative(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     seat = event["seat"]  # in play, a player's, not in a storm (checks.why_not)
     effects.append({"type": "initiative", "seat": seat})
     return state.evolve(initiative=seat)
 
 
-def _on_timer_start(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_timer_start(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     seat = event.get("seat")
     n = state.counter + 1
     timer = {"id": f"t{n}", "label": event["label"].strip(), "seat": seat, "started": state.diel_cycle,
@@ -242,13 +241,13 @@ def _on_timer_start(state: GameState, event: Event, effects: list[Effect]) -> Ga
     return state.evolve(counter=n, timers=(*state.timers, timer))
 
 
-def _on_timer_cancel(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_timer_cancel(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     keep = tuple(t for t in state.timers if t["id"] != event["timer"])  # a running one (checks.why_not)
     effects.append({"type": "timer_cancelled", "timer": event["timer"]})
     return state.evolve(timers=keep)
 
 
-def _on_dice_roll(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_dice_roll(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     if event["kind"] == "rogue_path":
         sid = event["stand"]
         if sid not in state.stands:
@@ -264,7 +263,7 @@ def _on_dice_roll(state: GameState, event: Event, effects: list[Effect]) -> Game
     return state
 
 
-def _on_end_game(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_end_game(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     if "winner" in event:  # a game in progress, a playing winner (checks.why_not)
         winner = event["winner"]
     elif state.play_style == "highest_body_count":
@@ -274,7 +273,7 @@ def _on_end_game(state: GameState, event: Event, effects: list[Effect]) -> GameS
     return win(state, effects, winner)
 
 
-def _on_card(state: GameState, event: Event, effects: list[Effect]) -> GameState:
+def _on_card(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     new, fx = apply_card(state, event)
     effects.extend(fx)
     return new

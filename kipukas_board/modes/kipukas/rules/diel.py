@@ -15,7 +15,6 @@ when cycle ``c + 2`` begins has stayed more than one full cycle and is imprisone
 from __future__ import annotations
 
 from kipukas_board.modes.kipukas.rules.common import (
-    Effect,
     ask,
     movement_stands,
     problem,
@@ -29,10 +28,11 @@ from kipukas_board.modes.kipukas.rules.editions import MAX_PRISONERS, edition
 from kipukas_board.modes.kipukas.rules.movement import ask_vanished
 from kipukas_board.modes.kipukas.rules.playstyles import cycles_winner, style
 from kipukas_board.modes.kipukas.rules.souls import end_waits, land_effects, storm_damage
-from kipukas_board.modes.kipukas.rules.state import GameState, StandState, amend
+from kipukas_board.modes.kipukas.rules.state import KipukasState, StandState, amend
+from kipukas_board.table.events import Effect
 
 
-def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameState:
+def on_roll_diel(state: KipukasState, event: dict, effects: list[Effect]) -> KipukasState:
     cycle = state.diel_cycle + 1  # in play (checks.why_not)
     if event["cycle"] != cycle:
         return problem(state, effects, f"a diel roll for cycle {event['cycle']} arrived in cycle {state.diel_cycle}"
@@ -69,7 +69,7 @@ def on_roll_diel(state: GameState, event: dict, effects: list[Effect]) -> GameSt
     return _decide(state, effects, cycle)
 
 
-def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+def _storm(state: KipukasState, effects: list[Effect], cycle: int) -> KipukasState:
     board = state.board
     exposed = sorted(sid for sid, st in state.stands.items()
                      if st.occupied and st.awaiting is None and board.stands[sid].kind == "movement")
@@ -92,7 +92,7 @@ def _storm(state: GameState, effects: list[Effect], cycle: int) -> GameState:
     return soul_limits(state, effects)
 
 
-def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+def _imprison(state: KipukasState, effects: list[Effect], cycle: int) -> KipukasState:
     board = state.board
     if not edition(state.edition).capital_imprisons:
         return state
@@ -121,7 +121,7 @@ def _imprison(state: GameState, effects: list[Effect], cycle: int) -> GameState:
     return state
 
 
-def _timers(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+def _timers(state: KipukasState, effects: list[Effect], cycle: int) -> KipukasState:
     due = [t for t in state.timers if t["due"] <= cycle]
     if not due:
         return state
@@ -130,7 +130,7 @@ def _timers(state: GameState, effects: list[Effect], cycle: int) -> GameState:
     return state.evolve(timers=tuple(t for t in state.timers if t["due"] > cycle))
 
 
-def _decide(state: GameState, effects: list[Effect], cycle: int) -> GameState:
+def _decide(state: KipukasState, effects: list[Effect], cycle: int) -> KipukasState:
     ps = style(state.play_style)
     if ps.decided_by == "hill":
         hill = state.style_options.get("territory")

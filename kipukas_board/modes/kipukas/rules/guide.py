@@ -36,7 +36,7 @@ from kipukas_board.board.places import place_names
 from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS
 from kipukas_board.modes.kipukas.rules.souls import where
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.modes.kipukas.rules.state import KipukasState
 
 #: The placement rolls named in the "Why?" at most (a run of ties rolls again, each roll is kept).
 MAX_ROLLS_TOLD = 24
@@ -65,7 +65,7 @@ class NextStep:
         return {"seat": self.seat, "now": self.now, "why": self.why}
 
 
-def next_step(state: GameState) -> NextStep:
+def next_step(state: KipukasState) -> NextStep:
     """What the players do next in ``state``, in the page's words (see the module's docstring)."""
     if not state.players:
         return NextStep(None, "No game yet. Start one under More actions → New game.",
@@ -94,7 +94,7 @@ def next_step(state: GameState) -> NextStep:
 ASKED = ("roll_diel", "take_initiative", "end_game")
 
 
-def refusals(state: GameState) -> dict[str, str]:
+def refusals(state: KipukasState) -> dict[str, str]:
     """Why the rules would refuse each of :data:`ASKED` now, in :func:`.checks.why_not`'s words (an
     action they take is left out). The initiative is asked for the first player's seat: whose it is
     the page's menu picks, and any player may take it.
@@ -113,13 +113,13 @@ def refusals(state: GameState) -> dict[str, str]:
     return {kind: why for kind, why in out.items() if why is not None}
 
 
-def next_json(state: GameState) -> dict[str, Any]:
+def next_json(state: KipukasState) -> dict[str, Any]:
     """``next`` in the state document: :func:`next_step`'s ``seat``, ``now`` and ``why``, and
     ``refused``, :func:`refusals`."""
     return {**next_step(state).to_json(), "refused": refusals(state)}
 
 
-def hill_json(state: GameState) -> dict[str, Any]:
+def hill_json(state: KipukasState) -> dict[str, Any]:
     """King of the Hill's ``hill``: the territory, who holds it, and the cycles still to hold it
     (``left`` is None while nobody holds it: the count starts when someone takes it). Other play
     styles have no ``hill``."""
@@ -134,7 +134,7 @@ def hill_json(state: GameState) -> dict[str, Any]:
                      "since": since, "cycles": need, "left": left}}
 
 
-def _setup(state: GameState) -> NextStep:
+def _setup(state: KipukasState) -> NextStep:
     """Setup: capitals round the table first, then base camps (both rule books, "Game Setup" 5)."""
     capital = state.placements < len(state.players)
     order = ", then ".join(_who(state, seat) for seat in state.placement_order)
@@ -147,7 +147,7 @@ def _setup(state: GameState) -> NextStep:
     return NextStep(state.placer, f"{_who(state, state.placer)}: {what} on a territory stand.", why)
 
 
-def _play(state: GameState) -> NextStep:
+def _play(state: KipukasState) -> NextStep:
     ini = state.initiative
     opening = EDITIONS[state.edition].opening
     if not state.diel_phase:
@@ -173,7 +173,7 @@ def _play(state: GameState) -> NextStep:
     return NextStep(ini, now, f"Cycle {cycle}. {allows}{fixed}{left}")
 
 
-def _hill_now(state: GameState) -> str:
+def _hill_now(state: KipukasState) -> str:
     """King of the Hill: the hill by name, and its count only while someone holds it."""
     h = hill_json(state).get("hill")
     if h is None:
@@ -187,7 +187,7 @@ def _hill_now(state: GameState) -> str:
     return f"{_who(state, h['holder'])} holds the hill, {spot}: {more}."
 
 
-def _first_why(state: GameState) -> str:
+def _first_why(state: KipukasState) -> str:
     """Who places first and why: the higher D6 (both rule books, "Game Setup" 4), with the rolls."""
     if not state.placement_order:
         return ""
@@ -196,14 +196,14 @@ def _first_why(state: GameState) -> str:
     return f"{_who(state, state.placement_order[0])} places first ({why})."
 
 
-def _who(state: GameState, seat: int | None) -> str:
+def _who(state: KipukasState, seat: int | None) -> str:
     if seat is None:
         return "nobody"
     p = state.player(seat)
     return p.name if p is not None else f"seat {seat}"
 
 
-def _territory(state: GameState, n: int) -> str:
+def _territory(state: KipukasState, n: int) -> str:
     t = state.board.territories.get(n)
     return f"{t.name} ({n})" if t is not None and t.name else f"territory {n}"
 

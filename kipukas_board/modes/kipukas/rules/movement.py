@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from kipukas_board.board.graph import ANY_PATH, distance
 from kipukas_board.modes.kipukas.rules.common import (
-    Effect,
     ask,
     drop_questions,
     problem,
@@ -46,19 +45,21 @@ from kipukas_board.modes.kipukas.rules.contention import (
 )
 from kipukas_board.modes.kipukas.rules.editions import SUPPLY, edition
 from kipukas_board.modes.kipukas.rules.souls import rest_reset, token_moved
-from kipukas_board.modes.kipukas.rules.state import EMPTY_STAND, GameState, Lift, StandState
+from kipukas_board.modes.kipukas.rules.state import EMPTY_STAND, KipukasState, Lift, StandState
+from kipukas_board.table.events import Effect
 
 #: Tokens the hand remembers (older lifts are forgotten: they went into base camps or off the map).
 HAND_SIZE = 8
 
 
-def _reach(state: GameState, lift: Lift) -> int:
+def _reach(state: KipukasState, lift: Lift) -> int:
     if not lift.downed:
         return edition(state.edition).reach
     return max(row.spaces for row in edition(state.edition).downed.values())
 
 
-def _take_from_hand(state: GameState, sid: str, only: list[int] | None = None) -> tuple[Lift | None, tuple[Lift, ...]]:
+def _take_from_hand(state: KipukasState, sid: str,
+                    only: list[int] | None = None) -> tuple[Lift | None, tuple[Lift, ...]]:
     """The latest lifted token that could have reached ``sid`` (with ``only``: one of those seats'),
     and the hand without it."""
     hand = state.hand
@@ -72,11 +73,11 @@ def _take_from_hand(state: GameState, sid: str, only: list[int] | None = None) -
     return None, hand
 
 
-def _options(state: GameState) -> list[int]:
+def _options(state: KipukasState) -> list[int]:
     return [p.seat for p in state.players if p.seat not in state.eliminated]
 
 
-def on_stand_play(state: GameState, effects: list[Effect], sid: str, occupied: bool) -> GameState:
+def on_stand_play(state: KipukasState, effects: list[Effect], sid: str, occupied: bool) -> KipukasState:
     spec = state.board.stands[sid]
     if occupied and state.diel_phase in ("night", "storm"):
         effects.append({"type": "night_move", "stand": sid, "phase": state.diel_phase})
@@ -90,7 +91,7 @@ def on_stand_play(state: GameState, effects: list[Effect], sid: str, occupied: b
     return tick_waits(state, effects, waits)
 
 
-def _same_day(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def _same_day(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     """Flag a soul moved on the first day: it was played that day (a card may allow it)."""
     if state.diel_cycle != 1:
         return state
@@ -100,13 +101,13 @@ def _same_day(state: GameState, effects: list[Effect], sid: str) -> GameState:
                                    f"(dismiss this if one does)", quiet=True)
 
 
-def _set_stand(state: GameState, sid: str, st: StandState) -> GameState:
+def _set_stand(state: KipukasState, sid: str, st: StandState) -> KipukasState:
     stands = dict(state.stands)
     stands[sid] = st
     return state.evolve(stands=stands)
 
 
-def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def _fill_movement(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     n = state.board.stands[sid].territory
     state = _same_day(state, effects, sid)
     lift, hand = _take_from_hand(state, sid)
@@ -150,7 +151,7 @@ def _fill_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     return refresh_contention(state, effects, n)
 
 
-def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def _lift_movement(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     n = state.board.stands[sid].territory
     st = state.stands[sid]
     state = _set_stand(state, sid, EMPTY_STAND)
@@ -170,7 +171,7 @@ def _lift_movement(state: GameState, effects: list[Effect], sid: str) -> GameSta
     return refresh_contention(state, effects, n)
 
 
-def ask_vanished(state: GameState, effects: list[Effect]) -> GameState:
+def ask_vanished(state: KipukasState, effects: list[Effect]) -> KipukasState:
     """Tokens that left a contested territory and never came down elsewhere this cycle: retreat
     (into a base camp) or loss? The board cannot tell; the players say."""
     for lift in state.hand:
@@ -184,7 +185,7 @@ def ask_vanished(state: GameState, effects: list[Effect]) -> GameState:
     return state
 
 
-def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def _fill_territory(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     n = state.board.stands[sid].territory
     t = state.territories[n]
     state = _set_stand(state, sid, StandState(occupied=True, owner=t.owner, since=state.diel_cycle))
@@ -225,7 +226,7 @@ def _fill_territory(state: GameState, effects: list[Effect], sid: str) -> GameSt
     return state
 
 
-def _near_holding(state: GameState, territory: int, sid: str) -> bool:
+def _near_holding(state: KipukasState, territory: int, sid: str) -> bool:
     ts = territory_stand_id(state.board, territory)
     if ts is None:
         return False
@@ -233,7 +234,7 @@ def _near_holding(state: GameState, territory: int, sid: str) -> bool:
     return d is not None and d <= edition(state.edition).reach
 
 
-def _lift_territory(state: GameState, effects: list[Effect], sid: str) -> GameState:
+def _lift_territory(state: KipukasState, effects: list[Effect], sid: str) -> KipukasState:
     n = state.board.stands[sid].territory
     t = state.territories[n]
     state = _set_stand(state, sid, EMPTY_STAND)

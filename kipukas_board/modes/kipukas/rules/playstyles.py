@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kipukas_board.modes.kipukas.rules.state import GameState
+    from kipukas_board.modes.kipukas.rules.state import KipukasState
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def too_many_players(ps: PlayStyle, board: Any, players: int) -> str | None:
 
 
 # -- scores -----------------------------------------------------------------------------------------
-def holdings(state: GameState) -> dict[int, int]:
+def holdings(state: KipukasState) -> dict[int, int]:
     """Territories held per active seat."""
     out = {p.seat: 0 for p in state.players if p.seat not in state.eliminated}
     for t in state.territories.values():
@@ -122,7 +122,7 @@ def holdings(state: GameState) -> dict[int, int]:
     return out
 
 
-def coastline(state: GameState) -> dict[int, int]:
+def coastline(state: KipukasState) -> dict[int, int]:
     out = {p.seat: 0 for p in state.players if p.seat not in state.eliminated}
     for n, t in state.territories.items():
         if t.owner in out:
@@ -130,17 +130,17 @@ def coastline(state: GameState) -> dict[int, int]:
     return out
 
 
-def ends_ratio(state: GameState) -> dict[int, float]:
+def ends_ratio(state: KipukasState) -> dict[int, float]:
     """Territory gained (claims made during play) per soul lost (at least 1, so no division by zero)."""
     return {p.seat: state.claims_gained.get(p.seat, 0) / max(1, state.souls_lost.get(p.seat, 0))
             for p in state.players if p.seat not in state.eliminated}
 
 
-def body_count(state: GameState) -> dict[int, int]:
+def body_count(state: KipukasState) -> dict[int, int]:
     return {p.seat: state.souls_defeated.get(p.seat, 0) for p in state.players}
 
 
-def scores(state: GameState) -> dict[str, Any]:
+def scores(state: KipukasState) -> dict[str, Any]:
     """What the page shows as the standing for the game's play style."""
     name = state.play_style
     if name == "coastal_war":
@@ -163,7 +163,7 @@ def best(values: dict[int, Any]) -> int | None:
     return seats[0] if len(seats) == 1 else None
 
 
-def claims_winner(state: GameState) -> int | None:
+def claims_winner(state: KipukasState) -> int | None:
     """Domination: the one active player holding every territory that has a territory stand."""
     owners = set()
     for n, t in state.territories.items():
@@ -177,12 +177,12 @@ def claims_winner(state: GameState) -> int | None:
     return None
 
 
-def last_standing(state: GameState) -> int | None:
+def last_standing(state: KipukasState) -> int | None:
     active = [p.seat for p in state.players if p.seat not in state.eliminated]
     return active[0] if len(active) == 1 else None
 
 
-def cycles_winner(state: GameState) -> tuple[bool, int | None]:
+def cycles_winner(state: KipukasState) -> tuple[bool, int | None]:
     """For styles decided after N cycles: (decided, winner or None on a tie)."""
     n = int(state.style_options.get("cycles", 0))
     if state.diel_cycle <= n:

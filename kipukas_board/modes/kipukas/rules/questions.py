@@ -16,12 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.modes.kipukas.rules.common import (
-    Effect,
     check_claims_win,
     lose_soul,
     problem,
     refresh_contention,
-    refused,
     set_claim,
     souls_limit,
     souls_on_board,
@@ -30,10 +28,11 @@ from kipukas_board.modes.kipukas.rules.common import (
 from kipukas_board.modes.kipukas.rules.contention import answer_fight_over
 from kipukas_board.modes.kipukas.rules.editions import SUPPLY
 from kipukas_board.modes.kipukas.rules.souls import answer_bind, answer_seat, marked_downed, token_moved, waste
-from kipukas_board.modes.kipukas.rules.state import GameState, StandState
+from kipukas_board.modes.kipukas.rules.state import KipukasState, StandState
+from kipukas_board.table.events import Effect, refused
 
 
-def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_answer(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     qid = event["question"]
     q = next(q for q in state.questions if q["id"] == qid)  # open, and the answer one of its options (checks)
     answer = event["answer"]
@@ -74,7 +73,7 @@ def on_answer(state: GameState, event: dict[str, Any], effects: list[Effect]) ->
     return problem(state, effects, f"question {qid} is of an unknown kind {kind!r}")
 
 
-def on_soul_lost(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_soul_lost(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     seat, by = event["seat"], event.get("by")  # both playing (checks.why_not)
     state = lose_soul(state, effects, seat, by, int(event.get("count", 1)))
     sid = event.get("stand")
@@ -88,14 +87,14 @@ def on_soul_lost(state: GameState, event: dict[str, Any], effects: list[Effect])
     return state
 
 
-def _put_stand(state: GameState, sid: str, st: StandState) -> GameState:
+def _put_stand(state: KipukasState, sid: str, st: StandState) -> KipukasState:
     stands = dict(state.stands)
     stands[sid] = st
     return state.evolve(stands=stands)
 
 
-def _set_stand_owner(state: GameState, effects: list[Effect], sid: str, owner: int | None,
-                     downed: bool | None = None) -> GameState:
+def _set_stand_owner(state: KipukasState, effects: list[Effect], sid: str, owner: int | None,
+                     downed: bool | None = None) -> KipukasState:
     st = state.stands[sid]
     if not st.occupied:
         return problem(state, effects, f"{sid} holds no token now; nothing to set")
@@ -111,7 +110,7 @@ def _set_stand_owner(state: GameState, effects: list[Effect], sid: str, owner: i
     return refresh_contention(state, effects, state.board.stands[sid].territory)
 
 
-def on_correction(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_correction(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     owner = event.get("owner")
     if owner is not None and owner not in state.seats:
         return problem(state, effects, f"correction: seat {owner} is not playing (seats {list(state.seats)})")

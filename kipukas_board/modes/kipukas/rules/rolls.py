@@ -21,7 +21,7 @@ from kipukas_board.board.graph import neighbours
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.modes.kipukas.rules.dice import Dice
 from kipukas_board.modes.kipukas.rules.editions import MAX_MOVE, PHASES, diel_phase_for_roll, edition
-from kipukas_board.modes.kipukas.rules.state import GameState
+from kipukas_board.modes.kipukas.rules.state import KipukasState
 
 #: Re-rolls before giving up (a D20 for territory 1..8 needs about 2.5 rolls on average).
 MAX_REROLLS = 200
@@ -35,7 +35,7 @@ def roll_diel(weights: dict[str, int], dice: Dice) -> tuple[str, int]:
     return diel_phase_for_roll(weights, face), face
 
 
-def diel_event(state: GameState, dice: Dice | None, phase: str | None = None) -> dict[str, Any]:
+def diel_event(state: KipukasState, dice: Dice | None, phase: str | None = None) -> dict[str, Any]:
     """The ``roll_diel`` event for the next cycle: the fixed opening, a physical roll (``phase``
     given) or a board roll with ``dice``. A physical roll that disagrees with the fixed opening is
     kept as rolled, so the rules refuse it and say why."""
@@ -130,7 +130,7 @@ def retreat_outcome(escapee: list[int], challenger: list[int]) -> bool:
     return sum(escapee) > challenger[0]
 
 
-def roll_event(state: GameState, kind: str, dice: Dice, seat: int | None = None,
+def roll_event(state: KipukasState, kind: str, dice: Dice, seat: int | None = None,
                stand: str | None = None, moves: int = 1, souls: list[str] | None = None) -> dict[str, Any]:
     """A ``dice_roll`` event with the raw rolls for ``kind`` (see ``DICE_KINDS`` in events); a retreat
     may name the ``souls`` retreating."""
@@ -157,7 +157,7 @@ def roll_event(state: GameState, kind: str, dice: Dice, seat: int | None = None,
     return e
 
 
-def dice_outcome(state: GameState, e: dict[str, Any]) -> dict[str, Any]:
+def dice_outcome(state: KipukasState, e: dict[str, Any]) -> dict[str, Any]:
     """What a ``dice_roll`` event means, for the log and the voice."""
     kind = e["kind"]
     out: dict[str, Any] = {"type": "dice", "kind": kind, "seat": e.get("seat")}

@@ -14,27 +14,28 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.graph import adjacent_territories
-from kipukas_board.modes.kipukas.rules.common import Effect, check_claims_win, problem, seat_name, set_claim
+from kipukas_board.modes.kipukas.rules.common import check_claims_win, problem, seat_name, set_claim
 from kipukas_board.modes.kipukas.rules.editions import edition
 from kipukas_board.modes.kipukas.rules.playstyles import style
-from kipukas_board.modes.kipukas.rules.state import GameState, StandState
+from kipukas_board.modes.kipukas.rules.state import KipukasState, StandState
+from kipukas_board.table.events import Effect
 
 
-def total_placements(state: GameState) -> int:
+def total_placements(state: KipukasState) -> int:
     return len(state.players) * style(state.play_style).setup_claims
 
 
-def placement_claim(state: GameState, k: int) -> str:
+def placement_claim(state: KipukasState, k: int) -> str:
     return "capital" if k < len(state.players) else "base_camp"
 
 
-def announce(state: GameState, effects: list[Effect]) -> None:
+def announce(state: KipukasState, effects: list[Effect]) -> None:
     if state.placer is not None:
         effects.append({"type": "placement", "placer": state.placer,
                         "claim": placement_claim(state, state.placements)})
 
 
-def on_stand_setup(state: GameState, effects: list[Effect], sid: str, occupied: bool) -> GameState:
+def on_stand_setup(state: KipukasState, effects: list[Effect], sid: str, occupied: bool) -> KipukasState:
     spec = state.board.stands[sid]
     stands = dict(state.stands)
     old = stands[sid]
@@ -91,7 +92,7 @@ def on_stand_setup(state: GameState, effects: list[Effect], sid: str, occupied: 
                                    f"from {sid} during setup; put it back (or correct the claim on the page)")
 
 
-def start_play(state: GameState, effects: list[Effect]) -> GameState:
+def start_play(state: KipukasState, effects: list[Effect]) -> KipukasState:
     """Setup is complete: the fixed opening's first cycle begins."""
     order = state.placement_order
     first = order[1] if len(order) > 1 else order[0]
@@ -103,14 +104,14 @@ def start_play(state: GameState, effects: list[Effect]) -> GameState:
     return check_claims_win(state, effects)
 
 
-def _hill_since(state: GameState) -> Any:
+def _hill_since(state: KipukasState) -> Any:
     hill = state.style_options.get("territory")
     if state.play_style == "king_of_the_hill" and hill is not None and state.territories[hill].owner is not None:
         return 1
     return None
 
 
-def _adjacent_to_capitals(state: GameState, n: int) -> bool:
+def _adjacent_to_capitals(state: KipukasState, n: int) -> bool:
     """King of the Hill (and the referee specials): "players start with only a capital in adjacent
     territories", so every capital after the first must border one already placed."""
     if style(state.play_style).setup_claims != 1:

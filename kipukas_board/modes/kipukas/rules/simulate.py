@@ -24,12 +24,12 @@ from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.modes.kipukas.rules.bouts import plan_bout, roll_plan
-from kipukas_board.modes.kipukas.rules.cards import card_event
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.dice import Dice
-from kipukas_board.modes.kipukas.rules.events import check_event, map_event, stand_event
 from kipukas_board.modes.kipukas.rules.rolls import diel_event, placement_rolls
-from kipukas_board.modes.kipukas.rules.state import GameState, initial_state
+from kipukas_board.modes.kipukas.rules.state import KipukasState, initial_state
+from kipukas_board.table.cards import card_event
+from kipukas_board.table.events import check_event, map_event, stand_event
 
 COLORS = ["#e4572e", "#1e90ff", "#2e8b57", "#daa520"]
 #: Soul cards each simulated player holds at a time (a new game starts with fresh souls).
@@ -55,7 +55,7 @@ class _Driver:
         self.edition = edition
         self.options = options or {}
         self.events: list[dict[str, Any]] = []
-        self.state: GameState = initial_state(board)
+        self.state: KipukasState = initial_state(board)
         self.emit(map_event(board.name, board.source_text))
 
     def emit(self, event: dict[str, Any]) -> None:

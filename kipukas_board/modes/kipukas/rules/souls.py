@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kipukas_board.modes.kipukas.rules.common import Effect, ask, lose_soul, problem, refresh_contention, seat_name
+from kipukas_board.modes.kipukas.rules.common import ask, lose_soul, problem, refresh_contention, seat_name
 from kipukas_board.modes.kipukas.rules.editions import edition
-from kipukas_board.modes.kipukas.rules.state import GameState, Lift, Soul, amend
+from kipukas_board.modes.kipukas.rules.state import KipukasState, Lift, Soul, amend
 from kipukas_board.strictjson import is_int
+from kipukas_board.table.events import Effect
 
 #: The question asked when a binding would clash with another; its answers.
 BIND_OPTIONS = ["bind", "keep"]
@@ -65,7 +66,7 @@ def is_soul_card(card: dict[str, Any] | None) -> bool:
     return is_int(mv) and mv > 0
 
 
-def new_soul(state: GameState, seat: int, event: dict[str, Any], card: dict[str, Any]) -> Soul:
+def new_soul(state: KipukasState, seat: int, event: dict[str, Any], card: dict[str, Any]) -> Soul:
     """The record of a soul card first seen at ``seat`` (its id is ``CODE#COPY``, made unique)."""
     code = str(event.get("code") or card.get("code") or "?")
     copy = event.get("copy")
@@ -83,7 +84,7 @@ def new_soul(state: GameState, seat: int, event: dict[str, Any], card: dict[str,
                 brawl=str(card.get("brawl_sequence") or card.get("code") or ""))
 
 
-def find_soul(state: GameState, event: dict[str, Any]) -> Soul | None:
+def find_soul(state: KipukasState, event: dict[str, Any]) -> Soul | None:
     """The soul already known for the card in ``event`` (same code and copy, and serial when both
     have one)."""
     code, copy, serial = event.get("code"), event.get("copy"), event.get("serial")
@@ -98,7 +99,7 @@ def find_soul(state: GameState, event: dict[str, Any]) -> Soul | None:
     return None
 
 
-def where(state: GameState) -> dict[str, str | None]:
+def where(state: KipukasState) -> dict[str, str | None]:
     """Soul id -> the stand its token stands on (None: in a hand, a base camp or a capital)."""
     out: dict[str, str | None] = dict.fromkeys(state.souls)
     for sid, st in state.stands.items():
@@ -107,7 +108,7 @@ def where(state: GameState) -> dict[str, str | None]:
     return out
 
 
-def soul_stand(state: GameState, soul_id: str) -> str | None:
+def soul_stand(state: KipukasState, soul_id: str) -> str | None:
     for sid, st in state.stands.items():
         if st.soul == soul_id and st.occupied:
             return sid
@@ -115,7 +116,7 @@ def soul_stand(state: GameState, soul_id: str) -> str | None:
 
 
 # -- state changes -----------------------------------------------------------------------------------
-def put_soul(state: GameState, soul: Soul) -> GameState:
+def put_soul(state: KipukasState, soul: Soul) -> KipukasState:
     """Store ``soul`` and mark the token carrying it downed or not, so movement follows its status."""
     souls = dict(state.souls)
     souls[soul.id] = soul
@@ -123,7 +124,7 @@ def put_soul(state: GameState, soul: Soul) -> GameState:
     return _sync_token(state, soul)
 
 
-def _sync_token(state: GameState, soul: Soul) -> GameState:
+def _sync_token(state: KipukasState, soul: Soul) -> KipukasState:
     downed = soul.downed or soul.wasted
     sid = soul_stand(state, soul.id)
     if sid is not None and state.stands[sid].downed != downed:
@@ -135,7 +136,7 @@ def _sync_token(state: GameState, soul: Soul) -> GameState:
     return state
 
 
-def _unbind_everywhere(state: GameState, soul_id: str) -> GameState:
+def _unbind_everywhere(state: KipukasState, soul_id: str) -> KipukasState:
     """No token carries ``soul_id`` any more (and no seat waits to bind it)."""
     if any(st.soul == soul_id for st in state.stands.values()):
         state = state.evolve(stands={sid: (amend(st, soul=None) if st.soul == soul_id else st)
@@ -147,7 +148,7 @@ def _unbind_everywhere(state: GameState, soul_id: str) -> GameState:
     return state
 
 
-def _bound_elsewhere(state: GameState, soul_id: str, stand: str | None, lift: Lift | None) -> str | None:
+def _bound_elsewhere(state: KipukasState, soul_id: str, stand: str | None, lift: Lift | None) -> str | None:
     """Where else ``soul_id`` is bound, other than the token at ``stand`` or ``lift`` (a stand id)."""
     for sid, st in state.stands.items():
         if st.soul == soul_id and st.occupied and sid != stand:
@@ -158,7 +159,7 @@ def _bound_elsewhere(state: GameState, soul_id: str, stand: str | None, lift: Li
     return None
 
 
-def bind_stand(state: GameState, effects: list[Effect], soul: Soul, sid: str, force: bool = False) -> GameState:
+def bind_stand(state: KipukasState, effects: list[Effect], soul: Soul, sid: str, force: bool = False) -> KipukasState:
     """Bind ``soul`` to the token on ``sid``; without ``force`` a clash is asked about."""
     st = state.stands[sid]
     other = _bound_elsewhere(state, soul.id, sid, None)
@@ -180,7 +181,7 @@ def bind_stand(state: GameState, effects: list[Effect], soul: Soul, sid: str, fo
     return put_soul(state, soul)
 
 
-def bind_lift(state: GameState, effects: list[Effect], soul: Soul, lift: Lift, force: bool = False) -> GameState:
+def bind_lift(state: KipukasState, effects: list[Effect], soul: Soul, lift: Lift, force: bool = False) -> KipukasState:
     """Bind ``soul`` to the lifted token ``lift`` (it lands with it)."""
     other = _bound_elsewhere(state, soul.id, None, lift)
     if lift.soul == soul.id and other is None:
@@ -199,7 +200,7 @@ def bind_lift(state: GameState, effects: list[Effect], soul: Soul, lift: Lift, f
     return put_soul(state, soul)
 
 
-def _as_marked(state: GameState, soul: Soul, downed: bool) -> Soul:
+def _as_marked(state: KipukasState, soul: Soul, downed: bool) -> Soul:
     """A soul seen for the first time on a token the players marked downed starts downed (the
     board never saw its injuries); a soul it already knows keeps its own count."""
     if downed and soul.id not in state.souls and not soul.downed:
@@ -207,7 +208,7 @@ def _as_marked(state: GameState, soul: Soul, downed: bool) -> Soul:
     return soul
 
 
-def marked_downed(state: GameState, effects: list[Effect], sid: str, downed: bool) -> GameState:
+def marked_downed(state: KipukasState, effects: list[Effect], sid: str, downed: bool) -> KipukasState:
     """The players corrected the token on ``sid`` to downed (or not): its bound soul follows, its
     KEAL means lost set to the tolerance (or one below it)."""
     soul_id = state.stands[sid].soul
@@ -221,8 +222,8 @@ def marked_downed(state: GameState, effects: list[Effect], sid: str, downed: boo
     return put_soul(state, amend(soul, lost=lost))
 
 
-def _ask_bind(state: GameState, effects: list[Effect], soul: Soul, sid: str, carried: str | None,
-              other: str | None, lifted: bool = False) -> GameState:
+def _ask_bind(state: KipukasState, effects: list[Effect], soul: Soul, sid: str, carried: str | None,
+              other: str | None, lifted: bool = False) -> KipukasState:
     token = f"the token lifted from {sid}" if lifted else f"the token on {sid}"
     why = []
     if carried is not None and carried != soul.id:
@@ -236,7 +237,7 @@ def _ask_bind(state: GameState, effects: list[Effect], soul: Soul, sid: str, car
                list(BIND_OPTIONS), soul=soul.id, stand=sid, lifted=lifted)
 
 
-def answer_bind(state: GameState, effects: list[Effect], q: dict[str, Any], answer: str) -> GameState:
+def answer_bind(state: KipukasState, effects: list[Effect], q: dict[str, Any], answer: str) -> KipukasState:
     """The players said whether the asked binding holds."""
     if answer != "bind":
         return state
@@ -252,8 +253,8 @@ def answer_bind(state: GameState, effects: list[Effect], q: dict[str, Any], answ
     return problem(state, effects, f"the token {q['stand']} was asked about has moved; bind {soul.title} on the page")
 
 
-def card_shown(state: GameState, effects: list[Effect], event: dict[str, Any],
-               card: dict[str, Any] | None) -> GameState:
+def card_shown(state: KipukasState, effects: list[Effect], event: dict[str, Any],
+               card: dict[str, Any] | None) -> KipukasState:
     """A card shown at a seat's camera during play: bind it if it is a soul (see the module's text)."""
     if state.phase != "play" or not is_soul_card(card):
         return state
@@ -279,7 +280,7 @@ def card_shown(state: GameState, effects: list[Effect], event: dict[str, Any],
     return state.evolve(soul_pending=pending)
 
 
-def answer_seat(state: GameState, effects: list[Effect], q: dict[str, Any], seat: int) -> GameState:
+def answer_seat(state: KipukasState, effects: list[Effect], q: dict[str, Any], seat: int) -> KipukasState:
     """The players said whose soul a card shown at two seats is: the other seat's binding goes."""
     soul = state.souls.get(q["soul"])
     if soul is None or soul.seat == seat:
@@ -292,8 +293,8 @@ def answer_seat(state: GameState, effects: list[Effect], q: dict[str, Any], seat
     return state.evolve(soul_pending=pending)
 
 
-def token_moved(state: GameState, effects: list[Effect], seat: int | None, sid: str | None = None,
-                lift: Lift | None = None) -> GameState:
+def token_moved(state: KipukasState, effects: list[Effect], seat: int | None, sid: str | None = None,
+                lift: Lift | None = None) -> KipukasState:
     """A token of ``seat`` was put on ``sid`` or lifted (``lift``): a soul card waiting at that seat
     binds to it."""
     if seat is None or seat not in state.soul_pending:
@@ -309,7 +310,7 @@ def token_moved(state: GameState, effects: list[Effect], seat: int | None, sid: 
     return bind_stand(state, effects, soul, sid)
 
 
-def end_waits(state: GameState, effects: list[Effect]) -> GameState:
+def end_waits(state: KipukasState, effects: list[Effect]) -> KipukasState:
     """At a new diel cycle a soul card still waiting for its token stops waiting.
 
     "Shown, then played" happens within a player's turn; a card left waiting into the next cycle
@@ -325,7 +326,7 @@ def end_waits(state: GameState, effects: list[Effect]) -> GameState:
     return state.evolve(soul_pending={})
 
 
-def rest_reset(state: GameState, soul_id: str | None) -> GameState:
+def rest_reset(state: KipukasState, soul_id: str | None) -> KipukasState:
     """A soul that moves stops resting (plains healing starts again from nothing)."""
     if soul_id is None:
         return state
@@ -337,8 +338,8 @@ def rest_reset(state: GameState, soul_id: str | None) -> GameState:
     return state.evolve(souls=souls)
 
 
-def waste(state: GameState, effects: list[Effect], soul: Soul, by: int | None, cause: str,
-          count_loss: bool = True) -> GameState:
+def waste(state: KipukasState, effects: list[Effect], soul: Soul, by: int | None, cause: str,
+          count_loss: bool = True) -> KipukasState:
     """``soul`` is wasted: its token waits to be taken off, and it counts as a soul lost."""
     soul = amend(soul, wasted=True, lost=soul.tolerance, rested=0)
     sid = soul_stand(state, soul.id)
@@ -355,8 +356,8 @@ def waste(state: GameState, effects: list[Effect], soul: Soul, by: int | None, c
     return lose_soul(state, effects, soul.seat, by) if count_loss else state
 
 
-def damage(state: GameState, effects: list[Effect], soul: Soul, count: int, cause: str,
-           by: int | None = None) -> GameState:
+def damage(state: KipukasState, effects: list[Effect], soul: Soul, count: int, cause: str,
+           by: int | None = None) -> KipukasState:
     """``soul`` loses ``count`` KEAL means (past its tolerance: wasted), reported as ``soul_keal``."""
     after = hurt(soul, count)
     if after.wasted:
@@ -367,7 +368,7 @@ def damage(state: GameState, effects: list[Effect], soul: Soul, count: int, caus
     return put_soul(state, after)
 
 
-def heal(state: GameState, effects: list[Effect], soul: Soul, count: int, cause: str) -> GameState:
+def heal(state: KipukasState, effects: list[Effect], soul: Soul, count: int, cause: str) -> KipukasState:
     after = healed(soul, count)
     if after == soul:
         return state
@@ -378,7 +379,7 @@ def heal(state: GameState, effects: list[Effect], soul: Soul, count: int, cause:
 
 
 # -- the page's actions ------------------------------------------------------------------------------
-def _known(state: GameState, effects: list[Effect], soul_id: Any, what: str) -> Soul | GameState:
+def _known(state: KipukasState, effects: list[Effect], soul_id: Any, what: str) -> Soul | KipukasState:
     soul = state.souls.get(soul_id)
     if soul is None:
         known = ", ".join(state.souls) or "none yet"
@@ -386,7 +387,7 @@ def _known(state: GameState, effects: list[Effect], soul_id: Any, what: str) -> 
     return soul
 
 
-def on_soul_bind(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_soul_bind(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     """Bind a soul (``soul``: a known id; or ``seat``: the card last shown there) to the token on ``stand``."""
     sid = event["stand"]
     spec = state.board.stands.get(sid)
@@ -396,7 +397,7 @@ def on_soul_bind(state: GameState, event: dict[str, Any], effects: list[Effect])
         return problem(state, effects, f"bind: no token stands on {sid}")
     if "soul" in event:
         found = _known(state, effects, event["soul"], "bind")
-        if isinstance(found, GameState):
+        if isinstance(found, KipukasState):
             return found
         soul = found
     else:
@@ -410,18 +411,18 @@ def on_soul_bind(state: GameState, event: dict[str, Any], effects: list[Effect])
     return bind_stand(state, effects, soul, sid, force=True)
 
 
-def on_soul_unbind(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_soul_unbind(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     found = _known(state, effects, event["soul"], "unbind")
-    if isinstance(found, GameState):
+    if isinstance(found, KipukasState):
         return found
     effects.append({"type": "soul_unbound", "soul": found.id, "title": found.title})
     return _unbind_everywhere(state, found.id)
 
 
-def on_soul_fix(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_soul_fix(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     """Set a soul's KEAL means lost (``lost``), or waste it (``wasted: true``); undo takes either back."""
     found = _known(state, effects, event["soul"], "fix")
-    if isinstance(found, GameState):
+    if isinstance(found, KipukasState):
         return found
     soul = found
     if soul.wasted:
@@ -444,10 +445,10 @@ def on_soul_fix(state: GameState, event: dict[str, Any], effects: list[Effect]) 
     return state
 
 
-def on_soul_damage(state: GameState, event: dict[str, Any], effects: list[Effect]) -> GameState:
+def on_soul_damage(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
     """A card effect, trap or healer changed a soul's KEAL means (``count`` lost; ``healed`` back)."""
     found = _known(state, effects, event["soul"], "KEAL means")
-    if isinstance(found, GameState):
+    if isinstance(found, KipukasState):
         return found
     if found.wasted:
         return problem(state, effects, f"{found.title} was wasted")
@@ -457,7 +458,7 @@ def on_soul_damage(state: GameState, event: dict[str, Any], effects: list[Effect
 
 
 # -- what the land and the weather do at a new diel cycle --------------------------------------------
-def storm_damage(state: GameState, effects: list[Effect], exposed: list[str]) -> GameState:
+def storm_damage(state: KipukasState, effects: list[Effect], exposed: list[str]) -> KipukasState:
     """"If a soul is caught exposed during a storm they will lose one KEAL means or if they are downed
     they will be wasted": every bound soul on an exposed stand."""
     for sid in exposed:
@@ -472,7 +473,7 @@ def storm_damage(state: GameState, effects: list[Effect], exposed: list[str]) ->
     return state
 
 
-def land_effects(state: GameState, effects: list[Effect]) -> GameState:
+def land_effects(state: KipukasState, effects: list[Effect]) -> KipukasState:
     """At a new diel cycle, for every bound soul standing on a movement stand (not waiting to be taken
     off): a volcanic territory costs one KEAL means (volcanic dwellers are immune; a downed soul's
     damage falls on its Final Blow and wastes it); in the web edition a plains territory not in

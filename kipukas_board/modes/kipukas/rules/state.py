@@ -1,4 +1,12 @@
-"""The game state the core folds events into (its JSON form is :mod:`kipukas_board.modes.kipukas.rules.view`).
+"""Kipukas's own state, which its rules core folds events into (its JSON form is
+:mod:`kipukas_board.modes.kipukas.rules.view`); on the table it is the
+:attr:`~kipukas_board.table.state.TableState.mode_state` while Kipukas is played.
+
+Besides what only Kipukas has (players, claims, the diel cycle, souls, questions...), it keeps its
+own reading of what the table shares (the map, each stand with whose token the rules infer is on it,
+the cards shown, its problems, the journal number), because its rules read and change them
+together; the table takes the shared part back after every event
+(:func:`kipukas_board.modes.kipukas.on_table.shared`).
 
 The state is treated as immutable: :func:`kipukas_board.modes.kipukas.rules.core.apply` returns a new state that
 shares every record it did not change (records are frozen dataclasses, containers are copied
@@ -24,13 +32,11 @@ from typing import Any, TypeVar
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.modes.kipukas.rules.editions import DEFAULT_DIEL_WEIGHTS
+from kipukas_board.table.problems import MAX_PROBLEMS
 
 _R = TypeVar("_R")
 _new = object.__new__
 _set = object.__setattr__  # the records are frozen: copies are built through object's own setattr
-
-#: How many problems the state keeps (oldest dropped first); the journal keeps everything.
-MAX_PROBLEMS = 50
 
 
 @dataclass(frozen=True)
@@ -140,14 +146,14 @@ class UndoEntry:
 
     action: str
     seq: int | None
-    before: GameState
+    before: KipukasState
     since: tuple[dict[str, Any], ...] = ()
     expired: bool = False
 
 
 @dataclass(frozen=True)
-class GameState:
-    """Everything the board knows. ``seq`` is the journal sequence number last applied."""
+class KipukasState:
+    """Everything a Kipukas game knows. ``seq`` is the journal sequence number last applied."""
 
     board: BoardMap
     stands: dict[str, StandState]
@@ -160,15 +166,9 @@ class GameState:
     questions: tuple[dict[str, Any], ...] = ()
     cards: tuple[dict[str, Any], ...] = ()
     timers: tuple[dict[str, Any], ...] = ()
-    problems: tuple[str, ...] = ()  # the open ones: each clears itself (kipukas_board.modes.kipukas.rules.problems)
-    problem_causes: tuple[Any, ...] = ()  # game.problems.ProblemCause per problem: what it is about
+    problems: tuple[str, ...] = ()  # the open ones: each clears itself (kipukas_board.table.problems)
+    problem_causes: tuple[Any, ...] = ()  # a ProblemCause per problem: what it is about
     seq: int = 0
-    # -- which game the table plays (kipukas_board.modes) --
-    game: str = "kipukas"
-    #: Another game's own typed state (a card duel's, ...); None while Kipukas, whose fields these are, plays.
-    mode_state: Any = None
-    #: The game put aside by a newer one: its whole table state (one game deep).
-    paused: GameState | None = None
     # -- the game's settings (new-game) --
     started: bool = False
     edition: str = "web"
@@ -201,7 +201,7 @@ class GameState:
     counter: int = 0  # for question and timer ids
     undo: tuple[UndoEntry, ...] = ()
 
-    def evolve(self, **changes: Any) -> GameState:
+    def evolve(self, **changes: Any) -> KipukasState:
         """A copy with ``changes`` applied (containers not named are shared, not copied).
 
         A copy of the attribute dict rather than :func:`dataclasses.replace` (which re-runs
@@ -209,7 +209,7 @@ class GameState:
         hot path. A *draft* (see :func:`draft`) is changed in place and returned instead.
         """
         if not _FIELDS.issuperset(changes):
-            raise TypeError(f"GameState has no field(s) {', '.join(sorted(changes.keys() - _FIELDS))}")
+            raise TypeError(f"KipukasState has no field(s) {', '.join(sorted(changes.keys() - _FIELDS))}")
         d = self.__dict__
         if _DRAFT in d:
             d.update(changes)
@@ -217,7 +217,7 @@ class GameState:
             return self
         d = d.copy()
         d.update(changes)
-        new = _new(GameState)
+        new = _new(KipukasState)
         _set(new, "__dict__", d)
         return new
 
@@ -231,15 +231,20 @@ class GameState:
     def seats(self) -> tuple[int, ...]:
         return tuple(p.seat for p in self.players)
 
-    def with_problem(self, text: str) -> GameState:
+    def with_problem(self, text: str) -> KipukasState:
         return self.evolve(problems=(*self.problems, text)[-MAX_PROBLEMS:])
 
+    @property
+    def problem_cycle(self) -> int:
+        """A problem not over by its cause is over when the next diel cycle begins."""
+        return self.diel_cycle
 
-_FIELDS = frozenset(f.name for f in fields(GameState))
+
+_FIELDS = frozenset(f.name for f in fields(KipukasState))
 _DRAFT = "_draft"  # a key in a draft's attribute dict (never a field): False until it is changed
 
 
-def draft(state: GameState) -> GameState:
+def draft(state: KipukasState) -> KipukasState:
     """A private working copy of ``state`` for one step of the rules, which ``evolve`` changes in place.
 
     A rules step evolves the state several times (a stand set, a hand shortened, a contention
@@ -261,17 +266,17 @@ def draft(state: GameState) -> GameState:
     """
     d = state.__dict__.copy()
     d[_DRAFT] = False
-    new = _new(GameState)
+    new = _new(KipukasState)
     _set(new, "__dict__", d)
     return new
 
 
-def changed_draft(work: GameState) -> bool:
+def changed_draft(work: KipukasState) -> bool:
     """Whether any ``evolve`` changed the draft ``work`` so far."""
     return bool(work.__dict__.get(_DRAFT, False))
 
 
-def seal(work: GameState) -> bool:
+def seal(work: KipukasState) -> bool:
     """End ``work``'s life as a draft (it is an ordinary immutable state from now on); whether any
     ``evolve`` changed it."""
     return bool(work.__dict__.pop(_DRAFT, False))
@@ -300,7 +305,7 @@ def amend(record: _R, **changes: Any) -> _R:
     return new
 
 
-def waiting_stands(state: GameState) -> dict[int, dict[str, Any]]:
+def waiting_stands(state: KipukasState) -> dict[int, dict[str, Any]]:
     """Territory stands waiting for an attacker's soul (lit in their colour), by territory: ``stand``,
     ``seat`` and ``step``: "fight_won" (the holder has no soul left there and its token is still on),
     "token_off" (the holder's token is off; the soul may step on) or "token_back" (a token is back
@@ -316,7 +321,7 @@ def waiting_stands(state: GameState) -> dict[int, dict[str, Any]]:
     return out
 
 
-def turn_order(state: GameState) -> tuple[int, ...]:
+def turn_order(state: KipukasState) -> tuple[int, ...]:
     """Who acts in what order this cycle: the initiative holder first, then round the table in
     placing order (the seat after the first placer, ...), skipping eliminated players.
 
@@ -331,9 +336,9 @@ def turn_order(state: GameState) -> tuple[int, ...]:
     return tuple(order[i:] + order[:i])
 
 
-def initial_state(board: BoardMap) -> GameState:
+def initial_state(board: BoardMap) -> KipukasState:
     """An empty board: no tokens, no claims, no game yet."""
-    return GameState(
+    return KipukasState(
         board=board,
         stands={sid: StandState() for sid in board.stands},
         territories={n: TerritoryState() for n in sorted(board.territories)},

@@ -1,8 +1,9 @@
-"""The game state as the JSON document of ``GET /api/state`` (docs/reference/http-api.md).
+"""Kipukas's state as the JSON document of ``GET /api/state`` (docs/reference/http-api.md).
 
-Apart from :mod:`.state` because the document carries what other rules modules compute from the
-state (the play style's standing, the edition's tables), while those modules read the state: keeping
-the view here lets every one of them import :mod:`.state` and none import each other in a circle.
+Apart from :mod:`~kipukas_board.modes.kipukas.rules.state` because the document carries what other
+rules modules compute from the state (the play style's standing, the edition's tables), while those
+modules read the state: keeping the view here lets every one of them import the state's module and
+none import each other in a circle.
 
 Example::
 
@@ -22,10 +23,10 @@ from kipukas_board.modes.kipukas.rules.editions import EDITIONS
 from kipukas_board.modes.kipukas.rules.guide import hill_json, next_json
 from kipukas_board.modes.kipukas.rules.playstyles import player_limits, scores
 from kipukas_board.modes.kipukas.rules.souls import where
-from kipukas_board.modes.kipukas.rules.state import GameState, turn_order, waiting_stands
+from kipukas_board.modes.kipukas.rules.state import KipukasState, turn_order, waiting_stands
 
 
-def state_json(state: GameState) -> dict[str, Any]:
+def state_json(state: KipukasState) -> dict[str, Any]:
     """The ``GET /api/state`` document; ``health`` is added by the runtime."""
     b = state.board
     ed = EDITIONS[state.edition]
@@ -82,7 +83,7 @@ def state_json(state: GameState) -> dict[str, Any]:
     }
 
 
-def souls_json(state: GameState) -> list[dict[str, Any]]:
+def souls_json(state: KipukasState) -> list[dict[str, Any]]:
     """The souls the board knows (``souls`` in ``GET /api/state``): ``stand`` is null for one in a hand, a base camp or
     a capital (or shown and not yet bound to a token)."""
     if not state.souls:

@@ -1,7 +1,7 @@
 """Problems that clear themselves: the rules keep only the problems whose cause still holds.
 
-A problem is raised as text (:func:`kipukas_board.modes.kipukas.rules.common.problem`, a card the board cannot read,
-another mode's refusal); :func:`settle`, called once per event by the rules' entry points, records
+A problem is raised as text (a rule's refusal, a card the board cannot read, an event the core loop
+could not apply); :func:`settle`, called once per event by the rules' entry points, records
 what caused each new one (:class:`ProblemCause`) and drops each older one once its cause is gone:
 
 - a **refused action** (the event's only effects were problems: "nothing to undo", "no open
@@ -10,15 +10,18 @@ what caused each new one (:class:`ProblemCause`) and drops each older one once i
   changes again (the token was lifted or put back);
 - a problem about a **seat's card** ("seat 1: unknown card frlU") is over when that seat shows
   another card;
-- every problem is over when the **next diel cycle** begins or a **new game** starts.
+- every problem is over when the game's clock moves on (Kipukas's **next diel cycle**;
+  :attr:`Problems.problem_cycle`) or a **new game** starts.
 
-Pure like the rest of the rules: the same journal gives the same open problems on every replay.
+Pure like the rules: the same journal gives the same open problems on every replay. Every game's
+state settles its problems this way: the table's (:class:`kipukas_board.table.state.TableState`) and
+Kipukas's own, whose rules raise most of them.
 
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
-    >>> from kipukas_board.modes.kipukas.rules.state import initial_state
-    >>> s0 = initial_state(load_map("kipuka-8"))
+    >>> from kipukas_board.table.state import new_table
+    >>> s0 = new_table(load_map("kipuka-8"))
     >>> s1 = settle(s0, s0.with_problem("a token on M6a at night"), {"type": "stand"}, [])
     >>> s1.problems
     ('a token on M6a at night',)
@@ -31,13 +34,36 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from kipukas_board.modes.kipukas.rules.state import MAX_PROBLEMS, GameState
+from kipukas_board.board.mapfile import BoardMap
+
+#: How many problems a state keeps (oldest dropped first); the journal keeps everything.
+MAX_PROBLEMS = 50
 
 #: Effects that say nothing was done by themselves: an event whose effects are only these did not
 #: count as an accepted action (a token moved, a question opened, a problem raised).
 _NOT_ACTIONS = frozenset({"problem", "stand", "question"})
+
+
+class Problems(Protocol):
+    """A state that keeps open problems: the table's, or a game's own that its rules raise into."""
+
+    @property
+    def board(self) -> BoardMap: ...
+    @property
+    def problems(self) -> tuple[str, ...]: ...
+    @property
+    def problem_causes(self) -> tuple[Any, ...]: ...
+    @property
+    def problem_cycle(self) -> int:
+        """The game's clock: a problem raised before the current value is over."""
+        ...
+
+    def evolve(self, **changes: Any) -> Any: ...
+
+
+_S = TypeVar("_S", bound=Problems)
 
 
 @dataclass(frozen=True)
@@ -46,7 +72,7 @@ class ProblemCause:
 
     text: str
     seq: int | None  # the journal number of the event that raised it
-    cycle: int  # the diel cycle it was raised in
+    cycle: int  # the game's clock when it was raised (Kipukas's diel cycle)
     stands: frozenset[str] = frozenset()  # stands its text names
     refused: bool = False  # raised by an event the rules refused
     seat: int | None = None  # the seat whose card raised it
@@ -60,7 +86,7 @@ def _named_stands(text: str, stands: Iterable[str]) -> frozenset[str]:
     return frozenset({w.strip(".,;:()'\"") for w in text.split()} & set(stands))
 
 
-def open_problems(state: GameState) -> tuple[ProblemCause, ...]:
+def open_problems(state: Problems) -> tuple[ProblemCause, ...]:
     """``state``'s causes, one per problem: a problem put in outside the rules (the core loop's "event
     N not applied") gets one that lasts until the next diel cycle."""
     causes = state.problem_causes
@@ -68,12 +94,12 @@ def open_problems(state: GameState) -> tuple[ProblemCause, ...]:
         return causes
     if len(causes) > len(state.problems) or any(c.text != t for c, t in zip(causes, state.problems, strict=False)):
         causes = ()
-    made = [ProblemCause(text=t, seq=None, cycle=state.diel_cycle, stands=_named_stands(t, state.board.stands))
+    made = [ProblemCause(text=t, seq=None, cycle=state.problem_cycle, stands=_named_stands(t, state.board.stands))
             for t in state.problems[len(causes):]]
     return (*causes, *made)
 
 
-def _raised(before: GameState, after: GameState) -> tuple[tuple[ProblemCause, ...], list[str]]:
+def _raised(before: Problems, after: Problems) -> tuple[tuple[ProblemCause, ...], list[str]]:
     """The causes ``after`` carries on from ``before`` and the problem texts the event raised.
 
     Within one event the list only grows (a handler appends); a state replaced whole (undo brings
@@ -92,8 +118,8 @@ def _raised(before: GameState, after: GameState) -> tuple[tuple[ProblemCause, ..
     return (), list(now)
 
 
-def settle(before: GameState, after: GameState, event: dict[str, Any], effects: list[dict[str, Any]],
-           seq: int | None = None) -> GameState:
+def settle(before: _S, after: _S, event: dict[str, Any], effects: list[dict[str, Any]],
+           seq: int | None = None) -> _S:
     """``after`` (the state ``event`` made from ``before``) with each problem whose cause is gone dropped
     and the new ones' causes recorded (``state.problems`` and ``state.problem_causes`` stay aligned)."""
     if not after.problems and not after.problem_causes:
@@ -106,11 +132,11 @@ def settle(before: GameState, after: GameState, event: dict[str, Any], effects: 
     new_game = event.get("type") == "new_game" and not refused
     card_seat = event.get("seat") if event.get("type") == "card" else None
     keep = [c for c in carried
-            if not (new_game or after.diel_cycle > c.cycle or c.stands & moved or (c.refused and accepted)
+            if not (new_game or after.problem_cycle > c.cycle or c.stands & moved or (c.refused and accepted)
                     or (card_seat is not None and c.seat == card_seat))]
     stands = after.board.stands
     for text in new_texts:
-        keep.append(ProblemCause(text=text, seq=seq, cycle=after.diel_cycle, stands=_named_stands(text, stands),
+        keep.append(ProblemCause(text=text, seq=seq, cycle=after.problem_cycle, stands=_named_stands(text, stands),
                                  refused=refused, seat=card_seat))
     keep = keep[-MAX_PROBLEMS:]
     if tuple(keep) == after.problem_causes and tuple(c.text for c in keep) == after.problems:
@@ -118,4 +144,4 @@ def settle(before: GameState, after: GameState, event: dict[str, Any], effects: 
     return after.evolve(problems=tuple(c.text for c in keep), problem_causes=tuple(keep))
 
 
-__all__ = ["ProblemCause", "open_problems", "settle"]
+__all__ = ["MAX_PROBLEMS", "ProblemCause", "Problems", "open_problems", "settle"]

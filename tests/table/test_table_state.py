@@ -1,0 +1,83 @@
+"""The table every game is played on: what it shares stays what the game on it says, whatever the
+game, and a game's own state never leaks into another's."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kipukas_board import modes
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes.duel.rules import example_new_game
+from kipukas_board.modes.kipukas.on_table import kipukas_state
+from kipukas_board.modes.kipukas.rules.dice import SeededDice
+from kipukas_board.modes.kipukas.rules.simulate import random_game
+from kipukas_board.table.cards import card_event, record_card
+from kipukas_board.table.problems import settle
+from kipukas_board.table.state import TableState, new_table
+
+BOARD = load_map("kipuka-8")
+PLAYERS = [{"seat": 1, "name": "Ana", "color": "#e4572e"}, {"seat": 2, "name": "Ben", "color": "#1e90ff"}]
+
+
+def shares_what_kipukas_says(table: TableState) -> None:
+    game = kipukas_state(table)
+    assert table.game == "kipukas" and table.mode_state is game
+    assert table.switches == {sid: s.occupied for sid, s in game.stands.items()}
+    assert (table.board, table.cards, table.problems, table.problem_causes, table.seq, table.counter) == \
+        (game.board, game.cards, game.problems, game.problem_causes, game.seq, game.counter)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), style=st.sampled_from(["domination", "mass_contention"]))
+def test_through_a_random_kipukas_game_the_table_shares_exactly_what_the_rules_hold(seed: int, style: str) -> None:
+    board = load_map("kipuka-12")
+    table = modes.new_table(board)
+    players = 3 if style == "mass_contention" else 2
+    for seq, event in enumerate(random_game(board, 250, SeededDice(seed), players=players, play_style=style), 1):
+        table, _ = modes.apply(table, event, seq)
+        shares_what_kipukas_says(table)
+
+
+def test_a_card_game_keeps_the_switches_cards_and_problems_on_the_table_and_kipukas_reads_them_blank() -> None:
+    table, _ = modes.apply(modes.new_table(BOARD), {"type": "stand", "stand": "M1a", "occupied": True}, 1)
+    table, fx = modes.apply(table, example_new_game(), 2)
+    assert table.game == "duel" and type(table.mode_state).__name__ == "Duel"
+    table, _ = modes.apply(table, {"type": "stand", "stand": "T2", "occupied": True}, 3)
+    table, _ = modes.apply(table, card_event(1, "??", None, error="unknown card frlU"), 4)
+    assert table.switches["M1a"] and table.switches["T2"] and table.seq == 4
+    assert table.problems == ("seat 1: unknown card frlU",) and table.cards[0]["seat"] == 1
+    blank = kipukas_state(table)  # how the board page draws a duel's table
+    assert blank.players == () and not blank.started
+    assert {sid for sid, s in blank.stands.items() if s.occupied} == {"M1a", "T2"}
+    assert blank.problems == table.problems and blank.seq == 4
+
+
+def test_a_refused_kipukas_start_leaves_the_duel_on_the_table() -> None:
+    table, _ = modes.apply(modes.new_table(BOARD), example_new_game(), 1)
+    too_many = [*PLAYERS, *({"seat": s, "name": f"P{s}", "color": "#123456"} for s in (3, 4))]
+    table, fx = modes.apply(table, {"type": "new_game", "players": too_many, "edition": "web",
+                                    "play_style": "king_of_the_hill", "options": {}, "first_placer": 1}, 2)
+    assert [e["type"] for e in fx] == ["problem"]
+    assert table.game == "duel" and table.paused is None and table.problems
+
+
+def test_a_kipukas_game_started_over_a_duel_puts_the_duel_aside_and_keeps_the_tokens() -> None:
+    table, _ = modes.apply(modes.new_table(BOARD), example_new_game(), 1)
+    table, _ = modes.apply(table, {"type": "stand", "stand": "M2a", "occupied": True}, 2)
+    table, fx = modes.apply(table, {"type": "new_game", "players": PLAYERS, "edition": "web",
+                                    "play_style": "domination", "options": {}, "first_placer": 1}, 3)
+    assert table.game == "kipukas" and table.paused is not None and table.paused.game == "duel"
+    shares_what_kipukas_says(table)
+    assert kipukas_state(table).stands["M2a"].occupied, "the token the reeds still see"
+
+
+def test_the_table_records_a_card_and_settles_its_problem_when_the_seat_shows_another() -> None:
+    table = new_table(BOARD)
+    shown, fx = record_card(table, card_event(2, "x", None, error="unknown card ABCD"))
+    shown = settle(table, shown, {"type": "card", "seat": 2}, fx, 1)
+    assert shown.problems == ("seat 2: unknown card ABCD",) and shown.problem_causes[0].seat == 2
+    again, fx = record_card(shown, card_event(2, "y", "RrDC", card={"title": "Explorer"}))
+    again = settle(shown, again, {"type": "card", "seat": 2}, fx, 2)
+    assert again.problems == () and again.cards[0]["title"] == "Explorer"
+    assert table.cards == () and table.problems == (), "states are never changed in place"
