@@ -196,6 +196,9 @@ def test_storm_and_win_effects_end_and_the_map_shows_the_holders_again(browser, 
         assert srv.board.loop.state.seq == seq + 1  # ...and over by itself, with no later change to repaint
         assert _fill(page, '[data-territory="1"]') == red and _fill(page, '[data-territory="8"]') == "rgb(27, 152, 224)"
         assert "storm" in page.text_content("#caption").lower()
+        # The web rules: "Initiative does not apply to storm rolls": greyed out, the rules' reason beside it
+        assert page.is_disabled('#seat-actions [data-action="initiative"]')
+        assert page.text_content("#initiative-why") == "Initiative does not apply to storm rolls; it carries over."
         _post(srv.url, "/api/actions/end-game", {"winner": 1})
         page.wait_for_selector("#fx.fx-won", timeout=3000)
         page.wait_for_function("() => document.getElementById('fx').className === ''", timeout=3000)

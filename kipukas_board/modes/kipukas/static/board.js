@@ -428,9 +428,11 @@
       document.querySelector(sel).hidden = !!no.end_game;
     }
     document.getElementById("roll-actions").hidden = !!no.roll_diel;
-    const initiative = document.querySelector('#seat-actions [data-action="initiative"]');
-    initiative.disabled = !!no.take_initiative;
-    initiative.title = no.take_initiative ? KB.upFirst(`${no.take_initiative}.`) : "";
+    // Greyed out with the rules' reason beside it: a phone has no hover to show a title.
+    document.querySelector('#seat-actions [data-action="initiative"]').disabled = !!no.take_initiative;
+    const initiativeWhy = document.getElementById("initiative-why");
+    initiativeWhy.textContent = no.take_initiative ? KB.upFirst(`${no.take_initiative}.`) : "";
+    initiativeWhy.hidden = !no.take_initiative;
     const seat = document.getElementById("act-seat");
     const keepSeat = seat.value;
     seat.replaceChildren(...(s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
