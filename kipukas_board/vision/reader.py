@@ -52,7 +52,7 @@ from typing import Any
 
 from kipukas_board.vision.gate import ChangeGate
 from kipukas_board.vision.light import even_light, glare
-from kipukas_board.vision.motion import UNSMEAR_SCALE, unsmear
+from kipukas_board.vision.motion import UNSMEAR_SCALE, estimate_motion, unsmear
 from kipukas_board.vision.pipeline import DecodeResult
 from kipukas_board.vision.stack import FrameStack
 
@@ -168,25 +168,22 @@ class CameraReader:
                          stacked=n)
 
     def _second_look(self, mean: Any, thorough: bool) -> DecodeResult | None:
-        """The mean, decoded again where it shows a linear smear (taken back:
-        :func:`~kipukas_board.vision.motion.unsmear`) or glare (the light evened out:
+        """The mean, decoded again where it shows a linear smear (taken back at half size:
+        :mod:`~kipukas_board.vision.motion`) or glare (the light evened out:
         :func:`~kipukas_board.vision.light.even_light`): the first such look that reads a code, else
         the last one made; None when it shows neither. Points are given in frame pixels."""
         import cv2
 
         grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
+        motion = estimate_motion(grey)
+        looks: list[tuple[Callable[[], Any], float]] = []
+        if motion is not None:
+            looks.append((lambda: unsmear(mean, motion), UNSMEAR_SCALE))
+        if glare(grey):
+            looks.append((lambda: even_light(mean), 1.0))
         result: DecodeResult | None = None
-        for look in ("smear", "glare"):
-            if look == "smear":
-                found = unsmear(mean, grey)
-                if found is None:
-                    continue
-                image, scale = found[0], UNSMEAR_SCALE
-            else:
-                if not glare(grey):
-                    continue
-                image, scale = even_light(mean), 1.0
-            result = self._searcher.decode(image, thorough=thorough)
+        for make, scale in looks:
+            result = self._searcher.decode(make(), thorough=thorough)
             self.decoded += 1
             if scale != 1.0:
                 result.points = {t: None if pts is None else tuple((x / scale, y / scale) for x, y in pts)

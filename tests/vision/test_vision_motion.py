@@ -9,7 +9,7 @@ import pytest
 from _qrgen import camouflage, noise, place, qr_tile
 
 from kipukas_board.vision.decoders import available_decoders
-from kipukas_board.vision.motion import estimate_motion, line_kernel, unsmear
+from kipukas_board.vision.motion import estimate_motion, line_kernel
 from kipukas_board.vision.pipeline import Pipeline
 from kipukas_board.vision.reader import STACK_AT, CameraReader
 
@@ -38,7 +38,6 @@ def test_the_smear_is_measured_from_the_picture(dx: int, dy: int) -> None:
 
 def test_a_sharp_picture_shows_no_smear() -> None:
     assert estimate_motion(cv2.cvtColor(_card(), cv2.COLOR_BGR2GRAY)) is None
-    assert unsmear(_card()) is None
 
 
 def test_the_line_kernel_sums_to_one_and_lies_along_the_motion() -> None:
