@@ -213,10 +213,10 @@ def test_streams_are_capped_so_other_requests_still_get_a_thread(data_dir: Path)
         assert refused.value.code == 503 and int(refused.value.headers["Retry-After"]) > 0
         assert "limit 2" in json.loads(refused.value.read())["error"]
         for path in ("/api/state", "/healthz", "/api/leds", "/"):  # all still answered
-            assert urllib.request.urlopen(f"{url}{path}", timeout=5).status == 200
+            assert urllib.request.urlopen(f"{url}{path}", timeout=30).status == 200
         streams.pop().close()  # a page goes away: its place is free again at its next keepalive or change
         board.sim_set_stand("T1", True)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30  # a ceiling for a loaded machine: the loop ends when the place is free
         while board.broadcaster.clients() > 1 and time.monotonic() < deadline:
             board.sim_set_stand("T1", not board.loop.state.switches["T1"])
             time.sleep(0.05)

@@ -14,6 +14,16 @@ from kipukas_board.hardware.sensors.gpio import GpioStandSensors, is_pi5, make_p
 from kipukas_board.hardware.sensors.port import SwitchChange
 
 
+def until(cond, timeout: float = 10.0) -> bool:
+    """Whether ``cond()`` came true within ``timeout`` seconds (a ceiling for a loaded machine)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.005)
+    return bool(cond())
+
+
 @pytest.fixture
 def factory() -> MockFactory:
     return MockFactory()
@@ -92,10 +102,10 @@ def test_chatter_is_reported_and_not_trusted(factory: MockFactory) -> None:
             assert s.wait_idle(1.0)
         assert s.health()["channels"]["chatter"] == ["T1"] and s.health()["ok"] is False
         assert [c.closed for c in got] == [True, False, True]
-        time.sleep(0.3)
-        s.wait_idle(1.0)
-        assert s.health()["channels"]["chatter"] == []
-        assert s.snapshot()["T1"] is False and got[-1] == SwitchChange("T1", False)
+        # quiet for chatter_quiet_s, the channel is trusted again and its true state told: waited for,
+        # not slept on, so a busy machine that runs the release late does not fail the test
+        assert until(lambda: s.health()["channels"]["chatter"] == [] and got[-1] == SwitchChange("T1", False))
+        assert s.snapshot()["T1"] is False
     finally:
         s.stop()
 
