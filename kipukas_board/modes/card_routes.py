@@ -10,21 +10,23 @@ refusal is a 422 whose ``error`` names the file, what was wrong and what was exp
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import Response, jsonify, request
 
 from kipukas_board.modes.card_files import MAX_UPLOAD, CardFileRefused, import_card_file
+from kipukas_board.web.served import CardsSeen, Games, Guarded
 from kipukas_board.web.server import BadRequest, allow_larger_body, error, require_pin
-
-if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
 
 #: A file name as the page sends it: no folders, printable, short.
 NAME_RE = re.compile(r"[^/\\\x00-\x1f]{1,120}")
 
 
-def register(app: Any, board: ServedBoard) -> None:
+class CardImportBoard(CardsSeen, Games, Guarded, Protocol):
+    """What the card import uses: the card desk's catalog, the modes' decks and the PIN."""
+
+
+def register(app: Any, board: CardImportBoard) -> None:
     allow_larger_body(app, "/api/cards/import", MAX_UPLOAD)
 
     @app.post("/api/cards/import")

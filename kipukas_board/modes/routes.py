@@ -27,10 +27,10 @@ from kipukas_board.web.server import error, json_body, require_pin
 from kipukas_board.web.submit import Submitter, only_fields
 
 if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+    from kipukas_board.web.served import GameRoutes
 
 
-def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, template: str, title: str,
+def mode_blueprint(board: GameRoutes, *, name: str, slug: str, here: Path, template: str, title: str,
                    actions: dict[str, set[str]], event_type: Callable[[str], str]) -> Blueprint:
     """The blueprint of game mode ``name`` (see the module docs); ``event_type`` names the event an
     action becomes (``undo`` is always the board's own undo)."""
@@ -79,7 +79,7 @@ def mode_blueprint(board: ServedBoard, *, name: str, slug: str, here: Path, temp
     return bp
 
 
-def register_resume(app: Any, board: ServedBoard) -> None:
+def register_resume(app: Any, board: GameRoutes) -> None:
     """``POST /api/actions/resume`` ``{}``: the paused game back on the table (PIN); the game it
     replaces is paused in its turn. A 409 says so when no game is paused."""
     submit = Submitter(board)

@@ -12,17 +12,19 @@ Starting it while a calibration walk is open answers 409 with the reason.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import Flask, Response, jsonify
 
+from kipukas_board.web.served import Guarded, Workshop
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
-if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+
+class BoardTestRoutesBoard(Workshop, Guarded, Protocol):
+    """What the board test's routes use: the test and the PIN."""
 
 
-def register(app: Flask, board: ServedBoard) -> None:
+def register(app: Flask, board: BoardTestRoutesBoard) -> None:
     session = board.board_test
     pin = require_pin(board)
 

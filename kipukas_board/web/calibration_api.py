@@ -32,20 +32,22 @@ is there but cannot be read right now (unplugged, busy), so the page can say whi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import Flask, Response, jsonify
 
 from kipukas_board.calibrate.files import CalibrationError
 from kipukas_board.calibrate.session import CameraUnavailable, NeedsConfirmation
 from kipukas_board.strictjson import is_int
+from kipukas_board.web.served import Guarded, Workshop
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
-if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+
+class CalibrationRoutesBoard(Workshop, Guarded, Protocol):
+    """What the calibration's routes use: the walk and the PIN."""
 
 
-def register(app: Flask, board: ServedBoard) -> None:
+def register(app: Flask, board: CalibrationRoutesBoard) -> None:
     session = board.calibration
     pin = require_pin(board)
 

@@ -13,16 +13,14 @@ needs no PIN, and it exists only when the board runs with ``--sim``.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import Flask, Response, jsonify
 
 from kipukas_board.cards.payload import PayloadError
 from kipukas_board.strictjson import is_int
+from kipukas_board.web.served import CardsSeen, Games, Table
 from kipukas_board.web.server import BadRequest, error, json_body
-
-if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
 
 #: Highest seat number accepted (Mass Contention has up to 4 players; leave room for spectators' stands).
 MAX_SEAT = 8
@@ -30,7 +28,12 @@ MAX_SEAT = 8
 MAX_KNOWN = 1000
 
 
-def register(app: Flask, board: ServedBoard) -> None:
+class CardsApiBoard(Table, CardsSeen, Games, Protocol):
+    """What the card routes use: the cards shown on the table, the card desk and cameras, and the
+    games (the simulated camera lists each mode's cards under its title)."""
+
+
+def register(app: Flask, board: CardsApiBoard) -> None:
     desk = board.card_desk
 
     @app.get("/api/cards")

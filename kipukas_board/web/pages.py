@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import Flask, Response, jsonify, render_template, request
 
@@ -25,12 +25,10 @@ from kipukas_board.table.problems import open_problems
 from kipukas_board.web.auth import CsrfGuard
 from kipukas_board.web.join import join_url, qr_svg
 from kipukas_board.web.narrate import Narration, describe
+from kipukas_board.web.served import Files, GameRoutes, MapChoice, Records, Streams, Workshop
 from kipukas_board.web.server import BadRequest, device_trusted, error, json_body, require_pin
 from kipukas_board.web.sessions import COOKIE, WebKeys
 from kipukas_board.web.svg import board_svg
-
-if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
 
 LOG_LIMIT = 200
 PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for the service: "
@@ -38,7 +36,13 @@ PIN_MANAGED = ("this board's PIN is set by --admin-pin or KIPUKAS_ADMIN_PIN (for
                "there and restart the board, or the old PIN would come back at the next start")
 
 
-def register(app: Flask, board: ServedBoard) -> None:
+class PagesBoard(GameRoutes, Records, MapChoice, Workshop, Files, Streams, Protocol):
+    """What the page's own routes use: everything but the cards desk and the app factory's own
+    (the log reads the journal, the map list the settings and data directory, the calibration page
+    the walk's status, the captions go out on the event streams)."""
+
+
+def register(app: Flask, board: PagesBoard) -> None:
     def said(seq: int, text: list[str], kinds: list[str], game: str) -> None:
         board.broadcaster.publish("said", strictjson.sent_dumps({"seq": seq, "said": text, "effects": kinds,
                                                                  "game": game}))

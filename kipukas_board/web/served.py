@@ -1,12 +1,29 @@
-"""What the page's routes use of the board they serve: a protocol, so no route names the board's class.
+"""What the page's routes use of the board they serve: small protocols, so no route names the board's class.
 
 Every route module (the web layer's, and each game mode's actions and pages) is handed the running
-board as a :class:`ServedBoard`: its core loop (state, submit, subscribe), journal, settings and data
-directory, the parts the routes drive (PINs, event streams, lights, cards, calibration, board test)
-and the few board-wide questions and actions (the state now, submitting an event, following the
-changes, the state document, why the map may not change, picking a map, a simulated token). The
-core loop itself stays the board's. The assembled board (:class:`kipukas_board.app.BoardApp`)
-implements it; the web layer never imports the board's module, not even for type checking.
+board, but each declares only the part of it that it uses, built from the groups below (gpiozero's
+devices know their pin factory, not the whole board):
+
+- :class:`Table`: the table's state, submitting an event, following the changes, the state
+  document, the dice a route rolls, whether the board is simulated; every route that acts or shows
+  the table (:class:`~kipukas_board.web.submit.Submitter` needs no more);
+- :class:`Games`: the games the board runs and their imported decks;
+- :class:`Guarded`: the admin PIN (:func:`~kipukas_board.web.server.require_pin`);
+- :class:`Records`: the journal, its health, the events it could not apply, the game's report;
+- :class:`CardsSeen`: the card desk and the cameras;
+- :class:`MapChoice`: why the map may not change, and changing it;
+- :class:`Workshop`: the calibration walk and the board test;
+- :class:`Files`: the settings and the data directory;
+- :class:`Streams`: the pages' event streams.
+
+:class:`GameRoutes` is what every game mode's routes share (table, games, PIN). A route module that
+needs more declares its own protocol from these next to its ``register`` (e.g.
+:class:`kipukas_board.web.pages.PagesBoard`); ``tests/web/test_route_protocols.py`` fails when a
+route uses a member its protocol lacks. :class:`ServedBoard` is all of them together, plus what
+only the app factory (:func:`~kipukas_board.web.server.create_app`) uses: it is what the board
+hands the app. The assembled board (:class:`kipukas_board.app.BoardApp`) implements it; the web
+layer never imports the board's module, not even for type checking. The core loop itself stays
+the board's.
 """
 
 from __future__ import annotations
@@ -29,41 +46,19 @@ if TYPE_CHECKING:
     from kipukas_board.web.sse import Broadcaster
 
 
-class ServedBoard(Protocol):
-    """The running board as its routes see it."""
+class Table(Protocol):
+    """The table as an action or a page sees it: every action route (through
+    :class:`~kipukas_board.web.submit.Submitter`), the pages that embed the state, each game's
+    new-game event, the simulated camera."""
 
     #: The dice a route rolls into the event it writes (the rules core never rolls).
     dice: Dice
-    journal: Journal
-    settings: Settings
-    data_dir: Path
     #: True on a simulated board (the page may move tokens and show cards by hand).
     sim: bool
-    pins: PinStore
-    broadcaster: Broadcaster
-    lighting: Lighting
-    card_desk: CardDesk
-    card_workers: list[Any]
-    cameras: list[Any]
-    #: The modes' imported decks.
-    mode_cards: ModeCards
-    #: The games the board runs, by name (:mod:`kipukas_board.modes`).
-    modes: Mapping[str, Any]
-    calibration: CalibrationSession
-    board_test: BoardTestSession
-    #: Functions ``register(flask_app, board)`` that add routes.
-    route_plugins: list[Callable[[Any, Any], None]]
-    #: Extra parts of the board's health, by name.
-    health_sources: dict[str, Callable[[], dict[str, Any]]]
 
     @property
     def state(self) -> Any:
         """The table's state now (the core loop's latest)."""
-        ...
-
-    @property
-    def unapplied(self) -> list[str]:
-        """Stored events the rules could not apply since the last new game."""
         ...
 
     def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> int | None:
@@ -74,17 +69,59 @@ class ServedBoard(Protocol):
         """Call ``fn(state, effects)`` on the core thread after each event; it must not block."""
         ...
 
-    def core_alive(self) -> bool: ...
-
     def state_json(self, state: Any = None) -> dict[str, Any]:
         """The state document the pages show (``/api/state`` and the event stream)."""
         ...
+
+
+class Games(Protocol):
+    """The games the board runs: the table's new game and undo (which game, its title), each
+    mode's page and actions, the card import and the simulated camera's list of cards."""
+
+    #: The games the board runs, by name (:mod:`kipukas_board.modes`).
+    modes: Mapping[str, Any]
+    #: The modes' imported decks.
+    mode_cards: ModeCards
+
+
+class Guarded(Protocol):
+    """The admin PIN: every route that changes the table (:func:`~kipukas_board.web.server.require_pin`,
+    :func:`~kipukas_board.web.server.device_trusted`) and the page's PIN routes."""
+
+    pins: PinStore
+
+
+class Records(Protocol):
+    """What the board recorded and whether it still records: ``/healthz``, the page's log, undo and
+    redo, the journal export, the game report."""
+
+    journal: Journal
+
+    @property
+    def unapplied(self) -> list[str]:
+        """Stored events the rules could not apply since the last new game."""
+        ...
+
+    def core_alive(self) -> bool: ...
 
     def journal_health(self) -> dict[str, Any]: ...
 
     def game_report(self) -> dict[str, Any]:
         """The report of the game on the table (``GET /report``)."""
         ...
+
+
+class CardsSeen(Protocol):
+    """The card desk and the cameras: ``/api/cards``, the simulated camera, the card import,
+    ``/healthz`` (which QR decoders are missing)."""
+
+    card_desk: CardDesk
+    cameras: list[Any]
+    card_workers: list[Any]
+
+
+class MapChoice(Protocol):
+    """The map on the table: the new-game form's list of maps and ``POST /api/actions/map``."""
 
     def map_busy(self, state: Any = None) -> str | None:
         """Why the map may not change now, or None."""
@@ -93,6 +130,43 @@ class ServedBoard(Protocol):
     def pick_map(self, name: str) -> int:
         """Put the shipped map ``name`` on the table; returns the map event's journal number."""
         ...
+
+
+class Workshop(Protocol):
+    """The calibration walk and the board test: their routes, and the calibration page."""
+
+    calibration: CalibrationSession
+    board_test: BoardTestSession
+
+
+class Files(Protocol):
+    """The settings and the data directory: the page's keys and map list, the app's host names,
+    Kipukas's typing table."""
+
+    settings: Settings
+    data_dir: Path
+
+
+class Streams(Protocol):
+    """The pages' event streams: ``/api/stream`` and the spoken sentences the page shows."""
+
+    broadcaster: Broadcaster
+
+
+class GameRoutes(Table, Games, Guarded, Protocol):
+    """What every game mode's routes use (:func:`kipukas_board.modes.routes.mode_blueprint`,
+    Kipukas's actions): the table, the games, the PIN."""
+
+
+class ServedBoard(Table, Games, Guarded, Records, CardsSeen, MapChoice, Workshop, Files, Streams, Protocol):
+    """The running board as the app is handed it (every group, plus the app factory's own)."""
+
+    #: The strip's thread (``/api/leds``: the frame shown and the layout).
+    lighting: Lighting
+    #: Functions ``register(flask_app, board)`` that add routes.
+    route_plugins: list[Callable[[Any, Any], None]]
+    #: Extra parts of the board's health, by name.
+    health_sources: dict[str, Callable[[], dict[str, Any]]]
 
     def sim_set_stand(self, stand_id: str, occupied: bool) -> bool:
         """Act as a token put on or lifted from ``stand_id`` (simulated sensors only)."""

@@ -25,7 +25,7 @@ from kipukas_board.web.sse import StreamsFull
 from kipukas_board.web.svg import board_svg
 
 if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+    from kipukas_board.web.served import Guarded, ServedBoard
 
 log = logging.getLogger(__name__)
 
@@ -303,7 +303,7 @@ def create_app(board: ServedBoard) -> Flask:
     return app
 
 
-def device_trusted(board: ServedBoard) -> bool:
+def device_trusted(board: Guarded) -> bool:
     """Does this request come from a phone that entered the right PIN (a device session)?
 
     The session cookie alone is not enough: the request must also carry the page's ``X-CSRF-Token``,
@@ -316,7 +316,7 @@ def device_trusted(board: ServedBoard) -> bool:
             and keys.session_ok(request.cookies.get(COOKIE), board.pins.fingerprint))
 
 
-def require_pin(board: ServedBoard) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def require_pin(board: Guarded) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator for routes that change the game: refuse without the right ``X-Admin-Pin`` or a
     device session (:func:`device_trusted`)."""
 

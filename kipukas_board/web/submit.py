@@ -27,7 +27,7 @@ from kipukas_board.table.events import EventError, check_event, refused
 from kipukas_board.web.server import BadRequest
 
 if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+    from kipukas_board.web.served import Table
 
 
 class EffectsBySeq:
@@ -52,7 +52,7 @@ class EffectsBySeq:
 class Submitter:
     """Calling it with an event journals it and returns the HTTP answer (see the module docs)."""
 
-    def __init__(self, board: ServedBoard) -> None:
+    def __init__(self, board: Table) -> None:
         self.board = board
         self.recorder = EffectsBySeq()
         board.subscribe(self.recorder)

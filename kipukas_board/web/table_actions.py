@@ -1,10 +1,10 @@
 """The table's own actions on the page, whatever game is played: new game, map, undo and redo, export.
 
-A route plugin (:func:`register`, listed in ``ServedBoard.route_plugins``): every action needs the
-admin PIN (``X-Admin-Pin``) and a JSON body; a bad body is a 400 naming the field and what was
-expected, an action that does not fit the table right now is a 409 saying why
-(:class:`~kipukas_board.web.submit.Conflict`). A game's own actions are its mode's routes (Kipukas's
-in :mod:`kipukas_board.modes.kipukas.actions`)::
+A route plugin (:func:`register`, listed in ``ServedBoard.route_plugins``; it sees the board as
+:class:`TableActionsBoard`): every action needs the admin PIN (``X-Admin-Pin``) and a JSON body; a
+bad body is a 400 naming the field and what was expected, an action that does not fit the table
+right now is a 409 saying why (:class:`~kipukas_board.web.submit.Conflict`). A game's own actions
+are its mode's routes (Kipukas's in :mod:`kipukas_board.modes.kipukas.actions`)::
 
     POST /api/actions/new-game           {"game": "kipukas" | "duel" | ..., ...}: the body goes to that game's
                                          mode (``GameMode.new_game_event``), which writes the event
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import Response, jsonify
 
@@ -30,11 +30,15 @@ from kipukas_board.core_loop import MapBusy
 from kipukas_board.show.layout import map_key
 from kipukas_board.web.narrate import describe
 from kipukas_board.web.redo import RedoStack
+from kipukas_board.web.served import GameRoutes, MapChoice, Records
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, only_fields
 
-if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+
+class TableActionsBoard(GameRoutes, Records, MapChoice, Protocol):
+    """What the table's actions use: the table, the games (each writes its own new-game event from
+    the body), the PIN, the journal (undo's words, redo, the export) and the choice of map."""
+
 
 #: Journal exports sent at once, at most (more get 503 with Retry-After).
 MAX_EXPORTS = 2
@@ -42,7 +46,7 @@ MAX_EXPORTS = 2
 EXPORT_PAGE = 500
 
 
-def register(app: Any, board: ServedBoard) -> None:
+def register(app: Any, board: TableActionsBoard) -> None:
     """Add the table's action routes and the journal export to the Flask ``app``."""
     submit = Submitter(board)
     pin = require_pin(board)

@@ -40,7 +40,7 @@ from kipukas_board.web.server import BadRequest
 from kipukas_board.web.submit import only_fields
 
 if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+    from kipukas_board.web.served import GameRoutes, Games
 
 NAME = "creature-combat"
 HERE = Path(__file__).parent
@@ -57,7 +57,7 @@ TABLE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
 
-def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
+def new_game_event(body: dict[str, Any], board: Games) -> dict[str, Any]:
     """The ``new_game`` event for ``POST /api/actions/new-game``: each player's deck read from the
     catalog and written in, the table layout read and written in, the deck limits checked."""
     only_fields(body, {"game", "players", "options", "table"})
@@ -113,7 +113,7 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
             "options": {"deck_cost": deck_cost, "land_deck": land_deck}, "table": table}
 
 
-def register(app: Flask, board: ServedBoard) -> None:
+def register(app: Flask, board: GameRoutes) -> None:
     """The mode's page and actions (``end-game`` is the ``cc_end`` event)."""
     app.register_blueprint(mode_blueprint(
         board, name=NAME, slug="creature-combat", here=HERE, template="creature_combat.html",

@@ -36,7 +36,7 @@ from kipukas_board.web.server import BadRequest
 from kipukas_board.web.submit import only_fields
 
 if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+    from kipukas_board.web.served import GameRoutes, Games
 
 NAME = "duel"
 HERE = Path(__file__).parent
@@ -50,7 +50,7 @@ ACTIONS: dict[str, set[str]] = {
 }
 
 
-def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
+def new_game_event(body: dict[str, Any], board: Games) -> dict[str, Any]:
     """The ``new_game`` event: each player's deck read from the catalog and written in, checked."""
     only_fields(body, {"game", "players", "challenged", "hearts", "deck_size"})
     players = body.get("players")
@@ -88,7 +88,7 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
     return event
 
 
-def register(app: Flask, board: ServedBoard) -> None:
+def register(app: Flask, board: GameRoutes) -> None:
     """The duel's page and actions."""
     app.register_blueprint(mode_blueprint(board, name=NAME, slug="duel", here=HERE, template="duel.html",
                                           title="card duel", actions=ACTIONS, event_type=lambda a: "duel_" + a))

@@ -61,12 +61,12 @@ from kipukas_board.web.server import BadRequest, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field, only_fields
 
 if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+    from kipukas_board.web.served import GameRoutes, Games, Table
 
 
 
 
-def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
+def new_game_event(body: dict[str, Any], board: Table) -> dict[str, Any]:
     """The ``new_game`` event of ``POST /api/actions/new-game`` for Kipukas, checked against the map on
     the table, with the board's rolls (a random hill, who places first) written in."""
     only_fields(body, {"game", "players", "map", "edition", "play_style", "options", "diel_weights", "first_placer"})
@@ -110,7 +110,7 @@ def new_game_event(body: dict[str, Any], board: ServedBoard) -> dict[str, Any]:
     return event
 
 
-def checker(board: ServedBoard) -> Callable[[Any, dict[str, Any]], str | None]:
+def checker(board: Games) -> Callable[[Any, dict[str, Any]], str | None]:
     """Kipukas's ``why_not`` for the routes: first whether Kipukas is the game on the table at all.
     While another game is (a card duel, maybe with Kipukas paused under it), the Kipukas fields of
     the table are Kipukas's blank reading of it, and the rules' own check would answer 'no game started'."""
@@ -121,7 +121,7 @@ def checker(board: ServedBoard) -> Callable[[Any, dict[str, Any]], str | None]:
     return check
 
 
-def another_game(board: ServedBoard, state: Any) -> str | None:
+def another_game(board: Games, state: Any) -> str | None:
     """Why no Kipukas action fits while another game is on the table (None while Kipukas is)."""
     if state.game == "kipukas":
         return None
@@ -133,7 +133,7 @@ def another_game(board: ServedBoard, state: Any) -> str | None:
              " (when it is over, start Kipukas with POST /api/actions/new-game)"))
 
 
-def blueprint(board: ServedBoard) -> Blueprint:
+def blueprint(board: GameRoutes) -> Blueprint:
     """Kipukas's action routes (see the module docs)."""
     bp = Blueprint("kipukas_actions", __name__)
     submit = Submitter(board)

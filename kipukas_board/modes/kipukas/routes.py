@@ -9,9 +9,12 @@ like the other modes' (``/duel/static/``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
+
+if TYPE_CHECKING:
+    from kipukas_board.modes.kipukas.souls_api import SoulsBoard
 
 HERE = Path(__file__).parent
 
@@ -22,7 +25,7 @@ def page_blueprint() -> Blueprint:
                      static_folder=str(HERE / "static"), static_url_path="/kipukas/static")
 
 
-def register(app: Any, board: Any) -> None:
+def register(app: Any, board: SoulsBoard) -> None:
     """Add Kipukas's page assets and actions to the Flask ``app``."""
     from kipukas_board.modes.kipukas import actions, souls_api
 

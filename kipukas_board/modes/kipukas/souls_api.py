@@ -22,7 +22,7 @@ data directory when there is one (the number and its source go into the journale
 from __future__ import annotations
 
 import tomllib
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import Blueprint, Response, jsonify, request
 
@@ -36,11 +36,15 @@ from kipukas_board.modes.kipukas.rules.bouts import (
     table_modifier,
 )
 from kipukas_board.strictjson import is_int
+from kipukas_board.web.served import Files, GameRoutes
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 from kipukas_board.web.submit import Conflict, Submitter, int_field, only_fields
 
-if TYPE_CHECKING:
-    from kipukas_board.web.served import ServedBoard
+
+class SoulsBoard(GameRoutes, Files, Protocol):
+    """What the souls and bouts routes use: a game's routes, and the data directory (the typing
+    table a board may hold); Kipukas's routes as a whole
+    (:mod:`kipukas_board.modes.kipukas.routes`) need no more."""
 
 
 #: The typing table a board may have in its data directory (format in docs/explanation/rules.md); none ships.
@@ -55,7 +59,7 @@ def _soul_field(body: dict[str, Any], name: str = "soul") -> str:
     return v
 
 
-def blueprint(board: ServedBoard) -> Blueprint:
+def blueprint(board: SoulsBoard) -> Blueprint:
     """The souls' and bouts' routes (see the module docs)."""
     bp = Blueprint("kipukas_souls", __name__)
     submit = Submitter(board)
