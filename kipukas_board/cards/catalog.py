@@ -244,6 +244,12 @@ class Catalog:
             raise UnknownCard(code)
         return json.loads(row[0])
 
+    def cards(self, limit: int) -> list[tuple[str, dict[str, Any]]]:
+        """The first ``limit`` cards by code, as ``(code, record)`` (the page's simulated camera
+        lists them; a whole catalog is a few hundred)."""
+        rows = self.store.all("SELECT code, data FROM cards ORDER BY code LIMIT ?", (limit,))
+        return [(code, json.loads(data)) for code, data in rows]
+
     def by_slug(self, slug: str) -> dict[str, Any]:
         row = self.store.one("SELECT data FROM cards WHERE slug = ?", (slug.lower(),))
         if row is None:

@@ -87,6 +87,11 @@ class ModeCards:
                               (mode, deck))
         return [json.loads(r[0]) for r in rows]
 
+    def cards(self, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
+        """The first ``limit`` cards of every mode, as ``(mode, id, record)`` by mode and id."""
+        rows = self.store.all("SELECT mode, id, data FROM mode_cards ORDER BY mode, id LIMIT ?", (limit,))
+        return [(mode, cid, json.loads(data)) for mode, cid, data in rows]
+
     def decks(self, mode: str) -> dict[str, dict[str, int]]:
         """``{deck: {"creature": n, "land": m}}`` for every deck of ``mode``."""
         rows = self.store.all("SELECT deck, kind, COUNT(*) FROM mode_cards WHERE mode = ? GROUP BY deck, kind",

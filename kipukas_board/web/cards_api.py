@@ -12,7 +12,6 @@ needs no PIN, and it exists only when the board runs with ``--sim``.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 
 from flask import Flask, Response, jsonify
@@ -51,19 +50,16 @@ def register(app: Flask, board: CardsApiBoard) -> None:
         simulated camera: what each is called and what its sticker or QR code says."""
         if not board.sim:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
-        store = board.card_desk.catalog.store
         # Each card its own serial ("Sim" and its number; the page puts the seat in too), so two cards
         # shown at two seats are never taken for one physical card at both.
-        known = [{"game": "Kipukas", "title": json.loads(data).get("title") or code,
+        known = [{"game": "Kipukas", "title": card.get("title") or code,
                   "payload": f"kpks.us/{code}#0001?Sim{n:04d}"}
-                 for n, (code, data) in enumerate(store.all("SELECT code, data FROM cards ORDER BY code LIMIT ?",
-                                                            (MAX_KNOWN,)))]
-        prefixes = {mode: prefix for prefix, mode in board.card_desk.mode_prefixes.items()}
+                 for n, (code, card) in enumerate(desk.catalog.cards(MAX_KNOWN))]
+        prefixes = {mode: prefix for prefix, mode in desk.mode_prefixes.items()}
         titles = {m.name: m.title for m in board.modes.values()}
-        for mode, cid, data in store.all("SELECT mode, id, data FROM mode_cards ORDER BY mode, id LIMIT ?",
-                                         (MAX_KNOWN,)):
+        for mode, cid, card in board.mode_cards.cards(MAX_KNOWN):
             if mode in prefixes:
-                known.append({"game": titles.get(mode, mode), "title": json.loads(data).get("name") or cid,
+                known.append({"game": titles.get(mode, mode), "title": card.get("name") or cid,
                               "payload": f"{prefixes[mode]}:{cid}"})
         return jsonify({"cards": known[:MAX_KNOWN]})
 

@@ -144,3 +144,18 @@ def test_the_real_catalog_uploads_through_the_served_board_as_the_command_import
             body = json.loads(resp.read())
         assert f"imported {body['count']} cards from" in said
         assert body["count"] == len(json.loads(real.read_text())) == len(srv.board.card_desk.catalog)
+
+
+def test_the_simulated_camera_lists_the_imported_cards_of_every_game(client, board) -> None:
+    """``GET /api/sim/cards``: each catalog card with a serial of its own, each mode's cards by its
+    payload prefix and under the game's title (read through the card views, not the store)."""
+    assert client.get("/api/sim/cards").get_json() == {"cards": []}
+    assert upload(client, "cards.json", CATALOG).status_code == 200
+    assert upload(client, "iv8-p1.toml", (DECKS / "iv8-p1.toml").read_bytes()).status_code == 200
+    known = client.get("/api/sim/cards").get_json()["cards"]
+    kipukas = [c for c in known if c["game"] == "Kipukas"]
+    assert kipukas == [{"game": "Kipukas", "title": "Brindle Moth", "payload": "kpks.us/HMPU#0001?Sim0000"},
+                       {"game": "Kipukas", "title": "Allele Sect Explorer", "payload": "kpks.us/RrDC#0001?Sim0001"}]
+    duel = {c["payload"]: c for c in known if c not in kipukas}
+    assert len(duel) == len(board.mode_cards.deck("duel", "iv8-p1"))
+    assert duel["duel:punch"] == {"game": board.modes["duel"].title, "title": "Punch", "payload": "duel:punch"}
