@@ -346,9 +346,9 @@ def build_bom(board: BoardMap, players: int, pi: int = 5, layout: str = "default
     add(Part("dc-jack", "connector", 1, f"Panel DC jack for 2.1 x 5.5 mm plugs, rated {JACK_RATING_A:g} A or more",
              refs="J3", price_each=3.0, rating_a=JACK_RATING_A,
              notes=f"before the fuse: it must carry what the brick gives before it cuts out "
-                   f"({PSU_A * power_chain.SUPPLY_TRIP_FACTOR:g} A); no part number is named because none "
-                   "checked against its datasheet reaches that (2.1 mm jacks are mostly rated 1-5 A, a few "
-                   "8 A): buy one whose datasheet says 10 A or more"))
+                   f"({PSU_A * power_chain.SUPPLY_TRIP_FACTOR:g} A); no part number is named: the 2.1 mm jacks "
+                   "looked at are rated 1-5 A, a few 8 A (CUI PJ-063AH, a 2.0 mm pin, for boards); buy one "
+                   "whose datasheet says 10 A or more"))
     add(Part("fuse", "power", 1, f"Fuse {FUSE_A:g} A ATO blade", refs="F1", manufacturer="Littelfuse",
              mpn="0287005.PXCN", price_each=0.30, rating_a=FUSE_A,
              notes="right after J3: protects every LED power conductor and contact behind it"))
