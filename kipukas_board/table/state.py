@@ -71,8 +71,10 @@ class TableState:
 
     @property
     def problem_cycle(self) -> int:
-        """The table has no clock of its own: its problems end by their causes or with a new game."""
-        return 0
+        """The game's clock (Kipukas's diel cycle), so a problem the table raises mid-game lasts as the
+        game's own would; a game without one: the problems end by their causes or with a new game."""
+        cycle = getattr(self.mode_state, "problem_cycle", 0)
+        return cycle if isinstance(cycle, int) else 0
 
     def occupied(self, stand: str) -> bool:
         """Is a token on ``stand`` (False for a stand the map does not have)?"""

@@ -13,6 +13,7 @@ from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
 from kipukas_board.modes.kipukas.rules.simulate import random_game
 from kipukas_board.table.cards import card_event, record_card
+from kipukas_board.table.events import map_event
 from kipukas_board.table.problems import settle
 from kipukas_board.table.state import TableState, new_table
 
@@ -81,3 +82,55 @@ def test_the_table_records_a_card_and_settles_its_problem_when_the_seat_shows_an
     again = settle(shown, again, {"type": "card", "seat": 2}, fx, 2)
     assert again.problems == () and again.cards[0]["title"] == "Explorer"
     assert table.cards == () and table.problems == (), "states are never changed in place"
+
+
+def kipukas_in_play(board=BOARD) -> TableState:
+    """Two players, capitals and base camps placed, the first diel cycles rolled: a game under way."""
+    table = modes.new_table(board)
+    events = [{"type": "new_game", "players": PLAYERS, "edition": "web", "play_style": "domination",
+               "options": {}, "first_placer": 1},
+              *({"type": "stand", "stand": sid, "occupied": True} for sid in ("T1", "T8", "T2", "T3", "T5", "T7")),
+              {"type": "roll_diel", "cycle": 2, "phase": "night", "roll": None, "source": "fixed"}]
+    for seq, event in enumerate(events, 1):
+        table, _ = modes.apply(table, event, seq)
+    assert kipukas_state(table).phase == "play" and kipukas_state(table).diel_cycle == 2
+    return table
+
+
+def test_a_refused_resume_or_map_during_kipukas_shows_its_problem_and_number_in_the_state_document() -> None:
+    table = kipukas_in_play()
+    table, fx = modes.apply(table, {"type": "resume"}, 9)
+    assert [e["type"] for e in fx] == ["problem"]
+    doc = modes.state_json(table)
+    assert doc["seq"] == 9 and doc["problems"] == ["no game is paused, so there is nothing to resume"]
+    twelve = load_map("kipuka-12")
+    table, fx = modes.apply(table, map_event(twelve.name, twelve.source_text), 10)
+    doc = modes.state_json(table)
+    assert doc["seq"] == 10 and any("the map stays" in p for p in doc["problems"]), doc["problems"]
+    assert table.problem_causes[-1].cycle == 2, "raised in the game's diel cycle: it lasts as Kipukas's own"
+    table, _ = modes.apply(table, {"type": "answer", "question": "q9", "answer": 1}, 11)  # refused too
+    assert any("the map stays" in p for p in modes.state_json(table)["problems"])
+    shares_what_kipukas_says(table)  # the next Kipukas event hands the table its own state again
+
+
+def test_resuming_kipukas_shows_the_resume_s_journal_number() -> None:
+    table = kipukas_in_play()
+    table, _ = modes.apply(table, example_new_game(), 8)
+    table, _ = modes.apply(table, {"type": "stand", "stand": "M1a", "occupied": True}, 9)
+    table, fx = modes.apply(table, {"type": "resume"}, 10)
+    assert [e["type"] for e in fx] == ["resumed"] and table.game == "kipukas"
+    assert modes.state_json(table)["seq"] == 10 and kipukas_state(table).seq == 10
+
+
+def test_undo_after_a_resume_takes_back_the_kipukas_action_and_leaves_the_duel_paused() -> None:
+    """The undo entry holds Kipukas's state only: taking back a diel roll made before the duel does not
+    throw away the duel the resume put aside (the table's paused game is not Kipukas's to undo)."""
+    table = kipukas_in_play()
+    table, _ = modes.apply(table, example_new_game(), 8)
+    table, _ = modes.apply(table, {"type": "stand", "stand": "M1a", "occupied": True}, 9)
+    table, _ = modes.apply(table, {"type": "resume"}, 10)
+    table, fx = modes.apply(table, {"type": "undo"}, 11)
+    assert [e["type"] for e in fx] == ["undone"] and fx[0]["action"] == "roll_diel"
+    assert kipukas_state(table).diel_cycle == 1 and table.switches["M1a"], "the token moved meanwhile stays"
+    assert table.paused is not None and table.paused.game == "duel"
+    shares_what_kipukas_says(table)

@@ -29,11 +29,20 @@ _OCCUPIED = StandState(occupied=True)
 
 
 def kipukas_state(table: TableState) -> KipukasState:
-    """Kipukas's state on ``table``: its own while Kipukas is played; otherwise how Kipukas reads the
+    """Kipukas's state on ``table``: its own while Kipukas is played (with what the table shares as the
+    table has it: the table may change it without Kipukas's rules); otherwise how Kipukas reads the
     table another game left (no game of its own, the switches, cards and problems as they are), which
     is where a Kipukas game started over a card duel begins."""
     if table.game == NAME and isinstance(table.mode_state, KipukasState):
-        return table.mode_state
+        ks = table.mode_state
+        if (ks.seq == table.seq and ks.problems is table.problems and ks.cards is table.cards
+                and ks.counter == table.counter and ks.board is table.board
+                and ks.problem_causes is table.problem_causes):
+            return ks  # what the table shares came from Kipukas's last event (nearly always)
+        # The table changed under the game (a refused map or resume, a resume's number and counter,
+        # the core loop's "not applied"): the table's word is the one the rules go on from.
+        return ks.evolve(board=table.board, cards=table.cards, problems=table.problems,
+                         problem_causes=table.problem_causes, seq=table.seq, counter=table.counter)
     stands = {sid: _OCCUPIED if on else EMPTY_STAND for sid, on in table.switches.items()}
     return initial_state(table.board).evolve(stands=stands, cards=table.cards, problems=table.problems,
                                              problem_causes=table.problem_causes, seq=table.seq,
