@@ -52,14 +52,19 @@ PIXELS_PER_M = 60
 ONE_FEED_UP_TO, FEED_EVERY = 80, 60
 #: The LED supply (a closed 5 V brick), its fuse and the parts behind it, with their ratings in A.
 PSU_A, FUSE_A = 6.0, power_chain.DEFAULT_FUSE_A
-JACK_RATING_A = 10.0
+#: J3, the LED supply's inlet in the case wall: an XT60 pair (Amass rates the XT60 family 30 A
+#: continuous). It sits before the fuse, so it must carry what the brick gives before it cuts out.
+JACK_RATING_A = 30.0
+#: The wire on J3's solder cups, before the fuse: the fuse holder's own lead on (+), a short piece
+#: of the same gauge to the GND block on (-).
+INLET_LEAD_AWG = 16
 FUSE_HOLDER_RATING_A = 20.0
 WAGO_RATING_A = 20.0          # WAGO 221: 32 A (IEC), 20 A (UL); the lower
 WAGO_WAYS = 5
 #: The build hardware/bom.csv lists: the biggest the shipped maps allow (map, players, Pi, LED layout).
 REFERENCE_BUILD = ("kipuka-13", 4, 5, "full")
 #: Planning lengths: a jumper between two strip pieces, a feed pair, the supply side
-#: (jack, fuse, blocks), the data run from the level shifter to the first pixel.
+#: (inlet, fuse, blocks), the data run from the level shifter to the first pixel.
 JUMPER_M, FEED_M, SUPPLY_SIDE_M, DATA_RUN_M = 0.15, 1.0, 0.3, 0.5
 #: Matrix wire per stand: a reed's two leads out to its row and column lines, and its share of them.
 MATRIX_WIRE_M = 0.6
@@ -339,16 +344,25 @@ def build_bom(board: BoardMap, players: int, pi: int = 5, layout: str = "default
              mpn="EEU-FR1A102", price_each=0.50, notes="across 5 V/GND at the first feed; long lead (+) to 5 V"))
     add(Part("decoupling-cap", "led", 1, "Capacitor 100 nF 50 V ceramic", refs="C2", manufacturer="KEMET",
              mpn="C320C104K5R5TA", price_each=0.20, notes="U2 decoupling"))
-    add(Part("led-psu", "power", 1, f"Power supply 5 V {PSU_A:g} A 30 W, closed desktop type, 2.1 x 5.5 mm plug "
-             "(centre positive)", refs="PS1", manufacturer="Mean Well", mpn="GST60A05-P1J",
-             alternatives="any closed 5 V 6 A brick with safety marks", price_each=22.0,
-             notes="the mains side stays sealed inside the brick: no mains wiring in the build", rating_a=PSU_A))
-    add(Part("dc-jack", "connector", 1, f"Panel DC jack for 2.1 x 5.5 mm plugs, rated {JACK_RATING_A:g} A or more",
-             refs="J3", price_each=3.0, rating_a=JACK_RATING_A,
+    add(Part("led-psu", "power", 1, f"Power supply 5 V {PSU_A:g} A 30 W, closed desktop type (its 2.1 x 5.5 mm "
+             "plug is cut off: the cable gets J3's XT60 female)", refs="PS1", manufacturer="Mean Well",
+             mpn="GST60A05-P1J", alternatives="any closed 5 V 6 A brick with safety marks", price_each=22.0,
+             notes="the mains side stays sealed inside the brick: no mains wiring in the build; only its "
+                   "low-voltage output cable is re-terminated", rating_a=PSU_A))
+    add(Part("power-inlet", "connector", 1, f"XT60 panel-mount male with screw flange, and an XT60 female for the "
+             f"brick's cable, rated {JACK_RATING_A:g} A", refs="J3", unit="pair", manufacturer="Amass",
+             mpn="XT60E-M and XT60H-F", alternatives="any XT60 panel-mount male with two M2.5 ears and an XT60 "
+             "female with a sheath (genuine Amass parts are the ones rated; clones vary)",
+             price_each=3.0, rating_a=JACK_RATING_A,
              notes=f"before the fuse: it must carry what the brick gives before it cuts out "
-                   f"({PSU_A * power_chain.SUPPLY_TRIP_FACTOR:g} A); no part number is named: the 2.1 mm jacks "
-                   "looked at are rated 1-5 A, a few 8 A (CUI PJ-063AH, a 2.0 mm pin, for boards); buy one "
-                   "whose datasheet says 10 A or more"))
+                   f"({PSU_A * power_chain.SUPPLY_TRIP_FACTOR:g} A), more than the 2.1 mm barrel jacks looked at are "
+                   "rated for (1-5 A, a few 8 A); the female (shrouded contacts) goes on the brick's live cable, "
+                   "the male in the box's front wall with two M2.5 x 8 mm screws"))
+    add(Part("inlet-wire", "wire", 1, f"Wire {INLET_LEAD_AWG} AWG stranded, black, from J3 (-) to the GND block",
+             unit="m", price_each=0.60,
+             notes=f"before the fuse, with the fuse holder's {INLET_LEAD_AWG} AWG lead on J3 (+): both carry what "
+                   "the brick gives until it cuts out; keep them short (under 0.3 m); with the Keystone holder, "
+                   "a piece of it on J3 (+) too"))
     add(Part("fuse", "power", 1, f"Fuse {FUSE_A:g} A ATO blade", refs="F1", manufacturer="Littelfuse",
              mpn="0287005.PXCN", price_each=0.30, rating_a=FUSE_A,
              notes="right after J3: protects every LED power conductor and contact behind it"))
@@ -409,7 +423,9 @@ def build_bom(board: BoardMap, players: int, pi: int = 5, layout: str = "default
              price_each=0.50))
 
     protected = [
-        Protected("J3 DC jack", "connector", JACK_RATING_A, PSU_A * power_chain.SUPPLY_TRIP_FACTOR, "PS1"),
+        Protected("J3 XT60 inlet", "connector", JACK_RATING_A, PSU_A * power_chain.SUPPLY_TRIP_FACTOR, "PS1"),
+        Protected(f"J3 leads to F1 and the GND block {INLET_LEAD_AWG} AWG", "conductor",
+                  power_chain.AWG_RATING_A[INLET_LEAD_AWG], PSU_A * power_chain.SUPPLY_TRIP_FACTOR, "PS1"),
         Protected("F1 fuse holder", "connector", FUSE_HOLDER_RATING_A, budget_ma / 1000, "F1"),
         Protected("WAGO 221 blocks", "connector", WAGO_RATING_A, budget_ma / 1000, "F1"),
         Protected(f"supply-side wire {min(feed_awg, jumper_awg)} AWG", "conductor",

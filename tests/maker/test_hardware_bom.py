@@ -114,7 +114,40 @@ def test_a_broken_chain_exits_1_naming_both_figures(monkeypatch, capsys) -> None
     monkeypatch.setattr(bom_mod, "JACK_RATING_A", 5.0)
     assert main(["hardware", "bom", "--map", "kipuka-8", "--players", "2"]) == 1
     err = capsys.readouterr().err
-    assert "J3 DC jack is rated 5 A" in err and "9 A" in err
+    assert "J3 XT60 inlet is rated 5 A" in err and "9 A" in err
+
+
+@pytest.mark.parametrize(("rating_a", "holds"), [(8.0, False), (8.99, False), (9.0, True), (30.0, True)])
+def test_the_inlet_before_the_fuse_must_carry_what_the_brick_gives_before_it_cuts_out(
+        monkeypatch, rating_a: float, holds: bool) -> None:
+    """J3 is before the fuse: an 8 A inlet (the best 2.1 mm barrel jacks) under a 6 A brick that may
+    give 9 A breaks the chain; the XT60's 30 A keeps it."""
+    monkeypatch.setattr(bom_mod, "JACK_RATING_A", rating_a)
+    problems = bom_mod.build_bom(load_map("kipuka-8"), 2).problems()
+    assert (problems == []) == holds, problems
+    if not holds:
+        assert problems == [f"J3 XT60 inlet is rated {rating_a:g} A, before the fuse, less than the 6 A supply "
+                            "may deliver before it cuts out (9 A)"]
+
+
+def test_the_inlet_s_leads_before_the_fuse_are_checked_too(monkeypatch) -> None:
+    """The wire on J3's cups is before the fuse as well: 18 AWG (7 A in a closed box) there fails."""
+    monkeypatch.setattr(bom_mod, "INLET_LEAD_AWG", 18)
+    problems = bom_mod.build_bom(load_map("kipuka-8"), 2).problems()
+    assert problems == ["J3 leads to F1 and the GND block 18 AWG is rated 7 A, before the fuse, less than the "
+                        "6 A supply may deliver before it cuts out (9 A)"]
+
+
+def test_every_part_before_the_fuse_is_one_a_maker_can_order() -> None:
+    """The inlet and the supply name a manufacturer's part number and the rating the chain checks."""
+    b = bom_mod.build_bom(load_map("kipuka-13"), 4)
+    parts = {p.refs: p for p in b.parts if p.refs}
+    for ref in ("PS1", "J3", "F1"):
+        assert parts[ref].mpn and parts[ref].manufacturer != "any", ref
+    assert parts["J3"].rating_a == bom_mod.JACK_RATING_A
+    before = [p for p in b.protected if p.protected_by == "PS1"]
+    assert {p.name.split()[0] for p in before} == {"J3"} and len(before) == 2
+    assert all(p.carries_a == bom_mod.PSU_A * power_chain.SUPPLY_TRIP_FACTOR for p in before)
 
 
 def test_a_bad_map_or_player_count_is_refused(capsys) -> None:

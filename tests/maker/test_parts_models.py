@@ -137,6 +137,27 @@ def test_the_box_stands_each_board_on_its_own_holes(built: Path) -> None:
             assert a[0] + a[2] <= b[0] or b[0] + b[2] <= a[0] or a[1] + a[3] <= b[1] or b[1] + b[3] <= a[1]
 
 
+def test_the_front_wall_takes_the_xt60_inlet_body_and_both_ear_screws(built: Path) -> None:
+    """J3's body passes through its cut-out, a screw through each ear, and the wall stands between
+    them and under the flange, so the flange has something to bear on."""
+    p = ElectronicsBox()
+    part = solid("box-base")
+    inlet = dim.XT60E_M
+    x, z = p.inlet_centre()
+    y = p.wall / 2
+    bw, bh = inlet.body
+    for dx, dz in ((0, 0), (bw / 2, bh / 2 - 0.1), (-bw / 2, -bh / 2 + 0.1)):
+        assert not inside(part, x + dx, y, z + dz), f"the inlet's body meets the wall at ({dx}, {dz})"
+    for side in (-1, 1):
+        ear = x + side * inlet.ear_pitch / 2
+        assert not inside(part, ear, y, z), "no screw hole for an ear"
+        between = x + side * (bw / 2 + inlet.clearance + inlet.ear_pitch / 2 - inlet.ear_hole / 2) / 2
+        assert inside(part, between, y, z), "no wall between the body and the ear"
+    assert inside(part, x, y, z + inlet.flange[1] / 2 - 0.5), "no wall under the flange's top"
+    assert p.wall + inlet.flange[0] / 2 < x < p.outer[0] - p.wall - inlet.flange[0] / 2
+    assert z - inlet.flange[1] / 2 > p.floor
+
+
 def test_the_camera_mounts_fit_their_cameras(built: Path) -> None:
     m = CameraMount("cm3")
     part = solid("camera-mount-cm3")

@@ -1,7 +1,7 @@
 """The sizes of the bill of materials' parts that the printed parts are built around, in mm.
 
 One place for every outside dimension a printed part must fit: a board's outline and mounting holes,
-a camera's lens, the LED strip, the fuse holder, the panel jack and the cable glands. The figures
+a camera's lens, the LED strip, the fuse holder, the power inlet and the cable glands. The figures
 are the makers' published mechanical drawings (named beside each); check them against the part in
 your hand before a long print, and change them here rather than in a model. The reed and the magnet
 live in :mod:`kipukas_board.hardware.parts_spec`, shared with the BOM and the field calculation.
@@ -86,8 +86,30 @@ INLINE_FUSE_HOLDER = Box3("Littelfuse FHAC0001ZXJ inline ATO fuse holder", 40.0,
 #: WAGO 221-415 lever connector.
 WAGO_221_415 = Box3("WAGO 221-415", 20.2, 13.1, 15.9)
 
-#: The panel DC jack's mounting hole (J3; the usual 2.1 x 5.5 mm panel jacks take 11-12 mm).
-DC_JACK_HOLE = 11.2
+
+
+@dataclass(frozen=True)
+class PanelConnector:
+    """A connector screwed to a wall by a flange: its body goes through a rectangular cut-out, two
+    screws through the ears either side of it."""
+
+    name: str
+    #: The body behind the flange: width along the wall, height up it.
+    body: tuple[float, float]
+    ear_pitch: float
+    #: The flange outside the wall: width along it, height up it.
+    flange: tuple[float, float]
+    #: A clearance hole for the ears' screws (M2.5: 2.7 mm nominal, larger printed).
+    ear_hole: float = 3.4
+    #: Clearance around the body, per side.
+    clearance: float = 0.3
+
+
+#: J3, the LED supply's inlet: an Amass XT60E-M (panel-mount male). A planning figure from one
+#: maker's caliper measurement (body 15.6 x 8.1 mm, ears measured 22.6 mm apart and fitted at
+#: 22.0 mm, flange 27.2 x 12.1 mm), not from Amass's drawing: the ear holes are made 3.4 mm, loose
+#: enough for either pitch. Hold your part against it before printing the box.
+XT60E_M = PanelConnector("Amass XT60E-M panel-mount male", body=(15.6, 8.1), ear_pitch=22.3, flange=(27.2, 12.1))
 #: A PG7 cable gland's thread (12.5 mm), for the reed cables, the LED feeds and the speaker.
 GLAND_HOLE = 12.7
 #: The Pi 5 camera cable's 15-pin end (16 mm wide flat cable) through a slot in the box wall.
@@ -107,6 +129,7 @@ BOM_PARTS: dict[str, tuple[str, object]] = {
     "csi-camera": ("Camera Module 3", CAMERA_MODULE_3),
     "usb-camera": ("C920", C920),
     "fuse-holder": ("FHAC0001ZXJ", INLINE_FUSE_HOLDER),
+    "power-inlet": ("XT60E-M", XT60E_M),
     "wago": ("221-415", WAGO_221_415),
     "led-strip": ("WS2812B", STRIP),
 }

@@ -137,7 +137,7 @@ def camera_mount(p: CameraMount) -> Part:
 
 
 def box_base(p: ElectronicsBox) -> Part:
-    """The box's base: floor and walls, standoffs for the three boards, the DC jack, glands, cable
+    """The box's base: floor and walls, standoffs for the three boards, the power inlet, glands, cable
     slots, vents and two screw ears to hang it under the table."""
     ow, od, oh = p.outer
     part = _box(ow, od, oh, corner=True)
@@ -155,7 +155,7 @@ def box_base(p: ElectronicsBox) -> Part:
             part += _cyl(p.standoff_diameter, p.standoff, (x, y, p.floor - 0.01))
             part -= _cyl(board.hole_diameter * 0.85, p.standoff + 0.02, (x, y, p.floor))
     # The inline fuse holder's saddle, behind the Pi: two posts either side of it, a cable tie
-    # through their slots (its leads reach the DC jack and the power board's +5 V block).
+    # through their slots (its leads reach the power inlet J3 and the power board's +5 V block).
     fh = dim.INLINE_FUSE_HOLDER
     sx, sy = p.wall + origins["pi"][0] + 10.0, p.wall + origins["pi"][1] + dim.PI5.depth + 14.0
     for dy in (0.0, fh.depth + 2 * FIT + 4.0):
@@ -165,12 +165,17 @@ def box_base(p: ElectronicsBox) -> Part:
         part += post
     z_wall = p.floor + p.standoff + 6.0  # openings' centres, above the boards
     pi_x = p.wall + origins["pi"][0]
-    # Front wall (y = 0): the Pi's USB-C supply (11.2 mm from the board's left edge) and the DC jack
-    # in front of the power board.
+    # Front wall (y = 0): the Pi's USB-C supply (11.2 mm from the board's left edge) and the power
+    # inlet J3 in front of the power board: its body through a rectangle, its flange outside, a
+    # screw through each ear.
     uw, uh = dim.USB_C_OVERMOULD
     part -= _box(uw, p.wall + 0.02, oh, (pi_x + 11.2 - uw / 2, -0.01, p.floor + p.standoff), corner=True)
-    px = p.wall + origins["power"][0]
-    part -= _ycyl(dim.DC_JACK_HOLE, p.wall + 0.02, (px + 15.0, p.wall / 2, z_wall))
+    jx, jz = p.inlet_centre()
+    inlet = dim.XT60E_M
+    bw, bh = (size + 2 * inlet.clearance for size in inlet.body)
+    part -= _box(bw, p.wall + 0.02, bh, (jx, p.wall / 2, jz - bh / 2))
+    for side in (-1, 1):
+        part -= _ycyl(inlet.ear_hole, p.wall + 0.02, (jx + side * inlet.ear_pitch / 2, p.wall / 2, jz))
     # Back wall (y = depth): the cable glands over the sensor and power boards, a notch for the USB cameras.
     for i in range(p.glands):
         gx = p.wall + origins["sensor"][0] + 14.0 + i * 24.0

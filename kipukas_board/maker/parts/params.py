@@ -154,8 +154,8 @@ class CameraMount:
 
 @dataclass(frozen=True)
 class ElectronicsBox:
-    """The box under the table: the Pi, the Pico's carrier and the power board on standoffs, a DC
-    jack, cable glands, camera and power cable slots, and vents in the walls and the lid."""
+    """The box under the table: the Pi, the Pico's carrier and the power board on standoffs, the
+    LED supply's inlet, cable glands, camera and power cable slots, and vents in the walls and the lid."""
 
     inner_width: float = 190.0
     inner_depth: float = 125.0
@@ -173,6 +173,11 @@ class ElectronicsBox:
     @property
     def outer(self) -> tuple[float, float, float]:
         return (self.inner_width + 2 * self.wall, self.inner_depth + 2 * self.wall, self.inner_height + self.floor)
+
+    def inlet_centre(self) -> tuple[float, float]:
+        """Where the power inlet J3 sits in the front wall: its centre's x from the box's outer left
+        edge and its height from the bed, in front of the power board and above the boards."""
+        return (self.wall + self.board_origins()["power"][0] + 15.0, self.floor + self.standoff + 6.0)
 
     def board_origins(self) -> dict[str, tuple[float, float]]:
         """Each board's bottom-left corner inside the box, from the inner bottom-left corner: the Pi
