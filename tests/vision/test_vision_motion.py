@@ -62,3 +62,21 @@ def test_a_smeared_card_is_read_only_with_the_smear_taken_back(dx: int, dy: int)
         firsts.append(next((i for i, r in enumerate(reads) if r.codes), None))
     assert firsts[0] is None  # the ladder and the stacking alone never read it
     assert firsts[1] == STACK_AT[0] - 1  # read on the first stacked mean
+
+
+def test_a_code_read_from_the_half_size_unsmeared_mean_is_placed_in_frame_pixels() -> None:
+    decoders = {n: d for n, d in available_decoders().items() if n != "wechat"}
+    if "zxing" not in decoders:
+        pytest.skip("zxing-cpp is not installed")
+    card = _card()
+    smeared = _smear(card, 13, 0)
+    rng = np.random.default_rng(5)
+    reader = CameraReader(Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0))
+    read = next(r for r in (reader.read(noise(smeared, rng, 2)) for _ in range(STACK_AT[0])) if r.codes)
+    assert read.result is not None
+    pts = np.array(read.result.points[P])
+    ys, xs = np.nonzero((card != 120).any(axis=2))  # the code's tile on the grey frame
+    # the corners lie on the tile's finder patterns (within a module or two), not at half those coordinates
+    assert xs.min() - 16 <= pts[:, 0].min() and pts[:, 0].max() <= xs.max() + 16
+    assert ys.min() - 16 <= pts[:, 1].min() and pts[:, 1].max() <= ys.max() + 16
+    assert pts[:, 0].max() - pts[:, 0].min() > 0.6 * (xs.max() - xs.min())
