@@ -271,7 +271,7 @@ def test_one_fuse_protects_every_led_power_conductor_and_the_bom_covers_the_bigg
     assert fuse_a == budget.FUSE_A == bom_mod.FUSE_A and budget.CAP_MAX_A <= 0.8 * fuse_a < budget.SUPPLY_A
     assert [r["refs"] for r in rows if r["description"].startswith("Fuse")] == ["F1"]
     # every part on the fused 5 V path is rated at or above what the fuse holds
-    assert set(nets["+5V_IN"]) == {"PS1.+V", "J3.TIP", "F1.1"}
+    assert set(nets["+5V_IN"]) == {"PS1.+V", "J3.+V", "F1.1"}
     on_led_5v = {p.split(".")[0] for p in nets["+5V_LED"]}
     assert "J2" not in on_led_5v and nets["NC_J2_5V"] == ["J2.1"], "the strip's JST SM carries no power"
     jack = next(r for r in rows if r["refs"] == "J3")
