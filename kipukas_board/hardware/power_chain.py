@@ -1,4 +1,4 @@
-"""The LED power chain: supply, jack, fuse, then every conductor and connector the fuse protects.
+"""The LED power chain: supply, inlet, fuse, then every conductor and connector the fuse protects.
 
 Three rules make the chain safe, and :func:`check_chain` names each one that a build breaks:
 
@@ -12,8 +12,10 @@ Three rules make the chain safe, and :func:`check_chain` names each one that a b
 The board's settings apply the first rule at start (``[leds] power_budget_ma`` against ``[leds]
 fuse_a``), so a budget the fuse cannot carry is refused before the strip lights.
 
-The jack sits before the fuse, so the fuse cannot protect it: it must carry what the supply
-delivers before its own overload protection cuts out (:data:`SUPPLY_TRIP_FACTOR` times its rating).
+The inlet the supply plugs into sits before the fuse, and so do its leads to the fuse and to the
+GND block: the fuse cannot protect them, so they must carry what the supply delivers before its own
+overload protection cuts out (:data:`SUPPLY_TRIP_FACTOR` times its rating). That is 9 A for the
+BOM's 6 A brick, more than a 2.1 mm barrel jack is commonly rated for, hence its XT60 inlet.
 
 The strip's own 5 V and GND copper between its cut pads is behind the fuse too: a short on a piece
 draws through it what the fuse lets through. :data:`STRIP_COPPER_A` is its planning rating, and
@@ -47,7 +49,7 @@ BUDGET_SHARE_OF_FUSE = 0.8
 #: A blade fuse (ATO) carries this multiple of its rating indefinitely without blowing.
 FUSE_HOLD_FACTOR = 1.1
 #: A closed 5 V brick's overload protection typically trips between 105 % and 150 % of its rating:
-#: the jack before the fuse must carry the top of that range.
+#: the inlet before the fuse must carry the top of that range.
 SUPPLY_TRIP_FACTOR = 1.5
 #: Continuous current per American wire gauge, in a closed box under PLA (see the module docstring).
 AWG_RATING_A: dict[int, float] = {16: 10.0, 18: 7.0, 20: 5.0, 22: 3.0, 24: 2.0, 26: 1.3}
@@ -137,7 +139,7 @@ def check_chain(budget_ma: float, fuse_a: float, psu_a: float,
     """Every way the chain is broken, in words naming both figures; an empty list when it holds.
 
     ``protected`` are ``(name, rating_a)`` of everything behind the fuse, ``before_fuse`` those
-    between the supply and the fuse (the jack), protected only by the supply's own limit.
+    between the supply and the fuse (the inlet and its leads), protected only by the supply's own limit.
     """
     problems: list[str] = []
     if budget_ma > max_budget_ma(fuse_a):
