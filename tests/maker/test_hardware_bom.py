@@ -168,6 +168,14 @@ def test_the_chain_check_names_each_broken_rule(budget, fuse, rating, psu) -> No
     assert any("supply gives less" in p for p in problems) == (psu * 1000 < budget)
 
 
+@given(rating=st.floats(0.5, 40), psu=st.floats(0.5, 20))
+def test_what_sits_before_the_fuse_is_held_to_what_the_supply_gives_before_it_trips(rating, psu) -> None:
+    """The inlet is judged against the supply's trip point, never against the fuse: a 20 A inlet under a
+    20 A supply fails (it may give 30 A), a 10 A one under a 6 A supply passes."""
+    problems = power_chain.check_chain(0, 5.0, psu, [], [("inlet", rating)])
+    assert any(p.startswith("inlet is rated") for p in problems) == (rating < psu * power_chain.SUPPLY_TRIP_FACTOR)
+
+
 @given(carried=st.floats(0, 9.9), fuse=st.sampled_from([1.0, 3.0, 5.0, 7.5]))
 def test_the_chosen_gauge_carries_the_current_and_what_the_fuse_holds(carried, fuse) -> None:
     awg = power_chain.wire_for(carried, fuse)
