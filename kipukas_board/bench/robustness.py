@@ -50,31 +50,45 @@ from kipukas_board.settings import DEFAULT_BUDGET_MS
 NOISE_FIELDS = 16
 
 
-class _Noise:
+def _stable_seed(*parts: object) -> int:
+    """A seed from ``parts`` that is the same in every run and every process (``hash`` of a string is not)."""
+    import zlib
+
+    return zlib.crc32("/".join(str(p) for p in parts).encode())
+
+
+class HoldNoise:
     """Gaussian sensor noise from a pool of fields drawn once per frame size and sigma (drawing 2.7
     million numbers a frame would cost the bench more than the loop it measures); within one hold
-    every frame gets another field, in a fresh random order."""
+    every frame gets another field, in a random order of its own.
+
+    Every draw is seeded by what it is for (the run's seed, the pool's frame size and sigma; the
+    condition and the capture a hold shows), never by what was drawn before: a run of some
+    conditions or some captures shows each the same noise as the full run, so its figures compare.
+    """
 
     def __init__(self, seed: int) -> None:
-        import numpy as np
-
-        self.rng = np.random.default_rng(seed)
+        self.seed = seed
         self._pools: dict[tuple[tuple[int, ...], float], Any] = {}
 
     def pool(self, shape: tuple[int, ...], sigma: float) -> Any:
         from kipukas_board.bench.camera import NoisePool
 
         key = (shape, sigma)
-        if key not in self._pools:
-            self._pools = {key: NoisePool(shape, sigma, size=NOISE_FIELDS, seed=int(self.rng.integers(2**31)))}
+        if key not in self._pools:  # one pool kept at a time: each is 16 frames' worth of memory
+            self._pools = {key: NoisePool(shape, sigma, size=NOISE_FIELDS,
+                                          seed=_stable_seed(self.seed, "pool", shape, sigma))}
         return self._pools[key]
 
-    def frames(self, img: Any, sigma: float) -> Callable[[int], Any]:
-        """``frame(k)``: ``img`` with the hold's k-th noise field."""
+    def frames(self, img: Any, sigma: float, *hold: object) -> Callable[[int], Any]:
+        """``frame(k)``: ``img`` with the hold's k-th noise field; ``hold`` names the hold (its
+        condition, capture and purpose), which seeds the order of its fields."""
         import cv2
+        import numpy as np
 
         fields = self.pool(img.shape, sigma).fields
-        order = [int(i) for i in self.rng.permutation(len(fields))] if fields else []
+        rng = np.random.default_rng(_stable_seed(self.seed, "hold", *hold))
+        order = [int(i) for i in rng.permutation(len(fields))] if fields else []
 
         def frame(k: int) -> Any:
             if not fields:
@@ -114,10 +128,12 @@ class _Seat:
     def worker_ms(self) -> float:
         return sum(dec.cpu_ms() for dec in self.isolated.values())
 
-    def hold(self, img: Any, sigma: float, fps: float, seconds: float, noise: _Noise) -> dict[str, Any]:
-        """One card (or an empty view) held for ``seconds``: its reads by simulated time, and its CPU."""
+    def hold(self, img: Any, sigma: float, fps: float, seconds: float, noise: HoldNoise,
+             *name: object) -> dict[str, Any]:
+        """One card (or an empty view) held for ``seconds``: its reads by simulated time, and its CPU.
+        ``name`` names the hold for its noise (see :class:`HoldNoise`)."""
         reader = self.reader()
-        make = noise.frames(img, sigma)
+        make = noise.frames(img, sigma, *name)
         n = max(1, round(fps * seconds))
         free = 0.0
         cpu = 0.0
@@ -196,7 +212,7 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
             raise BenchError(f"{folder / name}: missing, or not an image OpenCV can read")
         captures[name] = img
     cv2.setNumThreads(1)
-    noise = _Noise(seed)
+    noise = HoldNoise(seed)
     seat = _Seat(budget_ms, search)
     rows = []
     try:
@@ -210,13 +226,13 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
             for name, img in captures.items():
                 want = set(truth[name])
                 seen = cond.apply(img)
-                frame0 = noise.frames(seen, cond.noise)(0)
+                frame0 = noise.frames(seen, cond.noise, cond.name, name, "still")(0)
                 codes, cpu, texts, wcpu = _still(seat, frame0)
                 row["still"] += len(want & set(codes))
                 row["wechat"] += len(want & set(texts))
                 still_ms.append(cpu)
                 wechat_ms.append(wcpu)
-                hold = seat.hold(seen, cond.noise, fps, seconds, noise)
+                hold = seat.hold(seen, cond.noise, fps, seconds, noise, cond.name, name, "held")
                 in_time = {c for c, t in hold["reads"].items() if t <= within_s}
                 row["codes"] += len(want)
                 row["read"] += len(want & in_time)
@@ -226,7 +242,7 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
                 first.extend(t * 1000 for c, t in hold["reads"].items() if c in want)
                 held.append(hold["cpu_pct"])
             blank = np.full(next(iter(captures.values())).shape, 128, np.uint8)
-            idle = seat.hold(cond.apply(blank), cond.noise, fps, idle_s, noise)
+            idle = seat.hold(cond.apply(blank), cond.noise, fps, idle_s, noise, cond.name, "idle")
             row.update(first_ms_median=round(statistics.median(first), 1) if first else None,
                        first_ms_max=round(max(first), 1) if first else None,
                        cpu_held=round(statistics.fmean(held), 2), cpu_idle=round(idle["cpu_pct"], 2),

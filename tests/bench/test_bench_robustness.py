@@ -12,7 +12,7 @@ from _qrgen import camouflage, place, qr_tile
 
 from kipukas_board.bench.conditions import CONDITIONS, condition
 from kipukas_board.bench.qr import BenchError
-from kipukas_board.bench.robustness import format_table, run_robustness
+from kipukas_board.bench.robustness import HoldNoise, format_table, run_robustness
 from kipukas_board.cli import main
 
 P = "kpks.us/RrDC#0001?DmFz33"
@@ -86,3 +86,19 @@ def test_the_command_prints_the_table_and_json(captures: Path, capsys) -> None:
     assert rc == 0 and out[1].startswith("condition")
     doc = json.loads(out[-1])
     assert doc["conditions"][0]["condition"] == "noise2" and doc["conditions"][0]["read"] == 1
+
+
+def test_a_hold_gets_the_same_noise_whatever_was_drawn_before() -> None:
+    # a run of some conditions (or some captures) must show each the noise the full run shows it
+    img = np.full((36, 64, 3), 128, np.uint8)
+    full, subset = HoldNoise(seed=0), HoldNoise(seed=0)
+    for cond in ("noise2", "noise4", "noise8", "blur3"):  # the full run draws these first
+        full.frames(img, CONDITIONS[cond].noise, cond, "a.png", "held")(0)
+    first = [full.frames(img, 2.0, "half", "a.png", "held")(k) for k in range(4)]
+    again = [subset.frames(img, 2.0, "half", "a.png", "held")(k) for k in range(4)]
+    assert all(np.array_equal(x, y) for x, y in zip(first, again, strict=True))
+    # another hold, or another seed, gets other noise; every frame of a hold gets a field of its own
+    other = subset.frames(img, 2.0, "half", "b.png", "held")
+    assert not all(np.array_equal(other(k), first[k]) for k in range(4))
+    assert not np.array_equal(HoldNoise(seed=1).frames(img, 2.0, "half", "a.png", "held")(0), first[0])
+    assert not np.array_equal(first[0], first[1]) and 1.5 < float(first[0].astype(float).std()) < 2.5
