@@ -12,6 +12,7 @@ from kipukas_board.modes.duel.rules import example_new_game
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.rules.dice import SeededDice
 from kipukas_board.modes.kipukas.rules.simulate import random_game
+from kipukas_board.modes.replay import replay_events
 from kipukas_board.table.cards import card_event, record_card
 from kipukas_board.table.events import map_event
 from kipukas_board.table.problems import settle
@@ -134,3 +135,12 @@ def test_undo_after_a_resume_takes_back_the_kipukas_action_and_leaves_the_duel_p
     assert kipukas_state(table).diel_cycle == 1 and table.switches["M1a"], "the token moved meanwhile stays"
     assert table.paused is not None and table.paused.game == "duel"
     shares_what_kipukas_says(table)
+
+
+def test_an_event_replay_could_not_apply_mid_game_shows_in_the_state_document() -> None:
+    table = kipukas_in_play()
+    table = replay_events([(9, map_event("Broken", "stands = [unclosed"))], table)
+    assert table.problems, "the table says so, as the core loop's 'not applied' does"
+    assert modes.state_json(table)["problems"] == list(table.problems)
+    table = replay_events([(9, {"type": "stand", "stand": "M1a", "occupied": True})], table)
+    assert table.problems[0] in modes.state_json(table)["problems"], "the next Kipukas event keeps it"
