@@ -9,7 +9,7 @@ import pytest
 from _qrgen import camouflage, noise, place, qr_tile
 
 from kipukas_board.vision.decoders import available_decoders
-from kipukas_board.vision.motion import estimate_motion, line_kernel
+from kipukas_board.vision.motion import cepstrum, estimate_motion, line_kernel
 from kipukas_board.vision.pipeline import Pipeline
 from kipukas_board.vision.reader import STACK_AT, CameraReader
 
@@ -34,6 +34,26 @@ def _smear(frame: np.ndarray, dx: int, dy: int) -> np.ndarray:
 def test_the_smear_is_measured_from_the_picture(dx: int, dy: int) -> None:
     grey = cv2.cvtColor(_smear(_card(), dx, dy), cv2.COLOR_BGR2GRAY)
     assert estimate_motion(grey) == (dx, dy)
+
+
+@pytest.mark.parametrize(("h", "w"), [(48, 80), (45, 75), (45, 80), (48, 75)])
+def test_the_cepstrum_is_numpys_for_every_parity_of_size(h: int, w: int) -> None:
+    # OpenCV packs the spectrum differently for odd and even sides; numpy's full transforms are the reference
+    g = np.random.default_rng(h * w).normal(100, 30, (h, w)).astype(np.float32)
+    x = (g - g.mean()) * cv2.createHanningWindow((w, h), cv2.CV_32F)
+    mag = np.abs(np.fft.rfft2(x))
+    want = np.fft.irfft2(np.log(mag + 1e-3 * mag.mean() + 1e-6), s=(h, w))
+    got = cepstrum(g)
+    assert got.shape == (h, w)
+    assert np.abs(got - want).max() < 1e-3 * np.abs(want).max()
+
+
+@pytest.mark.parametrize(("h", "w"), [(353, 631), (360, 639), (359, 640)])
+def test_the_smear_is_measured_on_a_picture_of_any_size(h: int, w: int) -> None:
+    # odd and awkward sizes: the spectrum's packed layout differs, and the picture is padded
+    grey = cv2.cvtColor(_smear(_card(), 9, 9), cv2.COLOR_BGR2GRAY)[:h, :w]
+    assert estimate_motion(grey) == (9, 9)
+    assert estimate_motion(cv2.cvtColor(_card(), cv2.COLOR_BGR2GRAY)[:h, :w]) is None
 
 
 def test_a_sharp_picture_shows_no_smear() -> None:
