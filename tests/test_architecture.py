@@ -83,6 +83,22 @@ def test_nothing_below_the_board_names_it(graph: grimp.ImportGraph) -> None:
     assert below == [], f"modules below the assembled board import kipukas_board.app: {below}"
 
 
+#: The layers below the game modes (pyproject.toml's layers contract): what every game shares.
+BELOW_THE_GAMES = ("kipukas_board.web", "kipukas_board.calibrate", "kipukas_board.show", "kipukas_board.vision",
+                   "kipukas_board.core_loop", "kipukas_board.cards", "kipukas_board.table", "kipukas_board.board",
+                   "kipukas_board.store", "kipukas_board.settings", "kipukas_board.sdnotify", "kipukas_board.hardware")
+
+
+def test_nothing_below_the_games_names_one(graph: grimp.ImportGraph) -> None:
+    """The layers contract skips imports made only for type checking; a protocol below the games
+    declares what it uses of one (web/served.py's Dice) instead of importing a game's module."""
+    games = graph.find_descendants("kipukas_board.modes") | {"kipukas_board.modes"}
+    found = sorted(f"{importer} -> {game}" for game in games
+                   for importer in graph.find_modules_that_directly_import(game)
+                   if importer.startswith(BELOW_THE_GAMES))
+    assert found == [], f"modules below the game modes import a game: {found}"
+
+
 def private_reaches(root: Path) -> list[str]:
     """``obj._name`` (or ``from module import _name``) in one module of ``root`` where ``_name`` is a
     private member only another module defines: a function, class, attribute or module name starting

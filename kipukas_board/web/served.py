@@ -37,13 +37,21 @@ if TYPE_CHECKING:
     from kipukas_board.calibrate.session import CalibrationSession
     from kipukas_board.cards.mode_catalog import ModeCards
     from kipukas_board.core_loop import Subscriber
-    from kipukas_board.modes.kipukas.rules.dice import Dice
     from kipukas_board.settings import Settings
     from kipukas_board.show.lighting import Lighting
     from kipukas_board.store.journal import Journal
     from kipukas_board.vision.desk import CardDesk
     from kipukas_board.web.auth import PinStore
     from kipukas_board.web.sse import Broadcaster
+
+
+class Dice(Protocol):
+    """What a route rolls with (the board's system dice, a test's scripted or seeded ones): the web
+    layer declares only this, and names no game's module."""
+
+    def roll(self, sides: int) -> int:
+        """A fair roll of a die with ``sides`` faces: 1 to ``sides``."""
+        ...
 
 
 class Table(Protocol):
