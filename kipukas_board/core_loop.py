@@ -33,6 +33,7 @@ from typing import Any, Protocol
 from kipukas_board.board.mapfile import BoardMap, MapError
 from kipukas_board.store.journal import Journal, JournalWriteError
 from kipukas_board.table.events import Effect, Event, EventError, check_event, map_event, without_unknown
+from kipukas_board.table.problems import not_applied
 from kipukas_board.table.state import TableState
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,7 @@ class CoreLoop:
                 # versions let in are dropped (no rule reads them) and the rest is checked in full.
                 event, dropped = without_unknown(event)
             except EventError as exc:
-                state = self._not_applied(state, seq, f"the journal holds it malformed ({exc})")
+                state = self._not_applied(state, seq, EventError(f"the journal holds it malformed ({exc})"))
                 replayed += 1
                 continue
             if dropped:
@@ -142,23 +143,24 @@ class CoreLoop:
             new, effects = self._rules.apply(state, event, seq=seq)
         except MapError as exc:
             log.error("journaled map %s no longer loads: %s", event.get("name"), exc)
-            return self._not_applied(state, seq, f"its map no longer loads: {exc}"), []
+            return self._not_applied(state, seq, exc), []
         except Exception as exc:  # a rules bug must not stop the board; replay meets it the same way
             log.exception("event %d could not be applied", seq)
-            return self._not_applied(state, seq, str(exc)), []
+            return self._not_applied(state, seq, exc), []
         if event.get("type") in FRESH_START and self.unapplied:
             # A new game (or map) starts from scratch: what the skipped events would have changed
             # no longer matters to the state.
             self.unapplied = []
         return new, effects
 
-    def _not_applied(self, state: TableState, seq: int, why: str) -> TableState:
+    def _not_applied(self, state: TableState, seq: int, why: Exception) -> TableState:
         """Skip event ``seq``; the state says so, and so does ``/healthz`` until a new game starts."""
-        text = f"event {seq} not applied: {why}"
+        new = not_applied(state, seq, why)
+        text = new.problems[-1]
         log.error("%s", text)
         if len(self.unapplied) < MAX_UNAPPLIED:
             self.unapplied.append(text)
-        return state.evolve(seq=seq, problems=(*state.problems, text))
+        return new
 
     # -- running ---------------------------------------------------------------------------------
     @property

@@ -21,10 +21,10 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from kipukas_board.board.mapfile import MapError
 from kipukas_board.modes import apply
 from kipukas_board.strictjson import is_int
 from kipukas_board.table.events import EventError, check_event
+from kipukas_board.table.problems import not_applied
 from kipukas_board.table.state import TableState
 
 
@@ -62,13 +62,12 @@ def read_lines(lines: Iterable[str], source: str = "<journal>") -> Iterator[tupl
 
 
 def replay_events(events: Iterable[tuple[int | None, dict[str, Any]]], start: TableState) -> TableState:
-    """Fold ``events`` into ``start`` exactly as the core loop does."""
+    """Fold ``events`` into ``start`` exactly as the core loop does: an event that cannot be applied (a
+    map that no longer loads, a rules bug) is skipped with the same problem (:func:`not_applied`)."""
     state = start
     for seq, event in events:
         try:
             state = apply(state, event, seq=seq)[0]
-        except MapError as exc:
-            state = state.evolve(problems=(*state.problems, str(exc)))
         except Exception as exc:  # as the core loop: a rules bug must not stop the rebuild
-            state = state.evolve(problems=(*state.problems, f"event {seq} not applied: {exc}"))
+            state = not_applied(state, seq, exc)
     return state

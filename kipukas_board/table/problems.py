@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.board.mapfile import BoardMap, MapError
 
 #: How many problems a state keeps (oldest dropped first); the journal keeps everything.
 MAX_PROBLEMS = 50
@@ -144,4 +144,22 @@ def settle(before: _S, after: _S, event: dict[str, Any], effects: list[dict[str,
     return after.evolve(problems=tuple(c.text for c in keep), problem_causes=tuple(keep))
 
 
-__all__ = ["MAX_PROBLEMS", "ProblemCause", "Problems", "open_problems", "settle"]
+def not_applied(state: _S, seq: int | None, exc: Exception) -> _S:
+    """``state`` after event ``seq`` could not be applied (``exc``: why; a journaled map that no
+    longer loads, or a rules bug): the journal number moves on and a problem says which event and why,
+    so the board goes on and players see what it skipped. The core loop and ``kipukas-board replay``
+    both skip an event this way, so a replayed journal gives the live board's state.
+
+    Example::
+
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> from kipukas_board.table.state import new_table
+        >>> not_applied(new_table(load_map("kipuka-8")), 7, KeyError("play_style")).problems
+        ("event 7 not applied: 'play_style'",)
+    """
+    why = f"its map no longer loads: {exc}" if isinstance(exc, MapError) else str(exc)
+    problems = (*state.problems, f"event {seq} not applied: {why}")[-MAX_PROBLEMS:]
+    return state.evolve(problems=problems) if seq is None else state.evolve(seq=seq, problems=problems)
+
+
+__all__ = ["MAX_PROBLEMS", "ProblemCause", "Problems", "not_applied", "open_problems", "settle"]

@@ -107,3 +107,23 @@ def test_bench_replay_refuses_a_player_count_no_game_takes(capsys):
             main(["bench-replay", "--players", n, "--events", "10", "--repeat", "1"])
         assert exc.value.code == 2
         assert f"argument --players: {n} is out of range; expected 2 to 4" in capsys.readouterr().err
+
+
+def test_an_event_that_cannot_be_applied_is_skipped_by_replay_as_by_the_board(tmp_path):
+    from kipukas_board import modes
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.core_loop import CoreLoop
+    from kipukas_board.modes.replay import replay_events
+    from kipukas_board.store.journal import Journal
+    from kipukas_board.table.events import stand_event
+
+    board = load_map("kipuka-8")
+    broken = {"type": "map", "name": "Kipuka of Eight", "toml": "this is not a map"}  # stored, no longer loads
+    journal = Journal.in_dir(tmp_path)
+    for event in (stand_event("T1", True), broken, stand_event("M1a", True)):
+        journal.append(event)
+    live = CoreLoop(journal, board, rules=modes).state
+    rows = [(seq, event) for seq, event in journal.events()]
+    replayed = replay_events(rows, modes.new_table(board))
+    assert live.problems[0].startswith("event 2 not applied: its map no longer loads")
+    assert game_state(modes.state_json(replayed)) == game_state(modes.state_json(live))
