@@ -194,10 +194,6 @@ def game_report(rows: Iterable[tuple[int, float, Event]], board: BoardMap) -> di
     return {**doc, "started": True, **mode.report([st for st in steps[start:] if active(st.state) is mode])}
 
 
-def seat_names(state: TableState) -> dict[int, str]:
-    return active(state).seat_names(state)
-
-
 def seat_color(state: TableState, seat: int | None) -> str | None:
     return active(state).seat_color(state, seat)
 
@@ -259,4 +255,4 @@ register_event_type("new_game", _check_new_game)
 register_event_type("resume", _check_resume)
 
 __all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "game_report", "mode_named", "new_table",
-           "paused", "phrases_for", "render", "seat_color", "seat_names", "state_json", "winner"]
+           "paused", "phrases_for", "render", "seat_color", "state_json", "winner"]

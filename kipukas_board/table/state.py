@@ -76,10 +76,6 @@ class TableState:
         cycle = getattr(self.mode_state, "problem_cycle", 0)
         return cycle if isinstance(cycle, int) else 0
 
-    def occupied(self, stand: str) -> bool:
-        """Is a token on ``stand`` (False for a stand the map does not have)?"""
-        return self.switches.get(stand, False)
-
 
 _FIELDS = frozenset(f.name for f in fields(TableState))
 

@@ -66,9 +66,6 @@ class KipukasMode(GameMode):
     def why_not(self, state: TableState, event: Event) -> str | None:
         return checks.why_not(kipukas_state(state), event)
 
-    def to_json(self, state: TableState) -> dict[str, Any] | None:
-        return None  # Kipukas's fields are the state document's own (kipukas_board.modes.state_json)
-
     def render(self, state: TableState, layout: Any, t: float, scene: Any) -> list[Any]:
         return lights.render(kipukas_state(state), layout, t, scene)
 
