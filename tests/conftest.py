@@ -98,3 +98,19 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A phone-sized page (390x844) that fails its test on any JavaScript error.
+
+    ``bypass_csp``: Playwright's ``wait_for_function`` evaluates strings, which the page's CSP forbids;
+    it also means an escaping test proves the escaping itself, without the CSP's help.
+    """
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    ctx.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"

@@ -20,17 +20,6 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright i
 
 
 
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
-
-
 def shot(page, tmp_path: Path, name: str) -> None:
     folder = Path(os.environ.get("KIPUKAS_SHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)

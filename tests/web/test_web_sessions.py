@@ -242,3 +242,10 @@ def test_redo_offer_is_taken_once(data_dir):
     taken = stack.take("kipuka-8#3")
     assert taken is not None and taken[0]["type"] == "take_initiative" and taken[1] == []
     assert stack.take("kipuka-8#3") is None  # a second tap finds nothing left to take
+
+
+def test_redo_keeps_as_many_undone_actions_as_a_game_keeps_for_undo():
+    from kipukas_board.modes.kipukas.rules.core import UNDO_DEPTH
+    from kipukas_board.web.redo import DEPTH
+
+    assert DEPTH >= UNDO_DEPTH, "undo could take back actions redo would forget"

@@ -30,6 +30,23 @@ def _post(url: str, path: str, body: dict) -> dict:
     with urllib.request.urlopen(req, timeout=10) as resp:
         return json.loads(resp.read())
 
+def _two_souls_in_territory_3(srv, ana_affinity: str = "") -> None:
+    """Setup done, two diel rolls, then Bo's ZrrD soul on M3b and Ana's HMPU soul walked to M3a: two
+    souls of different players in territory 3, ready for a bout."""
+    ana = {"seat": 1, "name": "Ana", "color": "#d7263d", **({"affinity": ana_affinity} if ana_affinity else {})}
+    _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+        ana, {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
+    for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
+        srv.board.sim_set_stand(sid, True)
+    _post(srv.url, "/api/actions/roll-diel", {})
+    _post(srv.url, "/api/actions/roll-diel", {})
+    _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
+    srv.board.sim_set_stand("M3b", True)
+    _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
+    for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
+        srv.board.sim_set_stand(sid, on)
+
+
 
 @pytest.mark.parametrize("viewport", [(360, 740), (390, 844)])
 def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
@@ -39,18 +56,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
-            {"seat": 1, "name": "Ana", "color": "#d7263d", "affinity": "Avian"},
-            {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
-        for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
-            srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
-        srv.board.sim_set_stand("M3b", True)
-        _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
-        for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
-            srv.board.sim_set_stand(sid, on)
+        _two_souls_in_territory_3(srv, ana_affinity="Avian")
         page.goto(srv.url + "/")  # the PIN entered once, as a phone does: the board trusts this browser
         token = page.get_attribute('meta[name="csrf-token"]', "content")
         r = page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token})
@@ -138,18 +144,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
 def test_a_wasted_souls_token_is_called_out_until_it_is_lifted(browser, tmp_path):
     Catalog.in_dir(tmp_path).import_records(CARDS)
     with serve_board(tmp_path) as srv:
-        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
-            {"seat": 1, "name": "Ana", "color": "#d7263d", "affinity": "Avian"},
-            {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
-        for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
-            srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
-        srv.board.sim_set_stand("M3b", True)
-        _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
-        for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
-            srv.board.sim_set_stand(sid, on)
+        _two_souls_in_territory_3(srv, ana_affinity="Avian")
         fight = {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001", "archetype": 0}
         _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]], "defender": [[1]]}})
         _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]] * 3, "defender": [[1]] * 3}})
@@ -177,17 +172,7 @@ def test_a_soul_whose_card_has_only_a_base_fights_with_no_die_to_type(browser, t
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
-            {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
-        for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
-            srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
-        srv.board.sim_set_stand("M3b", True)
-        _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
-        for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
-            srv.board.sim_set_stand(sid, on)
+        _two_souls_in_territory_3(srv)
         page.goto(srv.url + "/")
         token = page.get_attribute('meta[name="csrf-token"]', "content")
         assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok

@@ -23,19 +23,6 @@ CLAIMED_UNKNOWN = "rgb(200, 170, 120)"  # modes/kipukas/lights.py CLAIMED_UNKNOW
 
 
 
-@pytest.fixture
-def page(browser):
-    # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's CSP forbids.
-    # It also means the escaping test below proves the escaping itself, without the CSP's help.
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
-
-
 def _fill(page, selector: str) -> str:
     return page.eval_on_selector(selector, "e => getComputedStyle(e).fill")
 
