@@ -270,9 +270,10 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
         _wait_text(page, "#stand-info", "A soul of Ana", 3000)
         assert kipukas_state(srv.board.loop.state).stands["M6a"].owner == 1
         assert "selected" in page.get_attribute('[data-stand="M6a"]', "class")
-        # The night move is a problem near the top until the soul goes back.
+        # The night move is a problem near the top until the soul goes back (the page fetches the open
+        # problems after each change, so the list is waited for, not read at once).
         night = "the stand in Sunflats towards Fern Hollow and Mossdeep during the night"
-        assert night in page.text_content("#problems")
+        _wait_text(page, "#problems", night, 3000)
         srv.board.sim_set_stand("M6a", False)
         page.wait_for_selector("#problems-panel", state="hidden", timeout=3000)
         ctx.close()
