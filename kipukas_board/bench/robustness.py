@@ -200,6 +200,8 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
     """Every condition applied to every capture (the first ``limit`` with codes, sorted by name).
 
     ``search=False`` measures the loop without its search across frames (no stacking), for comparison.
+    ``seed`` seeds the sensor noise (see :class:`HoldNoise`): the same seed shows every card the same
+    noise in every run, another seed other noise.
     """
     import cv2
     import numpy as np
@@ -269,8 +271,8 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
                 progress(cond.name)
     finally:
         seat.close()
-    return {"images": len(names), "search": search, "fps": fps, "seconds": seconds, "within_s": within_s,
-            "idle_s": idle_s, "budget_ms": budget_ms, "conditions": rows}
+    return {"images": len(names), "seed": seed, "search": search, "fps": fps, "seconds": seconds,
+            "within_s": within_s, "idle_s": idle_s, "budget_ms": budget_ms, "conditions": rows}
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -280,6 +282,7 @@ def format_table(report: dict[str, Any]) -> str:
             f"{'ratio':>5}")
     lines = [f"{report['images']} captures, each held {report['seconds']:g} s at {report['fps']:g} fps; read within "
              f"{report['within_s']:g} s; idle: an empty stand for {report.get('idle_s', 10):g} s; "
+             f"noise seed {report.get('seed', 0)}; "
              f"search across frames {'on' if report.get('search', True) else 'off'}; "
              f"budget {report['budget_ms']:g} ms of CPU a frame; time simulated from "
              "measured CPU (a core per seat); cpu % of one core; still = the pipeline on the first frame alone, "

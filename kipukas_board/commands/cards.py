@@ -5,7 +5,8 @@
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies] [--budget-ms MS]
     kipukas-board bench-camera IMAGE... [--fps F] [--seconds S] [--noise SIGMA] [--jitter PX] [--seats N] [--json]
     kipukas-board bench-pi (--frames IMAGE... | --cameras) [--seats N] [--seconds S] [--json]   # on the Pi
-    kipukas-board bench-robustness DIR --truth truth.json [--conditions A,B] [--limit N] [--no-search] [--json]
+    kipukas-board bench-robustness DIR --truth truth.json [--conditions A,B] [--limit N] [--seed N]
+                                   [--no-search] [--json]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
     kipukas-board cameras [--settings FILE]               # which camera serves which seat
@@ -28,8 +29,11 @@ from typing import Any
 
 from kipukas_board.bench.qr import VARIANTS
 from kipukas_board.cards.store import CATALOG_FILE
-from kipukas_board.commands.argtypes import at_least, milliseconds, non_negative, positive
+from kipukas_board.commands.argtypes import at_least, between, milliseconds, non_negative, positive
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
+
+#: The largest ``--seed``: a 32-bit number, short enough to write down beside a table.
+SEED_MAX = 2**32 - 1
 
 
 def _condition_names() -> list[str]:
@@ -119,6 +123,9 @@ def register(sub: Any) -> None:
                     help=f"CPU time a frame may cost (default the board's, {DEFAULT_BUDGET_MS:g})")
     br.add_argument("--idle", type=positive, default=10.0, help="seconds the empty stand is watched for the idle "
                                                               "CPU (default 10)")
+    br.add_argument("--seed", type=between(0, SEED_MAX), default=0, metavar="N",
+                    help="seed of the sensor noise (default 0): a run with the same seed shows every card the same "
+                         "noise, another seed other noise, to see how much the figures owe to one draw")
     br.add_argument("--no-search", action="store_true", help="without the search across frames (to compare)")
     br.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     br.set_defaults(func=bench_robustness)
@@ -420,7 +427,7 @@ def bench_robustness(args: argparse.Namespace) -> int:
     try:
         report = run_robustness(args.dir, args.truth, args.conditions, limit=args.limit, fps=args.fps,
                                 seconds=args.seconds, within_s=args.within, budget_ms=args.budget_ms,
-                                search=not args.no_search, idle_s=args.idle,
+                                search=not args.no_search, idle_s=args.idle, seed=args.seed,
                                 progress=None if args.json else lambda n: print(f"  {n} done", file=sys.stderr))
     except BenchError as exc:
         _err(str(exc))

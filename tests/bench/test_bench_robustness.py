@@ -102,3 +102,38 @@ def test_a_hold_gets_the_same_noise_whatever_was_drawn_before() -> None:
     assert not all(np.array_equal(other(k), first[k]) for k in range(4))
     assert not np.array_equal(HoldNoise(seed=1).frames(img, 2.0, "half", "a.png", "held")(0), first[0])
     assert not np.array_equal(first[0], first[1]) and 1.5 < float(first[0].astype(float).std()) < 2.5
+
+
+def test_the_seed_on_the_command_line_draws_the_noise(captures: Path, monkeypatch, capsys) -> None:
+    # every hold's first frames, by the hold's name, as the run drew them (its figures depend on the
+    # machine's load; the noise it shows the cards must depend on the seed alone)
+    drawn: dict[object, list[bytes]] = {}
+    real = HoldNoise.frames
+
+    def recording(self: HoldNoise, img, sigma: float, *hold: object):
+        frame = real(self, img, sigma, *hold)
+        drawn[(self.seed, *hold)] = [frame(k).tobytes() for k in range(3)]
+        return frame
+
+    monkeypatch.setattr(HoldNoise, "frames", recording)
+
+    def run(seed: str) -> tuple[str, dict]:
+        drawn.clear()
+        rc = main(["bench-robustness", str(captures), "--truth", str(captures / "truth.json"), "--conditions",
+                   "noise4", "--limit", "1", "--seconds", "0.5", "--within", "0.5", "--idle", "0.2", "--seed", seed,
+                   "--json"])
+        out = capsys.readouterr().out.strip().splitlines()
+        assert rc == 0 and json.loads(out[-1])["seed"] == int(seed)
+        return out[0], {hold[1:]: frames for hold, frames in drawn.items()}
+
+    head7, first = run("7")
+    _, again = run("7")
+    head8, other = run("8")
+    assert "noise seed 7;" in head7 and "noise seed 8;" in head8
+    assert set(first) == {("noise4", "a.png", "still"), ("noise4", "a.png", "held"), ("noise4", "idle")}
+    assert again == first  # the same seed repeats every hold's noise
+    assert set(other) == set(first) and all(other[h] != first[h] for h in first)  # another seed, other noise
+    for bad, why in (("-1", "out of range; expected 0 to 4294967295"), ("1.5", "'1.5' is not a whole number")):
+        with pytest.raises(SystemExit):
+            main(["bench-robustness", str(captures), "--truth", str(captures / "truth.json"), "--seed", bad])
+        assert why in capsys.readouterr().err
