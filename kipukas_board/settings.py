@@ -56,7 +56,7 @@ from urllib.parse import urlsplit
 
 from kipukas_board.hardware import power_chain
 from kipukas_board.hardware.registry import ADAPTERS, SIMULATED, adapter_options
-from kipukas_board.strictjson import is_int
+from kipukas_board.strictjson import is_int, is_number
 from kipukas_board.textfile import TextFileError, read_text
 
 DEFAULT_MAP = "kipuka-8"
@@ -278,8 +278,7 @@ def _fleet(data: dict[str, Any], problems: list[str]) -> FleetSettings | None:
     if "ca_file" in texts and not broker.tls:
         problems.append("[fleet] ca_file is for a TLS broker; use an mqtts:// address")
     limit = section.get("unacked_limit_s", FleetSettings.unacked_limit_s)
-    if (isinstance(limit, bool) or not isinstance(limit, int | float)
-            or not MIN_UNACKED_S <= limit <= MAX_UNACKED_S):
+    if not is_number(limit) or not MIN_UNACKED_S <= limit <= MAX_UNACKED_S:
         problems.append(f"[fleet] unacked_limit_s = {limit!r}: expected the seconds the oldest event may wait "
                         f"for the broker's acknowledgement, a number from {MIN_UNACKED_S:g} to {MAX_UNACKED_S:g} "
                         f"(default {FleetSettings.unacked_limit_s:g})")
@@ -291,8 +290,8 @@ def _fleet(data: dict[str, Any], problems: list[str]) -> FleetSettings | None:
 def _strip_number(value: Any, key: str, lo: int, hi: int, whole: bool, problems: list[str]) -> Any:
     if value is None:
         return None
-    ok = isinstance(value, int) if whole else isinstance(value, int | float)
-    if isinstance(value, bool) or not ok or not lo <= value <= hi:
+    ok = is_int(value) if whole else is_number(value)
+    if not ok or not lo <= value <= hi:
         kind = "a whole number" if whole else "a number"
         problems.append(f"[leds] {key} = {value!r}: expected {kind} from {lo} to {hi}")
         return None
@@ -381,8 +380,7 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
         s.cameras.append(choice)
     vision = _table(data, "vision", ("budget_ms",), problems)
     budget = vision.get("budget_ms", s.budget_ms)
-    if (isinstance(budget, bool) or not isinstance(budget, int | float)
-            or not MIN_BUDGET_MS <= budget <= MAX_BUDGET_MS):
+    if not is_number(budget) or not MIN_BUDGET_MS <= budget <= MAX_BUDGET_MS:
         problems.append(f"[vision] budget_ms = {budget!r}: expected the CPU milliseconds a camera frame may cost, "
                         f"a number from {MIN_BUDGET_MS:g} to {MAX_BUDGET_MS:g} (default {DEFAULT_BUDGET_MS:g}; "
                         f"a Raspberry Pi 4 wants about 300)")

@@ -52,6 +52,24 @@ def is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def is_number(v: Any) -> bool:
+    """Whether ``v`` is a finite number: an ``int`` or a finite ``float``, never a bool.
+
+    A bool is refused for the reason :func:`is_int` gives. NaN and the infinities are refused too:
+    TOML reads ``nan`` and ``inf`` as floats, and no length, position, time or limit the board reads
+    means anything as one (a NaN also slips through every ``lo <= v <= hi`` written the other way
+    round, and a page cannot draw at it).
+
+    >>> is_number(3), is_number(0.5), is_number(True), is_number(float("nan")), is_number(float("inf"))
+    (True, True, False, False, False)
+    >>> is_number("3")
+    False
+    """
+    if isinstance(v, float):
+        return math.isfinite(v)
+    return is_int(v)
+
+
 class JSONValueError(ValueError):
     """A value JSON cannot carry (NaN, Infinity, a number out of range); the message says where."""
 

@@ -46,7 +46,6 @@ the entry and the field, so a map maker fixes them in one pass::
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -54,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.resources import shipped_dir
-from kipukas_board.strictjson import is_int
+from kipukas_board.strictjson import is_int, is_number
 from kipukas_board.textfile import TextFileError, read_text
 
 GEOGRAPHIES = ("mountain", "forest", "plains", "volcanic", "water")
@@ -324,7 +323,7 @@ class _Checker:
         v = entry.get(key)
         if v is None:
             return None
-        if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v) or not low <= v <= high:
+        if not is_number(v) or not low <= v <= high:
             self.bad(where, f"field {key!r} must be a number of millimetres from {low:g} to {high:g}, got {v!r}")
             return None
         return float(v)
@@ -353,8 +352,7 @@ class _Checker:
         scale = None
         if "mm_per_unit" in raw:
             v = raw["mm_per_unit"]
-            if (not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v)
-                    or not 0 < v <= MAX_MM_PER_UNIT):
+            if not is_number(v) or not 0 < v <= MAX_MM_PER_UNIT:
                 self.bad(where, f"field 'mm_per_unit' must be a number above 0 and at most {MAX_MM_PER_UNIT:g} "
                                 f"(millimetres per page unit), got {v!r}")
             else:
@@ -469,7 +467,7 @@ class _Checker:
             xy = []
             for axis in ("x", "y"):
                 v = s.get(axis)
-                if not isinstance(v, int | float) or isinstance(v, bool):
+                if not is_number(v):
                     self.bad(where, f"field {axis!r} must be a number (where the page draws the stand), got {v!r}")
                     v = 0.0
                 xy.append(float(v))

@@ -49,7 +49,7 @@ from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.hardware import power_chain
 from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
-from kipukas_board.strictjson import is_int
+from kipukas_board.strictjson import is_int, is_number
 from kipukas_board.textfile import TextFileError, read_text
 
 #: The most pixels a layout may drive, as the settings' ``[leds] count`` allows: every pixel costs
@@ -210,7 +210,7 @@ def _pixels(value: Any, where: str, problems: list[str]) -> list[int]:
 
 def _number(leds: dict[str, Any], key: str, default: float, lo: float, hi: float, problems: list[str]) -> float:
     v = leds.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
+    if not is_number(v) or not lo <= v <= hi:
         problems.append(f"{key} = {v!r}: expected a number from {lo:g} to {hi:g}")
         return default
     return float(v)

@@ -60,6 +60,8 @@ def test_round_trip_of_the_test_writer_is_valid() -> None:
         (lambda d: d["stands"][0].__setitem__("kind", "round"), ["field 'kind' is 'round'"]),
         (lambda d: d["stands"][0].__setitem__("territory", 99), ["there is no territory 99"]),
         (lambda d: d["stands"][0].pop("x"), ["field 'x' must be a number"]),
+        (lambda d: d["stands"][0].__setitem__("y", float("nan")), ["field 'y' must be a number", "got nan"]),
+        (lambda d: d["stands"][0].__setitem__("x", True), ["field 'x' must be a number", "got True"]),
         (lambda d: d["territories"][0].__setitem__("geography", "lava"), ["'lava'", "mountain"]),
         (lambda d: d["territories"][0].__setitem__("colour", "red"), ["unknown field 'colour'"]),
         (lambda d: d.__setitem__("territories", d["territories"][:7]) or d.__setitem__(
@@ -74,7 +76,7 @@ def test_round_trip_of_the_test_writer_is_valid() -> None:
     ],
     ids=["dup-stand", "dup-territory", "unknown-stand", "self-path", "dup-path", "path-kind", "no-stand",
          "no-territory-stand", "gap", "unreached", "transit-with-territory-stand", "stand-kind", "stand-territory",
-         "missing-xy", "geography", "unknown-field", "too-few", "dock-on-territory", "dock-no-water",
+         "missing-xy", "nan-y", "bool-x", "geography", "unknown-field", "too-few", "dock-on-territory", "dock-no-water",
          "water-not-from-dock", "pieces"],
 )
 def test_each_kind_of_mistake_is_named(mutate, expected: list[str]) -> None:

@@ -440,6 +440,8 @@ def test_camera_steps_through_the_api(data_dir):
         assert r.status_code == 404 and "seats with cameras: 2" in r.json["error"]
         r = c.post("/api/calibration/cameras/2/controls", json={"focus": 99, "exposure_us": None}, headers=h)
         assert r.status_code == 400 and "dioptres" in r.json["error"]
+        r = c.post("/api/calibration/cameras/2/controls", json={"focus": True, "exposure_us": None}, headers=h)
+        assert r.status_code == 400 and "focus must be a number of dioptres or null (auto), got True" in r.json["error"]
         r = c.post("/api/calibration/cameras/2/controls", json={"focus": 2.5, "exposure_us": None}, headers=h)
         assert r.status_code == 200 and cam.controls == [{"focus": 2.5, "exposure_us": None}]
         c.post("/api/calibration/cameras/2/start", headers=h)

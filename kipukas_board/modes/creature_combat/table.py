@@ -31,7 +31,7 @@ from typing import Any
 
 from kipukas_board.board.mapfile import MAPS_DIR
 from kipukas_board.modes.creature_combat.rules import SLOTS
-from kipukas_board.strictjson import is_int
+from kipukas_board.strictjson import is_int, is_number
 
 TABLES_DIR = MAPS_DIR / "tables"
 DEFAULT_TABLE = "creature-combat"
@@ -99,7 +99,7 @@ def parse_table(text: str, source: str = "<table>") -> dict[str, Any]:
         if "pixels" in s and (not isinstance(s["pixels"], list) or not all(is_int(p) and p >= 0 for p in s["pixels"])):
             problems.append(f"{w}.pixels must be a list of pixel indexes, got {s['pixels']!r:.60}")
         for k in ("x", "y"):
-            if not isinstance(s.get(k), int | float) or isinstance(s.get(k), bool):
+            if not is_number(s.get(k)):
                 problems.append(f"{w}.{k} must be a number (where the page draws it), got {s.get(k)!r}")
     if sorted(numbers) != list(range(1, SLOTS + 1)) and len(numbers) == len(slots) == SLOTS:
         problems.append(f"slot numbers must be 1 to {SLOTS} once each, got {sorted(numbers)}")
