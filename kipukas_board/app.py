@@ -397,6 +397,18 @@ class BoardApp:
             raise RuntimeError("the stand sensors are not simulated")
         return self.sensors.set(stand_id, occupied)
 
+    #: The parts :meth:`sim_stop_part` can stop: the threads :meth:`liveness` always names.
+    stoppable_parts: tuple[str, ...] = ("core", "lighting")
+
+    def sim_stop_part(self, part: str) -> None:
+        """Stop ``part``'s thread as a crash would (``POST /api/sim/faults``, simulation only), so the
+        watchdog and the page's health can be seen to turn red; ``ValueError`` for a part not in
+        :attr:`stoppable_parts`."""
+        stops = {"core": self.loop.stop, "lighting": self.lighting.stop}
+        if part not in stops:
+            raise ValueError(f"part = {part!r} cannot be stopped; expected one of {', '.join(self.stoppable_parts)}")
+        stops[part]()
+
     def liveness(self) -> dict[str, bool]:
         """Is every thread of the board alive? ``{"core": True, "lighting": True, ...}``.
 

@@ -34,9 +34,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from kipukas_board.sdnotify import Notifier, watchdog_interval
+from kipukas_board.web.served import Guarded, Threads
 
 log = logging.getLogger(__name__)
 
@@ -139,14 +140,14 @@ class BoardService:
 
 # -- simulation-only fault injection ---------------------------------------------------------------
 
-#: The parts ``POST /api/sim/faults`` can stop, and how.
-FAULTS: dict[str, Callable[[Any], None]] = {
-    "lighting": lambda board: board.lighting.stop(),
-    "core": lambda board: board.loop.stop(),
-}
+class SimFaultsBoard(Threads, Guarded, Protocol):
+    """What ``POST /api/sim/faults`` uses of the board: its threads, the admin PIN, and whether it is
+    simulated (the route answers 404 on a real board)."""
+
+    sim: bool
 
 
-def register_sim_faults(flask_app: Any, board: Any) -> None:
+def register_sim_faults(flask_app: Any, board: SimFaultsBoard) -> None:
     """Add ``POST /api/sim/faults`` ``{"part": "lighting" | "core"}`` (simulation only, admin PIN).
 
     It stops that part's thread as a crash would, so the watchdog can be seen to stop pinging and
@@ -162,8 +163,9 @@ def register_sim_faults(flask_app: Any, board: Any) -> None:
         if not board.sim:
             return error(404, "simulation endpoints exist only when the board runs with --sim")
         part = json_body(fields=frozenset({"part"})).get("part")
-        if part not in FAULTS:
-            return error(400, f"part = {part!r} cannot be stopped; expected one of {', '.join(sorted(FAULTS))}")
+        if not isinstance(part, str) or part not in board.stoppable_parts:
+            return error(400, f"part = {part!r} cannot be stopped; expected one of "
+                              f"{', '.join(sorted(board.stoppable_parts))}")
         log.warning("simulated fault: stopping %s", part)
-        FAULTS[part](board)
+        board.sim_stop_part(part)
         return {"stopped": part, "liveness": board.liveness()}

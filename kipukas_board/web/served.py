@@ -15,6 +15,8 @@ devices know their pin factory, not the whole board):
 - :class:`Workshop`: the calibration walk and the board test;
 - :class:`Files`: the settings and the data directory;
 - :class:`Streams`: the pages' event streams.
+- :class:`Threads`: whether each of the board's threads is alive, and stopping one as a crash would
+  (the simulated faults of :func:`kipukas_board.service.register_sim_faults`).
 
 :class:`GameRoutes` is what every game mode's routes share (table, games, PIN). A route module that
 needs more declares its own protocol from these next to its ``register`` (e.g.
@@ -161,12 +163,29 @@ class Streams(Protocol):
     broadcaster: Broadcaster
 
 
+class Threads(Protocol):
+    """The board's threads as the simulated faults see them: which can be stopped, stopping one,
+    and whether each is alive (what the systemd watchdog pings on)."""
+
+    #: The parts :meth:`sim_stop_part` can stop (``"core"``, ``"lighting"``).
+    stoppable_parts: tuple[str, ...]
+
+    def sim_stop_part(self, part: str) -> None:
+        """Stop ``part``'s thread as a crash would; ``ValueError`` naming the parts it can stop."""
+        ...
+
+    def liveness(self) -> Mapping[str, bool]:
+        """Whether each thread of the board is alive, by name (``{"core": True, ...}``)."""
+        ...
+
+
 class GameRoutes(Table, Games, Guarded, Protocol):
     """What every game mode's routes use (:func:`kipukas_board.modes.routes.mode_blueprint`,
     Kipukas's actions): the table, the games, the PIN."""
 
 
-class ServedBoard(Table, Games, Guarded, Records, CardsSeen, MapChoice, Workshop, Files, Streams, Protocol):
+class ServedBoard(Table, Games, Guarded, Records, CardsSeen, MapChoice, Workshop, Files, Streams, Threads,
+                  Protocol):
     """The running board as the app is handed it (every group, plus the app factory's own)."""
 
     #: The strip's thread (``/api/leds``: the frame shown and the layout).

@@ -279,6 +279,7 @@ def test_sim_fault_route_names_the_parts_it_knows(data_dir: Path) -> None:
         assert resp.status_code == 400
         assert "expected one of core, lighting" in resp.get_json()["error"]
         assert client.post("/api/sim/faults", data="x", headers=pin).status_code == 400
+        assert client.post("/api/sim/faults", json={"part": ["core"]}, headers=pin).status_code == 400
         answer = client.post("/api/sim/faults", json={"part": "core"}, headers=pin).get_json()
         assert answer["liveness"]["core"] is False
     finally:

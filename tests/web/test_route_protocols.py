@@ -28,6 +28,8 @@ from kipukas_board.web.served import ServedBoard
 PACKAGE = Path(kipukas_board.__file__).parent
 #: Where the routes live: the web layer and the game modes (their actions, pages and helpers).
 ROUTE_DIRS = ("web", "modes")
+#: Route plugins outside them (the simulated faults that ``kipukas-board run --sim`` adds).
+ROUTE_FILES = ("service.py",)
 #: Calls handing ``board`` to something chosen at run time, and the test below that checks them.
 DYNAMIC_CALLS = {
     ("kipukas_board.web.server", "register"): "test_every_route_protocol_is_covered_by_the_served_board",
@@ -190,7 +192,7 @@ def misuses(path: Path, module: ModuleType) -> tuple[list[str], int]:
 
 
 def route_files() -> list[Path]:
-    return sorted(p for d in ROUTE_DIRS for p in (PACKAGE / d).rglob("*.py"))
+    return sorted([*(p for d in ROUTE_DIRS for p in (PACKAGE / d).rglob("*.py")), *(PACKAGE / f for f in ROUTE_FILES)])
 
 
 def test_no_route_uses_a_member_its_protocol_lacks() -> None:
