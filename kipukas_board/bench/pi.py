@@ -12,7 +12,10 @@ measurement, one command and a few minutes, in one of two ways:
   Everything runs in real time on the Pi's own cores, so dropped frames and first-read times are
   the Pi's.
 * **Live cameras** (``cameras``): every seat the settings give a camera reads it for ``seconds``, all
-  at once, as the board does, while the maker holds cards before them.
+  at once, as the board does, while the maker holds cards before them. Each camera first gets the
+  focus and exposure its seat's calibration keeps, put on it as the running board puts them
+  (:func:`~kipukas_board.calibrate.camera_controls.apply_controls`), so the figures are those of
+  what the board sees; the table says per seat which settings it used.
 
 Per number of seats it prints the CPU per seat while a card is held and while the stand is empty,
 the total, the frames dropped, the cards read and the first-read times.
@@ -90,9 +93,31 @@ def run_pi_bench(frames: Sequence[str], max_seats: int = 4, seconds: float = 3.0
             "frames": [Path(f).name for f in frames], "rows": rows}
 
 
+def _set_controls(cam: Any, controls: dict[str, Any]) -> dict[str, Any]:
+    """Put a seat's calibrated ``controls`` on its camera as the board does; what was used, in words."""
+    from kipukas_board.calibrate.camera_controls import apply_controls, describe
+
+    used = {"controls": controls, "applied": False, "settings": describe(controls)}
+    if not controls:
+        return used
+    try:
+        used["applied"] = apply_controls(cam, controls)
+    except (ValueError, OSError, RuntimeError) as exc:  # as the board, which then runs on the camera's own
+        used["settings"] += f" (calibrated, but not applied: {exc}; camera defaults)"
+        return used
+    if used["applied"]:
+        used["settings"] += " (calibrated)"
+    else:
+        used["settings"] += " (calibrated; this camera cannot set them: camera defaults)"
+    return used
+
+
 def run_live(cameras: Sequence[Any], seconds: float = 20.0, budget_ms: float | None = None,
+             controls: dict[int, dict[str, Any]] | None = None,
              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Each camera (one per seat) read at once for ``seconds`` by the board's workers and desk."""
+    """Each camera (one per seat) read at once for ``seconds`` by the board's workers and desk, after
+    ``controls[seat]`` (the seat's calibrated focus and exposure, :func:`saved_controls
+    <kipukas_board.calibrate.camera_controls.saved_controls>`) were put on it."""
     import tempfile
 
     from kipukas_board.cards.catalog import Catalog
@@ -104,6 +129,10 @@ def run_live(cameras: Sequence[Any], seconds: float = 20.0, budget_ms: float | N
     lock = threading.Lock()
     per: dict[int, dict[str, Any]] = {c.seat: {"seat": c.seat, "frames": 0, "decoded": 0, "codes": {},
                                               "cpu_s": 0.0} for c in cameras}
+    for cam in cameras:
+        per[cam.seat].update(_set_controls(cam, (controls or {}).get(cam.seat, {})))
+        if progress:
+            progress(f"seat {cam.seat}: {per[cam.seat]['settings']}")
     last_cpu: dict[int, float] = {}
     last_worker: dict[int, float] = {}
     with tempfile.TemporaryDirectory(prefix="kipukas-bench-pi-") as tmp:
@@ -150,8 +179,9 @@ def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table."""
     if report["source"] == "cameras":
         head = f"{'seat':>4} {'frames':>6} {'fps':>5} {'decoded':>7} {'cpu %':>6}  codes (ms after the start)"
-        lines = [f"live cameras for {report['seconds']:g} s on {report['machine']}; cpu % of one core", head,
-                 "-" * len(head)]
+        lines = [f"live cameras for {report['seconds']:g} s on {report['machine']}; cpu % of one core"]
+        lines += [f"seat {s['seat']} camera: {s.get('settings', 'camera defaults')}" for s in report["seats"]]
+        lines += [head, "-" * len(head)]
         for s in report["seats"]:
             codes = ", ".join(f"{c} ({ms})" for c, ms in s["codes"].items()) or "-"
             lines.append(f"{s['seat']:>4} {s['frames']:>6} {s['fps']:>5.1f} {s['decoded']:>7} {s['cpu_pct']:>6.2f}  "

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kipukas_board import strictjson
 from kipukas_board.calibrate import files
+from kipukas_board.calibrate.camera_controls import apply_controls, saved_controls
 from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
@@ -106,11 +107,10 @@ class CalibrationSession:
                 self.problem = (f"{self.path}: the LED layout needs {lay.count} pixels; the strip was started "
                                 f"with {strip} (restart the board to use it)")
         for cam in b.cameras:
-            saved = cal.cameras.get(getattr(cam, "seat", 0), {})
-            controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
+            controls = saved_controls(cal, getattr(cam, "seat", 0))
             if controls:
                 try:
-                    self._apply_controls(cam, controls)
+                    apply_controls(cam, controls)
                 except (ValueError, OSError, RuntimeError) as exc:  # a camera swapped since, or unplugged
                     self.problem = f"{self.path}: seat {getattr(cam, 'seat', '?')}'s camera settings not applied: {exc}"
 
@@ -457,20 +457,12 @@ class CalibrationSession:
             raise ValueError(f"exposure_us = {exposure_us!r}: expected 100 to 1000000 µs, or null for auto")
         with self._lock:
             cam = self._camera(seat)
-            applied = self._apply_controls(cam, {"focus": focus, "exposure_us": exposure_us})
+            applied = apply_controls(cam, {"focus": focus, "exposure_us": exposure_us})
             check = self.cameras.setdefault(seat, {"before": self._showing(self._last_card(seat))})
             check["controls"] = {"focus": focus, "exposure_us": exposure_us}
             check["applied"] = applied
             self._changed()
             return self.status()
-
-    @staticmethod
-    def _apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
-        setter = getattr(cam, "set_controls", None)
-        if setter is None:
-            return False
-        setter(**controls)
-        return True
 
     # -- helpers ---------------------------------------------------------------------------------
     @staticmethod

@@ -4,7 +4,7 @@
     kipukas-board scan --seat N [--seconds S] [--json]    # read seat N's camera as the board does
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies] [--budget-ms MS]
     kipukas-board bench-camera IMAGE... [--fps F] [--seconds S] [--noise SIGMA] [--jitter PX] [--seats N] [--json]
-    kipukas-board bench-pi (--frames IMAGE... | --cameras) [--seats N] [--seconds S] [--json]   # on the Pi
+    kipukas-board bench-pi (--frames IMAGE... | --cameras [--data-dir DIR]) [--seats N] [--seconds S] [--json]
     kipukas-board bench-robustness DIR --truth FILE [--conditions A,B] [--limit N] [--seed N] [--no-search] [--json]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
@@ -24,12 +24,15 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kipukas_board.bench.qr import VARIANTS
 from kipukas_board.cards.store import CATALOG_FILE
 from kipukas_board.commands.argtypes import at_least, between, milliseconds, non_negative, positive
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
+
+if TYPE_CHECKING:
+    from kipukas_board.calibrate.files import Calibration
 
 #: The largest ``--seed``: a 32-bit number, short enough to write down beside a table.
 SEED_MAX = 2**32 - 1
@@ -134,7 +137,8 @@ def register(sub: Any) -> None:
                                     "stand) before 1, 2, 3 and 4 seats at once, in real time on this machine's "
                                     "cores, and print per number of seats the cards read, first reads, CPU and "
                                     "dropped frames. With --cameras: read every seat's camera from the settings "
-                                    "at once for --seconds while you hold cards before them.")
+                                    "at once for --seconds while you hold cards before them, each with the focus "
+                                    "and exposure its calibration gives it, as the board sets them.")
     src = bp.add_mutually_exclusive_group(required=True)
     src.add_argument("--frames", nargs="+", metavar="IMAGE", help="pictures of cards, all of one size (e.g. taken "
                                                                   "with rpicam-still by the seat's camera)")
@@ -146,6 +150,9 @@ def register(sub: Any) -> None:
                     help="sensor noise added to recorded frames (default 2)")
     bp.add_argument("--settings", type=Path, help="settings file: the cameras for --cameras, the decode budget for "
                                                   "both (default $KIPUKAS_SETTINGS or the system one)")
+    bp.add_argument("--data-dir", type=Path, help="data directory whose calibration holds each seat's focus and "
+                                                  "exposure for --cameras (default: the service's, as the settings "
+                                                  "say)")
     bp.add_argument("--budget-ms", type=milliseconds, default=None, metavar="MS",
                     help="CPU time a frame may cost (default the board's, or the settings' [vision] budget_ms)")
     bp.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -177,17 +184,36 @@ def _err(msg: str) -> None:
     print(f"kipukas-board: {msg}", file=sys.stderr)
 
 
-def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], float]:
-    """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls, and the
-    settings' decode budget (``[vision] budget_ms``, which every seat of the board uses)."""
+def _saved_calibration(settings: Any, spath: Path | None, data_dir_arg: Path | None) -> Calibration | None:
+    """The calibration file the board would start with (the start map's, in the data directory a
+    diagnostic reads), or None when there is none yet; a file with mistakes is named on stderr and
+    not used, as the board does not use it."""
     from kipukas_board.board.mapfile import load_map, map_exists
     from kipukas_board.calibrate.files import CalibrationError
     from kipukas_board.calibrate.files import load as load_calibration
-    from kipukas_board.commands.run import diagnostic_data_dir, settings_path
-    from kipukas_board.hardware.registry import build
-    from kipukas_board.settings import load_settings
+    from kipukas_board.commands.run import diagnostic_data_dir
     from kipukas_board.show.layout import map_calibration_path
     from kipukas_board.store.map_choice import start_map
+
+    data_dir = diagnostic_data_dir(data_dir_arg, spath)
+    board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
+    cal_path = map_calibration_path(settings.calibration, data_dir, board)
+    if not cal_path.exists():
+        return None
+    try:
+        return load_calibration(cal_path, board)
+    except CalibrationError as exc:
+        _err(f"calibration not used: {exc}")
+        return None
+
+
+def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], float]:
+    """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls, and the
+    settings' decode budget (``[vision] budget_ms``, which every seat of the board uses)."""
+    from kipukas_board.calibrate.camera_controls import saved_controls
+    from kipukas_board.commands.run import settings_path
+    from kipukas_board.hardware.registry import build
+    from kipukas_board.settings import load_settings
 
     spath = settings_path(args.settings)
     if spath is not None and not spath.exists():
@@ -203,17 +229,7 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], fl
         raise ValueError(f"seat {args.seat}'s camera is the simulated one (adapter = \"sim\"): it has no frames. "
                          f"Set adapter = \"picamera2\" (a Pi camera module) or \"opencv\" (USB) in its "
                          f"[[cameras]] table")
-    controls: dict[str, Any] = {}
-    data_dir = diagnostic_data_dir(args.data_dir, spath)
-    board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
-    cal_path = map_calibration_path(settings.calibration, data_dir, board)
-    if cal_path.exists():
-        try:
-            saved = load_calibration(cal_path).cameras.get(args.seat, {})
-        except CalibrationError as exc:
-            _err(f"calibration not used: {exc}")
-            saved = {}
-        controls = {k: saved[k] for k in ("focus", "exposure_us") if k in saved}
+    controls = saved_controls(_saved_calibration(settings, spath, args.data_dir), args.seat)
     return build("cameras", choice.adapter, **choice.options), choice.adapter, controls, settings.budget_ms
 
 
@@ -459,16 +475,18 @@ def bench_pi(args: argparse.Namespace) -> int:
             report = run_pi_bench(args.frames, max_seats=args.seats, seconds=args.seconds or 3.0,
                                   noise=args.noise, budget_ms=args.budget_ms or settings.budget_ms, progress=say)
         else:
+            from kipukas_board.calibrate.camera_controls import saved_controls
             from kipukas_board.hardware.registry import build
 
             chosen = sorted((c for c in settings.cameras if c.adapter != "sim"),
                             key=lambda c: c.options.get("seat", 0))[:args.seats]
+            cal = _saved_calibration(settings, spath, args.data_dir) if chosen else None
             cameras = [build("cameras", c.adapter, **c.options) for c in chosen]
             seconds = args.seconds or 20.0
             print(f"reading {len(cameras)} seat camera(s) for {seconds:g} s: hold a card before each now",
                   file=sys.stderr, flush=True)
             report = run_live(cameras, seconds=seconds, budget_ms=args.budget_ms or settings.budget_ms,
-                              progress=say)
+                              controls={cam.seat: saved_controls(cal, cam.seat) for cam in cameras}, progress=say)
     except BenchCameraError as exc:
         _err(str(exc))
         return 2

@@ -9,7 +9,12 @@ import cv2
 import pytest
 from _qrgen import place, qr_tile
 
+from kipukas_board.board.mapfile import load_map
+from kipukas_board.calibrate import files
 from kipukas_board.cli import main
+from kipukas_board.hardware import registry
+from kipukas_board.settings import DEFAULT_MAP
+from kipukas_board.show.layout import map_calibration_path
 
 P = "kpks.us/RrDC#0001?DmFz33"
 Q = "kpks.us/HMPU#0004?BFxDCJ"
@@ -48,11 +53,60 @@ def test_live_cameras_from_the_settings(frames: list[str], tmp_path: Path, capsy
     settings = tmp_path / "settings.toml"
     settings.write_text(f'[[cameras]]\nadapter = "files"\nseat = 1\npath = "{folder}"\nloop = true\n\n'
                         '[[cameras]]\nadapter = "sim"\nseat = 2\n')
-    rc = main(["bench-pi", "--cameras", "--settings", str(settings), "--seconds", "1", "--json"])
-    doc = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    rc = main(["bench-pi", "--cameras", "--settings", str(settings), "--data-dir", str(tmp_path), "--seconds", "1",
+               "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    doc = json.loads(out[-1])
     assert rc == 0 and doc["source"] == "cameras"
     (seat,) = doc["seats"]  # the simulated camera has no frames: not read
     assert seat["seat"] == 1 and seat["frames"] > 0 and list(seat["codes"]) == [P]
+    assert out[1] == "seat 1 camera: not calibrated: camera defaults"  # no calibration file in the data directory
+
+
+def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(frames: list[str], tmp_path: Path,
+                                                                                 monkeypatch, capsys) -> None:
+    folder = tmp_path / "seat"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0.png"), cv2.imread(frames[0]))
+    settings = tmp_path / "settings.toml"
+    settings.write_text("".join(f'[[cameras]]\nadapter = "files"\nseat = {n}\npath = "{folder}"\nloop = true\n\n'
+                                for n in (1, 2, 3)))
+    data = tmp_path / "data"  # the start map's calibration file, where the walk saves it
+    files.save(map_calibration_path("default", data, load_map(DEFAULT_MAP)),
+               files.Calibration(board=load_map(DEFAULT_MAP).name, cameras={
+                   1: {"test_scan": True, "focus": 4.5, "exposure_us": 8000},
+                   2: {"test_scan": True, "focus": 2.0}, 3: {"test_scan": True, "exposure_us": 5000}}))
+    given: list[tuple[int, dict]] = []
+    built = registry.build
+
+    def build(port: str, name: str, **options):
+        # the files adapter, with the set_controls a Pi camera module has at seats 1 and 2 (seat 2's lens
+        # refuses a focus); seat 3's, as shipped, cannot set any
+        cam = built(port, name, **options)
+        if cam.seat == 3:
+            return cam
+
+        def set_controls(**controls) -> None:
+            given.append((cam.seat, controls))
+            if cam.seat == 2:
+                raise ValueError("camera 1 for seat 2 has a fixed-focus lens: leave focus on auto (null)")
+
+        cam.set_controls = set_controls
+        return cam
+
+    monkeypatch.setattr(registry, "build", build)
+    rc = main(["bench-pi", "--cameras", "--settings", str(settings), "--data-dir", str(data), "--seconds", "0.3",
+               "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert rc == 0 and given == [(1, {"focus": 4.5, "exposure_us": 8000}), (2, {"focus": 2.0})]
+    assert out[1:4] == ["seat 1 camera: focus 4.5 dioptres, exposure 8000 µs (calibrated)",
+                        "seat 2 camera: focus 2.0 dioptres, exposure auto (calibrated, but not applied: camera 1 for "
+                        "seat 2 has a fixed-focus lens: leave focus on auto (null); camera defaults)",
+                        "seat 3 camera: focus auto, exposure 5000 µs (calibrated; this camera cannot set them: "
+                        "camera defaults)"]
+    doc = json.loads(out[-1])
+    assert [(s["seat"], s["controls"], s["applied"]) for s in doc["seats"]] == [
+        (1, {"focus": 4.5, "exposure_us": 8000}, True), (2, {"focus": 2.0}, False), (3, {"exposure_us": 5000}, False)]
 
 
 def test_bad_input_is_named(tmp_path: Path, capsys) -> None:

@@ -1,0 +1,65 @@
+"""A seat camera's calibrated focus and exposure: read from the calibration file and put on the camera.
+
+The calibration walk's camera step keeps a seat's focus (dioptres) and exposure (µs) in the map's
+calibration file (``[[cameras]]``, only the ones set by hand: a missing key means auto). The running
+board puts them on its cameras (:meth:`~kipukas_board.calibrate.session.CalibrationSession.apply`),
+and the maker's tools that read a seat's camera (``kipukas-board bench-pi --cameras``) do the same
+through these functions, so they measure what the board sees.
+
+Example::
+
+    >>> from kipukas_board.calibrate.files import Calibration
+    >>> cal = Calibration(board="Kipuka of Eight", cameras={1: {"test_scan": True, "exposure_us": 8000}})
+    >>> saved_controls(cal, 1), saved_controls(cal, 2), saved_controls(None, 1)
+    ({'exposure_us': 8000}, {}, {})
+    >>> class Camera:
+    ...     def set_controls(self, focus=None, exposure_us=None):
+    ...         print(f"focus {focus}, exposure {exposure_us}")
+    >>> apply_controls(Camera(), {"exposure_us": 8000})
+    focus None, exposure 8000
+    True
+    >>> apply_controls(object(), {"exposure_us": 8000})   # an adapter that cannot set them
+    False
+    >>> describe({"exposure_us": 8000}), describe({})
+    ('focus auto, exposure 8000 µs', 'not calibrated: camera defaults')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kipukas_board.calibrate.files import Calibration
+
+#: The camera settings the walk keeps per seat, as ``set_controls`` names them.
+CONTROLS = ("focus", "exposure_us")
+
+
+def saved_controls(cal: Calibration | None, seat: int) -> dict[str, Any]:
+    """The focus and exposure ``cal`` keeps for ``seat``'s camera: only those set by hand ({} for none,
+    or no calibration file)."""
+    if cal is None:
+        return {}
+    saved = cal.cameras.get(seat, {})
+    return {k: saved[k] for k in CONTROLS if k in saved}
+
+
+def apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
+    """Put ``controls`` on ``cam`` when its adapter offers ``set_controls`` (a key left out means auto);
+    False when it cannot set them (the simulated camera, recorded files). An adapter that refuses a
+    value (a fixed-focus lens asked for a focus) raises ValueError, an unplugged one OSError or
+    RuntimeError: the caller says so and goes on with the camera's own settings."""
+    setter = getattr(cam, "set_controls", None)
+    if setter is None:
+        return False
+    setter(**controls)
+    return True
+
+
+def describe(controls: dict[str, Any]) -> str:
+    """``controls`` in words, for a table's head or a log line."""
+    if not controls:
+        return "not calibrated: camera defaults"
+    focus = controls.get("focus")
+    exposure = controls.get("exposure_us")
+    return (("focus auto" if focus is None else f"focus {focus} dioptres") + ", "
+            + ("exposure auto" if exposure is None else f"exposure {exposure} µs"))
