@@ -17,6 +17,7 @@ from kipukas_board.table.cards import card_event, record_card
 from kipukas_board.table.events import map_event
 from kipukas_board.table.problems import settle
 from kipukas_board.table.state import TableState, new_table
+from tests.maptools import map_data, to_toml
 
 BOARD = load_map("kipuka-8")
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#e4572e"}, {"seat": 2, "name": "Ben", "color": "#1e90ff"}]
@@ -144,3 +145,24 @@ def test_an_event_replay_could_not_apply_mid_game_shows_in_the_state_document() 
     assert modes.state_json(table)["problems"] == list(table.problems)
     table = replay_events([(9, {"type": "stand", "stand": "M1a", "occupied": True})], table)
     assert table.problems[0] in modes.state_json(table)["problems"], "the next Kipukas event keeps it"
+
+
+def redrawn(**names: str) -> dict:
+    """The ``map`` event of kipuka-8 with territories renamed (``t1="Ash Ridge"``): the same stands and
+    paths, another drawing."""
+    data = map_data()
+    for t in data["territories"]:
+        t["name"] = names.get(f"t{t['number']}", t["name"])
+    return map_event(BOARD.name, to_toml(data))
+
+
+def test_undo_after_a_redrawn_map_keeps_the_new_drawing() -> None:
+    """The undo entry holds the game as it was before the diel roll, drawn as it was then: taking the
+    roll back keeps the table's drawing (a redraw changes no stand nor path, so nothing else)."""
+    table = kipukas_in_play()
+    event = redrawn(t1="Ash Ridge")
+    table, _ = modes.apply(table, event, 8)
+    table, fx = modes.apply(table, {"type": "undo"}, 9)
+    assert [e["type"] for e in fx] == ["undone"] and kipukas_state(table).diel_cycle == 1
+    assert table.board.territories[1].name == "Ash Ridge"
+    shares_what_kipukas_says(table)

@@ -120,7 +120,9 @@ def _undo(state: KipukasState, effects: list[Effect]) -> KipukasState:
     if top.expired:
         return problem(state, effects, f"the last {top.action.replace('_', ' ')} is too far back to undo "
                                        f"(more than {UNDO_SINCE} sensor changes since)")
-    restored = top.before.evolve(undo=state.undo[:-1], counter=max(state.counter, top.before.counter))
+    # The map as it is now: one redrawn since is kept (another map would have started a fresh game).
+    restored = top.before.evolve(board=state.board, undo=state.undo[:-1],
+                                 counter=max(state.counter, top.before.counter))
     for ev in top.since:  # the tokens moved since then really moved: keep them, and what they settled
         restored, _ = apply(restored, ev)
     effects.append({"type": "undone", "action": top.action, "seq": top.seq})
