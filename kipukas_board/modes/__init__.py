@@ -103,18 +103,27 @@ def _with_paused(state: TableState, put_aside: TableState | None) -> TableState:
     return rest.evolve(paused=_without_paused(put_aside))
 
 
+def _refuse(state: TableState, text: str, seq: int | None) -> tuple[TableState, list[Effect]]:
+    refusal = state.with_problem(text)
+    return (refusal.evolve(seq=seq) if seq is not None else refusal), [{"type": "problem", "text": text}]
+
+
 def _resume(state: TableState, event: Event, seq: int | None) -> tuple[TableState, list[Effect]]:
     """Put the paused game back; the game it replaces is paused in its place if it is under way. The
     tokens moved meanwhile really moved: each stand that changed is re-applied through the paused
-    game's own rules, so what the board infers from them is up to date."""
+    game's own rules, so what the board infers from them is up to date; and the map is the table's
+    (a map redrawn meanwhile is the one the game goes on with)."""
     back = paused(state)
     if back is None:
-        text = "no game is paused, so there is nothing to resume"
-        refusal = state.with_problem(text)
-        return (refusal.evolve(seq=seq) if seq is not None else refusal), [{"type": "problem", "text": text}]
+        return _refuse(state, "no game is paused, so there is nothing to resume", seq)
     aside = state if game_in_progress(state) else None
     mode = active(back)
-    restored = back.evolve(counter=max(state.counter, back.counter))
+    if back.board.structure() != state.board.structure():  # such a map is refused while a game is paused
+        return _refuse(state, f"{mode.title} was paused on {back.board.name}, whose stands or paths differ from "
+                              f"{state.board.name} on the table now; it cannot go on on this map", seq)
+    # The map as the table has it: redrawn meanwhile (same stands and paths), the game goes on, on the
+    # new drawing; the mode reads it from the table (Kipukas's own copy follows, see on_table.py).
+    restored = back.evolve(board=state.board, counter=max(state.counter, back.counter))
     for sid, now in state.switches.items():
         was = restored.switches.get(sid)
         if was is not None and was != now:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from rules_table import Table
 
+from kipukas_board import modes
 from kipukas_board.modes.duel.rules import example_new_game
 from kipukas_board.modes.kipukas.on_table import kipukas_state
+from tests.maptools import map_data, to_toml
 
 
 def kipukas_in_setup(t: Table) -> dict:
@@ -58,6 +60,31 @@ def test_the_paused_game_survives_a_restart(data_dir: Path) -> None:
         assert t.state()["paused"]["game"] == "kipukas"
         t.act("resume")
         assert t.state()["players"] == before["players"]
+
+
+def test_a_map_redrawn_during_the_duel_is_drawn_when_kipukas_resumes_and_after_a_restart(
+        data_dir: Path, tmp_path: Path) -> None:
+    """A restart during the duel on a redrawn map file (a territory renamed): the resumed game is drawn
+    as the table is, and a restart replays to what the live board showed (no map event added)."""
+    drawn = tmp_path / "kipuka-8-copy.toml"
+    drawn.write_text(to_toml(map_data()))
+    with Table(data_dir, map_name=str(drawn)) as t:
+        before = kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+    renamed = map_data()
+    renamed["territories"][0]["name"] = "Ash Ridge"
+    drawn.write_text(to_toml(renamed))
+    with Table(data_dir, map_name=str(drawn)) as t:
+        assert t.state()["game"] == "duel" and t.state()["map"]["territories"][0]["name"] == "Ash Ridge"
+        t.act("resume")
+        live = t.state()
+        assert live["game"] == "kipukas" and live["players"] == before["players"]
+        assert live["map"]["territories"][0]["name"] == "Ash Ridge", "the resumed game shows the table's drawing"
+        assert kipukas_state(t.board.loop.state).board is t.board.loop.state.board
+        live_doc, seq = modes.state_json(t.board.loop.state), t.board.journal.last_seq()
+    with Table(data_dir, map_name=str(drawn)) as t:
+        assert t.board.journal.last_seq() == seq, "the replayed board is on the file's map: no map event added"
+        assert modes.state_json(t.board.loop.state) == live_doc
 
 
 def test_a_game_over_is_not_paused(data_dir: Path) -> None:

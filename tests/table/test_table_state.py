@@ -156,6 +156,24 @@ def redrawn(**names: str) -> dict:
     return map_event(BOARD.name, to_toml(data))
 
 
+def test_a_map_redrawn_during_a_duel_is_the_map_of_the_resumed_kipukas_game() -> None:
+    table = kipukas_in_play()
+    table, _ = modes.apply(table, example_new_game(), 8)
+    event = redrawn(t1="Ash Ridge")
+    table, fx = modes.apply(table, event, 9)
+    assert fx == [{"type": "map", "name": BOARD.name, "kept": True}]
+    assert table.board.territories[1].name == "Ash Ridge" and table.game == "duel"
+    table, fx = modes.apply(table, {"type": "resume"}, 10)
+    assert [e["type"] for e in fx] == ["resumed"] and table.game == "kipukas"
+    assert table.board.territories[1].name == "Ash Ridge"
+    assert kipukas_state(table).board is table.board, "the game goes on, on the table's drawing"
+    assert modes.state_json(table)["map"]["territories"][0]["name"] == "Ash Ridge"
+    assert kipukas_state(table).phase == "play" and kipukas_state(table).diel_cycle == 2, "the game itself kept"
+    table, _ = modes.apply(table, {"type": "stand", "stand": "M1a", "occupied": True}, 11)
+    shares_what_kipukas_says(table)
+    assert kipukas_state(table).board.territories[1].name == "Ash Ridge"
+
+
 def test_undo_after_a_redrawn_map_keeps_the_new_drawing() -> None:
     """The undo entry holds the game as it was before the diel roll, drawn as it was then: taking the
     roll back keeps the table's drawing (a redraw changes no stand nor path, so nothing else)."""
@@ -166,3 +184,15 @@ def test_undo_after_a_redrawn_map_keeps_the_new_drawing() -> None:
     assert [e["type"] for e in fx] == ["undone"] and kipukas_state(table).diel_cycle == 1
     assert table.board.territories[1].name == "Ash Ridge"
     shares_what_kipukas_says(table)
+
+
+def test_a_resume_onto_a_map_with_other_stands_is_refused_saying_why() -> None:
+    """The rules refuse such a map while a game is paused, so only a hand-made table meets this: the
+    resume says why rather than play the paused game on stands it does not have."""
+    table = kipukas_in_play()
+    table, _ = modes.apply(table, example_new_game(), 8)
+    elsewhere = table.evolve(board=load_map("kipuka-12"))
+    after, fx = modes.apply(elsewhere, {"type": "resume"}, 9)
+    assert fx == [{"type": "problem", "text": "Kipukas was paused on Kipuka of Eight, whose stands or paths differ "
+                                              "from Kipuka of Twelve on the table now; it cannot go on on this map"}]
+    assert after.game == "duel" and after.paused is table.paused and after.seq == 9

@@ -40,7 +40,8 @@ def kipukas_state(table: TableState) -> KipukasState:
                 and ks.problem_causes is table.problem_causes):
             return ks  # what the table shares came from Kipukas's last event (nearly always)
         # The table changed under the game (a refused map or resume, a resume's number and counter,
-        # the core loop's "not applied"): the table's word is the one the rules go on from.
+        # a map redrawn while the game was paused, the core loop's "not applied"): the table's word is
+        # the one the rules go on from.
         return ks.evolve(board=table.board, cards=table.cards, problems=table.problems,
                          problem_causes=table.problem_causes, seq=table.seq, counter=table.counter)
     stands = {sid: _OCCUPIED if on else EMPTY_STAND for sid, on in table.switches.items()}
