@@ -281,10 +281,11 @@ class BoardApp:
     def map_busy(self, state: TableState | None = None) -> str | None:
         """Why the map may not change now (a game under way, a calibration walk or board test open)."""
         state = state or self.loop.state
-        playing = modes.game_in_progress(state)
-        if playing is not None:
-            return (f"{modes.active(state).a_game} is under way on {state.board.name}; the map changes only when "
-                    f"no game runs (end the game first)")
+        holder = modes.holding_the_map(state)
+        if holder is not None:
+            mode, is_paused = holder
+            return (f"{mode.a_game} is under way on {state.board.name}{modes.PAUSED_NOTE if is_paused else ''}; "
+                    f"the map changes only when no game runs (end the game first)")
         walk = self._walk_open()
         if walk is not None:
             return f"{walk}; finish or close it first (it was started for this map)"

@@ -129,8 +129,9 @@ class CoreLoop:
         if replayed:
             log.info("replayed %d journaled events", replayed)
         if state.board.to_json() != board.to_json() or replayed == 0:
-            if (replayed and self._rules.game_in_progress(state) is not None
-                    and state.board.structure() != board.structure()):
+            held = self._rules.game_in_progress(state) is not None or (
+                state.paused is not None and self._rules.game_in_progress(state.paused) is not None)
+            if replayed and held and state.board.structure() != board.structure():
                 raise MapChanged(state.board, board, self.journal.path)
             text = board.source_text or ""
             event = map_event(board.name, text, board.source or None)

@@ -73,17 +73,42 @@ def game_in_progress(state: TableState) -> str | None:
     return mode.title if mode.in_progress(state) else None
 
 
+def holding_the_map(state: TableState) -> tuple[GameMode, bool] | None:
+    """The mode of the game another map (other stands or paths) would throw away, and whether that game
+    is the paused one: the game under way on the table, else the one paused for it (a duel over,
+    Kipukas not resumed yet); None when no game holds the map.
+
+    Example::
+
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> holding_the_map(new_table(load_map("kipuka-8"))) is None
+        True
+    """
+    if game_in_progress(state) is not None:
+        return active(state), False
+    back = paused(state)
+    if back is not None and game_in_progress(back) is not None:
+        return active(back), True
+    return None
+
+
+#: Said after a game in the map's refusals when the game holding the map is the paused one.
+PAUSED_NOTE = " (paused: Resume on any page brings it back)"
+
+
 def _map_refused(state: TableState, event: Event) -> str | None:
     """Why a ``map`` event may not replace the board now: another map (other stands or paths) while a
-    game is under way would throw the game away. A redrawn map (same stands and paths) is always fine."""
-    playing = game_in_progress(state)
-    if playing is None:
+    game is under way, or paused, would throw the game away. A redrawn map (same stands and paths) is
+    always fine: the game on the table and the paused one go on, on the new drawing."""
+    holder = holding_the_map(state)
+    if holder is None:
         return None
     board = parse_map(event["toml"], source=event.get("path") or event["name"])
     if board.structure() == state.board.structure():
         return None
-    return (f"the map stays {state.board.name} while {active(state).a_game} is under way; end the game first "
-            f"to play on {board.name}")
+    mode, is_paused = holder
+    return (f"the map stays {state.board.name} while {mode.a_game} is under way{PAUSED_NOTE if is_paused else ''}; "
+            f"end the game first to play on {board.name}")
 
 
 def paused(state: TableState) -> TableState | None:
@@ -263,5 +288,5 @@ def _check_resume(event: Event) -> None:
 register_event_type("new_game", _check_new_game)
 register_event_type("resume", _check_resume)
 
-__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "game_report", "mode_named", "new_table",
-           "paused", "phrases_for", "render", "seat_color", "state_json", "winner"]
+__all__ = ["MODES", "GameMode", "active", "apply", "game_in_progress", "game_report", "holding_the_map", "mode_named",
+           "new_table", "paused", "phrases_for", "render", "seat_color", "state_json", "winner"]

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rules_table import Table
 
 from kipukas_board import modes
+from kipukas_board.core_loop import MapChanged
 from kipukas_board.modes.duel.rules import example_new_game
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 from tests.maptools import map_data, to_toml
@@ -85,6 +87,24 @@ def test_a_map_redrawn_during_the_duel_is_drawn_when_kipukas_resumes_and_after_a
     with Table(data_dir, map_name=str(drawn)) as t:
         assert t.board.journal.last_seq() == seq, "the replayed board is on the file's map: no map event added"
         assert modes.state_json(t.board.loop.state) == live_doc
+
+
+def test_another_map_is_refused_while_kipukas_is_paused_on_the_page_and_at_a_restart(data_dir: Path) -> None:
+    """The duel over, Kipukas not resumed yet: picking another map would throw Kipukas away, so the
+    page's pick is refused saying so, and so is a restart on another map; Resume still brings it back."""
+    with Table(data_dir) as t:
+        kipukas_in_setup(t)
+        t.board.loop.submit(example_new_game())
+        t.board.loop.submit({"type": "duel_concede", "seat": 2})
+        busy = t.client.get("/api/maps").get_json()["busy"]
+        assert busy == ("a game of Kipukas is under way on Kipuka of Eight (paused: Resume on any page brings it "
+                        "back); the map changes only when no game runs (end the game first)")
+        assert t.act("map", {"map": "kipuka-12"}, status=409)["error"] == busy
+    with pytest.raises(MapChanged, match="holds a game in progress on map 'Kipuka of Eight'"):
+        Table(data_dir, map_name="kipuka-12")
+    with Table(data_dir) as t:
+        t.act("resume")
+        assert t.state()["game"] == "kipukas" and t.state()["phase"] == "setup"
 
 
 def test_a_game_over_is_not_paused(data_dir: Path) -> None:

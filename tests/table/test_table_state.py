@@ -174,6 +174,23 @@ def test_a_map_redrawn_during_a_duel_is_the_map_of_the_resumed_kipukas_game() ->
     assert kipukas_state(table).board.territories[1].name == "Ash Ridge"
 
 
+def test_another_map_while_kipukas_is_paused_is_refused_naming_the_paused_game_and_keeps_it() -> None:
+    """A duel over, Kipukas still paused: a map with other stands or paths would throw Kipukas away,
+    so the rules refuse it as they do during the game, and Resume still brings Kipukas back."""
+    table = kipukas_in_play()
+    table, _ = modes.apply(table, example_new_game(), 8)
+    table, _ = modes.apply(table, {"type": "duel_concede", "seat": 2}, 9)
+    assert modes.game_in_progress(table) is None and table.paused is not None
+    twelve = load_map("kipuka-12")
+    table, fx = modes.apply(table, map_event(twelve.name, twelve.source_text), 10)
+    assert [e["type"] for e in fx] == ["problem"], fx
+    assert fx[0]["text"] == ("the map stays Kipuka of Eight while a game of Kipukas is under way (paused: Resume on "
+                             "any page brings it back); end the game first to play on Kipuka of Twelve")
+    assert table.board.name == "Kipuka of Eight" and table.paused is not None and table.seq == 10
+    table, fx = modes.apply(table, {"type": "resume"}, 11)
+    assert table.game == "kipukas" and kipukas_state(table).diel_cycle == 2
+
+
 def test_undo_after_a_redrawn_map_keeps_the_new_drawing() -> None:
     """The undo entry holds the game as it was before the diel roll, drawn as it was then: taking the
     roll back keeps the table's drawing (a redraw changes no stand nor path, so nothing else)."""
