@@ -48,7 +48,18 @@ from kipukas_board.store.map_choice import start_map, write_choice
 from kipukas_board.table.events import map_event, stand_event
 from kipukas_board.table.state import TableState
 from kipukas_board.vision.desk import CameraWorker, CardDesk
-from kipukas_board.web import board_test_api, calibration_api, cards_api, pages, table_actions
+from kipukas_board.web import (
+    board_test_api,
+    calibration_api,
+    calibration_page,
+    cards_api,
+    event_log,
+    map_list,
+    page_frame,
+    pin_routes,
+    report_page,
+    table_actions,
+)
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
 
@@ -165,7 +176,9 @@ class BoardApp:
         self.channel_map: dict[str, str] | None = None
         self.unmapped_channels: dict[str, bool] = {}
         #: Functions ``register(flask_app, board_app)`` that add routes (actions, cards, calibration).
-        self.route_plugins: list[RoutePlugin] = [table_actions.register, cards_api.register, pages.register,
+        self.route_plugins: list[RoutePlugin] = [table_actions.register, cards_api.register, page_frame.register,
+                                                 pin_routes.register, map_list.register, event_log.register,
+                                                 report_page.register, calibration_page.register,
                                                  calibration_api.register, _mode_routes,
                                                  board_test_api.register]
         self._started = False

@@ -4,9 +4,11 @@ Every route module (the web layer's, and each game mode's actions and pages) is 
 board, but each declares only the part of it that it uses, built from the groups below (gpiozero's
 devices know their pin factory, not the whole board):
 
-- :class:`Table`: the table's state, submitting an event, following the changes, the state
-  document, the dice a route rolls, whether the board is simulated; every route that acts or shows
-  the table (:class:`~kipukas_board.web.submit.Submitter` needs no more);
+- :class:`TableView`: the table's state, the state document, whether the board is simulated; the
+  routes that only show the table;
+- :class:`Changes`: following the table's changes (the log's narration);
+- :class:`Table`: both, and submitting an event and the dice a route rolls; every route that acts
+  on the table (:class:`~kipukas_board.web.submit.Submitter` needs no more);
 - :class:`Games`: the games the board runs and their imported decks;
 - :class:`Guarded`: the admin PIN (:func:`~kipukas_board.web.server.require_pin`);
 - :class:`Records`: the journal, its health, the events it could not apply, the game's report;
@@ -20,7 +22,7 @@ devices know their pin factory, not the whole board):
 
 :class:`GameRoutes` is what every game mode's routes share (table, games, PIN). A route module that
 needs more declares its own protocol from these next to its ``register`` (e.g.
-:class:`kipukas_board.web.pages.PagesBoard`); ``tests/web/test_route_protocols.py`` fails when a
+:class:`kipukas_board.web.event_log.EventLogBoard`); ``tests/web/test_route_protocols.py`` fails when a
 route uses a member its protocol lacks. :class:`ServedBoard` is all of them together, plus what
 only the app factory (:func:`~kipukas_board.web.server.create_app`) uses: it is what the board
 hands the app. The assembled board (:class:`kipukas_board.app.BoardApp`) implements it; the web
@@ -56,13 +58,10 @@ class Dice(Protocol):
         ...
 
 
-class Table(Protocol):
-    """The table as an action or a page sees it: every action route (through
-    :class:`~kipukas_board.web.submit.Submitter`), the pages that embed the state, each game's
-    new-game event, the simulated camera."""
+class TableView(Protocol):
+    """The table as a page that only shows it sees it: the map list, the log, the calibration page,
+    the values every page's template gets."""
 
-    #: The dice a route rolls into the event it writes (the rules core never rolls).
-    dice: Dice
     #: True on a simulated board (the page may move tokens and show cards by hand).
     sim: bool
 
@@ -71,16 +70,29 @@ class Table(Protocol):
         """The table's state now (the core loop's latest)."""
         ...
 
-    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> int | None:
-        """Journal and apply ``event``; with ``wait``, its journal number once durable and applied."""
+    def state_json(self, state: Any = None) -> dict[str, Any]:
+        """The state document the pages show (``/api/state`` and the event stream)."""
         ...
+
+
+class Changes(Protocol):
+    """Following the table's changes as they happen: the log's narration, the submitter's wait."""
 
     def subscribe(self, fn: Subscriber) -> None:
         """Call ``fn(state, effects)`` on the core thread after each event; it must not block."""
         ...
 
-    def state_json(self, state: Any = None) -> dict[str, Any]:
-        """The state document the pages show (``/api/state`` and the event stream)."""
+
+class Table(TableView, Changes, Protocol):
+    """The table as an action sees it: every action route (through
+    :class:`~kipukas_board.web.submit.Submitter`), the pages that embed the state, each game's
+    new-game event, the simulated camera."""
+
+    #: The dice a route rolls into the event it writes (the rules core never rolls).
+    dice: Dice
+
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> int | None:
+        """Journal and apply ``event``; with ``wait``, its journal number once durable and applied."""
         ...
 
 

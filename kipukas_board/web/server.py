@@ -20,12 +20,12 @@ from kipukas_board import strictjson
 from kipukas_board.store.journal import JournalWriteError
 from kipukas_board.web.hosts import HostGuard
 from kipukas_board.web.presence import NoChallenge, PresenceCheck
-from kipukas_board.web.sessions import COOKIE
+from kipukas_board.web.sessions import COOKIE, WebKeys
 from kipukas_board.web.sse import StreamsFull
 from kipukas_board.web.svg import board_svg
 
 if TYPE_CHECKING:
-    from kipukas_board.web.served import Guarded, ServedBoard
+    from kipukas_board.web.served import Files, Guarded, ServedBoard
 
 log = logging.getLogger(__name__)
 
@@ -303,13 +303,26 @@ def create_app(board: ServedBoard) -> Flask:
     return app
 
 
+#: ``app.extensions`` key of the app's :class:`~kipukas_board.web.sessions.WebKeys` (see :func:`web_keys`).
+KEYS = "kipukas_keys"
+
+
+def web_keys(app: Flask, board: Files) -> WebKeys:
+    """The app's page keys (the CSRF token, the device sessions), kept in ``board.data_dir``: made on
+    the first ask, so the CSRF guard and the PIN routes share them whichever registers first."""
+    keys = app.extensions.get(KEYS)
+    if keys is None:
+        keys = app.extensions[KEYS] = WebKeys(board.data_dir)
+    return keys
+
+
 def device_trusted(board: Guarded) -> bool:
     """Does this request come from a phone that entered the right PIN (a device session)?
 
     The session cookie alone is not enough: the request must also carry the page's ``X-CSRF-Token``,
     which a page of another site cannot send (the cookie is ``SameSite=Strict`` as well).
     """
-    keys = current_app.extensions.get("kipukas_keys")
+    keys = current_app.extensions.get(KEYS)
     if keys is None:
         return False
     return (keys.csrf_ok(request.headers.get("X-CSRF-Token"))

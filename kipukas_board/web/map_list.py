@@ -1,0 +1,50 @@
+"""The shipped maps a new game can pick: ``GET /api/maps``, and the same list for the new-game form.
+
+Each map says whether it is the one running, whether it has a calibration of its own yet, how many
+territories can be held and how many players each of Kipukas's play styles allows on it (and why);
+``busy`` says why the board may not change its map now (a game under way, a calibration walk open).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from flask import Flask, Response, jsonify
+
+from kipukas_board.board.mapfile import MapError, available_maps, load_map
+from kipukas_board.show.layout import map_calibration_path, map_key
+from kipukas_board.web.served import Files, Games, MapChoice, TableView
+
+
+class MapsShown(TableView, Games, Files, Protocol):
+    """What the list of maps reads: the map running, Kipukas's setup options, and where each map's
+    calibration would be (the settings and the data directory)."""
+
+
+class MapListBoard(MapsShown, MapChoice, Protocol):
+    """What ``GET /api/maps`` uses: the list, and why the map may not change now."""
+
+
+def shipped_maps(board: MapsShown) -> list[dict[str, Any]]:
+    """Every shipped map for the new-game form: which runs now, which has a calibration of its own
+    yet, and how many players each play style allows on it (and why)."""
+    running = board.state.board
+    out = []
+    for key in available_maps():
+        try:
+            m = running if key == map_key(running) else load_map(key)
+        except MapError:
+            continue  # a shipped map always loads (tests/board/test_mapfile.py); never offer one that does not
+        calibrated = map_calibration_path(board.settings.calibration, board.data_dir, m).exists()
+        out.append({"key": key, "name": m.name, "current": m is running, "calibrated": calibrated,
+                    "holdable": len(m.holdable),
+                    "player_limits": board.modes["kipukas"].setup_options(m).get("player_limits", {})})
+    return out
+
+
+def register(app: Flask, board: MapListBoard) -> None:
+    @app.get("/api/maps")
+    def maps() -> Response:
+        """The shipped maps new game can pick (``POST /api/actions/map``), and why the board may not
+        change its map now (``busy``: a game under way, a calibration walk open; None when it may)."""
+        return jsonify({"maps": shipped_maps(board), "busy": board.map_busy()})
