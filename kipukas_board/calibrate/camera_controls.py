@@ -22,16 +22,47 @@ Example::
     False
     >>> describe({"exposure_us": 8000}), describe({})
     ('focus auto, exposure 8000 µs', 'not calibrated: camera defaults')
+    >>> control_problem("focus", 99, "or null for auto")
+    'focus = 99: expected dioptres from 0 (far) to 15 (close), or null for auto'
+    >>> control_problem("exposure_us", 8000, "or null for auto") is None
+    True
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kipukas_board.calibrate.files import Calibration
+from kipukas_board.strictjson import is_int, is_number
+
+if TYPE_CHECKING:  # files.py checks a file's [[cameras]] with the limits below
+    from kipukas_board.calibrate.files import Calibration
 
 #: The camera settings the walk keeps per seat, as ``set_controls`` names them.
 CONTROLS = ("focus", "exposure_us")
+
+#: The focus a seat camera may be given, in dioptres (1 / distance in metres): 0 is infinity (far),
+#: 15 is about 7 cm (close).
+FOCUS_DIOPTRES = (0.0, 15.0)
+
+#: The exposure a seat camera may be given, in microseconds: 0.1 ms to 1 s.
+EXPOSURE_US = (100, 1_000_000)
+
+
+def control_problem(name: str, value: Any, auto: str) -> str | None:
+    """Why ``value`` cannot be the camera setting ``name`` (None: it can); ``auto`` says how the
+    caller's input asks for auto instead ("or null for auto" in a request, "or leave it out for auto"
+    in a file). The one check of both the calibration walk's request and the calibration file."""
+    if name == "focus":
+        lo, hi = FOCUS_DIOPTRES
+        if not is_number(value) or not lo <= value <= hi:
+            return f"focus = {value!r}: expected dioptres from {lo:g} (far) to {hi:g} (close), {auto}"
+        return None
+    if name == "exposure_us":
+        lo, hi = EXPOSURE_US
+        if not is_int(value) or not lo <= value <= hi:
+            return f"exposure_us = {value!r}: expected a whole number of microseconds from {lo} to {hi}, {auto}"
+        return None
+    return f"{name!r} is not a camera setting; expected one of {', '.join(CONTROLS)}"
 
 
 def saved_controls(cal: Calibration | None, seat: int) -> dict[str, Any]:

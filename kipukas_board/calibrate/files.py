@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.calibrate.camera_controls import CONTROLS, control_problem
 from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, map_calibration_path, parse_layout
 from kipukas_board.strictjson import is_int
 from kipukas_board.textfile import TextFileError, read_text, write_text_atomic
@@ -148,6 +149,24 @@ def _str_list(data: dict[str, Any], key: str, where: str, problems: list[str]) -
     return list(v)
 
 
+#: What a ``[[cameras]]`` entry may hold besides the camera settings (``CONTROLS``).
+_CAMERA_KEYS = ("seat", "test_scan")
+
+
+def _camera_problems(cam: dict[str, Any]) -> list[str]:
+    """What is wrong in one ``[[cameras]]`` entry: its focus and exposure are checked with the limits
+    the calibration walk's request is (a value a hand edit gave reaches the camera as it is), and a
+    key the board does not read is named (a misspelled ``exposure = 8000`` would leave it on auto)."""
+    problems = [why for k in CONTROLS if k in cam
+                if (why := control_problem(k, cam[k], "or leave it out for auto"))]
+    if "test_scan" in cam and not isinstance(cam["test_scan"], bool):
+        problems.append(f"test_scan = {cam['test_scan']!r}: expected true or false")
+    unknown = sorted(k for k in cam if k not in _CAMERA_KEYS + CONTROLS)
+    if unknown:
+        problems.append(f"unknown key(s) {', '.join(unknown)}; expected {', '.join(_CAMERA_KEYS + CONTROLS)}")
+    return problems
+
+
 def loads(text: str, source: str = "<calibration>", board: BoardMap | None = None) -> Calibration:
     """Parse and check calibration text; with ``board``, also check it against that map.
 
@@ -199,10 +218,20 @@ def loads(text: str, source: str = "<calibration>", board: BoardMap | None = Non
     if not isinstance(cams, list):
         problems.append("cameras must be an array of tables: [[cameras]]")
         cams = []
+    seats: set[int] = set()
     for i, cam in enumerate(cams):
         seat = cam.get("seat") if isinstance(cam, dict) else None
         if not is_int(seat) or seat < 1:
             problems.append(f"[[cameras]] #{i + 1}: seat must be a seat number (1, 2, ...), got {seat!r}")
+            continue
+        where = f"[[cameras]] #{i + 1} (seat {seat})"
+        if seat in seats:
+            problems.append(f"{where}: seat {seat} has a [[cameras]] entry already; give each seat one")
+            continue
+        seats.add(seat)
+        bad = [f"{where}: {why}" for why in _camera_problems(cam)]
+        if bad:
+            problems += bad
             continue
         cal.cameras[seat] = {k: v for k, v in cam.items() if k != "seat"}
     if board is not None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kipukas_board import strictjson
 from kipukas_board.calibrate import files
-from kipukas_board.calibrate.camera_controls import apply_controls, saved_controls
+from kipukas_board.calibrate.camera_controls import apply_controls, control_problem, saved_controls
 from kipukas_board.calibrate.files import Calibration, CalibrationError
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
@@ -451,10 +451,10 @@ class CalibrationSession:
         Applied at once when the camera adapter offers ``set_controls(focus=..., exposure_us=...)``;
         kept for the calibration file either way (saved with the seat's test scan).
         """
-        if focus is not None and not 0.0 <= focus <= 15.0:
-            raise ValueError(f"focus = {focus!r}: expected dioptres from 0 (far) to 15 (close), or null for auto")
-        if exposure_us is not None and not 100 <= exposure_us <= 1_000_000:
-            raise ValueError(f"exposure_us = {exposure_us!r}: expected 100 to 1000000 µs, or null for auto")
+        for name, value in (("focus", focus), ("exposure_us", exposure_us)):
+            why = None if value is None else control_problem(name, value, "or null for auto")
+            if why:
+                raise ValueError(why)
         with self._lock:
             cam = self._camera(seat)
             applied = apply_controls(cam, {"focus": focus, "exposure_us": exposure_us})

@@ -36,9 +36,10 @@ from typing import Any, Protocol
 
 from flask import Flask, Response, jsonify
 
+from kipukas_board.calibrate.camera_controls import control_problem
 from kipukas_board.calibrate.files import CalibrationError
 from kipukas_board.calibrate.session import CameraUnavailable, NeedsConfirmation
-from kipukas_board.strictjson import is_int, is_number
+from kipukas_board.strictjson import is_int
 from kipukas_board.web.served import Guarded, Workshop
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
 
@@ -132,10 +133,10 @@ def register(app: Flask, board: CalibrationRoutesBoard) -> None:
     def calibration_camera_controls(seat: int) -> Any:
         body = json_body(fields=frozenset({"focus", "exposure_us"}))
         focus, exposure = body.get("focus"), body.get("exposure_us")
-        if focus is not None and not is_number(focus):
-            raise BadRequest(f"focus must be a number of dioptres or null (auto), got {focus!r}")
-        if exposure is not None and (not is_int(exposure)):
-            raise BadRequest(f"exposure_us must be a whole number of microseconds or null (auto), got {exposure!r}")
+        for name, value in (("focus", focus), ("exposure_us", exposure)):
+            why = None if value is None else control_problem(name, value, "or null for auto")
+            if why:
+                raise BadRequest(why)
         try:
             return jsonify(session.camera_controls(seat, None if focus is None else float(focus), exposure))
         except LookupError as exc:

@@ -441,7 +441,8 @@ def test_camera_steps_through_the_api(data_dir):
         r = c.post("/api/calibration/cameras/2/controls", json={"focus": 99, "exposure_us": None}, headers=h)
         assert r.status_code == 400 and "dioptres" in r.json["error"]
         r = c.post("/api/calibration/cameras/2/controls", json={"focus": True, "exposure_us": None}, headers=h)
-        assert r.status_code == 400 and "focus must be a number of dioptres or null (auto), got True" in r.json["error"]
+        assert r.status_code == 400 and r.json["error"] == ("focus = True: expected dioptres from 0 (far) to 15 "
+                                                            "(close), or null for auto")
         r = c.post("/api/calibration/cameras/2/controls", json={"focus": 2.5, "exposure_us": None}, headers=h)
         assert r.status_code == 200 and cam.controls == [{"focus": 2.5, "exposure_us": None}]
         c.post("/api/calibration/cameras/2/start", headers=h)
@@ -559,5 +560,63 @@ def test_a_camera_that_cannot_be_read_answers_503_with_the_reason(data_dir):
         assert r.status_code == 503 and "No such device" in r.json["error"] and r.headers["Retry-After"] == "1"
         r = c.get("/api/calibration/cameras/3/frame.png", headers=h)  # no camera at all: that is a 404
         assert r.status_code == 404 and "seats with cameras: 2" in r.json["error"]
+    finally:
+        board.journal.close()
+
+
+CAMERA_EDITS = [  # a hand edit of seat 1's [[cameras]] entry, and what the refusal says
+    ("focus = 99", "focus = 99: expected dioptres from 0 (far) to 15 (close), or leave it out for auto"),
+    ("focus = -0.5", "focus = -0.5: expected dioptres from 0 (far) to 15 (close)"),
+    ("focus = nan", "focus = nan: expected dioptres"),
+    ("focus = true", "focus = True: expected dioptres"),
+    ('exposure_us = "fast"', "exposure_us = 'fast': expected a whole number of microseconds from 100 to 1000000, "
+                             "or leave it out for auto"),
+    ("exposure_us = 99", "exposure_us = 99: expected a whole number of microseconds from 100 to 1000000"),
+    ("exposure_us = 1000001", "exposure_us = 1000001: expected a whole number"),
+    ("exposure_us = 8000.5", "exposure_us = 8000.5: expected a whole number"),
+    ("exposure = 8000", "unknown key(s) exposure; expected seat, test_scan, focus, exposure_us"),
+    ('test_scan = "yes"', "test_scan = 'yes': expected true or false"),
+]
+
+
+@pytest.mark.parametrize(("edit", "said"), CAMERA_EDITS)
+def test_a_hand_edited_camera_setting_is_refused_when_the_file_is_read(tmp_path, edit, said):
+    """The focus and exposure a calibration file keeps go to a seat's camera as they are: the file is
+    checked with the limits the calibration page's request is, before the board uses any of it."""
+    board = load_map("kipuka-8")
+    path = tmp_path / "default.toml"
+    head = f'board = "{board.name}"\nversion = 1\n\n[[cameras]]\nseat = 1\ntest_scan = true\n'
+    path.write_text(head + "focus = 2.5\nexposure_us = 8000\n\n[[cameras]]\nseat = 2\n")
+    assert files.load(path, board).cameras == {1: {"test_scan": True, "focus": 2.5, "exposure_us": 8000}, 2: {}}
+    path.write_text(head.replace("test_scan = true\n", "") + edit + "\n\n[[cameras]]\nseat = 2\n")
+    with pytest.raises(CalibrationError) as e:
+        files.load(path, board)
+    assert len(e.value.problems) == 1 and said in e.value.problems[0]
+    assert e.value.problems[0].startswith("[[cameras]] #1 (seat 1): ")
+    assert str(e.value).startswith(f"{path}: [[cameras]] #1 (seat 1): ")
+
+
+def test_a_seat_given_two_camera_entries_is_refused():
+    text = files.dumps(Calibration(board="Kipuka of Eight", cameras={1: {"focus": 2.0}}))
+    with pytest.raises(CalibrationError, match=r"\[\[cameras\]\] #2 \(seat 1\): seat 1 has a \[\[cameras\]\] "
+                                               r"entry already; give each seat one"):
+        files.loads(text + "\n[[cameras]]\nseat = 1\nfocus = 3.0\n", "cal.toml")
+
+
+def test_a_board_whose_file_holds_a_bad_focus_leaves_its_cameras_untouched(data_dir):
+    from web_helpers import FrameCamera
+
+    path = data_dir / "calibration" / "default.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'board = "{load_map("kipuka-8").name}"\nversion = 1\n\n[[cameras]]\nseat = 1\nfocus = 99\n')
+    board = BoardApp(Settings(), data_dir, sim=True)
+    cam = FrameCamera(seat=1)
+    board.cameras = [cam]
+    try:
+        assert board.calibration.saved is None
+        assert board.calibration.problem == (f"{path}: [[cameras]] #1 (seat 1): focus = 99: expected dioptres "
+                                             f"from 0 (far) to 15 (close), or leave it out for auto")
+        board.calibration.follow_map()  # read again, as on another map: still refused, still not applied
+        assert cam.controls == [] and board.calibration.saved is None
     finally:
         board.journal.close()
