@@ -54,6 +54,10 @@ def serve_board(data_dir: Path, cameras: list[Any] | None = None, map_name: str 
         board.broadcaster.close()
         server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
         server.close()
+        # As the board's process does when it ends: the connections still open are closed, so a browser
+        # sends no request (a page's stream coming back) down one kept alive to the stopped board.
+        for channel in list(server.active_channels.values()):  # type: ignore[union-attr]
+            channel.handle_close()  # (the server's loop, polling nothing now, ends by itself)
         board.stop()
 
 
