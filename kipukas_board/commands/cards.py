@@ -236,6 +236,7 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], fl
 def scan_seat(args: argparse.Namespace) -> int:
     """Read seat N's camera for a few seconds the way the board does (its adapter, its pipeline),
     printing each code the first time it is read; exit 0 once a Kipukas code was read."""
+    from kipukas_board.calibrate.camera_controls import apply_controls, describe
     from kipukas_board.hardware.registry import AdapterError
     from kipukas_board.settings import SettingsError
     from kipukas_board.vision.pipeline import Pipeline
@@ -249,7 +250,7 @@ def scan_seat(args: argparse.Namespace) -> int:
     except (OSError, RuntimeError) as exc:  # the device is missing, busy or refuses to start
         _err(f"seat {args.seat}'s camera did not open: {exc}")
         return 1
-    print(f"seat {args.seat}: {adapter} camera" + (f" ({controls})" if controls else " (autofocus, auto exposure)")
+    print(f"seat {args.seat}: {adapter} camera ({describe(controls)})"
           + f"; reading for {args.seconds:g} s with {args.budget_ms or budget_ms:g} ms of CPU a frame, "
           "show a card's back 15-20 cm from the camera", flush=True)
     codes: dict[str, float] = {}
@@ -258,9 +259,10 @@ def scan_seat(args: argparse.Namespace) -> int:
     status = 1
     pipe: Pipeline | None = None
     try:
-        if hasattr(cam, "set_controls"):
+        if controls:  # as the board: a seat not calibrated keeps its camera's own settings
             try:
-                cam.set_controls(**{"focus": controls.get("focus"), "exposure_us": controls.get("exposure_us")})
+                if not apply_controls(cam, controls):
+                    _err(f"camera controls not applied: the {adapter} adapter cannot set them (camera defaults)")
             except (ValueError, OSError, RuntimeError) as exc:
                 _err(f"camera controls not applied: {exc}")
         pipe = Pipeline(remember_roi=True, budget_ms=args.budget_ms or budget_ms, isolate=True)

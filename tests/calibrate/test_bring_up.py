@@ -91,3 +91,36 @@ def test_the_calibration_file_is_readable_by_the_service_group(tmp_path):
     path = tmp_path / "calibration" / "default.toml"
     files.save(path, files.Calibration(board="Kipuka of Eight", channels={"r0c0": "T1"}))
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_scan_seat_puts_only_the_seats_calibrated_settings_on_its_camera(tmp_path, card_folder, capsys, monkeypatch,
+                                                                        calibrated):
+    """As the running board: a seat the walk set a focus for gets it; one not calibrated keeps its
+    camera's own settings (no call at all, which on a Pi camera would switch them to auto)."""
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.hardware import registry
+    from kipukas_board.settings import DEFAULT_MAP
+    from kipukas_board.show.layout import map_calibration_path
+
+    s = _settings(tmp_path, f'[[cameras]]\nseat = 2\nadapter = "files"\npath = "{card_folder}"\nloop = true\n')
+    data = tmp_path / "data"
+    if calibrated:
+        files.save(map_calibration_path("default", data, load_map(DEFAULT_MAP)),
+                   files.Calibration(board=load_map(DEFAULT_MAP).name, cameras={2: {"test_scan": True, "focus": 2.5}}))
+    given: list[dict] = []
+    built = registry.build
+
+    def build(port: str, name: str, **options):  # the files adapter with a Pi camera's set_controls
+        cam = built(port, name, **options)
+        cam.set_controls = lambda **controls: given.append(controls)
+        return cam
+
+    monkeypatch.setattr(registry, "build", build)
+    assert main(["scan", "--seat", "2", "--seconds", "1", "--settings", str(s), "--data-dir", str(data)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    if calibrated:
+        assert given == [{"focus": 2.5}]
+        assert first.startswith("seat 2: files camera (focus 2.5 dioptres, exposure auto)")
+    else:
+        assert given == [] and first.startswith("seat 2: files camera (not calibrated: camera defaults)")
