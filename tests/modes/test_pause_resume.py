@@ -10,9 +10,11 @@ import pytest
 from rules_table import Table
 
 from kipukas_board import modes
+from kipukas_board.board.mapfile import load_map
 from kipukas_board.core_loop import MapChanged
 from kipukas_board.modes.duel.rules import example_new_game
 from kipukas_board.modes.kipukas.on_table import kipukas_state
+from kipukas_board.modes.replay import replay_events
 from tests.maptools import map_data, to_toml
 
 
@@ -84,6 +86,8 @@ def test_a_map_redrawn_during_the_duel_is_drawn_when_kipukas_resumes_and_after_a
         assert live["map"]["territories"][0]["name"] == "Ash Ridge", "the resumed game shows the table's drawing"
         assert kipukas_state(t.board.loop.state).board is t.board.loop.state.board
         live_doc, seq = modes.state_json(t.board.loop.state), t.board.journal.last_seq()
+        replayed = replay_events(t.board.journal.events(), modes.new_table(load_map("kipuka-8")))
+        assert modes.state_json(replayed) == live_doc, "kipukas-board replay rebuilds what the live board shows"
     with Table(data_dir, map_name=str(drawn)) as t:
         assert t.board.journal.last_seq() == seq, "the replayed board is on the file's map: no map event added"
         assert modes.state_json(t.board.loop.state) == live_doc
