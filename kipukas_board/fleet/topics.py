@@ -21,7 +21,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from kipukas_board import strictjson
@@ -64,19 +63,35 @@ def encode_event(seq: int, ts: float, event: dict[str, Any]) -> bytes:
 
 
 def decode(payload: bytes, kind: str = "state") -> dict[str, Any]:
-    """A message's JSON object; for ``events`` also checks ``seq`` (a whole number >= 1) and ``event``."""
+    """A message's JSON object, read strictly (:func:`kipukas_board.strictjson.loads`: no NaN or
+    Infinity, no whole number a page cannot hold, no key given twice); for ``events`` also checks
+    ``seq`` (a whole number >= 1), ``ts`` (a finite number of seconds) and ``event``.
+
+    >>> decode(b'{"seq": 4, "ts": true, "event": {}}', "events")
+    Traceback (most recent call last):
+    ...
+    kipukas_board.fleet.topics.MessageError: events message 4 has ts = True; expected the time the board ...
+    """
     if len(payload) > MAX_PAYLOAD:
         raise MessageError(f"{kind} message of {len(payload)} bytes is over the {MAX_PAYLOAD}-byte limit")
     try:
-        doc = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MessageError(f"{kind} message is not JSON: {exc}") from exc
+        doc = strictjson.loads(payload, f"{kind} message")
+    except strictjson.JSONValueError as exc:
+        raise MessageError(str(exc)) from None
+    except ValueError as exc:  # not UTF-8, or not JSON at all
+        raise MessageError(f"{kind} message is not JSON: {exc}") from None
+    except RecursionError:
+        raise MessageError(f"{kind} message nests too deeply to be a fleet message") from None
     if not isinstance(doc, dict):
         raise MessageError(f"{kind} message must be a JSON object, got {type(doc).__name__}")
     if kind == "events":
         seq = doc.get("seq")
         if not strictjson.is_int(seq) or seq < 1:
             raise MessageError(f"events message has seq = {seq!r}; expected a whole number from 1")
+        ts = doc.get("ts")
+        if not strictjson.is_number(ts):
+            raise MessageError(f"events message {seq} has ts = {ts!r}; expected the time the board journaled "
+                               f"it (a finite number of seconds since 1970)")
         if not isinstance(doc.get("event"), dict):
             raise MessageError(f"events message {seq} has no event object")
     return doc

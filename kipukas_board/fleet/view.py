@@ -200,8 +200,7 @@ class FleetView:
                         b.missed += seq - b.last_seq - 1
                     b.last_seq, b.last_event_at = seq, now
                     b.events += 1
-                    ts = doc.get("ts")
-                    new_event = (seq, ts if isinstance(ts, int | float) else now)
+                    new_event = (seq, doc["ts"])  # a finite number: topics.decode refuses any other
         if new_event is not None and self.on_event is not None:
             self.on_event(board_id, new_event[0], new_event[1], now)
         if self.on_change is not None:

@@ -142,6 +142,43 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
         server.close()
 
 
+def test_the_view_refuses_a_message_json_cannot_carry_and_keeps_the_board_as_it_was(broker) -> None:
+    """A board (or anything with a login) that sends NaN or a time of ``true``: the view counts the
+    message as bad with its reason, its board keeps what the good messages said, and the latency hook
+    sees only real times."""
+    from kipukas_board.fleet.mqtt import make_client
+
+    got: list[tuple[str, int, float]] = []
+    view = FleetView(BrokerAddress.parse(broker.url), on_event=lambda b, seq, ts, now: got.append((b, seq, ts)))
+    view.start()
+    pub = make_client("test-sender", BrokerAddress.parse(broker.url))
+    pub.connect(BrokerAddress.parse(broker.url).host, BrokerAddress.parse(broker.url).port)
+    pub.loop_start()
+    try:
+        wait_for(view.subscribed.is_set, why="the view to subscribe")
+        for payload in (b'{"online": true, "name": "Table 9", "health": {}}',
+                        b'{"online": false, "name": "Not me", "health": {"cpu": NaN}}'):
+            pub.publish("kipukas/table-09/health", payload, qos=1).wait_for_publish(5)
+        for payload in (b'{"seq": 1, "ts": 1.5, "event": {}}', b'{"seq": 2, "ts": NaN, "event": {}}',
+                        b'{"seq": 3, "ts": true, "event": {}}', b'{"seq": 4, "ts": 2.5, "event": {}}'):
+            pub.publish("kipukas/table-09/events", payload, qos=1).wait_for_publish(5)
+        wait_for(lambda: (view.board("table-09") or {}).get("last_seq") == 4, why="table-09's event 4 in the view")
+        row = view.board("table-09")
+        assert row["online"] is True and row["name"] == "Table 9"  # the refused health message changed nothing
+        assert (row["events"], row["missed"]) == (2, 2)  # 2 and 3 never arrived as far as the view knows
+        assert got == [("table-09", 1, 1.5), ("table-09", 4, 2.5)]
+        assert view.bad_messages == 3
+        assert list(view.problems) == [
+            "kipukas/table-09/health: health message holds NaN, which JSON does not allow (numbers must be finite)",
+            "kipukas/table-09/events: events message holds NaN, which JSON does not allow (numbers must be finite)",
+            "kipukas/table-09/events: events message 3 has ts = True; expected the time the board journaled it "
+            "(a finite number of seconds since 1970)"]
+    finally:
+        pub.loop_stop()
+        pub.disconnect()
+        view.stop()
+
+
 def test_the_bench_delivers_every_event_and_exits_1_on_a_loss(broker, capsys, monkeypatch) -> None:
     rc = main(["fleet", "bench", "--boards", "3", "--changes", "15", "--rate", "30", "--broker", broker.url, "--json"])
     out = capsys.readouterr().out.strip().splitlines()

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kipukas_board import strictjson
 from kipukas_board.fleet import topics
 from kipukas_board.settings import BrokerAddress, SettingsError, load_settings
 
@@ -72,15 +73,17 @@ def test_bad_broker_addresses_say_what_is_expected(bad) -> None:
 
 
 board_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", fullmatch=True)
-events = st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), st.text(max_size=8), st.booleans(),
+whole = st.integers(-strictjson.MAX_INT, strictjson.MAX_INT)  # what a page's JavaScript holds exactly
+events = st.dictionaries(st.text(max_size=8), st.one_of(whole, st.text(max_size=8), st.booleans(),
                                                         st.none()), max_size=5)
+times = st.one_of(st.integers(0, 2**40), st.floats(0, 2e10, allow_nan=False))
 
 
-@given(board_ids, st.sampled_from(topics.KINDS), st.integers(1, 2**53), events)
-def test_topics_and_events_round_trip(board_id, kind, seq, event) -> None:
+@given(board_ids, st.sampled_from(topics.KINDS), st.integers(1, strictjson.MAX_INT), times, events)
+def test_topics_and_events_round_trip(board_id, kind, seq, ts, event) -> None:
     assert topics.parse_topic(topics.topic_for(board_id, kind)) == (board_id, kind)
-    doc = topics.decode(topics.encode_event(seq, 1.5, event), "events")
-    assert (doc["seq"], doc["ts"], doc["event"]) == (seq, 1.5, event)
+    doc = topics.decode(topics.encode_event(seq, ts, event), "events")
+    assert (doc["seq"], doc["ts"], doc["event"]) == (seq, ts, event)
 
 
 @given(st.binary(max_size=64))
@@ -90,7 +93,8 @@ def test_any_payload_is_a_message_or_a_named_error(payload) -> None:
     except topics.MessageError as exc:
         assert "events message" in str(exc)
     else:
-        assert isinstance(doc["seq"], int) and doc["seq"] >= 1 and isinstance(doc["event"], dict)
+        assert strictjson.is_int(doc["seq"]) and doc["seq"] >= 1 and isinstance(doc["event"], dict)
+        assert strictjson.is_number(doc["ts"])
 
 
 def test_foreign_topics_and_oversized_or_wrong_messages_are_refused() -> None:
@@ -100,6 +104,38 @@ def test_foreign_topics_and_oversized_or_wrong_messages_are_refused() -> None:
     with pytest.raises(topics.MessageError, match="over the"):
         topics.decode(b" " * (topics.MAX_PAYLOAD + 1))
     with pytest.raises(topics.MessageError, match="seq = 0"):
-        topics.decode(json.dumps({"seq": 0, "event": {}}).encode(), "events")
+        topics.decode(json.dumps({"seq": 0, "ts": 1.5, "event": {}}).encode(), "events")
     with pytest.raises(topics.MessageError, match="must be a JSON object"):
         topics.decode(b"[1]", "health")
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    # numbers JSON does not carry: Python's json reads them, and they would reach the latency figures
+    (b'{"seq": 4, "ts": NaN, "event": {}}', "events message holds NaN, which JSON does not allow"),
+    (b'{"seq": 4, "ts": Infinity, "event": {}}', "events message holds Infinity"),
+    (b'{"seq": 4, "ts": 1e999, "event": {}}', "events message holds the number 1e999, which is out of range"),
+    (b'{"seq": 4, "ts": 1.5, "event": {"n": -Infinity}}', "events message holds -Infinity"),
+    (b'{"seq": 9007199254740993, "ts": 1.5, "event": {}}', "holds the whole number 9007199254740993, which is out "
+                                                            "of range"),
+    (b'{"seq": 4, "seq": 5, "ts": 1.5, "event": {}}', "gives the key 'seq' twice in one object"),
+    # a time that is not one
+    (b'{"seq": 4, "ts": true, "event": {}}', "events message 4 has ts = True; expected the time the board "
+                                             "journaled it (a finite number of seconds since 1970)"),
+    (b'{"seq": 4, "ts": "12:00", "event": {}}', "events message 4 has ts = '12:00'; expected"),
+    (b'{"seq": 4, "event": {}}', "events message 4 has ts = None; expected"),
+    (b"[" * 100_000, "events message nests too deeply"),
+    (b'{"seq": 4, "ts": 1.5, "event": {}', "events message is not JSON"),
+    (b'\xff\xfe{"seq": 4}', "events message is not JSON"),
+])
+def test_an_events_message_with_a_number_json_cannot_carry_or_no_time_is_refused(payload, said) -> None:
+    with pytest.raises(topics.MessageError) as e:
+        topics.decode(payload, "events")
+    assert said in str(e.value)
+
+
+def test_state_and_health_messages_are_read_as_strictly() -> None:
+    with pytest.raises(topics.MessageError, match="health message holds NaN"):
+        topics.decode(b'{"online": true, "health": {"cpu": NaN}}', "health")
+    with pytest.raises(topics.MessageError, match="state message holds Infinity"):
+        topics.decode(b'{"phase": "play", "diel": Infinity}', "state")
+    assert topics.decode(b'{"online": true, "health": {"cpu": 0.5}}', "health")["health"] == {"cpu": 0.5}
