@@ -73,7 +73,7 @@ Example::
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,6 +160,21 @@ SEARCH_STRATEGIES: tuple[Strategy, ...] = (
 DEBLUR_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("zxing", "gray", 1.0, "deblur", 5.0),
     Strategy("pyzbar", "gray", 0.5, "deblur", 8.0),
+)
+
+#: The deep ladder: what a still scene's stacked mean gets when the whole search ladder above read
+#: nothing on it, once its noise is down (:data:`~kipukas_board.vision.reader.DEEP_FROM` frames and
+#: more). Each is a whole-frame pass at full working size, some 20 ms, that no earlier strategy
+#: covers and that reads codes the rest of the ladder misses on the stacked means of the captures
+#: under the bench's camera conditions: ZBar on the darkest channel sharpened twice (a small code
+#: at half resolution, a card dimmed a stop), on the blue channel as it is (a motion-smeared code
+#: once the smear is taken back), and on grey with the wide unsharp mask; and WeChat on the darkest
+#: channel, equalised and sharpened (a code under a lamp's reflection).
+DEEP_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("pyzbar", "min", 1.0, "strong", 21.0),
+    Strategy("pyzbar", "blue", 1.0, "none", 20.0),
+    Strategy("wechat", "min", 0.75, "clahe_sharp", 30.0),
+    Strategy("pyzbar", "gray", 1.0, "deblur", 25.0),
 )
 
 #: A located region is looked at this many times the located symbol's size, centred on it: a symbol
@@ -281,6 +296,14 @@ class Pipeline:
                         heavy_interval_s=float("inf"), heavy_ms=self.heavy_ms, clock=self.clock,
                         cpu_clock=self.cpu_clock, slack=self.slack, accept=self.accept)
 
+    def deep(self) -> Pipeline:
+        """A pipeline of :data:`DEEP_STRATEGIES` (those whose decoder is here) for a still scene the
+        search ladder has not read: the same decoders (and worker process), budget and payload check,
+        no camera state; every strategy may run (the caller decides when the scene is worth it)."""
+        ladder = [s for s in DEEP_STRATEGIES if s.decoder in self.decoders]
+        return Pipeline(strategies=ladder, budget_ms=self.budget_ms, decoders=self.decoders, heavy_ms=self.heavy_ms,
+                        clock=self.clock, cpu_clock=self.cpu_clock, slack=self.slack, accept=self.accept)
+
     def warm_up(self) -> None:
         """Wait until the isolated decoders' worker processes can take images."""
         for dec in self.decoders.values():
@@ -299,11 +322,13 @@ class Pipeline:
             if close is not None:
                 close()
 
-    def decode(self, image: Any, thorough: bool = False) -> DecodeResult:
+    def decode(self, image: Any, thorough: bool = False, known: Collection[str] = ()) -> DecodeResult:
         """Decode one frame (BGR or grey numpy array). Raises ``FrameError`` for a bad frame.
 
         ``thorough`` runs a full pass in which every strategy may run, whatever the region of
         interest and the heavy interval say (and with the second-card sweep, if ``sweep_ms`` is set).
+        ``known`` codes (read already, on an earlier frame) are returned when read again but are no
+        good read: the ladder goes on until it reads another (the look for a second card).
         """
         t0 = self._now = self.clock()
         c0 = self.cpu_clock()
@@ -367,7 +392,7 @@ class Pipeline:
         for strat in self.strategies:
             regions: list[tuple[int, int, int, int]] = []
             if strat.located:
-                regions = _regions(result.located, frame.shape) if not result.codes else []
+                regions = _regions(result.located, frame.shape) if not set(result.codes) - set(known) else []
                 if not regions:
                     continue
             expected = strat.cost_ms * max(1, len(regions))  # same working size whatever the camera's resolution
@@ -392,11 +417,11 @@ class Pipeline:
                                                               strat.prep)
                     self._run(strat, frame, result, offset=(x0, y0), extra=extra, deadline_ms=left * self.slack,
                               image=sub)
-                    if result.codes:
+                    if set(result.codes) - set(known):
                         break
             else:
                 self._run(strat, frame, result, offset=(0, 0), extra=extra, deadline_ms=left * self.slack)
-            if result.codes and sweep_left is None:
+            if set(result.codes) - set(known) and sweep_left is None:
                 if not thorough:
                     break
                 sweep_left = self.sweep_ms

@@ -26,11 +26,17 @@ The rules, per frame:
   last count the scene is given up until it changes, so a textured view with no card costs a
   second's search, then nothing. A mean that reads nothing and shows a linear smear (a card moved
   during the exposure: the same in every frame, so the stacking cannot take it away) is decoded
-  once more with the smear measured and taken back (:mod:`kipukas_board.vision.motion`, some 40 ms);
-* the scene is unchanged and was read: the mean of its first ``stack_at[0]`` frames is decoded once
-  more by the same ladder, for a second card held beside the first that the frame's pass, stopping
-  at its first read, left unread (once per card: milliseconds where a cheap pass reads it, some 50 ms
-  of cheap passes where only a heavy one does), and taken back from its smear if it shows one.
+  once more with the smear measured and taken back (:mod:`kipukas_board.vision.motion`, some 40 ms),
+  and one with blown-out highlights with its light evened out (:mod:`kipukas_board.vision.light`).
+  A mean that still reads nothing then gets the *deep* ladder
+  (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`: whole-frame passes at full working
+  size that read small, dim and reflecting codes the rest misses, some 100 ms), on the mean with
+  its smear taken back where it shows one;
+* the scene is unchanged and was read: the mean of the next ``stack_at`` count is decoded once more
+  by the same ladder, for a second card held beside the first that the pass, stopping at its first
+  read, left unread. The codes read already are no good read there (``known``), so the ladder goes
+  on past them until another card is read or its budget is spent (once per card, some 50 ms of cheap
+  passes), and the mean is taken back from its smear and glare if it shows them.
 
 So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
 
@@ -46,7 +52,7 @@ Example (not run as a doctest: it needs camera frames; ``tests/vision/test_visio
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +65,10 @@ from kipukas_board.vision.stack import FrameStack
 #: The stacked mean of an unread still scene is decoded at these frame counts (at 15 fps about
 #: 0.3, 0.5 and 0.8 s after the scene settled; noise sigma down by 2, 2.8 and 3.5).
 STACK_AT = (4, 8, 12)
+#: From this many stacked frames on, the mean of a scene nothing has read also gets the deep ladder
+#: (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`): from the first mean, since waiting for
+#: a quieter one left too little of the first second (each mean costs the seat frames it skips).
+DEEP_FROM = 4
 
 
 @dataclass
@@ -79,9 +89,11 @@ class CameraReader:
 
     def __init__(self, pipeline: Any, gate: ChangeGate | None = None, miss_interval_s: float = 0.2,
                  clock: Callable[[], float] = time.monotonic, stack_at: tuple[int, ...] = STACK_AT,
-                 second_looks: bool = True) -> None:
+                 second_looks: bool = True, deep_from: int | None = None) -> None:
         self.pipeline = pipeline
         self.second_looks = second_looks
+        self.deep_from = DEEP_FROM if deep_from is None else deep_from
+        self._deep: Any = None
         self.gate = gate or ChangeGate()
         self.miss_interval_s = miss_interval_s
         self.clock = clock
@@ -129,8 +141,9 @@ class CameraReader:
 
     def _search(self, frame: Any) -> FrameRead:
         """One more frame of a still scene: stacked, and its mean decoded at the counts in
-        ``stack_at`` (the heavy decoders only at the last); or, for a scene already read, once at the
-        first count, for a second card that frame's pass left unread."""
+        ``stack_at`` (the heavy decoders only at the last, the deep ladder from ``deep_from``); or, for
+        a scene already read, once at the next count, for a second card the pass that read it left
+        unread."""
         if self._stack is None:
             self._stack, self._first = FrameStack(self._first), None
         if not self._stack.add(frame):  # moved too far for the gate to see: another view
@@ -144,10 +157,10 @@ class CameraReader:
             self._searcher = make() if make is not None else self.pipeline
         if self._more:
             mean = self._stack.mean()
-            result = self._searcher.decode(mean)
+            result = self._searcher.decode(mean, known=self._codes)
             self.decoded += 1
             if self.second_looks and not set(result.codes) - set(self._codes):
-                result = self._second_look(mean, thorough=False) or result
+                result = self._second_look(self._looks(mean), thorough=False, known=self._codes) or result
             self._stack = None
             self._codes += [c for c in result.codes if c not in self._codes]
             return FrameRead(codes=list(self._codes), refused=dict(result.refused), decoded=True, result=result,
@@ -159,38 +172,66 @@ class CameraReader:
         result = self._searcher.decode(mean, thorough=last and self._located)
         self._located = self._located or bool(result.located)
         self.decoded += 1
+        looks: list[tuple[Any, float]] = []
         if not result.codes and self.second_looks:
-            result = self._second_look(mean, thorough=last and self._located) or result
-        if result.codes or last:
+            looks = self._looks(mean)
+            result = self._second_look(looks, thorough=last and self._located) or result
+        if not result.codes and self.deep_from is not None and n >= self.deep_from:
+            if self._deep is None:
+                make = getattr(self.pipeline, "deep", None)
+                self._deep = make() if make is not None else None
+            if self._deep is not None:
+                # a smear is taken back first (every decoder misses a smeared code); a reflection is
+                # not: the deep ladder's own equalisation suits it better than the evened light
+                image, scale = looks[0] if looks and looks[0][1] == UNSMEAR_SCALE else (mean, 1.0)
+                result = self._decode_look(self._deep, image, scale, thorough=True)
+        if last:
             self._stack = None
+        elif result.codes:
+            # read at last: the stack goes on, and its mean at the next count is looked at once more
+            # for a second card (the pass that read this one stopped at its first read)
+            self._more = True
         self._codes = list(result.codes)
         return FrameRead(codes=list(result.codes), refused=dict(result.refused), decoded=True, result=result,
                          stacked=n)
 
-    def _second_look(self, mean: Any, thorough: bool) -> DecodeResult | None:
-        """The mean, decoded again where it shows a linear smear (taken back at half size:
-        :mod:`~kipukas_board.vision.motion`) or glare (the light evened out:
-        :func:`~kipukas_board.vision.light.even_light`): the first such look that reads a code, else
-        the last one made; None when it shows neither. Points are given in frame pixels."""
+    def _looks(self, mean: Any) -> list[tuple[Any, float]]:
+        """The mean with what the camera did taken back, as (image, its scale to the frame): its
+        linear smear (at half size: :mod:`~kipukas_board.vision.motion`) where it shows one, its light
+        evened out (:func:`~kipukas_board.vision.light.even_light`) where it shows glare; none
+        where it shows neither."""
         import cv2
 
         grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
         motion = estimate_motion(grey)
-        looks: list[tuple[Callable[[], Any], float]] = []
+        looks: list[tuple[Any, float]] = []
         if motion is not None:
-            looks.append((lambda: unsmear(mean, motion), UNSMEAR_SCALE))
+            looks.append((unsmear(mean, motion), UNSMEAR_SCALE))
         if glare(grey):
-            looks.append((lambda: even_light(mean), 1.0))
+            looks.append((even_light(mean), 1.0))
+        return looks
+
+    def _second_look(self, looks: list[tuple[Any, float]], thorough: bool,
+                     known: Collection[str] = ()) -> DecodeResult | None:
+        """Each of ``looks`` decoded by the search ladder: the first that reads a code not ``known``,
+        else the last one made; None when there are none."""
         result: DecodeResult | None = None
-        for make, scale in looks:
-            result = self._searcher.decode(make(), thorough=thorough)
-            self.decoded += 1
-            if scale != 1.0:
-                result.points = {t: None if pts is None else tuple((x / scale, y / scale) for x, y in pts)
-                                 for t, pts in result.points.items()}
-                result.located = [tuple((x / scale, y / scale) for x, y in pts) for pts in result.located]
-            if result.codes:
+        for image, scale in looks:
+            result = self._decode_look(self._searcher, image, scale, thorough, known)
+            if set(result.codes) - set(known):
                 break
+        return result
+
+    def _decode_look(self, pipeline: Any, image: Any, scale: float, thorough: bool,
+                     known: Collection[str] = ()) -> DecodeResult:
+        """``image`` (the mean, or a look at ``scale`` of it) decoded by ``pipeline``, its points
+        given in frame pixels."""
+        result: DecodeResult = pipeline.decode(image, thorough=thorough, known=known)
+        self.decoded += 1
+        if scale != 1.0:
+            result.points = {t: None if pts is None else tuple((x / scale, y / scale) for x, y in pts)
+                             for t, pts in result.points.items()}
+            result.located = [tuple((x / scale, y / scale) for x, y in pts) for pts in result.located]
         return result
 
     def close(self) -> None:

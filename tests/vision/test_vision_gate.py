@@ -90,7 +90,7 @@ class _Pipeline:
         self.results = results
         self.calls: list[bool] = []
 
-    def decode(self, frame, thorough: bool = False) -> DecodeResult:
+    def decode(self, frame, thorough: bool = False, known=()) -> DecodeResult:
         self.calls.append(thorough)
         return self.results[min(len(self.calls), len(self.results)) - 1]
 

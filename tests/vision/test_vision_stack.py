@@ -9,7 +9,14 @@ import pytest
 from _qrgen import noise
 
 from kipukas_board.vision.decoders import Decoded
-from kipukas_board.vision.pipeline import DEBLUR_STRATEGIES, SEARCH_STRATEGIES, DecodeResult, Pipeline
+from kipukas_board.vision.pipeline import (
+    DEBLUR_STRATEGIES,
+    DEEP_STRATEGIES,
+    SEARCH_STRATEGIES,
+    DecodeResult,
+    Pipeline,
+    Strategy,
+)
 from kipukas_board.vision.reader import STACK_AT, CameraReader
 from kipukas_board.vision.stack import FrameStack
 
@@ -31,7 +38,7 @@ class _NoiseLimited:
         self.located = [((10.0, 10.0), (60.0, 10.0), (60.0, 60.0), (10.0, 60.0))] if located else []
         self.calls: list[tuple[float, bool]] = []
 
-    def decode(self, frame, thorough: bool = False) -> DecodeResult:
+    def decode(self, frame, thorough: bool = False, known=()) -> DecodeResult:
         sigma = float(np.std(frame.astype(np.float32) - self.clean))
         self.calls.append((sigma, thorough))
         read = sigma < self.limit
@@ -47,8 +54,9 @@ def test_a_card_lost_in_noise_is_read_from_the_stacked_frames() -> None:
     first = next(i for i, r in enumerate(reads) if r.codes)
     assert first == STACK_AT[0] - 1 and reads[first].stacked == STACK_AT[0]
     assert all(r.codes == [P] for r in reads[first:])
-    assert len(pipe.calls) == 2  # the frame itself, then the mean of 4; nothing once read
-    assert pipe.calls[0][0] > 7 and pipe.calls[1][0] < 4.5
+    # the frame itself, the mean of 4 that read it, the mean of 8 once more for a second card; then nothing
+    assert len(pipe.calls) == 3
+    assert pipe.calls[0][0] > 7 and pipe.calls[1][0] < 4.5 and pipe.calls[2][0] < 3.3
 
 
 def test_an_unreadable_still_view_is_searched_at_the_stack_counts_then_given_up() -> None:
@@ -163,7 +171,8 @@ def test_a_read_still_scene_is_looked_at_once_more_for_a_second_card() -> None:
     pipe = _NoiseLimited(clean, limit=5.0)
     second = "kpks.us/HMPU#0004?BFxDCJ"
 
-    def decode(frame, thorough: bool = False) -> DecodeResult:  # the first card in any frame, the second in a mean
+    # the first card in any frame, the second in a mean
+    def decode(frame, thorough: bool = False, known=()) -> DecodeResult:
         clear = _NoiseLimited.decode(pipe, frame, thorough).codes
         return DecodeResult(codes=[P, second] if clear else [P], complete=True)
 
@@ -173,3 +182,75 @@ def test_a_read_still_scene_is_looked_at_once_more_for_a_second_card() -> None:
     assert reads[0].codes == [P] and reads[STACK_AT[0] - 1].codes == [P, second]
     assert all(r.codes == [P, second] for r in reads[STACK_AT[0] - 1:])
     assert len(pipe.calls) == 2  # the frame, the mean of the first frames; nothing after
+
+
+class _Reads:
+    """A decoder that reads ``codes`` only from images prepared as ``by`` prepares them (by its name)."""
+
+    def __init__(self, name: str, log: list[str], codes: dict[str, list[str]]) -> None:
+        self.name, self.log, self.codes = name, log, codes
+        self.strategy = ""
+
+    def __call__(self, image) -> list[Decoded]:
+        self.log.append(self.strategy)
+        return [Decoded(t) for t in self.codes.get(self.strategy, [])]
+
+
+@pytest.fixture
+def named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pipeline tells its fake decoders (:class:`_Reads`) which strategy they run for."""
+    run = Pipeline._run
+
+    def told(self, strat, *args, **kwargs) -> None:
+        self.decoders[strat.decoder].strategy = strat.name
+        run(self, strat, *args, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "_run", told)
+
+
+def test_a_known_code_is_no_good_read_and_the_ladder_goes_on_to_a_second(named) -> None:
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+    ladder = [Strategy("zxing", "gray", 0.5, "none", 1.0), Strategy("zxing", "blue", 0.5, "none", 1.0)]
+    log: list[str] = []
+    dec = _Reads("zxing", log, {ladder[0].name: [P], ladder[1].name: [second]})
+    pipe = Pipeline(strategies=ladder, decoders={"zxing": dec})
+    frame = _scene(np.random.default_rng(11))
+    assert pipe.decode(frame).codes == [P]  # stops at its first read
+    assert pipe.decode(frame, known=[P]).codes == [P, second]
+    assert pipe.decode(frame, known=[P, second]).codes == [P, second]  # nothing new: the whole ladder, no more
+
+
+def test_a_card_only_the_deep_ladder_reads_is_read_on_the_first_stacked_mean(named) -> None:
+    rng = np.random.default_rng(12)
+    clean = _scene(rng)
+    log: list[str] = []
+    decoders = {n: _Reads(n, log, {DEEP_STRATEGIES[0].name: [P]}) for n in ("zxing", "pyzbar", "wechat")}
+    for deep_from, read_at in ((None, STACK_AT[0]), (STACK_AT[-1] + 1, None)):
+        reader = CameraReader(Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0), deep_from=deep_from)
+        reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+        first = next((i + 1 for i, r in enumerate(reads) if r.codes), None)
+        assert first == read_at
+        if read_at:
+            assert reads[first - 1].stacked == read_at and all(r.codes == [P] for r in reads[first - 1:])
+    assert DEEP_STRATEGIES[0].name in log
+
+
+def test_a_scene_the_search_read_is_looked_at_once_more_for_a_second_card() -> None:
+    rng = np.random.default_rng(13)
+    clean = _scene(rng)
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+    pipe = _NoiseLimited(clean, limit=5.0)
+
+    def decode(frame, thorough: bool = False, known=()) -> DecodeResult:  # each card where the noise is low enough
+        sigma = float(np.std(frame.astype(np.float32) - pipe.clean))
+        pipe.calls.append((sigma, thorough))
+        codes = ([P] if sigma < 5.0 else []) + ([second] if sigma < 3.3 else [])
+        return DecodeResult(codes=codes, complete=True, located=[] if codes else list(pipe.located))
+
+    pipe.decode = decode  # type: ignore[method-assign]
+    reader = CameraReader(pipe)
+    reads = [reader.read(noise(clean, rng, 8)) for _ in range(3 * STACK_AT[-1])]
+    assert reads[STACK_AT[0] - 1].codes == [P]
+    assert reads[STACK_AT[1] - 1].codes == [P, second]
+    assert all(r.codes == [P, second] for r in reads[STACK_AT[1] - 1:])
+    assert len(pipe.calls) == 3
