@@ -27,6 +27,7 @@ from typing import Any
 from kipukas_board import modes, strictjson
 from kipukas_board.board.mapfile import BoardMap, available_maps, load_map, map_exists
 from kipukas_board.calibrate.board_test import BoardTestSession, faults_by_stand, for_board
+from kipukas_board.calibrate.files import SavedFile, read_saved
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
@@ -39,7 +40,7 @@ from kipukas_board.hardware.sensors.simulated import SimulatedStandSensors
 from kipukas_board.modes.kipukas.rules.dice import Dice, SystemDice
 from kipukas_board.settings import Settings
 from kipukas_board.show.announcer import Announcer
-from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, strip_layout, with_strip_settings
+from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, map_calibration_path, with_strip_settings
 from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.identity import claim_journal
@@ -123,9 +124,11 @@ class BoardApp:
         s = self.settings
         #: Set while a map picked on the page cannot be lit until a restart (the strip's length is fixed).
         self.map_led_problem: str | None = None
-        # the map's own calibration file (calibrate/files.py), with the settings' strip length and cap; read
-        # before anything is created, so a bad one is reported on a board that was left as it was
-        layout = self._layout_for(board)
+        # the map's own calibration file (calibrate/files.py), read once: its LED layout (with the settings'
+        # strip length and cap) sizes the strip, and the calibration session applies the rest of the same
+        # reading. Read before anything is created, so a bad one is reported on a board left as it was.
+        saved = self._read_calibration(board)
+        layout = self._layout_for(board, saved)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self._report_lock = threading.Lock()
@@ -192,7 +195,7 @@ class BoardApp:
         self._publish_lock = threading.RLock()
         self._published_seq = -1
         self._health_thread = threading.Thread(target=self._watch_health, name="health-watch", daemon=True)
-        self.calibration = attach(self)
+        self.calibration = attach(self, saved)
         self.board_test = BoardTestSession(self, busy=self._walk_open)
         self.switch_listeners.append(self.board_test.on_switch)
         self.health_sources["board_test"] = self.board_test.health
@@ -201,11 +204,20 @@ class BoardApp:
         #: Publishes to the event's MQTT broker when the settings have [fleet]; None otherwise.
         self.fleet = join_fleet(self, health_key=health_flags)
 
-    def _layout_for(self, board: BoardMap) -> LedLayout:
-        """The LED layout of ``board``'s calibration file, or the default layout when it has none or
-        the file is wrong (shown on the pages by the calibration session, which reads it too)."""
+    def _read_calibration(self, board: BoardMap) -> SavedFile:
+        """``board``'s calibration file, read once and accepted or refused whole by its loader (a refusal
+        is logged here, when it is read; the calibration session shows it on the pages)."""
+        saved = read_saved(map_calibration_path(self.settings.calibration, self.data_dir, board), board)
+        if saved.problem is not None:
+            log.error("calibration not applied, the LEDs light the default layout: %s", saved.problem)
+        return saved
+
+    def _layout_for(self, board: BoardMap, saved: SavedFile) -> LedLayout:
+        """The LED layout of ``board``'s calibration file when the loader accepted it; the default
+        layout when there is none, the file was refused, or the settings' strip cannot hold its layout.
+        The calibration session shows why on the pages (``health.calibration``) from the same reading."""
         try:
-            return strip_layout(self.settings, board, self.data_dir)
+            return saved.strip_layout(board, self.settings)
         except LayoutError as exc:
             log.error("LED layout not applied, using the default: %s", exc)
             try:
@@ -343,7 +355,8 @@ class BoardApp:
             self.sensors.clear()  # the simulated hand starts the new map bare, as the journal does
         self.channel_map = None
         self.unmapped_channels.clear()
-        layout = self._layout_for(state.board)
+        saved = self._read_calibration(state.board)
+        layout = self._layout_for(state.board, saved)
         self.map_led_problem = None
         strip = self.strip.count
         if layout.count > strip and self.lighting.can_resize():
@@ -355,7 +368,7 @@ class BoardApp:
             log.error("%s", self.map_led_problem)
             layout = LedLayout(territories={}, length=strip, source="dark until a restart")
         self.lighting.set_layout(replace(layout, length=strip), state)
-        self.calibration.follow_map()
+        self.calibration.follow_map(saved)
 
     # -- inputs ----------------------------------------------------------------------------------
     def stand_for(self, channel: str) -> str | None:

@@ -162,7 +162,7 @@ class Settings:
     cameras: list[AdapterChoice] = field(default_factory=list)
     fleet: FleetSettings | None = None
     #: ``[leds] count`` and ``power_budget_ma``: the strip's length and the LEDs' share of the supply,
-    #: applied over the calibration (:func:`kipukas_board.show.layout.strip_layout`); None: not set.
+    #: applied over the calibration (:func:`kipukas_board.show.layout.with_strip_settings`); None: not set.
     led_count: int | None = None
     led_power_budget_ma: float | None = None
     #: ``[leds] fuse_a``: the LED fuse fitted; the budget (the settings' or the calibration's) may be

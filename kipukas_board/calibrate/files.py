@@ -4,8 +4,9 @@ It lives at ``<data dir>/calibration/<name>.toml`` (``[board] calibration = "<na
 settings, ``default`` unless set; a value with a ``/`` or ending in ``.toml`` is a path of its own),
 one file per map (:func:`~kipukas_board.show.layout.map_calibration_path`: a map the plain name is
 already taken by gets ``<name>.<map>.toml``). It is the map's one calibration file: the walk-through
-writes it, and the board reads its channel map, cameras and LED layout
-(:func:`kipukas_board.show.layout.load_layout`) from it. The ``[leds]``
+writes it, and the board reads its channel map, cameras and LED layout from it in one reading
+(:func:`read_saved`): a file the loader refuses is not applied at all, its ``[leds]`` included (the
+LEDs then light the default layout, and the page says why). The ``[leds]``
 section may hold more than the walk measures (``count``, ``order``, ``gamma``, ``brightness``, the
 power budget, ``[leds.stands]``...): a save keeps every key it did not change. The file is written
 atomically (a temporary file in the same folder, fsynced, then renamed), so a power cut leaves
@@ -49,12 +50,20 @@ from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
 from kipukas_board.calibrate.camera_controls import CONTROLS, control_problem
-from kipukas_board.show.layout import LayoutError, LedLayout, calibration_path, map_calibration_path, parse_layout
+from kipukas_board.show.layout import (
+    LayoutError,
+    LedLayout,
+    calibration_path,
+    default_layout,
+    map_calibration_path,
+    parse_layout,
+    with_strip_settings,
+)
 from kipukas_board.strictjson import is_int
 from kipukas_board.textfile import TextFileError, read_text, write_text_atomic
 
-__all__ = ["Calibration", "CalibrationError", "atomic_write", "calibration_path", "check_against", "dumps",
-           "load", "loads", "map_calibration_path", "save"]
+__all__ = ["Calibration", "CalibrationError", "SavedFile", "atomic_write", "calibration_path", "check_against",
+           "dumps", "load", "loads", "map_calibration_path", "read_saved", "save", "strip_layout"]
 
 VERSION = 1
 
@@ -260,6 +269,74 @@ def load(path: str | Path, board: BoardMap | None = None) -> Calibration:
     except TextFileError as exc:
         raise CalibrationError(str(p), [exc.reason]) from None
     return loads(text, str(p), board)
+
+
+@dataclass(frozen=True)
+class SavedFile:
+    """A map's calibration file as the board read it, once: its channel map, cameras and LED layout
+    all come from this one reading, so the lights never follow a file the rest of the board refused.
+
+    ``calibration`` is the file when it exists and the loader accepted it; ``error`` says why a file
+    that exists was refused (the calibration page and ``health.calibration`` show it). Neither: the
+    map has no file yet.
+
+    Example::
+
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> board = load_map("kipuka-8")
+        >>> saved = SavedFile(Path("cal.toml"), error=CalibrationError("cal.toml", ["board must be ..."]))
+        >>> saved.problem
+        'cal.toml: board must be ...'
+        >>> saved.led_layout(board) == default_layout(board)   # a refused file lights nothing of its own
+        True
+    """
+
+    path: Path
+    calibration: Calibration | None = None
+    error: CalibrationError | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """Why the file was not applied, in the words the page shows; None when it was (or is absent)."""
+        return None if self.error is None else str(self.error)
+
+    def led_layout(self, board: BoardMap) -> LedLayout:
+        """The accepted file's ``[leds]`` layout; :func:`~kipukas_board.show.layout.default_layout` when
+        there is no file, the loader refused it, or it has no ``[leds]``."""
+        cal = self.calibration
+        if cal is None or not (cal.leds or cal.led_territories):
+            return default_layout(board)
+        return parse_layout(cal.leds_table(), board, str(self.path))
+
+    def strip_layout(self, board: BoardMap, settings: Any) -> LedLayout:
+        """:meth:`led_layout` with the settings' strip length and power cap
+        (:func:`~kipukas_board.show.layout.with_strip_settings`): the layout the board runs. Raises
+        :class:`~kipukas_board.show.layout.LayoutError` when the settings' strip cannot hold it."""
+        return with_strip_settings(self.led_layout(board), settings)
+
+
+def read_saved(path: str | Path, board: BoardMap) -> SavedFile:
+    """Read ``board``'s calibration file once and decide on it: accepted, refused (with the reason), or
+    absent. Never raises for a bad file: the board runs on without it and says why."""
+    p = Path(path)
+    if not p.exists():
+        return SavedFile(p)
+    try:
+        return SavedFile(p, load(p, board))
+    except CalibrationError as exc:
+        return SavedFile(p, error=exc)
+
+
+def strip_layout(settings: Any, board: BoardMap, data_dir: str | Path | None = None) -> LedLayout:
+    """The LED layout the board would run on ``board`` (:meth:`SavedFile.strip_layout` of its calibration
+    file, :func:`~kipukas_board.show.layout.map_calibration_path`), for the diagnostics (``leds test``,
+    ``board-test``): they light what the board lights. Raises :class:`CalibrationError` for a file the
+    board would refuse (rather than light the default while the maker tests the file), and
+    :class:`~kipukas_board.show.layout.LayoutError` when the settings' strip cannot hold its layout."""
+    saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)
+    if saved.error is not None:
+        raise saved.error
+    return saved.strip_layout(board, settings)
 
 
 def atomic_write(path: str | Path, text: str) -> None:

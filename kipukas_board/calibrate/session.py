@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 from kipukas_board import strictjson
 from kipukas_board.calibrate import files
 from kipukas_board.calibrate.camera_controls import apply_controls, control_problem, saved_controls
-from kipukas_board.calibrate.files import Calibration, CalibrationError
+from kipukas_board.calibrate.files import Calibration, SavedFile
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
 from kipukas_board.calibrate.sensor_walk import SensorWalk
 from kipukas_board.hardware.sensors.port import SwitchChange
-from kipukas_board.show.layout import with_strip_settings
+from kipukas_board.show.layout import LayoutError
 
 if TYPE_CHECKING:
     from kipukas_board.calibrate.host import CalibrationHost
@@ -56,9 +56,10 @@ class NeedsConfirmation(ValueError):
 
 
 class CalibrationSession:
-    def __init__(self, board: CalibrationHost) -> None:
+    def __init__(self, board: CalibrationHost, saved: SavedFile | None = None) -> None:
         self.board = board
-        self.path = files.map_calibration_path(board.settings.calibration, board.data_dir, board.state.board)
+        self.path = saved.path if saved is not None else files.map_calibration_path(
+            board.settings.calibration, board.data_dir, board.state.board)
         self.progress_path = Path(board.data_dir) / PROGRESS
         self._lock = threading.RLock()
         self.sensors: SensorWalk | None = None
@@ -68,44 +69,42 @@ class CalibrationSession:
         self.saved: Calibration | None = None
         self.problem: str | None = None
         self._frame_lock = threading.Lock()
-        self._load_saved()
+        self._load_saved(saved)
         self._resume()
 
     # -- the saved file ------------------------------------------------------------------------
-    def _load_saved(self) -> None:
-        if not self.path.exists():
-            return
-        try:
-            self.saved = files.load(self.path, self.board.state.board)
-        except CalibrationError as exc:
-            self.problem = str(exc)
-            log.error("calibration not applied: %s", exc)
-            return
-        self.apply(self.saved)
+    def _load_saved(self, saved: SavedFile | None = None) -> None:
+        """Apply the map's calibration file: ``saved``, the reading the board sized its strip by, or a
+        fresh one. A file the loader refused is applied in nothing (channels, cameras and LEDs alike);
+        its reason is the session's ``problem``, shown on the page and in ``health.calibration``."""
+        if saved is None:  # a file the board read is logged by the board
+            saved = files.read_saved(self.path, self.board.state.board)
+            if saved.problem is not None:
+                log.error("calibration not applied: %s", saved.problem)
+        self.problem = saved.problem
+        self.saved = saved.calibration
+        if self.saved is not None:
+            self.apply(self.saved)
 
     def apply(self, cal: Calibration) -> None:
         """Make the running board use ``cal``: channel map, LED segments and stand pixels, cameras.
 
-        The board already read the LED layout from this same file at start (``load_layout``); this
-        puts a layout saved since into the running lights. The strip's length cannot change while the
-        board runs, so the new layout keeps it as its ``length`` even when its segments end earlier
-        (a segment shrunk in the walk): a layout counting fewer pixels than the strip would make
-        every frame too short for it. The layout is swapped whole under the lighting's lock
-        (:meth:`~kipukas_board.show.lighting.Lighting.set_layout`): the lighting thread renders the
-        old one until then and never sees one being edited.
+        The board took the LED layout from this same reading at start (:meth:`SavedFile.strip_layout
+        <kipukas_board.calibrate.files.SavedFile.strip_layout>`); this puts a layout saved since into
+        the running lights. A layout the settings' strip cannot hold (segments past its ``count``, a
+        power budget over the fuse's) is not lit: the lights keep theirs and ``problem`` says why. The
+        strip's length cannot change while the board runs, so the new layout keeps it as its
+        ``length`` even when its segments end earlier (a segment shrunk in the walk): a layout
+        counting fewer pixels than the strip would make every frame too short for it. The layout is
+        swapped whole under the lighting's lock (:meth:`~kipukas_board.show.lighting.Lighting.set_layout`):
+        the lighting thread renders the old one until then and never sees one being edited.
         """
         b = self.board
         if cal.channels:
             b.channel_map = dict(cal.channels)
             b.unmapped_channels.clear()
         if cal.led_territories:
-            lay = with_strip_settings(cal.layout(b.state.board), b.settings)
-            strip = b.lighting.strip.count
-            if lay.count <= strip:
-                b.lighting.set_layout(replace(lay, length=strip, source=str(self.path)))
-            else:
-                self.problem = (f"{self.path}: the LED layout needs {lay.count} pixels; the strip was started "
-                                f"with {strip} (restart the board to use it)")
+            self._apply_layout(cal)
         for cam in b.cameras:
             controls = saved_controls(cal, getattr(cam, "seat", 0))
             if controls:
@@ -114,16 +113,31 @@ class CalibrationSession:
                 except (ValueError, OSError, RuntimeError) as exc:  # a camera swapped since, or unplugged
                     self.problem = f"{self.path}: seat {getattr(cam, 'seat', '?')}'s camera settings not applied: {exc}"
 
-    def follow_map(self) -> None:
-        """Another map was put on the table (new game, no game running): read that map's own calibration
-        file, or none yet (the channels then are the stands, the LEDs the default layout; health says
-        the map is not calibrated). No walk is open: the board refuses a map change while one is."""
+    def _apply_layout(self, cal: Calibration) -> None:
+        b = self.board
+        try:
+            lay = SavedFile(self.path, cal).strip_layout(b.state.board, b.settings)
+        except LayoutError as exc:  # the settings' strip: the board started on the default layout
+            self.problem = f"LED layout not applied (the LEDs keep the layout they have): {exc}"
+            return
+        strip = b.lighting.strip.count
+        if lay.count <= strip:
+            b.lighting.set_layout(replace(lay, length=strip, source=str(self.path)))
+        else:
+            self.problem = (f"{self.path}: the LED layout needs {lay.count} pixels; the strip was started "
+                            f"with {strip} (restart the board to use it)")
+
+    def follow_map(self, saved: SavedFile | None = None) -> None:
+        """Another map was put on the table (new game, no game running): apply that map's own calibration
+        file (``saved``, the reading the board took its layout from, or a fresh one), or none yet (the
+        channels then are the stands, the LEDs the default layout; health says the map is not
+        calibrated). No walk is open: the board refuses a map change while one is."""
         with self._lock:
-            self.path = files.map_calibration_path(self.board.settings.calibration, self.board.data_dir,
-                                                   self.board.state.board)
+            self.path = saved.path if saved is not None else files.map_calibration_path(
+                self.board.settings.calibration, self.board.data_dir, self.board.state.board)
             self.saved, self.problem = None, None
             self.cameras.clear()
-            self._load_saved()
+            self._load_saved(saved)
         self.board.publish("calibration", strictjson.sent_dumps(self.status()))
 
     # -- progress (resumable) --------------------------------------------------------------------
@@ -175,7 +189,11 @@ class CalibrationSession:
             notes.append("the LEDs show the LED walk, not the game")
         faults = self.saved_faults()
         calibrated = self.saved is not None
-        if not calibrated and not walks:
+        if not calibrated and not walks and self.problem is not None:
+            notes.append(f"the calibration file of map {self.board.state.board.name} was not applied (the error "
+                         f"says why): each sensor channel is taken as its stand and the LEDs light the default "
+                         f"layout until it is fixed and the board restarted")
+        elif not calibrated and not walks:
             notes.append(f"map {self.board.state.board.name} is not calibrated yet: each sensor channel is "
                          f"taken as its stand and the LEDs light the default layout (fine in simulation; on a "
                          f"real board walk the calibration)")
@@ -496,12 +514,13 @@ class CalibrationSession:
         self.apply(cal)
 
 
-def attach(board: CalibrationHost) -> CalibrationSession:
-    """Give ``board`` its calibration: load and apply the saved file and listen to raw switches.
+def attach(board: CalibrationHost, saved: SavedFile | None = None) -> CalibrationSession:
+    """Give ``board`` its calibration: apply the saved file (``saved``, when the board has read it
+    already; otherwise it is read here) and listen to raw switches.
 
     The page's and the walk's routes are the web layer's (:mod:`kipukas_board.web.calibration_api`);
     the board lists them with its other route plugins."""
-    session = CalibrationSession(board)
+    session = CalibrationSession(board, saved)
     board.switch_listeners.append(session.on_switch)
     board.health_sources["calibration"] = session.health
     return session

@@ -202,11 +202,10 @@ def board_test(args: argparse.Namespace) -> int:
     """Run the board test mode against the real sensors and strip, printing what each token lights."""
     from kipukas_board.board.mapfile import MapError, load_map, map_exists
     from kipukas_board.calibrate.board_test import BoardTest, matrix_cols
-    from kipukas_board.calibrate.files import CalibrationError
-    from kipukas_board.calibrate.files import load as load_calibration
+    from kipukas_board.calibrate.files import CalibrationError, read_saved
     from kipukas_board.commands.run import diagnostic_data_dir, settings_path
     from kipukas_board.settings import SettingsError, load_settings
-    from kipukas_board.show.layout import LayoutError, map_calibration_path, strip_layout
+    from kipukas_board.show.layout import LayoutError, map_calibration_path
     from kipukas_board.store.map_choice import start_map
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
@@ -223,11 +222,11 @@ def board_test(args: argparse.Namespace) -> int:
                              f"pass --sim")
         data_dir = diagnostic_data_dir(args.data_dir, spath)
         board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
-        layout = strip_layout(settings, board, data_dir)
-        cal_path = map_calibration_path(settings.calibration, data_dir, board)
-        channel_map = None
-        if cal_path.exists():
-            channel_map = load_calibration(cal_path, board).channels or None
+        saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)  # as the board reads it
+        if saved.error is not None:
+            raise saved.error
+        layout = saved.strip_layout(board, settings)
+        channel_map = (saved.calibration.channels or None) if saved.calibration is not None else None
         sensors = build("sensors", settings.sensors.adapter, **settings.sensors.options)
         opts = dict(settings.leds.options)
         opts["count"] = layout.count

@@ -7,9 +7,10 @@
     kipukas-board say TEXT... [--wav FILE] [--volume V]      # speak through espeak-ng
 
 The strip, its layout and the voice come from the settings file (``--settings``, as for ``run``)
-and its calibration, read by the same function the board uses
-(:func:`kipukas_board.show.layout.strip_layout`). ``leds test`` drives the settings' adapter and says
-which; on the simulated one it refuses unless ``--sim`` asks for it, since nothing would light.
+and its calibration, read as the board reads it (:func:`kipukas_board.calibrate.files.strip_layout`:
+a calibration file the board would refuse fails the test with the loader's reason). ``leds test``
+drives the settings' adapter and says which; on the simulated one it refuses unless ``--sim`` asks
+for it, since nothing would light.
 """
 
 from __future__ import annotations
@@ -163,11 +164,11 @@ def leds_test(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.calibrate.files import strip_layout
     from kipukas_board.commands.run import diagnostic_data_dir
     from kipukas_board.hardware.registry import build
     from kipukas_board.settings import SettingsError
     from kipukas_board.show.colors import parse_rgb
-    from kipukas_board.show.layout import strip_layout
 
     try:
         spath = settings_path(args.settings)

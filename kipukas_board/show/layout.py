@@ -2,13 +2,15 @@
 
 The strip's length and the power cap are facts of the build, set once in the settings file's
 ``[leds]`` section (``count``, ``power_budget_ma``) and applied over the calibration by
-:func:`strip_layout`, which the board and every diagnostic call alike.
-The board's calibration file (``<data dir>/calibration/<name>.toml``, see :func:`calibration_path`)
-is the one place the segments live: the board reads its ``[leds]`` section with :func:`load_layout`,
-and the calibration walk-through (``kipukas_board/calibrate``) writes the segments it measured back
-into the same section, keeping every other key. Without the file or the section,
-:func:`default_layout` gives every territory a segment of ``per_territory`` pixels (in territory
-order) followed by one pixel per stand, which is also what the simulated strip uses.
+:func:`with_strip_settings`. The board's calibration file (``<data dir>/calibration/<name>.toml``,
+see :func:`calibration_path`) is the one place the segments live: the board reads the whole file with
+the calibration's loader (:func:`kipukas_board.calibrate.files.read_saved`, which checks the
+``[leds]`` section with :func:`parse_layout`) and lights its layout only when the loader accepts the
+file; ``kipukas_board.calibrate.files.strip_layout`` gives every diagnostic the same layout. The
+calibration walk-through writes the segments it measured back into the same section, keeping every
+other key. Without the file or the section, or when the file is refused, :func:`default_layout`
+gives every territory a segment of ``per_territory`` pixels (in territory order) followed by one
+pixel per stand, which is also what the simulated strip uses.
 
 A calibration's ``[leds]`` section (every key optional except the segments)::
 
@@ -288,23 +290,6 @@ def parse_layout(leds: Any, board: BoardMap | None, source: str = "<calibration>
     return lay
 
 
-def load_layout(path: str | os.PathLike[str] | None, board: BoardMap) -> LedLayout:
-    """The layout from a calibration file's ``[leds]`` section; :func:`default_layout` when the file or
-    the section is absent. Raises :class:`LayoutError` naming the file and every problem."""
-    if path is None or not Path(path).exists():
-        return default_layout(board)
-    source = str(path)
-    try:
-        data = tomllib.loads(read_text(path))
-    except TextFileError as exc:
-        raise LayoutError(source, [exc.reason]) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(source, [f"not valid TOML: {exc}"]) from None
-    if "leds" not in data:
-        return default_layout(board)
-    return parse_layout(data["leds"], board, source)
-
-
 def with_strip_settings(layout: LedLayout, settings: Any) -> LedLayout:
     """``layout`` with the settings' ``[leds] count`` and ``power_budget_ma`` applied (when set).
 
@@ -339,10 +324,3 @@ def with_strip_settings(layout: LedLayout, settings: Any) -> LedLayout:
                                               f"[leds] count = {count}"])
         changes["length"] = count
     return replace(layout, **changes)
-
-
-def strip_layout(settings: Any, board: BoardMap, data_dir: str | os.PathLike[str] | None = None) -> LedLayout:
-    """The layout the board runs: the calibration's segments (:func:`load_layout`, the default when
-    there is none) with the settings' strip length and power cap. Raises :class:`LayoutError`."""
-    return with_strip_settings(load_layout(map_calibration_path(settings.calibration, data_dir, board), board),
-                               settings)

@@ -181,6 +181,34 @@ def test_a_game_started_on_a_given_map_is_found_again_by_a_start_without_it(tmp_
         board.stop()
 
 
+def test_a_picked_map_whose_calibration_is_refused_lights_the_default_layout(data_dir: Path) -> None:
+    """The picked map's own file is read once, as at start: refused (a camera's focus out of range),
+    none of it is applied, its [leds] included, and the health says why; the accepted file of the map
+    picked back lights by its layout again."""
+    eight, twelve = load_map("kipuka-8"), load_map("kipuka-12")
+    plain = data_dir / "calibration" / "default.toml"
+    files.save(plain, files.Calibration(board=eight.name, channels={"c1": "T1"},
+                                        led_territories={n: [n - 1] for n in eight.territories}), eight)
+    own = data_dir / "calibration" / "default.kipuka-12.toml"
+    terr = "".join(f"{n} = [{n - 1}]\n" for n in sorted(twelve.territories))
+    own.write_text(f'board = "{twelve.name}"\n[sensors.channels]\n"c9" = "T9"\n[[cameras]]\nseat = 1\nfocus = 99\n'
+                   f'[leds]\norder = "BGR"\n[leds.territories]\n{terr}')
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    try:
+        assert board.layout.source == str(plain) and board.layout.territories[1] == [0]
+        board.pick_map("kipuka-12")
+        assert board.layout.territories == default_layout(twelve).territories and board.layout.order == "GRB"
+        assert board.channel_map is None
+        health = board.health()["calibration"]
+        assert health["calibrated"] is False and str(own) in health["error"] and "focus" in health["error"]
+        board.pick_map("kipuka-8")
+        assert board.layout.source == str(plain) and board.channel_map == {"c1": "T1"}
+        assert board.health()["calibration"]["error"] is None
+    finally:
+        board.stop()
+
+
 def test_a_strip_fixed_at_start_stays_dark_and_the_restart_lights_the_picked_map(data_dir: Path, monkeypatch) -> None:
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
     board.start()

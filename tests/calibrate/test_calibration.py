@@ -134,8 +134,6 @@ LED_STEPS = st.lists(st.tuples(st.sampled_from(["shift", "resize", "confirm", "b
 def test_any_led_walk_saves_a_layout_the_board_loads(tmp_path_factory, steps):
     """Whatever the player does, the walk never makes an overlap, so its result always saves (through
     the session, as the page does), lights the running board at once and loads on the next start."""
-    from kipukas_board.show.layout import load_layout
-
     board = BoardApp(Settings(), tmp_path_factory.mktemp("data"), sim=True)
     try:
         strip = board.strip.count
@@ -150,7 +148,7 @@ def test_any_led_walk_saves_a_layout_the_board_loads(tmp_path_factory, steps):
         while not walk.done:
             session.leds_do("confirm")
         session.leds_save()
-        loaded = load_layout(session.path, board.loop.state.board)
+        loaded = files.read_saved(session.path, board.loop.state.board).led_layout(board.loop.state.board)
         assert loaded.territories == walk.territories and loaded.stands == walk.stands
         assert loaded.count == strip
         live = board.layout
@@ -161,7 +159,7 @@ def test_any_led_walk_saves_a_layout_the_board_loads(tmp_path_factory, steps):
 
 
 def test_file_round_trip_and_validation(tmp_path):
-    from kipukas_board.show.layout import default_layout, load_layout
+    from kipukas_board.show.layout import default_layout
 
     board = load_map("kipuka-8")
     lay = default_layout(board)
@@ -173,7 +171,7 @@ def test_file_round_trip_and_validation(tmp_path):
     files.save(path, cal, board)
     back = files.load(path, board)
     assert back == cal
-    led = load_layout(path, board)  # the board reads the very same file
+    led = files.read_saved(path, board).led_layout(board)  # the board reads the very same file
     assert led.count == 60 and led.order == "RGB" and led.stands == lay.stands and led.faults() == [39]
     bad = cal.__class__(board=board.name, channels={"r1": "T99"})
     with pytest.raises(CalibrationError) as e:
@@ -280,8 +278,6 @@ def _hand_made_leds(data_dir) -> None:
 
 
 def test_led_walk_on_a_board_shows_frames_saves_into_the_one_file_and_is_read_back(data_dir):
-    from kipukas_board.show.layout import load_layout
-
     _hand_made_leds(data_dir)
     path = data_dir / "calibration" / "default.toml"
     board = BoardApp(Settings(), data_dir, sim=True, admin_pin="1234")
@@ -311,7 +307,7 @@ def test_led_walk_on_a_board_shows_frames_saves_into_the_one_file_and_is_read_ba
         assert board.layout.territories[1] == [1, 2, 3] and board.layout.stands["T1"] == [26]
         text = path.read_text()
         assert 'order = "RGB"' in text and "brightness = 0.3" in text and "power_budget_ma = 1200" in text
-        led = load_layout(path, board.loop.state.board)
+        led = files.read_saved(path, board.loop.state.board).led_layout(board.loop.state.board)
         assert led.count == 60 and led.territories == board.layout.territories and led.stands["T1"] == [26]
     finally:
         board.stop()

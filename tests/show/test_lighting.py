@@ -14,6 +14,7 @@ from kipukas_board import modes
 from kipukas_board.app import BoardApp
 from kipukas_board.bench.lighting import bench_layout
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.calibrate.files import CalibrationError, load, read_saved
 from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
 from kipukas_board.modes.kipukas import lights as L
 from kipukas_board.modes.kipukas.lights import render
@@ -21,7 +22,7 @@ from kipukas_board.modes.kipukas.on_table import on_table
 from kipukas_board.modes.kipukas.rules.state import KipukasState, Player, StandState, TerritoryState, initial_state
 from kipukas_board.settings import Settings
 from kipukas_board.show.colors import blend, scale
-from kipukas_board.show.layout import LayoutError, LedLayout, default_layout, load_layout
+from kipukas_board.show.layout import LedLayout, default_layout, with_strip_settings
 from kipukas_board.show.lighting import Lighting, Scene
 from kipukas_board.show.power import OutputStage
 from kipukas_board.web.server import create_app
@@ -192,8 +193,10 @@ def test_layout_from_calibration(tmp_path: Path, board) -> None:
     cal = tmp_path / "myboard.toml"
     terr = "\n".join(f'{n} = "{(n - 1) * 4}-{(n - 1) * 4 + 3}"' for n in sorted(board.territories))
     cal.write_text(f"""
-[sensors]
-whatever = 1   # other sections belong to other parts of the calibration
+board = "{board.name}"
+
+[sensors.channels]   # other sections belong to other parts of the calibration
+"r0c0" = "T1"
 
 [leds]
 count = 40
@@ -210,17 +213,18 @@ fault_pixels = [39]
 T1 = [32]
 M1a = 33
 """)
-    lay = load_layout(cal, board)
+    lay = read_saved(cal, board).led_layout(board)
     assert lay.order == "RGB" and lay.count == 40 and lay.territories[2] == [4, 5, 6, 7]
     assert lay.stands == {"T1": [32], "M1a": [33]} and lay.faults() == [39]
     stage = lay.output_stage()
     assert stage.budget_ma == 1200 and stage.brightness == 0.3 and stage.gamma == 1.8
-    assert load_layout(tmp_path / "absent.toml", board) == default_layout(board)
+    assert read_saved(tmp_path / "absent.toml", board).led_layout(board) == default_layout(board)
 
 
 def test_layout_mistakes_are_all_named(tmp_path: Path, board) -> None:
     cal = tmp_path / "bad.toml"
-    cal.write_text("""
+    cal.write_text(f"""
+board = "{board.name}"
 [leds]
 order = "GRBW"
 brightness = 1.5
@@ -232,8 +236,8 @@ brightness = 1.5
 [leds.stands]
 X9 = [7]
 """)
-    with pytest.raises(LayoutError) as err:
-        load_layout(cal, board)
+    with pytest.raises(CalibrationError) as err:
+        load(cal, board)
     msg = str(err.value)
     assert str(cal) in msg
     for needle in ("order = 'GRBW'", "brightness = 1.5", "pixel 1 is given to both territory 1 and territory 2",
@@ -241,14 +245,74 @@ X9 = [7]
         assert needle in msg, needle
 
 
+def _one_pixel_each(board, head: str = "", leds: str = "") -> str:
+    """A calibration file lighting each territory by one pixel in blue-green-red order (``head``: its
+    top lines, ``board = ...`` and the rest; ``leds``: more ``[leds]`` keys)."""
+    terr = "\n".join(f"{n} = [{n - 1}]" for n in sorted(board.territories))
+    return f'{head}\n[leds]\norder = "BGR"\n{leds}\n[leds.territories]\n{terr}\n'
+
+
 def test_board_app_uses_the_calibration_layout(tmp_path: Path, board) -> None:
     cal = tmp_path / "cal.toml"
-    terr = "\n".join(f"{n} = [{n - 1}]" for n in sorted(board.territories))
-    cal.write_text(f"[leds]\norder = \"BGR\"\n[leds.territories]\n{terr}\n")
+    cal.write_text(_one_pixel_each(board, f'board = "{board.name}"\n[sensors.channels]\n"r0c0" = "T1"'))
     app = BoardApp(Settings(calibration=str(cal)), tmp_path / "data", sim=True, admin_pin="1234")
     try:
         assert app.layout.count == len(board.territories) and app.layout.order == "BGR"
-        assert app.strip.count == app.layout.count
+        assert app.layout.source == str(cal) and app.strip.count == app.layout.count
+        assert app.channel_map == {"r0c0": "T1"}  # the same reading gave the sensors their stands
+        health = app.health()["calibration"]
+        assert health["calibrated"] is True and health["error"] is None
+    finally:
+        app.stop()
+
+
+# A calibration file the loader refuses, for each kind of mistake, with an [leds] that is fine itself.
+REFUSED = {
+    "no board": ("", "board must be the map's name"),
+    "another map": ('board = "Kipuka of Twelve"', "made on map 'Kipuka of Twelve'"),
+    "bad focus": ('board = "{name}"\n[[cameras]]\nseat = 1\nfocus = 99', "focus"),
+    "bad channels": ('board = "{name}"\n[sensors.channels]\n"r0c0" = "T99"', "the map has no stand 'T99'"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(REFUSED))
+def test_a_refused_calibration_file_lights_the_default_layout_and_says_why(tmp_path: Path, board,
+                                                                           mistake: str) -> None:
+    """A file the loader refuses is applied in nothing, its [leds] included: the LEDs light the
+    default layout, and the page's health names the file and what is wrong with it."""
+    head, why = REFUSED[mistake]
+    cal = tmp_path / "cal.toml"
+    cal.write_text(_one_pixel_each(board, head.format(name=board.name)))
+    settings = Settings(calibration=str(cal))
+    app = BoardApp(settings, tmp_path / "data", sim=True, admin_pin="1234")
+    try:
+        assert app.layout == with_strip_settings(default_layout(board), app.settings)
+        assert app.layout.order == "GRB" and app.strip.count == default_layout(board).count
+        assert app.channel_map is None
+        health = app.health()["calibration"]
+        assert health["calibrated"] is False and health["ok"] is False
+        assert str(cal) in health["error"] and why in health["error"], health["error"]
+        assert "was not applied" in health["note"] and "default layout" in health["note"]
+        assert app.calibration.status()["problem"] == health["error"]
+    finally:
+        app.stop()
+
+
+def test_a_layout_past_the_settings_strip_lights_the_default_and_says_why(tmp_path: Path, board) -> None:
+    """An accepted file whose segments lie past the settings' [leds] count: the board starts on the
+    default layout (cut to the strip) with the reason in its health, and keeps the file's channels."""
+    cal = tmp_path / "cal.toml"
+    cal.write_text(_one_pixel_each(board, f'board = "{board.name}"\n[sensors.channels]\n"r0c0" = "T1"')
+                   .replace(f"{max(board.territories)} = [{max(board.territories) - 1}]",
+                            f"{max(board.territories)} = [50]"))
+    app = BoardApp(replace(Settings(calibration=str(cal)), led_count=20), tmp_path / "data", sim=True,
+                   admin_pin="1234")
+    try:
+        assert app.layout.source == "default" and app.strip.count == 20
+        assert app.channel_map == {"r0c0": "T1"}
+        error = app.health()["calibration"]["error"]
+        assert "LED layout not applied" in error and "pixel 50 is past the end of the strip" in error
+        assert str(cal) in error
     finally:
         app.stop()
 

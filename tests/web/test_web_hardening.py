@@ -20,9 +20,11 @@ from typing import Any
 import pytest
 
 from kipukas_board.app import BoardApp
+from kipukas_board.calibrate.files import CalibrationError
+from kipukas_board.calibrate.files import load as load_calibration
 from kipukas_board.commands.run import short_pin_warning
 from kipukas_board.settings import Settings, SettingsError, load_settings
-from kipukas_board.show.layout import MAX_LEDS, LayoutError, load_layout
+from kipukas_board.show.layout import MAX_LEDS
 from kipukas_board.web.auth import PinStore, WrongPinLimiter
 from kipukas_board.web.hosts import HostGuard
 from kipukas_board.web.server import MAX_JSON_DEPTH, create_app
@@ -183,9 +185,9 @@ def test_led_counts_and_pixels_are_bounded(tmp_path: Path, leds: str) -> None:
     from kipukas_board.board.mapfile import load_map
 
     path = tmp_path / "cal.toml"
-    path.write_text(f"[leds]\n{leds}\n")
-    with pytest.raises(LayoutError) as err:
-        load_layout(path, load_map("kipuka-8"))
+    path.write_text(f'board = "Kipuka of Eight"\n[leds]\n{leds}\n')
+    with pytest.raises(CalibrationError) as err:
+        load_calibration(path, load_map("kipuka-8"))
     assert str(MAX_LEDS) in str(err.value) and str(path) in str(err.value)
 
 

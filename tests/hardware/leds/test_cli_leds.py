@@ -47,6 +47,23 @@ def test_leds_test_reports_a_bad_calibration(tmp_path: Path) -> None:
     assert str(cal) in done.stderr and "order = 'XRGB'" in done.stderr
 
 
+def test_leds_test_refuses_a_calibration_the_board_would_not_apply(tmp_path: Path, capsys) -> None:
+    """A calibration file the loader refuses for a mistake outside [leds] (here a camera's focus) is
+    not applied by the board, so leds test does not light its segments either: it says why."""
+    cal = tmp_path / "cal.toml"
+    cal.write_text('board = "Kipuka of Eight"\n[[cameras]]\nseat = 1\nfocus = 99\n[leds]\ncount = 40\n'
+                   '[leds.territories]\n' + "".join(f'{n} = [{n}]\n' for n in range(1, 9)))
+    s = _settings(tmp_path, f'[board]\ncalibration = "{cal}"\n')
+    argv = ["leds", "test", "--pattern", "segments", "--sim", "--settings", str(s), "--seconds", "0", "--json"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert str(cal) in err and "focus" in err and "seat 1" in err
+    cal.write_text(cal.read_text().replace("focus = 99", "focus = 2.5"))
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert doc["layout"] == str(cal) and doc["steps"][0]["lit"] == [1]
+
+
 def test_leds_bench_prints_a_table_and_json() -> None:
     done = run("leds", "bench", "--leds", "300", "--frames", "20", "--live", "0.5", "--json")
     assert done.returncode == 0, done.stderr
@@ -156,11 +173,12 @@ def test_no_pixel_count_and_a_span_off_the_strip_are_named(tmp_path: Path, capsy
 
 def test_the_settings_count_and_cap_reach_the_board_over_the_calibration(tmp_path: Path) -> None:
     """One place: the settings' [leds] count and power_budget_ma win over a calibration's."""
+    from kipukas_board.calibrate.files import strip_layout
     from kipukas_board.settings import load_settings
-    from kipukas_board.show.layout import LayoutError, strip_layout
+    from kipukas_board.show.layout import LayoutError
 
     cal = tmp_path / "cal.toml"
-    cal.write_text('[leds]\ncount = 40\npower_budget_ma = 9000\n[leds.territories]\n'
+    cal.write_text('board = "Kipuka of Eight"\n[leds]\ncount = 40\npower_budget_ma = 9000\n[leds.territories]\n'
                    + "".join(f'{n} = [{n}]\n' for n in range(1, 9)))
     s = _settings(tmp_path, f'[board]\ncalibration = "{cal}"\n[leds]\nadapter = "spi"\ncount = 120\n'
                             f'power_budget_ma = 3500\n')
