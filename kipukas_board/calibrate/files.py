@@ -104,10 +104,6 @@ class Calibration:
         """The whole ``[leds]`` table, as :func:`~kipukas_board.show.layout.parse_layout` reads it."""
         return {**self.leds, "territories": {str(n): list(px) for n, px in self.led_territories.items()}}
 
-    def layout(self, board: BoardMap | None = None) -> LedLayout:
-        """The LED layout this calibration gives (raises LayoutError if it does not fit ``board``)."""
-        return parse_layout(self.leds_table(), board)
-
 
 def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string

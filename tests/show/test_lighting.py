@@ -245,11 +245,11 @@ X9 = [7]
         assert needle in msg, needle
 
 
-def _one_pixel_each(board, head: str = "", leds: str = "") -> str:
+def _one_pixel_each(board, head: str = "") -> str:
     """A calibration file lighting each territory by one pixel in blue-green-red order (``head``: its
-    top lines, ``board = ...`` and the rest; ``leds``: more ``[leds]`` keys)."""
+    top lines, ``board = ...`` and the rest)."""
     terr = "\n".join(f"{n} = [{n - 1}]" for n in sorted(board.territories))
-    return f'{head}\n[leds]\norder = "BGR"\n{leds}\n[leds.territories]\n{terr}\n'
+    return f'{head}\n[leds]\norder = "BGR"\n[leds.territories]\n{terr}\n'
 
 
 def test_board_app_uses_the_calibration_layout(tmp_path: Path, board) -> None:
