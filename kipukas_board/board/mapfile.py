@@ -46,6 +46,8 @@ the entry and the field, so a map maker fixes them in one pass::
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -127,6 +129,8 @@ class BoardMap:
     source_text: str = ""
     physical: Physical | None = None
     _adjacency: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
+    #: A short hash of what the page draws and names (see :meth:`drawing_revision`), made once here.
+    revision: str = field(init=False, default="", compare=False)
 
     def __post_init__(self) -> None:
         adj: dict[str, list[tuple[str, str]]] = {sid: [] for sid in self.stands}
@@ -134,6 +138,32 @@ class BoardMap:
             adj[p.a].append((p.b, p.kind))
             adj[p.b].append((p.a, p.kind))
         self._adjacency = adj
+        self.revision = self.drawing_revision()
+
+    def drawing_revision(self) -> str:
+        """12 hex digits that change whenever the drawing does: a stand moved, a territory renamed,
+        a path or dock added, the name or description changed. A page open across a board restart on a
+        redrawn file of the same name compares it with the one it drew, and draws the map again.
+        Comments and the file's layout do not count; nor does ``[physical]``, which the page never shows.
+
+        Example::
+
+            >>> from kipukas_board.board.mapfile import load_map
+            >>> a, b = load_map("kipuka-8"), load_map("kipuka-8")
+            >>> a.revision == b.revision and len(a.revision)
+            12
+            >>> b.stands["T1"] = Stand("T1", "territory", 1, b.stands["T1"].x + 5, b.stands["T1"].y)
+            >>> b.drawing_revision() == a.revision
+            False
+        """
+        drawn = [
+            self.name, self.description,
+            sorted((t.number, t.name, t.geography, t.transit, t.coastline) for t in self.territories.values()),
+            [(s.id, s.kind, s.territory, s.x, s.y) for s in self.stands.values()],
+            [(p.a, p.b, p.kind) for p in self.paths],
+            sorted(self.docks),
+        ]
+        return hashlib.sha256(json.dumps(drawn, ensure_ascii=False).encode()).hexdigest()[:12]
 
     # -- lookups ---------------------------------------------------------------------------------
     def stand(self, stand_id: str) -> Stand:
@@ -193,6 +223,7 @@ class BoardMap:
         places = place_names(self)
         return {
             "name": self.name,
+            "revision": self.revision,
             "description": self.description,
             "territories": [
                 {"number": t.number, "name": t.name, "geography": t.geography,

@@ -146,6 +146,38 @@ def test_run_with_broken_map_reports_and_exits_2_before_serving(tmp_path: Path) 
     assert not (tmp_path / "d" / "journal.sqlite").exists()
 
 
+def revision_of(data: dict, text_after: str = "") -> str:
+    return parse_map(to_toml(data) + text_after, source="copy.toml").revision
+
+
+def test_the_same_drawing_has_the_same_revision_whatever_the_file_says_around_it() -> None:
+    same = revision_of(map_data())
+    assert len(same) == 12 and same == load_map("kipuka-8").revision == revision_of(map_data())
+    assert revision_of(map_data(), "# a comment the page never shows\n") == same
+    measured = map_data()
+    measured["physical"]["width_mm"] += 10  # the printed outline: not drawn on the page
+    assert revision_of(measured) == same
+    assert load_map("kipuka-12").revision != same
+
+
+def _move_t1(d: dict) -> None:
+    next(s for s in d["stands"] if s["id"] == "T1")["y"] -= 60
+
+
+@pytest.mark.parametrize("redraw", [
+    _move_t1,
+    lambda d: d["territories"][0].update(name="Ash Ridge"),
+    lambda d: d["territories"][0].update(geography="mountain"),
+    lambda d: d.update(description="redrawn"),
+], ids=["stand moved", "territory renamed", "geography changed", "description changed"])
+def test_a_redrawn_map_of_the_same_name_has_another_revision(redraw) -> None:
+    data = map_data()
+    redraw(data)
+    board = parse_map(to_toml(data), source="copy.toml")
+    assert board.revision != load_map("kipuka-8").revision
+    assert board.to_json()["revision"] == board.revision  # what the page compares
+
+
 def test_map_check_command(tmp_path: Path) -> None:
     from kipukas_board.cli import main
 
