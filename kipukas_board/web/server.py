@@ -216,6 +216,14 @@ def create_app(board: ServedBoard) -> Flask:
         return render_template("index.html", svg=board_svg(board.state.board), sim=board.sim,
                                initial=strictjson.sent_dumps(board.state_json()))
 
+    @app.get("/board.svg")
+    def board_drawing() -> Response:
+        """The map as the page draws it, for a page that sees the map's ``revision`` change under it
+        (the board restarted on a redrawn file of the same name) and draws it again in place."""
+        resp = Response(board_svg(board.state.board), mimetype="image/svg+xml")
+        resp.headers["Cache-Control"] = "no-store"
+        return resp
+
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
         # ok only while the core runs *and* the journal takes writes: a board that cannot record

@@ -105,7 +105,7 @@ def board_svg(board: BoardMap) -> str:
     w = max([s.x + PAD + 20 for s in board.stands.values()] + [b[2] + LABEL_GAP for b in boxes]) - x0
     h = max([s.y + PAD + 20 for s in board.stands.values()] + [b[3] + LABEL_GAP for b in boxes]) - y0
     out = [f'<svg id="board" xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.0f} {y0:.0f} {w:.0f} {h:.0f}" '
-           f'role="img" aria-label="{escape(board.name)}">']
+           f'role="img" aria-label="{escape(board.name)}" data-revision="{board.revision}">']
     out.append('<g class="territories">')
     for n, t in sorted(board.territories.items()):
         pts = _hull([(s.x, s.y) for s in board.stands_in(n)])

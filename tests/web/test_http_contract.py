@@ -93,6 +93,16 @@ def test_page_has_the_map_svg_with_data_attributes(client, board: BoardApp) -> N
         assert f'data-territory="{n}"' in html
 
 
+def test_the_map_drawing_alone_carries_the_revision_the_state_names(client, board: BoardApp) -> None:
+    r = client.get("/board.svg")
+    assert r.status_code == 200 and r.mimetype == "image/svg+xml" and r.headers["Cache-Control"] == "no-store"
+    revision = client.get("/api/state").get_json()["map"]["revision"]
+    assert revision == board.loop.state.board.revision
+    svg = r.get_data(as_text=True)
+    assert svg.startswith('<svg id="board"') and f'data-revision="{revision}"' in svg
+    assert svg in client.get("/").get_data(as_text=True)  # the same drawing the page came with
+
+
 def test_require_pin_refuses_without_and_with_a_wrong_pin(board: BoardApp) -> None:
     def plugin(app, b):
         @app.post("/api/actions/_test")

@@ -18,6 +18,7 @@ import pytest
 from web_helpers import PIN, serve_board
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
+from tests.maptools import map_data, to_toml
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 ROOT = Path(__file__).resolve().parents[3]
@@ -280,11 +281,11 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
 
 
 @contextmanager
-def _serve_again(data_dir, port: int):
+def _serve_again(data_dir, port: int, map_name: str = "kipuka-8"):
     """The board started again on the same port (the old socket may take a moment to be released)."""
     for _ in range(50):
         try:
-            cm = serve_board(data_dir, port=port)
+            cm = serve_board(data_dir, port=port, map_name=map_name)
             srv = cm.__enter__()
             break
         except OSError:
@@ -322,6 +323,64 @@ def test_an_open_page_keeps_working_across_a_board_restart(browser, tmp_path):
         assert page.request.get(srv.url + "/api/pin/status", headers={"X-CSRF-Token": token}).json()["trusted"]
         page.wait_for_selector("#pin-button.unlocked", timeout=3000)
         ctx.close()
+
+
+def test_an_open_page_draws_the_map_again_when_the_board_restarts_on_a_redrawn_file(browser, tmp_path):
+    """The same map name, territory 1 renamed and its capital's stand moved up: the page left open
+    puts the new drawing in place of the old one, and keeps the open stand panel and the PIN being
+    typed; the stand's words follow the new name, and a tap on the new drawing still opens a stand."""
+    drawn = tmp_path / "maps" / "kipuka-8.toml"
+    drawn.parent.mkdir()
+    drawn.write_text(to_toml(map_data()))
+    with serve_board(tmp_path, map_name=str(drawn)) as srv:
+        port = int(srv.url.rsplit(":", 1)[1])
+        ctx = _context(browser, PHONES[0])
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _unlock(page, srv.url)
+        _game_in_play(srv)
+        _wait_text(page, "#now", "roll the diel die", 3000)
+        old = page.get_attribute("#board", "data-revision")
+        assert old == srv.board.loop.state.board.revision
+        old_hull = page.get_attribute('[data-territory="1"]', "points")
+        old_label = page.get_attribute('[data-label="1"]', "y")
+        page.dispatch_event('[data-hit="M1a"]', "click")
+        _wait_text(page, "#stand-title", "Ember Ridge", 2000)
+        page.locator("#map").screenshot(path=os.path.join(os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path)),
+                                                          "companion-map-before-redraw-360x740.png"))
+        page.click("#pin-button")
+        page.fill("#pin-input", "13")  # half a PIN typed when the board goes away
+    page.wait_for_selector("#link.down", timeout=5000)
+    redrawn = map_data()
+    redrawn["territories"][0]["name"] = "Ash Ridge"
+    t1 = next(st for st in redrawn["stands"] if st["id"] == "T1")
+    t1["y"] -= 60
+    drawn.write_text(to_toml(redrawn))
+    with _serve_again(tmp_path, port, map_name=str(drawn)) as srv:
+        new = srv.board.loop.state.board.revision
+        assert new != old and kipukas_state(srv.board.loop.state).phase == "play"  # the game goes on
+        page.wait_for_selector("#link.up", timeout=15000)
+        page.wait_for_function("r => document.getElementById('board').dataset.revision === r", arg=new, timeout=5000)
+        assert page.get_attribute('[data-territory="1"]', "points") != old_hull
+        assert page.get_attribute('[data-label="1"]', "y") != old_label  # the label moved up with the stand
+        assert page.text_content('[data-territory="1"] title') == "1 Ash Ridge"
+        assert page.locator("#board").count() == 1
+        # What the player was doing is still there: the PIN dialog with its digits, the stand panel.
+        assert page.eval_on_selector("#pin-dialog", "d => d.open")
+        assert page.input_value("#pin-input") == "13"
+        page.click("#pin-cancel")
+        assert page.is_visible("#stand-panel")
+        _wait_text(page, "#stand-title", "Ash Ridge", 2000)  # its words follow the renamed territory
+        assert "selected" in page.get_attribute('[data-stand="M1a"]', "class")  # marked on the new drawing
+        # The claims are painted on the new drawing (territory 1 is Ana's capital)
+        assert _fill(page, '[data-territory="1"]') == "rgb(215, 38, 61)"
+        page.locator("#map").screenshot(path=os.path.join(os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path)),
+                                                          "companion-map-after-redraw-360x740.png"))
+        page.dispatch_event('[data-hit="M2b"]', "click")  # taps reach the new drawing
+        _wait_text(page, "#stand-title", "Fern Hollow", 2000)
+        ctx.close()
+        assert not errors, errors
 
 
 def test_unknown_pages_and_a_board_that_does_not_answer_are_said_plainly(browser, tmp_path):

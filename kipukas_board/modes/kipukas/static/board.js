@@ -13,7 +13,8 @@
   const tname = (s, n) => ((s.map.territories || []).find((m) => m.number === n) || {}).name || "";
   const tlabel = (s, n) => (tname(s, n) ? `${tname(s, n)} (${n})` : `territory ${n}`);
   // -- words players use: a stand by where it is, never its id (the map sent names each stand's
-  // place, board/places.py: "the stand in Ember Ridge towards Fern Hollow") ---------------------
+  // place, board/places.py: "the stand in Ember Ridge towards Fern Hollow"; made again when the map's
+  // revision changes, as a renamed territory renames its stands' places) ---------------------------
   let places = null;
   const placeNames = (s) => new Map(((s.map && s.map.stands) || []).map((x) => [x.id, x.place]));
   const place = (s, sid) => ((places || (places = placeNames(s))).get(sid)) || "a stand";
@@ -120,6 +121,31 @@
     }
   }
 
+  // The drawing comes with the page. A board restarted on a redrawn file of the same name (a territory
+  // moved or renamed) sends another map revision: the page fetches the new drawing and puts it in
+  // place of the old one, so an open stand panel, a form being filled and the PIN stay as they were.
+  let wordsRevision = state.map.revision;
+  const drawnRevision = () => document.getElementById("board").dataset.revision || "";
+  let fetchingMap = false;
+  async function redrawMap() {
+    if (fetchingMap || !state.map.revision || state.map.revision === drawnRevision()) return;
+    fetchingMap = true;
+    const asked = state.map.revision;
+    try {
+      const resp = await api("/board.svg", undefined, { method: "GET", raw: true });
+      const svg = new DOMParser().parseFromString(await resp.text(), "image/svg+xml").documentElement;
+      if (svg.localName !== "svg" || svg.id !== "board") throw new Error("the board sent no map drawing");
+      document.getElementById("board").replaceWith(document.importNode(svg, true));
+      drawBoard(state);
+    } catch (e) {
+      setTimeout(redrawMap, 3000);  // the board went away again: try once it may be back
+      return;
+    } finally {
+      fetchingMap = false;
+    }
+    if (state.map.revision !== asked) redrawMap();  // redrawn again while this drawing was on its way
+  }
+
   // Storms and wins light the table for a moment; the page shows the same moment as an overlay that
   // ends by itself, and the map under it always shows the state.
   const FX_MS = 1300;  // the overlay's whole life: the map shows the holders again well within 2 s
@@ -171,8 +197,10 @@
   function render(s) {
     state = s;
     if (saidGame !== s.game) { saidGame = s.game; lastSaid = []; }  // another game's news is gone with it
+    if (s.map.revision !== wordsRevision) { wordsRevision = s.map.revision; places = null; idPattern = null; }
     document.dispatchEvent(new CustomEvent("kb:state", { detail: s }));  // for souls.js
     drawBoard(s);
+    redrawMap();
     const phase = document.getElementById("phase");
     phase.textContent = s.phase === "over" ? "game over" : (s.players || []).length ? s.phase : "no game";
     const diel = document.getElementById("diel");
@@ -506,7 +534,7 @@
     try { await api(`/api/sim/stands/${encodeURIComponent(id)}`, { occupied: !(st && st.occupied) }); }
     catch (err) { message(err.message, "error"); }
   }
-  document.getElementById("board").addEventListener("click", (ev) => {
+  document.getElementById("map").addEventListener("click", (ev) => {  // the drawing inside may be replaced
     const hit = ev.target.closest("[data-stand],[data-hit]");
     if (!hit) return;
     const id = hit.dataset.stand || hit.dataset.hit;
