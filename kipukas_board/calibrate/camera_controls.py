@@ -30,12 +30,19 @@ Example::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from kipukas_board.strictjson import is_int, is_number
 
-if TYPE_CHECKING:  # files.py checks a file's [[cameras]] with the limits below
-    from kipukas_board.calibrate.files import Calibration
+
+class SavedCameras(Protocol):
+    """What :func:`saved_controls` reads of a calibration (a
+    :class:`~kipukas_board.calibrate.files.Calibration`): its ``[[cameras]]`` by seat. A protocol,
+    not the class, since ``files.py`` checks those entries with the limits below."""
+
+    @property
+    def cameras(self) -> Mapping[int, Mapping[str, Any]]: ...
 
 #: The camera settings the walk keeps per seat, as ``set_controls`` names them.
 CONTROLS = ("focus", "exposure_us")
@@ -65,7 +72,7 @@ def control_problem(name: str, value: Any, auto: str) -> str | None:
     return f"{name!r} is not a camera setting; expected one of {', '.join(CONTROLS)}"
 
 
-def saved_controls(cal: Calibration | None, seat: int) -> dict[str, Any]:
+def saved_controls(cal: SavedCameras | None, seat: int) -> dict[str, Any]:
     """The focus and exposure ``cal`` keeps for ``seat``'s camera: only those set by hand ({} for none,
     or no calibration file)."""
     if cal is None:
