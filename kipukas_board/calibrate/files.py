@@ -67,6 +67,9 @@ __all__ = ["Calibration", "CalibrationError", "SavedFile", "atomic_write", "cali
 
 VERSION = 1
 
+#: How long :attr:`SavedFile.summary` may be: a line on a phone (a problem may quote a whole table).
+SUMMARY_CHARS = 160
+
 
 class CalibrationError(ValueError):
     """A calibration file with mistakes; ``problems`` names each field and what was expected."""
@@ -283,6 +286,8 @@ class SavedFile:
         >>> saved = SavedFile(Path("cal.toml"), error=CalibrationError("cal.toml", ["board must be ..."]))
         >>> saved.problem
         'cal.toml: board must be ...'
+        >>> saved.summary   # the same reason where there is little room (the page's map note)
+        'board must be ...'
         >>> saved.led_layout(board) == default_layout(board)   # a refused file lights nothing of its own
         True
     """
@@ -295,6 +300,19 @@ class SavedFile:
     def problem(self) -> str | None:
         """Why the file was not applied, in the words the page shows; None when it was (or is absent)."""
         return None if self.error is None else str(self.error)
+
+    @property
+    def summary(self) -> str | None:
+        """Why the file was not applied, short: its first problem without the file's path (and how many
+        more there are), cut to :data:`SUMMARY_CHARS`. The page's map note has room for a line; the
+        health row and the calibration page show :attr:`problem` whole. None when the file was applied
+        (or is absent)."""
+        if self.error is None:
+            return None
+        first, *rest = self.error.problems or [str(self.error)]
+        if len(first) > SUMMARY_CHARS:
+            first = first[:SUMMARY_CHARS - 1].rstrip() + "…"
+        return first + (f" (and {len(rest)} more)" if rest else "")
 
     def led_layout(self, board: BoardMap) -> LedLayout:
         """The accepted file's ``[leds]`` layout; :func:`~kipukas_board.show.layout.default_layout` when

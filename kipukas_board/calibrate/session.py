@@ -68,6 +68,10 @@ class CalibrationSession:
         self.cameras: dict[int, dict[str, Any]] = {}
         self.saved: Calibration | None = None
         self.problem: str | None = None
+        #: Why the map's file was refused, short (:attr:`SavedFile.summary
+        #: <kipukas_board.calibrate.files.SavedFile.summary>`), for the page's map note; None when it was
+        #: applied or there is none. ``problem`` says it whole, and says other things too.
+        self.refused: str | None = None
         self._frame_lock = threading.Lock()
         self._load_saved(saved)
         self._resume()
@@ -82,6 +86,7 @@ class CalibrationSession:
             if saved.problem is not None:
                 log.error("calibration not applied: %s", saved.problem)
         self.problem = saved.problem
+        self.refused = saved.summary
         self.saved = saved.calibration
         if self.saved is not None:
             self.apply(self.saved)
@@ -199,7 +204,7 @@ class CalibrationSession:
                          f"real board walk the calibration)")
         error = self.problem or self.board.map_led_problem
         return {"ok": not walks and error is None and not faults, "active": "+".join(walks) or None,
-                "calibrated": calibrated, "note": "; ".join(notes) or None, "error": error,
+                "calibrated": calibrated, "refused": self.refused, "note": "; ".join(notes) or None, "error": error,
                 "faults": faults or None, "page": "/calibrate"}
 
     def saved_faults(self) -> list[str]:
@@ -510,7 +515,7 @@ class CalibrationSession:
     def _save(self, cal: Calibration) -> None:
         files.save(self.path, cal, self.board.state.board)
         self.saved = cal
-        self.problem = None
+        self.problem = self.refused = None
         self.apply(cal)
 
 

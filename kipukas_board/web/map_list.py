@@ -1,6 +1,7 @@
 """The shipped maps a new game can pick: ``GET /api/maps``, and the same list for the new-game form.
 
-Each map says whether it is the one running, whether it has a calibration of its own yet, how many
+Each map says whether it is the one running, whether it has a calibration of its own the board applies
+(``calibrated``; ``refused``, short, when its file exists but the loader refuses it), how many
 territories can be held and how many players each of Kipukas's play styles allows on it (and why);
 ``busy`` says why the board may not change its map now (a game under way, a calibration walk open).
 """
@@ -12,6 +13,7 @@ from typing import Any, Protocol
 from flask import Flask, Response, jsonify
 
 from kipukas_board.board.mapfile import MapError, available_maps, load_map
+from kipukas_board.calibrate.files import read_saved
 from kipukas_board.show.layout import map_calibration_path, map_key
 from kipukas_board.web.served import Files, Games, MapChoice, TableView
 
@@ -27,7 +29,8 @@ class MapListBoard(MapsShown, MapChoice, Protocol):
 
 def shipped_maps(board: MapsShown) -> list[dict[str, Any]]:
     """Every shipped map for the new-game form: which runs now, which has a calibration of its own
-    yet, and how many players each play style allows on it (and why)."""
+    yet (its file read as the board reads it when the map is picked: a refused file is no calibration,
+    and ``refused`` says why), and how many players each play style allows on it (and why)."""
     running = board.state.board
     out = []
     for key in available_maps():
@@ -35,8 +38,9 @@ def shipped_maps(board: MapsShown) -> list[dict[str, Any]]:
             m = running if key == map_key(running) else load_map(key)
         except MapError:
             continue  # a shipped map always loads (tests/board/test_mapfile.py); never offer one that does not
-        calibrated = map_calibration_path(board.settings.calibration, board.data_dir, m).exists()
-        out.append({"key": key, "name": m.name, "current": m is running, "calibrated": calibrated,
+        saved = read_saved(map_calibration_path(board.settings.calibration, board.data_dir, m), m)
+        out.append({"key": key, "name": m.name, "current": m is running,
+                    "calibrated": saved.calibration is not None, "refused": saved.summary,
                     "holdable": len(m.holdable),
                     "player_limits": board.modes["kipukas"].setup_options(m).get("player_limits", {})})
     return out

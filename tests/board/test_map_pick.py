@@ -21,6 +21,7 @@ from kipukas_board.settings import Settings
 from kipukas_board.show.layout import default_layout, map_calibration_path
 from kipukas_board.store.map_choice import read_choice
 from kipukas_board.table.events import map_event
+from kipukas_board.web.map_list import shipped_maps
 
 HDR = {"X-Admin-Pin": "2468"}
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
@@ -202,9 +203,13 @@ def test_a_picked_map_whose_calibration_is_refused_lights_the_default_layout(dat
         assert board.channel_map is None
         health = board.health()["calibration"]
         assert health["calibrated"] is False and str(own) in health["error"] and "focus" in health["error"]
+        assert health["refused"].startswith("[[cameras]] #1 (seat 1): focus = 99")  # the page's map note
+        offered = {m["key"]: m for m in shipped_maps(board)}  # the new-game form's list reads it the same
+        assert offered["kipuka-12"]["refused"] == health["refused"] and not offered["kipuka-12"]["calibrated"]
+        assert offered["kipuka-8"]["calibrated"] and offered["kipuka-8"]["refused"] is None
         board.pick_map("kipuka-8")
         assert board.layout.source == str(plain) and board.channel_map == {"c1": "T1"}
-        assert board.health()["calibration"]["error"] is None
+        assert board.health()["calibration"]["error"] is None and board.health()["calibration"]["refused"] is None
     finally:
         board.stop()
 

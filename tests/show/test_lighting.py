@@ -14,7 +14,7 @@ from kipukas_board import modes
 from kipukas_board.app import BoardApp
 from kipukas_board.bench.lighting import bench_layout
 from kipukas_board.board.mapfile import load_map
-from kipukas_board.calibrate.files import CalibrationError, load, read_saved
+from kipukas_board.calibrate.files import SUMMARY_CHARS, CalibrationError, load, read_saved
 from kipukas_board.hardware.leds.simulated import SimulatedLedStrip
 from kipukas_board.modes.kipukas import lights as L
 from kipukas_board.modes.kipukas.lights import render
@@ -243,6 +243,20 @@ X9 = [7]
     for needle in ("order = 'GRBW'", "brightness = 1.5", "pixel 1 is given to both territory 1 and territory 2",
                    "no territory '99'", "territories.3 = 'a-b'", "have no pixels", "no stand 'X9'"):
         assert needle in msg, needle
+    short = read_saved(cal, board).summary  # the page's map note: the first problem and how many more
+    assert short == f"{err.value.problems[0]} (and {len(err.value.problems) - 1} more)"
+    assert str(cal) not in short
+
+
+def test_a_refused_files_summary_stays_a_line(tmp_path: Path, board) -> None:
+    """A problem may quote what the file holds (a whole table): the short reason is cut, and says so."""
+    cal = tmp_path / "long.toml"
+    many = ", ".join(f'"r{i}c0"' for i in range(200))
+    cal.write_text(f'board = "{board.name}"\n[sensors]\nchannels = [{many}]\n')
+    saved = read_saved(cal, board)
+    assert len(saved.problem) > 1000 and "[sensors.channels] must map channel names" in saved.summary
+    assert len(saved.summary) == SUMMARY_CHARS and saved.summary.endswith("…")
+    assert read_saved(tmp_path / "absent.toml", board).summary is None
 
 
 def _one_pixel_each(board, head: str = "") -> str:
@@ -261,7 +275,7 @@ def test_board_app_uses_the_calibration_layout(tmp_path: Path, board) -> None:
         assert app.layout.source == str(cal) and app.strip.count == app.layout.count
         assert app.channel_map == {"r0c0": "T1"}  # the same reading gave the sensors their stands
         health = app.health()["calibration"]
-        assert health["calibrated"] is True and health["error"] is None
+        assert health["calibrated"] is True and health["error"] is None and health["refused"] is None
     finally:
         app.stop()
 
@@ -293,6 +307,9 @@ def test_a_refused_calibration_file_lights_the_default_layout_and_says_why(tmp_p
         assert health["calibrated"] is False and health["ok"] is False
         assert str(cal) in health["error"] and why in health["error"], health["error"]
         assert "was not applied" in health["note"] and "default layout" in health["note"]
+        # the page's map note has a line: the same reason, without the file's path
+        assert why in health["refused"] and str(cal) not in health["refused"], health["refused"]
+        assert health["error"].startswith(f"{cal}: " + health["refused"].split(" (and ")[0])  # its first problem
         assert app.calibration.status()["problem"] == health["error"]
     finally:
         app.stop()

@@ -308,7 +308,10 @@
     const cal = (s.health || {}).calibration || {};
     const notes = [];
     if (busy) notes.push(`The map cannot change now: ${busy}.`);
-    if (cal.calibrated === false) notes.push(`${s.map.name} is not calibrated yet: it plays in simulation; on a real board walk the calibration first.`);
+    // A file that exists but was refused is not "not calibrated yet": its maker needs to hear what to fix
+    // (the first problem; the health row and the banner say it whole).
+    if (cal.refused) notes.push(`The calibration file was not applied: ${cal.refused.replace(/\.$/, "")}.`);
+    else if (cal.calibrated === false) notes.push(`${s.map.name} is not calibrated yet: it plays in simulation; on a real board walk the calibration first.`);
     document.getElementById("map-note").replaceChildren(document.createTextNode("Map: "), el("b", { id: "map-name", text: s.map.name }),
       document.createTextNode(notes.length ? `. ${notes.join(" ")}` : "."));
   }
