@@ -32,7 +32,7 @@ from kipukas_board.commands.argtypes import at_least, between, milliseconds, non
 from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
 
 if TYPE_CHECKING:
-    from kipukas_board.calibrate.files import Calibration
+    from kipukas_board.calibrate.files import SavedFile
 
 #: The largest ``--seed``: a 32-bit number, short enough to write down beside a table.
 SEED_MAX = 2**32 - 1
@@ -184,33 +184,30 @@ def _err(msg: str) -> None:
     print(f"kipukas-board: {msg}", file=sys.stderr)
 
 
-def _saved_calibration(settings: Any, spath: Path | None, data_dir_arg: Path | None) -> Calibration | None:
+def _saved_calibration(settings: Any, spath: Path | None, data_dir_arg: Path | None) -> SavedFile:
     """The calibration file the board would start with (the start map's, in the data directory a
-    diagnostic reads), or None when there is none yet; a file with mistakes is named on stderr and
-    not used, as the board does not use it."""
+    diagnostic reads), read and accepted or refused as the board reads it
+    (:func:`~kipukas_board.calibrate.files.read_saved`): a refused file is named on stderr with the
+    board's reason and none of it is used, as the board uses none of it."""
     from kipukas_board.board.mapfile import load_map, map_exists
-    from kipukas_board.calibrate.files import CalibrationError
-    from kipukas_board.calibrate.files import load as load_calibration
+    from kipukas_board.calibrate.files import read_saved
     from kipukas_board.commands.run import diagnostic_data_dir
     from kipukas_board.show.layout import map_calibration_path
     from kipukas_board.store.map_choice import start_map
 
     data_dir = diagnostic_data_dir(data_dir_arg, spath)
     board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
-    cal_path = map_calibration_path(settings.calibration, data_dir, board)
-    if not cal_path.exists():
-        return None
-    try:
-        return load_calibration(cal_path, board)
-    except CalibrationError as exc:
-        _err(f"calibration not used: {exc}")
-        return None
+    saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)
+    if saved.problem is not None:
+        _err(f"calibration not applied, the cameras keep their own settings: {saved.problem}")
+    return saved
 
 
-def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], float]:
-    """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls, and the
-    settings' decode budget (``[vision] budget_ms``, which every seat of the board uses)."""
-    from kipukas_board.calibrate.camera_controls import saved_controls
+def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], str, float]:
+    """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls and them
+    in words, and the settings' decode budget (``[vision] budget_ms``, which every seat of the board
+    uses)."""
+    from kipukas_board.calibrate.camera_controls import describe, saved_controls
     from kipukas_board.commands.run import settings_path
     from kipukas_board.hardware.registry import build
     from kipukas_board.settings import load_settings
@@ -229,28 +226,30 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], fl
         raise ValueError(f"seat {args.seat}'s camera is the simulated one (adapter = \"sim\"): it has no frames. "
                          f"Set adapter = \"picamera2\" (a Pi camera module) or \"opencv\" (USB) in its "
                          f"[[cameras]] table")
-    controls = saved_controls(_saved_calibration(settings, spath, args.data_dir), args.seat)
-    return build("cameras", choice.adapter, **choice.options), choice.adapter, controls, settings.budget_ms
+    saved = _saved_calibration(settings, spath, args.data_dir)
+    controls = saved_controls(saved.calibration, args.seat)
+    said = "calibration file not applied: camera defaults" if saved.error is not None else describe(controls)
+    return build("cameras", choice.adapter, **choice.options), choice.adapter, controls, said, settings.budget_ms
 
 
 def scan_seat(args: argparse.Namespace) -> int:
     """Read seat N's camera for a few seconds the way the board does (its adapter, its pipeline),
     printing each code the first time it is read; exit 0 once a Kipukas code was read."""
-    from kipukas_board.calibrate.camera_controls import apply_controls, describe
+    from kipukas_board.calibrate.camera_controls import apply_controls
     from kipukas_board.hardware.registry import AdapterError
     from kipukas_board.settings import SettingsError
     from kipukas_board.vision.pipeline import Pipeline
     from kipukas_board.vision.preprocess import FrameError
 
     try:
-        cam, adapter, controls, budget_ms = _seat_camera(args)
+        cam, adapter, controls, said, budget_ms = _seat_camera(args)
     except (SettingsError, AdapterError, ValueError) as exc:
         _err(str(exc))
         return 2
     except (OSError, RuntimeError) as exc:  # the device is missing, busy or refuses to start
         _err(f"seat {args.seat}'s camera did not open: {exc}")
         return 1
-    print(f"seat {args.seat}: {adapter} camera ({describe(controls)})"
+    print(f"seat {args.seat}: {adapter} camera ({said})"
           + f"; reading for {args.seconds:g} s with {args.budget_ms or budget_ms:g} ms of CPU a frame, "
           "show a card's back 15-20 cm from the camera", flush=True)
     codes: dict[str, float] = {}
@@ -482,7 +481,7 @@ def bench_pi(args: argparse.Namespace) -> int:
 
             chosen = sorted((c for c in settings.cameras if c.adapter != "sim"),
                             key=lambda c: c.options.get("seat", 0))[:args.seats]
-            cal = _saved_calibration(settings, spath, args.data_dir) if chosen else None
+            cal = _saved_calibration(settings, spath, args.data_dir).calibration if chosen else None
             cameras = [build("cameras", c.adapter, **c.options) for c in chosen]
             seconds = args.seconds or 20.0
             print(f"reading {len(cameras)} seat camera(s) for {seconds:g} s: hold a card before each now",

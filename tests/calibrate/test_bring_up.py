@@ -124,3 +124,42 @@ def test_scan_seat_puts_only_the_seats_calibrated_settings_on_its_camera(tmp_pat
         assert first.startswith("seat 2: files camera (focus 2.5 dioptres, exposure auto)")
     else:
         assert given == [] and first.startswith("seat 2: files camera (not calibrated: camera defaults)")
+
+
+def test_scan_seat_uses_nothing_of_a_refused_calibration_file_and_says_the_boards_reason(tmp_path, card_folder,
+                                                                                        capsys, monkeypatch):
+    """A hand-edited file with one mistake (a stand the map does not have) is refused whole, as the
+    board refuses it: its seat's focus, fine by itself, is not put on the camera either, and the
+    message gives the reason the board's health gives."""
+    from kipukas_board.app import BoardApp
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.hardware import registry
+    from kipukas_board.settings import DEFAULT_MAP, Settings
+    from kipukas_board.show.layout import map_calibration_path
+
+    s = _settings(tmp_path, f'[[cameras]]\nseat = 2\nadapter = "files"\npath = "{card_folder}"\nloop = true\n')
+    data = tmp_path / "data"
+    cal = map_calibration_path("default", data, load_map(DEFAULT_MAP))
+    cal.parent.mkdir(parents=True)
+    cal.write_text(f'board = "{load_map(DEFAULT_MAP).name}"\n[sensors.channels]\n"r0c0" = "T99"\n'
+                   f'[[cameras]]\nseat = 2\nfocus = 2.5\n')
+    board = BoardApp(Settings(), data, sim=True, admin_pin="2468")
+    try:
+        reason = board.health()["calibration"]["error"]
+    finally:
+        board.stop()
+    assert str(cal) in reason and "no stand 'T99'" in reason
+    given: list[dict] = []
+    built = registry.build
+
+    def build(port: str, name: str, **options):  # the files adapter with a Pi camera's set_controls
+        cam = built(port, name, **options)
+        cam.set_controls = lambda **controls: given.append(controls)
+        return cam
+
+    monkeypatch.setattr(registry, "build", build)
+    assert main(["scan", "--seat", "2", "--seconds", "1", "--settings", str(s), "--data-dir", str(data)]) == 0
+    out = capsys.readouterr()
+    assert given == []  # nothing of the refused file, its focus included
+    assert f"calibration not applied, the cameras keep their own settings: {reason}" in out.err
+    assert out.out.splitlines()[0].startswith("seat 2: files camera (calibration file not applied: camera defaults)")
