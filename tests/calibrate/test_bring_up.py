@@ -36,6 +36,23 @@ def card_folder(tmp_path: Path) -> Path:
     return folder
 
 
+def _record_controls(monkeypatch) -> list[dict]:
+    """Every camera the settings build is the files adapter with a Pi camera's ``set_controls``,
+    which records what it is given (the returned list)."""
+    from kipukas_board.hardware import registry
+
+    given: list[dict] = []
+    built = registry.build
+
+    def build(port: str, name: str, **options):
+        cam = built(port, name, **options)
+        cam.set_controls = lambda **controls: given.append(controls)
+        return cam
+
+    monkeypatch.setattr(registry, "build", build)
+    return given
+
+
 def test_scan_seat_reads_that_seats_camera_through_its_adapter_for_some_seconds(tmp_path, card_folder, capsys):
     s = _settings(tmp_path, f'[[cameras]]\nseat = 1\nadapter = "sim"\n\n'
                             f'[[cameras]]\nseat = 2\nadapter = "files"\npath = "{card_folder}"\nloop = true\n')
@@ -99,7 +116,6 @@ def test_scan_seat_puts_only_the_seats_calibrated_settings_on_its_camera(tmp_pat
     """As the running board: a seat the walk set a focus for gets it; one not calibrated keeps its
     camera's own settings (no call at all, which on a Pi camera would switch them to auto)."""
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.hardware import registry
     from kipukas_board.settings import DEFAULT_MAP
     from kipukas_board.show.layout import map_calibration_path
 
@@ -108,15 +124,7 @@ def test_scan_seat_puts_only_the_seats_calibrated_settings_on_its_camera(tmp_pat
     if calibrated:
         files.save(map_calibration_path("default", data, load_map(DEFAULT_MAP)),
                    files.Calibration(board=load_map(DEFAULT_MAP).name, cameras={2: {"test_scan": True, "focus": 2.5}}))
-    given: list[dict] = []
-    built = registry.build
-
-    def build(port: str, name: str, **options):  # the files adapter with a Pi camera's set_controls
-        cam = built(port, name, **options)
-        cam.set_controls = lambda **controls: given.append(controls)
-        return cam
-
-    monkeypatch.setattr(registry, "build", build)
+    given = _record_controls(monkeypatch)
     assert main(["scan", "--seat", "2", "--seconds", "1", "--settings", str(s), "--data-dir", str(data)]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     if calibrated:
@@ -133,7 +141,6 @@ def test_scan_seat_uses_nothing_of_a_refused_calibration_file_and_says_the_board
     message gives the reason the board's health gives."""
     from kipukas_board.app import BoardApp
     from kipukas_board.board.mapfile import load_map
-    from kipukas_board.hardware import registry
     from kipukas_board.settings import DEFAULT_MAP, Settings
     from kipukas_board.show.layout import map_calibration_path
 
@@ -149,15 +156,7 @@ def test_scan_seat_uses_nothing_of_a_refused_calibration_file_and_says_the_board
     finally:
         board.stop()
     assert str(cal) in reason and "no stand 'T99'" in reason
-    given: list[dict] = []
-    built = registry.build
-
-    def build(port: str, name: str, **options):  # the files adapter with a Pi camera's set_controls
-        cam = built(port, name, **options)
-        cam.set_controls = lambda **controls: given.append(controls)
-        return cam
-
-    monkeypatch.setattr(registry, "build", build)
+    given = _record_controls(monkeypatch)
     assert main(["scan", "--seat", "2", "--seconds", "1", "--settings", str(s), "--data-dir", str(data)]) == 0
     out = capsys.readouterr()
     assert given == []  # nothing of the refused file, its focus included
