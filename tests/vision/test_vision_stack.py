@@ -254,3 +254,11 @@ def test_a_scene_the_search_read_is_looked_at_once_more_for_a_second_card() -> N
     assert reads[STACK_AT[1] - 1].codes == [P, second]
     assert all(r.codes == [P, second] for r in reads[STACK_AT[1] - 1:])
     assert len(pipe.calls) == 3
+
+
+def test_every_strategy_of_the_deep_ladder_runs_on_a_mean_it_does_not_read() -> None:
+    decoders = {n: (lambda image: []) for n in ("zxing", "pyzbar", "wechat")}
+    result = Pipeline(decoders=decoders).deep().decode(_scene(np.random.default_rng(14)), thorough=True)
+    assert result.tried == [s.name for s in DEEP_STRATEGIES]
+    assert not result.over_budget and not result.skipped
+
