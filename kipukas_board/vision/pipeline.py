@@ -378,15 +378,17 @@ class Pipeline:
                 if roi_strategy.cost_ms >= self.heavy_ms:
                     self._last_heavy = t0
                 self._try_roi(frame, result, extra)
-                if not result.codes and (result.interrupted or spent() > self.budget_ms * self.slack):
+                new = set(result.codes) - set(known)  # a known code read there is no good read
+                if not new and (result.interrupted or spent() > self.budget_ms * self.slack):
                     # the region's decoder missed and used the frame's whole budget (WeChat on a
                     # region where the card is no more): the whole-frame search is left to the
                     # next frame, so this frame is no full pass, and the scene not decoded completely
                     result.over_budget = True
                     return finish()
-                if recent_full and not thorough and (result.codes or self._roi is not None):
+                if recent_full and not thorough and (new or (not result.codes and self._roi is not None)):
                     # read there; or missed there once, and the card is given another frame
-                    # before the whole frame is searched again
+                    # before the whole frame is searched again (a known code read there is
+                    # neither: the whole frame is searched for another)
                     return finish()
         self._last_full = t0
         budget = self.budget_ms

@@ -262,3 +262,23 @@ def test_every_strategy_of_the_deep_ladder_runs_on_a_mean_it_does_not_read() -> 
     assert result.tried == [s.name for s in DEEP_STRATEGIES]
     assert not result.over_budget and not result.skipped
 
+
+def test_a_known_code_read_on_the_remembered_region_does_not_end_the_frame(named) -> None:
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+    ladder = [Strategy("zxing", "gray", 0.5, "none", 1.0), Strategy("zxing", "blue", 0.5, "none", 1.0)]
+    corners = ((100.0, 100.0), (160.0, 100.0), (160.0, 160.0), (100.0, 160.0))
+
+    class _WithPoints(_Reads):
+        def __call__(self, image) -> list[Decoded]:
+            return [Decoded(d.text, points=corners) for d in super().__call__(image)]
+
+    log: list[str] = []
+    dec = _WithPoints("zxing", log, {ladder[0].name: [P], ladder[1].name: [second]})
+    now = [0.0]
+    pipe = Pipeline(strategies=ladder, decoders={"zxing": dec}, remember_roi=True, clock=lambda: now[0])
+    frame = _scene(np.random.default_rng(15))
+    assert pipe.decode(frame).codes == [P]
+    now[0] = 0.1  # within the full pass's interval: the remembered region is looked at first
+    assert pipe.decode(frame).codes == [P] and log[-1] == ladder[0].name
+    now[0] = 0.2
+    assert pipe.decode(frame, known=[P]).codes == [P, second]
