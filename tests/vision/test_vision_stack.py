@@ -282,3 +282,48 @@ def test_a_known_code_read_on_the_remembered_region_does_not_end_the_frame(named
     assert pipe.decode(frame).codes == [P] and log[-1] == ladder[0].name
     now[0] = 0.2
     assert pipe.decode(frame, known=[P]).codes == [P, second]
+
+
+class _InTurn:
+    """A decoder that gives, for each strategy (by its name), the next of its answers in turn."""
+
+    def __init__(self, answers: dict[str, list[list[Decoded]]]) -> None:
+        self.answers = answers
+        self.strategy = ""
+
+    def __call__(self, image) -> list[Decoded]:
+        turns = self.answers.get(self.strategy, [])
+        return turns.pop(0) if turns else []
+
+
+def test_a_known_code_is_no_good_read_on_the_located_regions_either(named) -> None:
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+    whole = Strategy("zxing", "gray", 0.5, "none", 1.0)  # at 640x360, frame pixels are its pixels
+    located = Strategy("zxing", "blue", 1.0, "none", 1.0, located=True)
+    here = ((100.0, 100.0), (130.0, 100.0), (130.0, 130.0), (100.0, 130.0))
+    there = ((400.0, 200.0), (430.0, 200.0), (430.0, 230.0), (400.0, 230.0))
+    dec = _InTurn({whole.name: [[Decoded(P), Decoded("", here, located=True), Decoded("", there, located=True)]],
+                   located.name: [[Decoded(P)], [Decoded(second)]]})  # one answer per region
+    result = Pipeline(strategies=[whole, located], decoders={"zxing": dec}).decode(
+        _scene(np.random.default_rng(16)), known=[P])
+    assert result.codes == [P, second]
+    assert result.tried == [whole.name, located.name, located.name]
+
+
+def test_the_look_for_a_second_card_goes_on_past_the_code_read_already(named) -> None:
+    from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES
+
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+    rng = np.random.default_rng(17)
+    clean = _scene(rng)
+    log: list[str] = []
+    # the first strategy reads the first card on every image, the next one the second card: a pass
+    # stopping at its first read never reaches it
+    reads_by = {DEFAULT_STRATEGIES[0].name: [P], DEFAULT_STRATEGIES[1].name: [second]}
+    decoders = {n: _Reads(n, log, reads_by) for n in ("zxing", "pyzbar", "wechat")}
+    reader = CameraReader(Pipeline(decoders=decoders))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert reads[0].codes == [P] and reads[STACK_AT[0] - 2].codes == [P]
+    assert all(r.codes == [P, second] for r in reads[STACK_AT[0] - 1:])
+    assert reads[STACK_AT[0] - 1].stacked == STACK_AT[0]
+    assert not {s.name for s in DEEP_STRATEGIES} & set(log)  # a read scene never pays the deep ladder
