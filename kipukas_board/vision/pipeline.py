@@ -7,7 +7,8 @@ measured yield per millisecond (``kipukas-board bench-qr DIR --truth truth.json 
 prints that measurement) and stops:
 
 * once a strategy gave at least one valid Kipukas payload (a decoder that reads one card of two
-  in view nearly always reads both); or
+  in view nearly always reads both) that the caller did not name as ``known`` (a look for a second
+  card names the codes it has: reading one of them again is no good read); or
 * before a strategy whose expected cost would take the frame past ``budget_ms``.
 
 Only a *thorough* pass (below) may go on after the first good read with the following strategies
@@ -164,12 +165,13 @@ DEBLUR_STRATEGIES: tuple[Strategy, ...] = (
 
 #: The deep ladder: what a still scene's stacked mean gets when the whole search ladder above read
 #: nothing on it, once its noise is down (:data:`~kipukas_board.vision.reader.DEEP_FROM` frames and
-#: more). Each is a whole-frame pass at full working size, some 20 ms, that no earlier strategy
-#: covers and that reads codes the rest of the ladder misses on the stacked means of the captures
-#: under the bench's camera conditions: ZBar on the darkest channel sharpened twice (a small code
-#: at half resolution, a card dimmed a stop), on the blue channel as it is (a motion-smeared code
-#: once the smear is taken back), and on grey with the wide unsharp mask; and WeChat on the darkest
-#: channel, equalised and sharpened (a code under a lamp's reflection).
+#: more). Each is a whole-frame pass (ZBar's at full working size, WeChat's at three quarters of
+#: it), 20-30 ms, that no earlier strategy covers and that reads codes the rest of the ladder misses
+#: on the stacked means of the captures under the bench's camera conditions: ZBar on the darkest
+#: channel sharpened twice (a small code at half resolution, a card dimmed a stop), on the blue
+#: channel as it is (a motion-smeared code once the smear is taken back), and on grey with the wide
+#: unsharp mask; and WeChat on the darkest channel, equalised and sharpened (a code under a lamp's
+#: reflection).
 DEEP_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("pyzbar", "min", 1.0, "strong", 21.0),
     Strategy("pyzbar", "blue", 1.0, "none", 20.0),

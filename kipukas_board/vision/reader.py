@@ -22,21 +22,24 @@ The rules, per frame:
   across frames. Each frame is aligned on the first one and added to a :class:`FrameStack`, and
   the mean is decoded when it holds one of ``stack_at`` frames (noise down by sqrt(N)): the cheap
   strategies at the first counts, the whole ladder with the heavy decoders at the last (when some
-  pass located a code there: an empty textured view does not pay for them). After the
+  pass located a code there: an empty textured view does not pay for them, though it does pay the
+  deep ladder below at each count). After the
   last count the scene is given up until it changes, so a textured view with no card costs a
   second's search, then nothing. A mean that reads nothing and shows a linear smear (a card moved
   during the exposure: the same in every frame, so the stacking cannot take it away) is decoded
   once more with the smear measured and taken back (:mod:`kipukas_board.vision.motion`, some 40 ms),
   and one with blown-out highlights with its light evened out (:mod:`kipukas_board.vision.light`).
   A mean that still reads nothing then gets the *deep* ladder
-  (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`: whole-frame passes at full working
-  size that read small, dim and reflecting codes the rest misses, some 100 ms), on the mean with
-  its smear taken back where it shows one;
+  (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`: whole-frame passes, ZBar's at full
+  working size and WeChat's at three quarters of it, that read small, dim and reflecting codes the
+  rest misses, some 100 ms), on the mean with its smear taken back where it shows one;
 * the scene is unchanged and was read: the mean of the next ``stack_at`` count is decoded once more
-  by the same ladder, for a second card held beside the first that the pass, stopping at its first
-  read, left unread. The codes read already are no good read there (``known``), so the ladder goes
-  on past them until another card is read or its budget is spent (once per card, some 50 ms of cheap
-  passes), and the mean is taken back from its smear and glare if it shows them.
+  by the same ladder (its cheap strategies), for a second card held beside the first that the pass,
+  stopping at its first read, left unread (a scene the search read at its last count has no next
+  one, and gets no such look). The codes read already are no good read there (``known``), so the
+  ladder goes on past them until another card is read or its budget is spent (once per card, some
+  50 ms of cheap passes), and where it reads no other, the mean is taken back from its smear and
+  glare if it shows them.
 
 So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
 
