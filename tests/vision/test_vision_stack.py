@@ -327,3 +327,62 @@ def test_the_look_for_a_second_card_goes_on_past_the_code_read_already(named) ->
     assert all(r.codes == [P, second] for r in reads[STACK_AT[0] - 1:])
     assert reads[STACK_AT[0] - 1].stacked == STACK_AT[0]
     assert not {s.name for s in DEEP_STRATEGIES} & set(log)  # a read scene never pays the deep ladder
+
+
+class _OnLooks:
+    """Fake decoders that read ``always`` on any image and ``on_look`` only on the one image the
+    reader's second look makes (its smear or glare taken back), by strategy name."""
+
+    def __init__(self, always: dict[str, list[str]], on_look: dict[str, list[str]]) -> None:
+        self.always, self.on_look = always, on_look
+        self.strategy, self.looking = "", False
+
+    def __call__(self, image) -> list[Decoded]:
+        texts = self.always.get(self.strategy, []) + (self.on_look.get(self.strategy, []) if self.looking else [])
+        return [Decoded(t) for t in texts]
+
+
+@pytest.fixture
+def looks(monkeypatch: pytest.MonkeyPatch, named):
+    """Every mean shows a smear and glare; taking either back gives one image, ``looks.image``,
+    and the fake decoders are told when they decode it."""
+    import kipukas_board.vision.reader as reader_module
+
+    class Looks:
+        image = cv2.resize(_scene(np.random.default_rng(18)), None, fx=0.5, fy=0.5)
+
+    monkeypatch.setattr(reader_module, "estimate_motion", lambda grey: (5, 5))
+    monkeypatch.setattr(reader_module, "unsmear", lambda mean, motion: Looks.image)
+    monkeypatch.setattr(reader_module, "glare", lambda grey: True)
+    monkeypatch.setattr(reader_module, "even_light", lambda mean: Looks.image)
+    decode = Pipeline.decode
+
+    def told(self, image, thorough=False, known=()):
+        for dec in self.decoders.values():
+            dec.looking = image is Looks.image
+        return decode(self, image, thorough, known)
+
+    monkeypatch.setattr(Pipeline, "decode", told)
+    return Looks
+
+
+def test_the_second_look_at_a_read_scene_goes_on_past_the_code_read_already(looks) -> None:
+    from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES
+
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+    rng = np.random.default_rng(19)
+    clean = _scene(rng)
+    dec = _OnLooks({DEFAULT_STRATEGIES[0].name: [P]}, {DEFAULT_STRATEGIES[1].name: [second]})
+    reader = CameraReader(Pipeline(decoders={"zxing": dec}))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert reads[STACK_AT[0] - 2].codes == [P]
+    assert all(r.codes == [P, second] for r in reads[STACK_AT[0] - 1:])
+
+
+def test_the_deep_ladder_decodes_the_mean_with_its_smear_taken_back(looks) -> None:
+    rng = np.random.default_rng(20)
+    clean = _scene(rng)
+    dec = _OnLooks({}, {DEEP_STRATEGIES[0].name: [P]})
+    reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert reads[STACK_AT[0] - 2].codes == [] and reads[STACK_AT[0] - 1].codes == [P]
