@@ -17,9 +17,10 @@ the board. Per condition it reports:
   all the codes (and ``wrong``: codes it read that are not in the capture's truth);
 * ``first_ms``: the median and the worst time to the first read of the cards it read;
 * ``cpu_held``: the loop's CPU per second of a held card, in % of one core (mean over the cards);
-  ``cpu_idle``: the same for an empty stand (a blank grey view in the same condition and noise)
-  over ``idle_s`` seconds, since a stand stays empty for minutes and its view's first second (a
-  decode, and the search of a view that is not flat) is paid once;
+  ``cpu_idle``: the same for an empty stand (a blank grey view in the same condition and noise, or
+  ``idle_view``: a picture of what the seat's camera sees with no card held, such as the room
+  behind the stand) over ``idle_s`` seconds, since a stand stays empty for minutes and its view's
+  first second (a decode, and the search of a view that is not flat) is paid once per settle;
 * ``still``: the pipeline on one noisy frame of the card alone, as ``kipukas-board scan`` decodes a
   still image (codes read, median CPU ms), and ``wechat``: OpenCV's WeChat reader on the same
   frame, in the same run (codes read, median CPU ms); their ratio is the figure to quote. Each
@@ -196,6 +197,7 @@ def _still(seat: _Seat, frame: Any, repeats: int = STILL_REPEATS) -> tuple[list[
 def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Sequence[str] | None = None,
                    limit: int | None = None, fps: float = 15.0, seconds: float = 2.0, within_s: float = 1.0,
                    budget_ms: float = DEFAULT_BUDGET_MS, seed: int = 0, search: bool = True, idle_s: float = 10.0,
+                   idle_view: str | Path | None = None,
                    progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every condition applied to every capture (the first ``limit`` with codes, sorted by name).
 
@@ -229,6 +231,11 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
         if img is None:
             raise BenchError(f"{folder / name}: missing, or not an image OpenCV can read")
         captures[name] = img
+    blank = np.full(next(iter(captures.values())).shape, 128, np.uint8)
+    if idle_view is not None:
+        blank = cv2.imread(str(idle_view), cv2.IMREAD_COLOR)
+        if blank is None:
+            raise BenchError(f"{idle_view}: missing, or not an image OpenCV can read (the empty stand's view)")
     cv2.setNumThreads(1)
     noise = HoldNoise(seed)
     seat = _Seat(budget_ms, search)
@@ -259,7 +266,6 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
                     row["missed"].append(name)
                 first.extend(t * 1000 for c, t in hold["reads"].items() if c in want)
                 held.append(hold["cpu_pct"])
-            blank = np.full(next(iter(captures.values())).shape, 128, np.uint8)
             idle = seat.hold(cond.apply(blank), cond.noise, fps, idle_s, noise, cond.name, "idle")
             row.update(first_ms_median=round(statistics.median(first), 1) if first else None,
                        first_ms_max=round(max(first), 1) if first else None,
@@ -272,7 +278,8 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
     finally:
         seat.close()
     return {"images": len(names), "seed": seed, "search": search, "fps": fps, "seconds": seconds,
-            "within_s": within_s, "idle_s": idle_s, "budget_ms": budget_ms, "conditions": rows}
+            "within_s": within_s, "idle_s": idle_s, "idle_view": None if idle_view is None else Path(idle_view).name,
+            "budget_ms": budget_ms, "conditions": rows}
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -281,7 +288,8 @@ def format_table(report: dict[str, Any]) -> str:
             f"{'cpu% held':>9} {'cpu% idle':>9} {'still':>5} {'wechat':>6} {'still ms':>8} {'wechat ms':>9} "
             f"{'ratio':>5}")
     lines = [f"{report['images']} captures, each held {report['seconds']:g} s at {report['fps']:g} fps; read within "
-             f"{report['within_s']:g} s; idle: an empty stand for {report.get('idle_s', 10):g} s; "
+             f"{report['within_s']:g} s; idle: an empty stand for {report.get('idle_s', 10):g} s "
+             f"({report.get('idle_view') or 'blank grey'}); "
              f"noise seed {report.get('seed', 0)}; "
              f"search across frames {'on' if report.get('search', True) else 'off'}; "
              f"budget {report['budget_ms']:g} ms of CPU a frame; time simulated from "

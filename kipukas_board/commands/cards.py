@@ -5,7 +5,7 @@
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies] [--budget-ms MS]
     kipukas-board bench-camera IMAGE... [--fps F] [--seconds S] [--noise SIGMA] [--jitter PX] [--seats N] [--json]
     kipukas-board bench-pi (--frames IMAGE... | --cameras [--data-dir DIR]) [--seats N] [--seconds S] [--json]
-    kipukas-board bench-robustness DIR --truth FILE [--conditions A,B] [--limit N] [--seed N] [--no-search] [--json]
+    kipukas-board bench-robustness DIR --truth FILE [--conditions A,B] [--seed N] [--idle-view IMG] [--json]
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
     kipukas-board cameras [--settings FILE]               # which camera serves which seat
@@ -125,6 +125,9 @@ def register(sub: Any) -> None:
                     help=f"CPU time a frame may cost (default the board's, {DEFAULT_BUDGET_MS:g})")
     br.add_argument("--idle", type=positive, default=10.0, help="seconds the empty stand is watched for the idle "
                                                               "CPU (default 10)")
+    br.add_argument("--idle-view", type=Path, default=None, metavar="IMAGE",
+                    help="a picture of the empty stand as the seat's camera sees it (the room behind it) to watch "
+                         "for the idle CPU, instead of a blank grey view")
     br.add_argument("--seed", type=between(0, SEED_MAX), default=0, metavar="N",
                     help="seed of the sensor noise (default 0): a run with the same seed shows every card the same "
                          "noise, another seed other noise, to see how much the figures owe to one draw")
@@ -444,6 +447,7 @@ def bench_robustness(args: argparse.Namespace) -> int:
         report = run_robustness(args.dir, args.truth, args.conditions, limit=args.limit, fps=args.fps,
                                 seconds=args.seconds, within_s=args.within, budget_ms=args.budget_ms,
                                 search=not args.no_search, idle_s=args.idle, seed=args.seed,
+                                idle_view=args.idle_view,
                                 progress=None if args.json else lambda n: print(f"  {n} done", file=sys.stderr))
     except BenchError as exc:
         _err(str(exc))

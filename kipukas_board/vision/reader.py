@@ -23,13 +23,13 @@ The rules, per frame:
   the mean is decoded when it holds one of ``stack_at`` frames (noise down by sqrt(N)): the cheap
   strategies at the first counts, the whole ladder with the heavy decoders at the last (when some
   pass located a code there: an empty textured view does not pay for them, though it does pay the
-  deep ladder below at each count). After the
+  deep ladder below, once). After the
   last count the scene is given up until it changes, so a textured view with no card costs a
   second's search, then nothing. A mean that reads nothing and shows a linear smear (a card moved
   during the exposure: the same in every frame, so the stacking cannot take it away) is decoded
   once more with the smear measured and taken back (:mod:`kipukas_board.vision.motion`, some 40 ms),
   and one with blown-out highlights with its light evened out (:mod:`kipukas_board.vision.light`).
-  A mean that still reads nothing then gets the *deep* ladder
+  The mean of :data:`DEEP_AT` frames, if that still reads nothing, then gets the *deep* ladder
   (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`: whole-frame passes, ZBar's at full
   working size and WeChat's at three quarters of it, that read small, dim and reflecting codes the
   rest misses, some 100 ms), on the mean with its smear taken back where it shows one;
@@ -68,10 +68,12 @@ from kipukas_board.vision.stack import FrameStack
 #: The stacked mean of an unread still scene is decoded at these frame counts (at 15 fps about
 #: 0.3, 0.5 and 0.8 s after the scene settled; noise sigma down by 2, 2.8 and 3.5).
 STACK_AT = (4, 8, 12)
-#: From this many stacked frames on, the mean of a scene nothing has read also gets the deep ladder
-#: (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`): from the first mean, since waiting for
-#: a quieter one left too little of the first second (each mean costs the seat frames it skips).
-DEEP_FROM = 4
+#: The mean of this many stacked frames of a scene nothing has read also gets the deep ladder
+#: (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`), once: on the bench's camera conditions
+#: it read as many codes within the first second as at every count (a later mean comes too late:
+#: each costs the seat the frames it skips meanwhile), for a third of the cost on a still view with
+#: no card in it, which pays it on every settle.
+DEEP_AT = 8
 
 
 @dataclass
@@ -92,10 +94,10 @@ class CameraReader:
 
     def __init__(self, pipeline: Any, gate: ChangeGate | None = None, miss_interval_s: float = 0.2,
                  clock: Callable[[], float] = time.monotonic, stack_at: tuple[int, ...] = STACK_AT,
-                 second_looks: bool = True, deep_from: int | None = None) -> None:
+                 second_looks: bool = True, deep_at: int | None = None) -> None:
         self.pipeline = pipeline
         self.second_looks = second_looks
-        self.deep_from = DEEP_FROM if deep_from is None else deep_from
+        self.deep_at = DEEP_AT if deep_at is None else deep_at
         self._deep: Any = None
         self.gate = gate or ChangeGate()
         self.miss_interval_s = miss_interval_s
@@ -144,7 +146,7 @@ class CameraReader:
 
     def _search(self, frame: Any) -> FrameRead:
         """One more frame of a still scene: stacked, and its mean decoded at the counts in
-        ``stack_at`` (the heavy decoders only at the last, the deep ladder from ``deep_from``); or, for
+        ``stack_at`` (the heavy decoders only at the last, the deep ladder at ``deep_at``); or, for
         a scene already read, once at the next count, for a second card the pass that read it left
         unread."""
         if self._stack is None:
@@ -179,7 +181,7 @@ class CameraReader:
         if not result.codes and self.second_looks:
             looks = self._looks(mean)
             result = self._second_look(looks, thorough=last and self._located) or result
-        if not result.codes and self.deep_from is not None and n >= self.deep_from:
+        if not result.codes and n == self.deep_at:
             if self._deep is None:
                 make = getattr(self.pipeline, "deep", None)
                 self._deep = make() if make is not None else None

@@ -60,6 +60,18 @@ def test_the_small_bench_reads_every_card_and_counts_it(captures: Path) -> None:
     assert "noise4" in table and "half" in table and "loop read" in table
 
 
+def test_the_idle_stand_may_be_a_picture_of_the_view_behind_it(captures: Path) -> None:
+    view = captures / "room.png"
+    cv2.imwrite(str(view), cv2.resize(np.random.default_rng(3).integers(0, 255, (45, 80, 3), dtype=np.uint8),
+                                      (640, 360), interpolation=cv2.INTER_CUBIC))
+    report = run_robustness(captures, captures / "truth.json", ["noise2"], limit=1, seconds=1.0, idle_s=1.0,
+                            idle_view=view)
+    assert report["idle_view"] == "room.png" and "empty stand for 1 s (room.png)" in format_table(report)
+    assert report["conditions"][0]["cpu_idle"] > 0
+    with pytest.raises(BenchError, match="nowhere.png: missing.*empty stand's view"):
+        run_robustness(captures, captures / "truth.json", ["noise2"], limit=1, idle_view=captures / "nowhere.png")
+
+
 def test_without_the_search_it_says_so(captures: Path) -> None:
     report = run_robustness(captures, captures / "truth.json", ["noise2"], limit=1, seconds=1.0, search=False,
                             idle_s=1.0)

@@ -17,7 +17,7 @@ from kipukas_board.vision.pipeline import (
     Pipeline,
     Strategy,
 )
-from kipukas_board.vision.reader import STACK_AT, CameraReader
+from kipukas_board.vision.reader import DEEP_AT, STACK_AT, CameraReader
 from kipukas_board.vision.stack import FrameStack
 
 P = "kpks.us/RrDC#0001?DmFz33"
@@ -220,19 +220,25 @@ def test_a_known_code_is_no_good_read_and_the_ladder_goes_on_to_a_second(named) 
     assert pipe.decode(frame, known=[P, second]).codes == [P, second]  # nothing new: the whole ladder, no more
 
 
-def test_a_card_only_the_deep_ladder_reads_is_read_on_the_first_stacked_mean(named) -> None:
+def test_a_card_only_the_deep_ladder_reads_is_read_on_its_mean_which_is_the_only_one_to_pay_for_it(named) -> None:
     rng = np.random.default_rng(12)
     clean = _scene(rng)
     log: list[str] = []
     decoders = {n: _Reads(n, log, {DEEP_STRATEGIES[0].name: [P]}) for n in ("zxing", "pyzbar", "wechat")}
-    for deep_from, read_at in ((None, STACK_AT[0]), (STACK_AT[-1] + 1, None)):
-        reader = CameraReader(Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0), deep_from=deep_from)
+    for deep_at, read_at in ((None, DEEP_AT), (STACK_AT[0], STACK_AT[0]), (STACK_AT[-1] + 1, None)):
+        reader = CameraReader(Pipeline(decoders=decoders, remember_roi=True, heavy_interval_s=1.0), deep_at=deep_at)
         reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
         first = next((i + 1 for i, r in enumerate(reads) if r.codes), None)
         assert first == read_at
         if read_at:
             assert reads[first - 1].stacked == read_at and all(r.codes == [P] for r in reads[first - 1:])
-    assert DEEP_STRATEGIES[0].name in log
+    # a view nothing reads (a still room, a card no decoder can read) pays the deep ladder once
+    log.clear()
+    unread = {n: _Reads(n, log, {}) for n in ("zxing", "pyzbar", "wechat")}
+    reader = CameraReader(Pipeline(decoders=unread, remember_roi=True, heavy_interval_s=1.0))
+    for _ in range(3 * STACK_AT[-1]):
+        reader.read(noise(clean, rng, 2))
+    assert log.count(DEEP_STRATEGIES[0].name) == 1 and log.count(SEARCH_STRATEGIES[0].name) == len(STACK_AT)
 
 
 def test_a_scene_the_search_read_is_looked_at_once_more_for_a_second_card() -> None:
