@@ -108,6 +108,12 @@ class CameraReader:
         self.frames = 0
         self.decoded = 0
         self.stack_at = tuple(sorted(stack_at))
+        if self.stack_at and self.stack_at[0] < 2:
+            # a stack holds two frames when it can first be decoded (the one it starts from and the
+            # next): a smaller count is never reached, and a stack whose last count is never reached
+            # is never dropped
+            raise ValueError(f"stack_at {stack_at!r}: each count must be at least 2 frames (the default is "
+                             f"{STACK_AT!r})")
         self._stack: FrameStack | None = None  # a still scene's frames so far
         self._first: Any = None  # the frame a stack starts from, until a second still frame comes
         self._located = False  # a decode of this unread scene located a symbol it could not read

@@ -392,3 +392,11 @@ def test_the_deep_ladder_decodes_the_mean_with_its_smear_taken_back(looks) -> No
     reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
     reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
     assert reads[STACK_AT[0] - 2].codes == [] and reads[STACK_AT[0] - 1].codes == [P]
+
+
+def test_a_stack_count_the_stack_never_holds_is_refused() -> None:
+    # a stack holds two frames at the first count it can be decoded at (the frame it starts from and
+    # the next): a count of 1 would never be reached, and the stack never dropped
+    with pytest.raises(ValueError, match="stack_at.*1.*at least 2"):
+        CameraReader(_NoiseLimited(_scene(np.random.default_rng(21)), limit=5.0), stack_at=(1, 8))
+    assert CameraReader(_NoiseLimited(_scene(np.random.default_rng(21)), limit=5.0), stack_at=()).stack_at == ()
