@@ -391,7 +391,7 @@ def test_the_deep_ladder_decodes_the_mean_with_its_smear_taken_back(looks) -> No
     dec = _OnLooks({}, {DEEP_STRATEGIES[0].name: [P]})
     reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
     reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
-    assert reads[STACK_AT[0] - 2].codes == [] and reads[STACK_AT[0] - 1].codes == [P]
+    assert reads[DEEP_AT - 2].codes == [] and reads[DEEP_AT - 1].codes == [P]
 
 
 def test_a_stack_count_the_stack_never_holds_is_refused() -> None:
