@@ -164,8 +164,8 @@ DEBLUR_STRATEGIES: tuple[Strategy, ...] = (
 )
 
 #: The deep ladder: what a still scene's stacked mean gets when the whole search ladder above read
-#: nothing on it, once its noise is down (:data:`~kipukas_board.vision.reader.DEEP_FROM` frames and
-#: more). Each is a whole-frame pass (ZBar's at full working size, WeChat's at three quarters of
+#: nothing on it, once, when its noise is down (the mean of :data:`~kipukas_board.vision.reader.DEEP_AT`
+#: frames). Each is a whole-frame pass (ZBar's at full working size, WeChat's at three quarters of
 #: it), 20-30 ms, that no earlier strategy covers and that reads codes the rest of the ladder misses
 #: on the stacked means of the captures under the bench's camera conditions: ZBar on the darkest
 #: channel sharpened twice (a small code at half resolution, a card dimmed a stop), on the blue
