@@ -7,6 +7,7 @@ import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from waiting import wait_for
 
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
@@ -56,13 +57,6 @@ def test_the_calibrations_channel_map_wins_and_a_stand_without_a_pixel_lights_it
     assert t.mapping == "calibration"
 
 
-def _wait(cond, timeout: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not cond() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return cond()
-
-
 def test_board_test_through_the_api_keeps_tokens_from_the_game_and_resyncs_after(data_dir) -> None:
     from web_helpers import PIN
 
@@ -80,14 +74,14 @@ def test_board_test_through_the_api_keeps_tokens_from_the_game_and_resyncs_after
         assert r.status_code == 200 and r.json["on"] is True and r.json["closed"] == []
         board.sim_set_stand("T1", True)
         px = LAYOUT.stands["T1"][0]
-        assert _wait(lambda: board.strip.pixels()[px] != (0, 0, 0))
+        assert wait_for(lambda: board.strip.pixels()[px] != (0, 0, 0))
         lit = [i for i, p in enumerate(board.strip.pixels()) if p != (0, 0, 0)]
         assert lit == [px] and board.strip.pixels()[px][0] == 0 == board.strip.pixels()[px][2]  # green only
         assert c.get("/api/board-test").json["stands"] == ["T1"]
         assert board.loop.state.switches["T1"] is False  # the test's token never reached the game
         r = c.post("/api/board-test", json={"on": False}, headers=h)
         assert r.json == {"on": False}
-        assert _wait(lambda: board.loop.state.switches["T1"])  # resynced: the token is still there
+        assert wait_for(lambda: board.loop.state.switches["T1"])  # resynced: the token is still there
         board.calibration.sensors_start()
         r = c.post("/api/board-test", json={"on": True}, headers=h)
         assert r.status_code == 409 and "sensor walk" in r.json["error"]
@@ -114,7 +108,7 @@ def test_the_board_test_command_lights_each_stand_under_a_token(tmp_path, monkey
     s.write_text('[leds]\ncount = 60\n')
 
     def player() -> None:
-        assert _wait(lambda: "sensors" in built and "leds" in built)
+        assert wait_for(lambda: "sensors" in built and "leds" in built)
         time.sleep(0.2)
         built["sensors"].set("T2", True)
         time.sleep(0.1)

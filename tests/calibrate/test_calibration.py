@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from waiting import wait_for
 
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
@@ -254,15 +255,6 @@ def test_walk_on_a_running_board_with_anonymous_channels_resumes_and_is_applied(
     board.stop()
 
 
-def _wait(cond, timeout: float = 3.0) -> bool:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not cond() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return cond()
-
-
 def _hand_made_leds(data_dir) -> None:
     """A calibration file with a hand-written [leds] section (as hardware/README suggests)."""
     from kipukas_board.show.layout import default_layout
@@ -290,12 +282,12 @@ def test_led_walk_on_a_board_shows_frames_saves_into_the_one_file_and_is_read_ba
         st = board.calibration.status()["leds"]
         assert st["segment"] == [1, 2, 3] and st["territories"]["8"] == [22, 23, 24]  # ... so all moves along
         assert st["stands"]["T1"] == [25]
-        assert _wait(lambda: board.lighting.frame()[3] == (255, 255, 255))
+        assert wait_for(lambda: board.lighting.frame()[3] == (255, 255, 255))
         # The test frame lights the shifted segment; on the wire it passes the output stage
         # (brightness, power cap), so compare with what that stage makes of it.
         frame = board.lighting.frame()
         assert frame[0] != (255, 255, 255)
-        assert _wait(lambda: board.strip.pixels() == board.lighting.stage.apply(board.lighting.frame()))
+        assert wait_for(lambda: board.strip.pixels() == board.lighting.stage.apply(board.lighting.frame()))
         wire = board.strip.pixels()
         assert wire[3] > wire[0]
         board.calibration.leds_do("confirm")
@@ -339,7 +331,7 @@ def test_a_segment_shrunk_in_the_walk_keeps_the_lights_working(data_dir):
         assert board.layout is board.lighting.layout and board.layout is not old
         assert old.territories == before  # swapped whole, never edited under the lighting thread
         board.sim_set_stand("T1", True)  # a new state, so a new frame for the strip
-        assert _wait(lambda: board.strip.pixels() == board.lighting.stage.apply(board.lighting.frame()))
+        assert wait_for(lambda: board.strip.pixels() == board.lighting.stage.apply(board.lighting.frame()))
         assert board.lighting.health()["errors"] == 0
         session.leds_start()  # the next walk still walks the whole strip
         assert session.status()["leds"]["count"] == strip
@@ -390,7 +382,7 @@ def test_a_resumed_led_walk_lights_its_segment_again(data_dir):
     try:
         assert board.calibration.status()["leds"]["segment"] == [5, 6, 7]
         lit = [(255, 255, 255) if i in (5, 6, 7) else None for i in range(60)]
-        assert _wait(lambda: [p if p == (255, 255, 255) else None for p in board.lighting.frame()] == lit)
+        assert wait_for(lambda: [p if p == (255, 255, 255) else None for p in board.lighting.frame()] == lit)
         assert board.health()["calibration"]["active"] == "leds"
     finally:
         board.stop()

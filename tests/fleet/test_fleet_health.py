@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 from pathlib import Path
+
+from waiting import wait_for
 
 from kipukas_board.app import BoardApp
 from kipukas_board.settings import BrokerAddress, FleetSettings, Settings
@@ -68,16 +69,6 @@ class SilentBroker(threading.Thread):
             c.close()
 
 
-def _wait(cond, timeout: float):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = cond()
-        if got:
-            return got
-        time.sleep(0.05)
-    return cond()
-
-
 def test_a_broker_that_never_acknowledges_makes_the_fleet_not_ok(data_dir: Path) -> None:
     broker = SilentBroker()
     broker.start()
@@ -86,11 +77,11 @@ def test_a_broker_that_never_acknowledges_makes_the_fleet_not_ok(data_dir: Path)
     board = BoardApp(Settings(fleet=fleet), data_dir, sim=True, admin_pin="2468")
     board.start()
     try:
-        assert _wait(lambda: board.health()["fleet"]["connected"], 10), "never connected to the fake broker"
+        assert wait_for(lambda: board.health()["fleet"]["connected"], 10), "never connected to the fake broker"
         board.sim_set_stand("T1", True)
-        assert _wait(lambda: broker.publishes > 0, 10)
+        assert wait_for(lambda: broker.publishes > 0, 10)
         assert board.health()["fleet"]["ok"] is True  # just sent: not yet overdue
-        fleet_health = _wait(lambda: (h := board.health()["fleet"]) and not h["ok"] and h, 10)
+        fleet_health = wait_for(lambda: (h := board.health()["fleet"]) and not h["ok"] and h, 10)
         assert fleet_health, "fleet health stayed ok with nothing acknowledged"
         assert fleet_health["connected"] is True and fleet_health["backlog"] >= 1
         assert fleet_health["oldest_unacked_s"] >= 2.0 and fleet_health["unacked_limit_s"] == 2.0

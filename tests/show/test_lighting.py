@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from waiting import wait_for
 
 from kipukas_board import modes
 from kipukas_board.app import BoardApp
@@ -335,15 +336,6 @@ def test_a_layout_past_the_settings_strip_lights_the_default_and_says_why(tmp_pa
 
 
 # -- the thread and /api/leds -----------------------------------------------------------------
-
-
-def wait_for(cond, timeout: float = 3.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_thread_animates_only_while_something_moves(board) -> None:

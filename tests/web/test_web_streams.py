@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from waiting import wait_for
 
 from kipukas_board.app import BoardApp
 from kipukas_board.settings import Settings
@@ -137,15 +138,6 @@ def _open_stream(port: int, source: str, rcvbuf: int | None = None) -> tuple[soc
     return sock, sock.recv(12)  # b"HTTP/1.1 200"
 
 
-def _wait(cond, timeout: float) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return bool(cond())
-
-
 def test_live_a_phone_gets_a_stream_while_two_addresses_hoard_and_a_closed_page_frees_its_place(
         data_dir: Path) -> None:
     with _served(data_dir, threads=16) as (board, port, _guard):  # 8 streams at most
@@ -153,10 +145,10 @@ def test_live_a_phone_gets_a_stream_while_two_addresses_hoard_and_a_closed_page_
         try:
             sock, status = _open_stream(port, "127.0.0.4")
             assert status == b"HTTP/1.1 200"
-            assert _wait(lambda: board.broadcaster.clients() <= 8, 3)
+            assert wait_for(lambda: board.broadcaster.clients() <= 8, 3)
             # A page that closes gives its place back within seconds, with nothing published meanwhile.
             sock.close()
-            assert _wait(lambda: board.broadcaster.clients() <= 7, 3), "a closed page still holds its place"
+            assert wait_for(lambda: board.broadcaster.clients() <= 7, 3), "a closed page still holds its place"
         finally:
             for s in hoard:
                 s.close()
@@ -175,7 +167,7 @@ def test_live_a_stream_that_stops_reading_is_dropped_and_holds_no_thread(data_di
                 board.sim_set_stand(sid, not board.loop.state.switches[sid])
                 i += 1
             assert guard.stalled == 1, f"never dropped after {i} changes"
-            assert _wait(lambda: board.broadcaster.clients() == 0, 3), "its thread never let go"
+            assert wait_for(lambda: board.broadcaster.clients() == 0, 3), "its thread never let go"
         finally:
             stalled.close()
 

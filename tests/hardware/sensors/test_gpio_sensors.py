@@ -7,21 +7,12 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from waiting import wait_for
 
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors import gpio as gpio_sensors
 from kipukas_board.hardware.sensors.gpio import GpioStandSensors, is_pi5, make_pin_factory
 from kipukas_board.hardware.sensors.port import SwitchChange
-
-
-def until(cond, timeout: float = 10.0) -> bool:
-    """Whether ``cond()`` came true within ``timeout`` seconds (a ceiling for a loaded machine)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.005)
-    return bool(cond())
 
 
 @pytest.fixture
@@ -104,7 +95,7 @@ def test_chatter_is_reported_and_not_trusted(factory: MockFactory) -> None:
         assert [c.closed for c in got] == [True, False, True]
         # quiet for chatter_quiet_s, the channel is trusted again and its true state told: waited for,
         # not slept on, so a busy machine that runs the release late does not fail the test
-        assert until(lambda: s.health()["channels"]["chatter"] == [] and got[-1] == SwitchChange("T1", False))
+        assert wait_for(lambda: s.health()["channels"]["chatter"] == [] and got[-1] == SwitchChange("T1", False))
         assert s.snapshot()["T1"] is False
     finally:
         s.stop()

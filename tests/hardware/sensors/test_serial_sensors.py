@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import wait_for
 
 from kipukas_board.app import BoardApp
 from kipukas_board.bench.firmware_sim import Faults, FirmwareThread, PtyLink
@@ -23,15 +24,6 @@ from kipukas_board.settings import AdapterChoice, Settings
 from kipukas_board.table.events import stand_event
 
 ROWS, COLS = 6, 6
-
-
-def wait_for(cond: Any, timeout: float = 5.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.005)
-    return bool(cond())
 
 
 @pytest.fixture
