@@ -294,9 +294,7 @@ class Pipeline:
         heavy = [s for s in self.strategies if s.cost_ms >= self.heavy_ms]
         extra = [s for s in SEARCH_STRATEGIES if s.decoder in self.decoders and s not in light]
         late = [s for s in DEBLUR_STRATEGIES if s.decoder in self.decoders]
-        return Pipeline(strategies=light + extra + heavy + late, budget_ms=self.budget_ms, decoders=self.decoders,
-                        heavy_interval_s=float("inf"), heavy_ms=self.heavy_ms, clock=self.clock,
-                        cpu_clock=self.cpu_clock, slack=self.slack, accept=self.accept)
+        return self._sibling(light + extra + heavy + late, self.budget_ms, heavy_interval_s=float("inf"))
 
     def deep(self) -> Pipeline:
         """A pipeline of :data:`DEEP_STRATEGIES` (those whose decoder is here) for a still scene the
@@ -306,8 +304,15 @@ class Pipeline:
         plan 96 ms, more than the default 80)."""
         ladder = [s for s in DEEP_STRATEGIES if s.decoder in self.decoders]
         budget = max(self.budget_ms, sum(s.cost_ms for s in ladder))
-        return Pipeline(strategies=ladder, budget_ms=budget, decoders=self.decoders, heavy_ms=self.heavy_ms,
-                        clock=self.clock, cpu_clock=self.cpu_clock, slack=self.slack, accept=self.accept)
+        return self._sibling(ladder, budget)
+
+    def _sibling(self, strategies: Sequence[Strategy], budget_ms: float,
+                 heavy_interval_s: float | None = None) -> Pipeline:
+        """A pipeline of ``strategies`` sharing this one's decoders (and worker process), payload
+        check, clocks and slack, with no camera state of its own."""
+        return Pipeline(strategies=strategies, budget_ms=budget_ms, decoders=self.decoders,
+                        heavy_interval_s=heavy_interval_s, heavy_ms=self.heavy_ms, clock=self.clock,
+                        cpu_clock=self.cpu_clock, slack=self.slack, accept=self.accept)
 
     def warm_up(self) -> None:
         """Wait until the isolated decoders' worker processes can take images."""
