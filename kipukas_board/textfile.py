@@ -20,8 +20,12 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 #: The largest text file read (a settings or calibration file is a few kilobytes).
 MAX_TEXT_BYTES = 1024 * 1024
@@ -57,6 +61,59 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_BYTES) -> 
         raise TextFileError(p, f"is not UTF-8 text (byte {exc.start} is {raw[exc.start:exc.start + 1]!r}); "
                                f"expected UTF-8 text") from None
     return text.removeprefix("\ufeff")
+
+
+def file_signature(path: str | os.PathLike[str]) -> tuple[int, int, int] | None:
+    """What changes when ``path`` is written: its ``(mtime_ns, size, inode)``; None when it is absent.
+    An edit in place moves the time (and mostly the size), an atomic write (:func:`atomic_path`) brings
+    a new inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class FileMemo(Generic[T]):
+    """What was made of a file, kept until the file changes (:func:`file_signature`): a page that
+    lists every map's calibration on each visit reads a file again only when it was written.
+
+    ``extra`` keys what else the result depends on (the map a calibration is checked against). The file
+    is looked at before it is read, so a write during the read is seen on the next call. At most
+    ``limit`` results are kept (the oldest goes first). Safe to share between the web server's threads.
+
+    Example::
+
+        >>> from pathlib import Path; import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "x.toml"; _ = p.write_text("a = 1")
+        >>> memo, reads = FileMemo(), []
+        >>> def make(): reads.append(1); return read_text(p)
+        >>> memo.get(p, make), memo.get(p, make), len(reads)
+        ('a = 1', 'a = 1', 1)
+        >>> _ = p.write_text("a = 22"); memo.get(p, make), len(reads)
+        ('a = 22', 2)
+    """
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._kept: dict[tuple[str, Hashable], tuple[tuple[int, int, int] | None, T]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: str | os.PathLike[str], make: Callable[[], T], extra: Hashable = None) -> T:
+        """``make()``'s result for ``path`` as it is now: kept from an earlier call while the file is
+        unchanged, made again (and kept) when it changed, appeared or went away."""
+        key, signature = (os.fspath(path), extra), file_signature(path)
+        with self._lock:
+            kept = self._kept.get(key)
+        if kept is not None and kept[0] == signature:
+            return kept[1]
+        value = make()
+        with self._lock:
+            self._kept.pop(key, None)
+            self._kept[key] = (signature, value)
+            while len(self._kept) > self.limit:
+                del self._kept[next(iter(self._kept))]
+        return value
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, mode: int = 0o640) -> None:

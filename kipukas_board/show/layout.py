@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ from kipukas_board.hardware import power_chain
 from kipukas_board.hardware.leds.spi import COLOR_ORDERS
 from kipukas_board.show.power import OutputStage
 from kipukas_board.strictjson import is_int, is_number
-from kipukas_board.textfile import TextFileError, read_text
+from kipukas_board.textfile import FileMemo, TextFileError, read_text
 
 #: The most pixels a layout may drive, as the settings' ``[leds] count`` allows: every pixel costs
 #: memory in each frame the lighting renders and the page reads (and, at 800 kHz, 30 us of each frame).
@@ -137,9 +138,18 @@ def calibration_path(name: str, data_dir: str | os.PathLike[str] | None = None) 
     return Path(data_dir) / "calibration" / f"{name}.toml"
 
 
+#: What each calibration file says it was made on, read again only when the file is written: the list
+#: of maps asks for every map's file on each visit.
+_MADE_ON: FileMemo[str | None] = FileMemo()
+
+
 def _made_on(path: Path) -> str | None:
     """The map name a calibration file says it was made on (``board = ...``); None when it cannot be
     read or says nothing (such a file is left to the loader, which reports what is wrong with it)."""
+    return _MADE_ON.get(path, partial(_read_made_on, path))
+
+
+def _read_made_on(path: Path) -> str | None:
     try:
         data = tomllib.loads(read_text(path))
     except (TextFileError, tomllib.TOMLDecodeError):

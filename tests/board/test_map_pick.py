@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from web_helpers import PIN, serve_board
 
-from kipukas_board import modes
+from kipukas_board import modes, textfile
 from kipukas_board.app import BoardApp
 from kipukas_board.board.mapfile import load_map
 from kipukas_board.calibrate import files
@@ -124,6 +124,51 @@ def test_each_map_keeps_its_own_calibration_file(data_dir: Path) -> None:
         assert board.channel_map == {"c1": "T1"}
     finally:
         board.stop()
+
+
+def _count_reads(monkeypatch, folder: Path) -> list[str]:
+    """The text files read under ``folder`` from now on (every board file goes through ``read_text``)."""
+    reads: list[str] = []
+
+    def counting_open(path, *args, **kwargs):
+        if Path(path).is_relative_to(folder):
+            reads.append(Path(path).name)
+        return open(path, *args, **kwargs)
+
+    monkeypatch.setattr(textfile, "open", counting_open, raising=False)
+    return reads
+
+
+def test_the_list_of_maps_reads_a_calibration_file_again_only_when_it_was_written(
+        client, data_dir: Path, monkeypatch) -> None:
+    eight, twelve = load_map("kipuka-8"), load_map("kipuka-12")
+    files.save(data_dir / "calibration" / "default.toml", files.Calibration(board=eight.name), eight)
+    files.save(data_dir / "calibration" / "default.kipuka-12.toml", files.Calibration(board=twelve.name), twelve)
+    reads = _count_reads(monkeypatch, data_dir)
+    first = client.get("/api/maps").get_json()
+    assert reads and {"default.toml", "default.kipuka-12.toml"} <= set(reads)
+    del reads[:]
+    assert client.get("/api/maps").get_json() == first and reads == []
+    files.save(data_dir / "calibration" / "default.kipuka-12.toml",
+               files.Calibration(board=twelve.name, channels={"c9": "T9"}), twelve)
+    del reads[:]
+    client.get("/api/maps")
+    assert reads == ["default.kipuka-12.toml"]  # the written one, once
+
+
+def test_a_calibration_file_edited_between_two_lists_is_listed_as_it_is_now(client, data_dir: Path) -> None:
+    twelve = load_map("kipuka-12")
+    own = data_dir / "calibration" / "default.kipuka-12.toml"
+    files.save(own, files.Calibration(board=twelve.name), twelve)
+
+    def listed() -> dict:
+        return {m["key"]: m for m in client.get("/api/maps").get_json()["maps"]}["kipuka-12"]
+
+    assert listed()["calibrated"] and listed()["refused"] is None
+    own.write_text(own.read_text() + "[[cameras]]\nseat = 1\nfocus = 99\n")  # in place, as an editor may
+    assert not listed()["calibrated"] and listed()["refused"].startswith("[[cameras]] #1 (seat 1): focus = 99")
+    own.unlink()
+    assert not listed()["calibrated"] and listed()["refused"] is None
 
 
 def test_an_open_calibration_walk_keeps_the_map(board) -> None:
