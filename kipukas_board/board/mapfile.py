@@ -131,6 +131,8 @@ class BoardMap:
     _adjacency: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
     #: A short hash of what the page draws and names (see :meth:`drawing_revision`), made once here.
     revision: str = field(init=False, default="", compare=False)
+    #: :meth:`to_json` as made for ``revision``: every state sent to the page carries the map.
+    _json: tuple[str, dict[str, Any]] | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         adj: dict[str, list[tuple[str, str]]] = {sid: [] for sid in self.stands}
@@ -217,7 +219,23 @@ class BoardMap:
         return sorted(n for n, t in self.territories.items() if not t.transit)
 
     def to_json(self) -> dict[str, Any]:
-        """The map as the page and ``GET /api/state`` show it (each stand with its ``place`` in words)."""
+        """The map as the page and ``GET /api/state`` show it (each stand with its ``place`` in words).
+
+        Made once per :attr:`revision` (everything here is part of the drawing the revision hashes),
+        since every state sent to the page carries it: the outer dict is the caller's own, the lists
+        inside are shared and must not be changed.
+
+        Example::
+
+            >>> m = load_map("kipuka-8")
+            >>> m.to_json()["revision"] == m.revision, m.to_json() is m.to_json()
+            (True, False)
+        """
+        if self._json is None or self._json[0] != self.revision:
+            self._json = (self.revision, self._drawing_json())
+        return dict(self._json[1])
+
+    def _drawing_json(self) -> dict[str, Any]:
         from kipukas_board.board.places import place_names
 
         places = place_names(self)

@@ -178,6 +178,24 @@ def test_a_redrawn_map_of_the_same_name_has_another_revision(redraw) -> None:
     assert board.to_json()["revision"] == board.revision  # what the page compares
 
 
+def test_the_map_sent_with_every_state_is_made_once_per_revision(monkeypatch) -> None:
+    from kipukas_board.board import places
+    from kipukas_board.modes import new_table, state_json
+
+    made: list[str] = []
+    real = places.place_names
+    monkeypatch.setattr(places, "place_names", lambda b: made.append(b.revision) or real(b))
+    eight = load_map("kipuka-8")
+    table = new_table(eight)
+    first = state_json(table)["map"]
+    first["name"] = "changed by a caller"  # the caller's own dict: the next state is not affected
+    assert state_json(table)["map"] == {**first, "name": eight.name} and made == [eight.revision]
+    moved = map_data()
+    _move_t1(moved)
+    redrawn = parse_map(to_toml(moved), source="copy.toml")
+    assert redrawn.to_json()["stands"] != eight.to_json()["stands"] and made == [eight.revision, redrawn.revision]
+
+
 def test_map_check_command(tmp_path: Path) -> None:
     from kipukas_board.cli import main
 
