@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,6 +60,25 @@ def serve_board(data_dir: Path, cameras: list[Any] | None = None, map_name: str 
         for channel in list(server.active_channels.values()):  # type: ignore[union-attr]
             channel.handle_close()  # (the server's loop, polling nothing now, ends by itself)
         board.stop()
+
+
+@contextmanager
+def serve_again(data_dir: Path, port: int, map_name: str = "kipuka-8") -> Iterator[Served]:
+    """The board started again on the same port, as after a restart (the old socket may take a moment
+    to be released), for a page left open across it."""
+    for _ in range(50):
+        try:
+            cm = serve_board(data_dir, port=port, map_name=map_name)
+            srv = cm.__enter__()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        raise AssertionError(f"port {port} stayed taken after the first board stopped")
+    try:
+        yield srv
+    finally:
+        cm.__exit__(None, None, None)
 
 
 class FrameCamera:

@@ -12,7 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from waiting import wait_for
+from web_helpers import PIN, serve_again, serve_board
+
+from tests.maptools import map_data, to_toml
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -305,3 +308,43 @@ def test_the_board_test_shows_wiring_faults_by_stand_while_it_runs(page, tmp_pat
         page.click("#board-test-toggle")
         page.wait_for_selector("#board-test-toggle[aria-pressed=false]", timeout=3000)
         assert page.locator("#board-test-wiring li").count() == 0
+
+
+def test_the_map_is_drawn_again_when_the_board_restarts_on_a_redrawn_file_of_the_same_name(browser, tmp_path):
+    """Territory 1 renamed and its capital's stand moved up, the map's name the same: the calibration
+    page left open puts the new drawing in place of the old one, painted, and taps reach it."""
+    drawn = tmp_path / "maps" / "kipuka-8.toml"
+    drawn.parent.mkdir()
+    drawn.write_text(to_toml(map_data()))
+    ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    with serve_board(tmp_path / "data", map_name=str(drawn)) as srv:
+        port = int(srv.url.rsplit(":", 1)[1])
+        open_unlocked(page, srv.url)
+        old = page.get_attribute("#board", "data-revision")
+        assert old == srv.board.loop.state.board.revision
+        old_hull = page.get_attribute('[data-territory="1"]', "points")
+        shot(page, tmp_path, "before-redraw-360x740")
+    page.wait_for_selector("#link.down", timeout=5000)
+    redrawn = map_data()
+    redrawn["territories"][0]["name"] = "Ash Ridge"
+    next(st for st in redrawn["stands"] if st["id"] == "T1")["y"] -= 60
+    drawn.write_text(to_toml(redrawn))
+    with serve_again(tmp_path / "data", port, map_name=str(drawn)) as srv:
+        new = srv.board.loop.state.board.revision
+        assert new != old
+        page.wait_for_selector("#link.up", timeout=15000)
+        page.wait_for_function("r => document.getElementById('board').dataset.revision === r", arg=new, timeout=5000)
+        assert page.locator("#board").count() == 1
+        assert page.get_attribute('[data-territory="1"]', "points") != old_hull
+        assert page.text_content('[data-territory="1"] title') == "1 Ash Ridge"
+        page.wait_for_function("document.querySelector('[data-territory=\"1\"]').style.fill !== ''", timeout=3000)
+        tap(page, "T1")  # the simulated hand reaches the new drawing
+        page.wait_for_function("document.querySelector('[data-stand=\"T1\"]').classList.contains('hand')",
+                               timeout=3000)
+        assert wait_for(lambda: srv.board.loop.state.switches.get("T1"), timeout=5)
+        shot(page, tmp_path, "after-redraw-360x740")
+    ctx.close()
+    assert not errors, errors

@@ -282,7 +282,12 @@
 
   // -- controls ----------------------------------------------------------------------------------
   const redoSelect = document.getElementById("redo-stand");
-  redoSelect.replaceChildren(...state.stands.map((st) => el("option", { value: st.id, text: st.id })));
+  function redoOptions(s) {
+    const was = redoSelect.value;
+    redoSelect.replaceChildren(...s.stands.map((st) => el("option", { value: st.id, text: st.id })));
+    if (s.stands.some((st) => st.id === was)) redoSelect.value = was;
+  }
+  redoOptions(state);
   document.getElementById("redo").addEventListener("click", () => redo(redoSelect.value));
   document.getElementById("sensors-start").addEventListener("click", () => {
     const mode = document.querySelector('input[name="mode"]:checked').value;
@@ -353,7 +358,7 @@
   // reports on its own channel, whatever the calibration says); on a real board it picks the stand
   // to walk again.
   const down = new Set(state.stands.filter((st) => st.occupied).map((st) => st.id));  // tokens the game saw
-  document.getElementById("board").addEventListener("click", async (ev) => {
+  document.getElementById("map").addEventListener("click", async (ev) => {  // the drawing inside may be replaced
     const hit = ev.target.closest("[data-stand],[data-hit]");
     if (!hit) return;
     const id = hit.dataset.stand || hit.dataset.hit;
@@ -366,6 +371,18 @@
     try { await KB.api(`/api/sim/stands/${encodeURIComponent(id)}`, { occupied: on }); }
     catch (err) { KB.message(err.message, "error"); }
   });
+  // The map as the LEDs light it, with each stand's walk result on it.
+  function paintMap(s) {
+    KB.paintBoard(s);
+    paintResults(cal.sensors ? cal.sensors.by_stand : savedByStand(cal), cal.sensors);
+  }
+  // A board restarted on a redrawn file of the same name: its new drawing, in place (common.js), painted
+  // as the old one was (in simulation with the hand's tokens), and the stands to redo from its state.
+  const redrawMap = KB.keepMapDrawn(() => state, (s) => {
+    paintMap(s);
+    down.forEach((id) => { const e = standEl(id); if (e) e.classList.add("hand"); });
+    redoOptions(s);
+  });
   KB.setupPin();
   KB.paintBoard(state);
   render(cal);
@@ -373,7 +390,7 @@
   KB.stream({
     state: (s) => {
       if (s.map.name !== servedMap) { location.reload(); return; }
-      state = s; KB.paintBoard(s); paintResults(cal.sensors ? cal.sensors.by_stand : savedByStand(cal), cal.sensors);
+      state = s; paintMap(s); redrawMap();
     },
     calibration: render,
   });

@@ -1,5 +1,5 @@
 // Shared by the board page and the calibration page: the admin PIN, API calls, messages, the
-// event stream. Plain JS, no build step. Text from the board (card data, names, errors) is only
+// event stream, the map's drawing kept to the state's revision. Plain JS, no build step. Text from the board (card data, names, errors) is only
 // ever put into the page with textContent, never as HTML.
 "use strict";
 const KB = (function () {
@@ -317,6 +317,36 @@ const KB = (function () {
     }
   }
 
+  // The map's drawing (#board) comes with the page. A board restarted on a redrawn file of the same
+  // name (a territory moved or renamed) sends another map revision: the page fetches the new drawing
+  // and puts it in place of the old one, so whatever is open on the page (a panel, a form being
+  // filled, the PIN) stays as it was. ``current`` gives the state last received, ``drawn(state)``
+  // paints the new drawing; call the function returned with every state. A page listens for taps on
+  // the drawing's parent, which stays.
+  function keepMapDrawn(current, drawn) {
+    const drawnRevision = () => document.getElementById("board").dataset.revision || "";
+    let fetching = false;
+    async function redraw() {
+      const revision = (current().map || {}).revision;
+      if (fetching || !revision || revision === drawnRevision()) return;
+      fetching = true;
+      try {
+        const resp = await api("/board.svg", undefined, { method: "GET", raw: true });
+        const svg = new DOMParser().parseFromString(await resp.text(), "image/svg+xml").documentElement;
+        if (svg.localName !== "svg" || svg.id !== "board") throw new Error("the board sent no map drawing");
+        document.getElementById("board").replaceWith(document.importNode(svg, true));
+        drawn(current());
+      } catch (e) {
+        setTimeout(redraw, 3000);  // the board went away again: try once it may be back
+        return;
+      } finally {
+        fetching = false;
+      }
+      if (current().map.revision !== revision) redraw();  // redrawn again while this drawing was on its way
+    }
+    return redraw;
+  }
+
   // Rebuild a form's rows of fields (a new-game form's players, when a deck was imported) keeping
   // what was typed or picked, where it still fits.
   async function rebuildKeeping(box, rebuild) {
@@ -334,6 +364,6 @@ const KB = (function () {
   // How a stand is named to the players: a page that knows the map's words sets it (nameStands).
   let standName = (id) => `stand ${id}`;
   function nameStands(fn) { standName = fn; }
-  return { el, api, act, message, pin, setupPin, stream, paintBoard, csrf, ask, okToStart, aGame, upFirst, askPin: (w) => askPin(w),
+  return { el, api, act, message, pin, setupPin, stream, paintBoard, keepMapDrawn, csrf, ask, okToStart, aGame, upFirst, askPin: (w) => askPin(w),
            nameStands, standName: (id) => standName(id), rebuildKeeping };
 })();

@@ -11,11 +11,10 @@ import json
 import os
 import time
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, serve_again, serve_board
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 from tests.maptools import map_data, to_toml
@@ -280,24 +279,6 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
         ctx.close()
 
 
-@contextmanager
-def _serve_again(data_dir, port: int, map_name: str = "kipuka-8"):
-    """The board started again on the same port (the old socket may take a moment to be released)."""
-    for _ in range(50):
-        try:
-            cm = serve_board(data_dir, port=port, map_name=map_name)
-            srv = cm.__enter__()
-            break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        pytest.fail(f"port {port} stayed taken after the first board stopped")
-    try:
-        yield srv
-    finally:
-        cm.__exit__(None, None, None)
-
-
 def test_an_open_page_keeps_working_across_a_board_restart(browser, tmp_path):
     """The page keeps its CSRF token and the phone its device session: after the board restarts the
     next tap works without a reload and without the PIN."""
@@ -309,7 +290,7 @@ def test_an_open_page_keeps_working_across_a_board_restart(browser, tmp_path):
         _game_in_play(srv)
         _wait_text(page, "#now", "roll the diel die", 3000)
     page.wait_for_selector("#link.down", timeout=5000)  # the board is gone
-    with _serve_again(tmp_path, port) as srv:
+    with serve_again(tmp_path, port) as srv:
         page.wait_for_selector("#link.up", timeout=15000)  # the stream came back by itself
         page.click("#bar-roll")
         # The roll's own words (shown only when the board took it; a toast that hides after 3 s, so its
@@ -357,7 +338,7 @@ def test_an_open_page_draws_the_map_again_when_the_board_restarts_on_a_redrawn_f
     t1 = next(st for st in redrawn["stands"] if st["id"] == "T1")
     t1["y"] -= 60
     drawn.write_text(to_toml(redrawn))
-    with _serve_again(tmp_path, port, map_name=str(drawn)) as srv:
+    with serve_again(tmp_path, port, map_name=str(drawn)) as srv:
         new = srv.board.loop.state.board.revision
         assert new != old and kipukas_state(srv.board.loop.state).phase == "play"  # the game goes on
         page.wait_for_selector("#link.up", timeout=15000)

@@ -121,30 +121,11 @@
     }
   }
 
-  // The drawing comes with the page. A board restarted on a redrawn file of the same name (a territory
-  // moved or renamed) sends another map revision: the page fetches the new drawing and puts it in
-  // place of the old one, so an open stand panel, a form being filled and the PIN stay as they were.
+  // The drawing comes with the page; a board restarted on a redrawn file of the same name sends
+  // another map revision, and the new drawing is put in place of the old one (common.js), so an open
+  // stand panel, a form being filled and the PIN stay as they were.
   let wordsRevision = state.map.revision;
-  const drawnRevision = () => document.getElementById("board").dataset.revision || "";
-  let fetchingMap = false;
-  async function redrawMap() {
-    if (fetchingMap || !state.map.revision || state.map.revision === drawnRevision()) return;
-    fetchingMap = true;
-    const asked = state.map.revision;
-    try {
-      const resp = await api("/board.svg", undefined, { method: "GET", raw: true });
-      const svg = new DOMParser().parseFromString(await resp.text(), "image/svg+xml").documentElement;
-      if (svg.localName !== "svg" || svg.id !== "board") throw new Error("the board sent no map drawing");
-      document.getElementById("board").replaceWith(document.importNode(svg, true));
-      drawBoard(state);
-    } catch (e) {
-      setTimeout(redrawMap, 3000);  // the board went away again: try once it may be back
-      return;
-    } finally {
-      fetchingMap = false;
-    }
-    if (state.map.revision !== asked) redrawMap();  // redrawn again while this drawing was on its way
-  }
+  const redrawMap = KB.keepMapDrawn(() => state, drawBoard);
 
   // Storms and wins light the table for a moment; the page shows the same moment as an overlay that
   // ends by itself, and the map under it always shows the state.
