@@ -55,6 +55,19 @@ FOCUS_DIOPTRES = (0.0, 15.0)
 EXPOSURE_US = (100, 1_000_000)
 
 
+def limits_json() -> dict[str, dict[str, float]]:
+    """The limits above as the calibration page's inputs take them (their ``min`` and ``max``), so the
+    page offers what the board accepts and states them nowhere else.
+
+    Example::
+
+        >>> limits_json()["exposure_us"]
+        {'min': 100, 'max': 1000000}
+    """
+    return {"focus": {"min": FOCUS_DIOPTRES[0], "max": FOCUS_DIOPTRES[1]},
+            "exposure_us": {"min": EXPOSURE_US[0], "max": EXPOSURE_US[1]}}
+
+
 def control_problem(name: str, value: Any, auto: str) -> str | None:
     """Why ``value`` cannot be the camera setting ``name`` (None: it can); ``auto`` says how the
     caller's input asks for auto instead ("or null for auto" in a request, "or leave it out for auto"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kipukas_board import strictjson
 from kipukas_board.calibrate import files
-from kipukas_board.calibrate.camera_controls import apply_controls, control_problem, saved_controls
+from kipukas_board.calibrate.camera_controls import apply_controls, control_problem, limits_json, saved_controls
 from kipukas_board.calibrate.files import Calibration, SavedFile
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
@@ -233,6 +233,7 @@ class CalibrationSession:
                 "sensors": self.sensors.status() if self.sensors else None,
                 "leds": self.leds.status() if self.leds else None,
                 "cameras": {str(seat): self._camera_status(seat) for seat in self._seats()},
+                "camera_limits": limits_json(),
                 "channel_map": "identity" if b.channel_map is None else "calibrated",
                 "unmapped_channels": sorted(b.unmapped_channels),
                 "faults": self.saved_faults(),

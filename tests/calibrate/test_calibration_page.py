@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from waiting import wait_for
-from web_helpers import PIN, serve_again, serve_board
+from web_helpers import PIN, FrameCamera, serve_again, serve_board
 
 from tests.maptools import map_data, to_toml
 
@@ -348,3 +348,21 @@ def test_the_map_is_drawn_again_when_the_board_restarts_on_a_redrawn_file_of_the
         shot(page, tmp_path, "after-redraw-360x740")
     ctx.close()
     assert not errors, errors
+
+
+def test_the_camera_inputs_take_the_boards_own_limits(page, tmp_path, monkeypatch):
+    """The focus and exposure inputs' min and max are the limits the board checks a request with, sent
+    with the walk's status: limits changed on the board are the page's at once."""
+    from kipukas_board.calibrate import camera_controls
+
+    monkeypatch.setattr(camera_controls, "FOCUS_DIOPTRES", (1.0, 12.5))
+    monkeypatch.setattr(camera_controls, "EXPOSURE_US", (200, 500_000))
+    with serve_board(tmp_path / "data", cameras=[FrameCamera(seat=1)]) as srv:
+        assert srv.board.calibration.status()["camera_limits"] == {
+            "focus": {"min": 1.0, "max": 12.5}, "exposure_us": {"min": 200, "max": 500_000}}
+        open_unlocked(page, srv.url)
+        row = '#cameras li[data-seat="1"]'
+        page.wait_for_selector(row, timeout=4000)
+        bounds = page.eval_on_selector_all(f"{row} input[type=range], {row} input[type=number]",
+                                           "es => es.map((e) => [e.type, e.min, e.max])")
+        assert bounds == [["range", "1", "12.5"], ["number", "200", "500000"]]

@@ -184,10 +184,14 @@
     const saved = cam.saved || {};
     const img = el("img", { class: "preview", alt: `seat ${seat} camera preview`, hidden: "" });
     const overlay = el("div", { class: "overlay" });
-    const focus = el("input", { type: "range", min: "0", max: "15", step: "0.5", value: String(saved.focus ?? 5), "aria-label": `seat ${seat} focus (dioptres)` });
+    // The limits are the board's (calibrate/camera_controls.py), sent with the walk's status.
+    const limits = cal.camera_limits;
+    const focus = el("input", { type: "range", min: String(limits.focus.min), max: String(limits.focus.max), step: "0.5",
+      value: String(saved.focus ?? Math.min(limits.focus.max, Math.max(limits.focus.min, 5))), "aria-label": `seat ${seat} focus (dioptres)` });
     const autofocus = el("input", { type: "checkbox", "aria-label": `seat ${seat} autofocus` });
     autofocus.checked = saved.focus == null;
-    const exposure = el("input", { type: "number", min: "100", max: "1000000", step: "100", placeholder: "auto", "aria-label": `seat ${seat} exposure (µs)` });
+    const exposure = el("input", { type: "number", min: String(limits.exposure_us.min), max: String(limits.exposure_us.max),
+      step: "100", placeholder: "auto", "aria-label": `seat ${seat} exposure (µs)` });
     if (saved.exposure_us != null) exposure.value = String(saved.exposure_us);
     const applyControls = () => step(`/api/calibration/cameras/${seat}/controls`, {
       focus: autofocus.checked ? null : Number(focus.value),
