@@ -93,11 +93,15 @@ def run_pi_bench(frames: Sequence[str], max_seats: int = 4, seconds: float = 3.0
             "frames": [Path(f).name for f in frames], "rows": rows}
 
 
-def _set_controls(cam: Any, controls: dict[str, Any]) -> dict[str, Any]:
-    """Put a seat's calibrated ``controls`` on its camera as the board does; what was used, in words."""
+def _set_controls(cam: Any, controls: dict[str, Any], refused: str | None = None) -> dict[str, Any]:
+    """Put a seat's calibrated ``controls`` on its camera as the board does; what was used, in words.
+    ``refused``: why the calibration file was not applied, when the loader refused it (then there are
+    no controls, and the line says why rather than "not calibrated")."""
     from kipukas_board.calibrate.camera_controls import apply_controls, describe
 
     used = {"controls": controls, "applied": False, "settings": describe(controls)}
+    if refused is not None:
+        used["settings"] = f"camera defaults: the calibration file was not applied: {refused}"
     if not controls:
         return used
     try:
@@ -114,10 +118,12 @@ def _set_controls(cam: Any, controls: dict[str, Any]) -> dict[str, Any]:
 
 def run_live(cameras: Sequence[Any], seconds: float = 20.0, budget_ms: float | None = None,
              controls: dict[int, dict[str, Any]] | None = None,
-             progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+             progress: Callable[[str], None] | None = None, refused: str | None = None) -> dict[str, Any]:
     """Each camera (one per seat) read at once for ``seconds`` by the board's workers and desk, after
     ``controls[seat]`` (the seat's calibrated focus and exposure, :func:`saved_controls
-    <kipukas_board.calibrate.camera_controls.saved_controls>`) were put on it."""
+    <kipukas_board.calibrate.camera_controls.saved_controls>`) were put on it. ``refused``: why the
+    calibration file was not applied (:attr:`~kipukas_board.calibrate.files.SavedFile.summary`), when
+    the loader refused it; each seat's line says so."""
     import tempfile
 
     from kipukas_board.cards.catalog import Catalog
@@ -130,7 +136,7 @@ def run_live(cameras: Sequence[Any], seconds: float = 20.0, budget_ms: float | N
     per: dict[int, dict[str, Any]] = {c.seat: {"seat": c.seat, "frames": 0, "decoded": 0, "codes": {},
                                               "cpu_s": 0.0} for c in cameras}
     for cam in cameras:
-        per[cam.seat].update(_set_controls(cam, (controls or {}).get(cam.seat, {})))
+        per[cam.seat].update(_set_controls(cam, (controls or {}).get(cam.seat, {}), refused))
         if progress:
             progress(f"seat {cam.seat}: {per[cam.seat]['settings']}")
     last_cpu: dict[int, float] = {}
@@ -172,7 +178,7 @@ def run_live(cameras: Sequence[Any], seconds: float = 20.0, budget_ms: float | N
     seats = [{**p, "cpu_pct": round(100 * p.pop("cpu_s") / seconds, 2), "fps": round(p["frames"] / seconds, 1)}
              for p in per.values()]
     return {"source": "cameras", "machine": machine(), "seconds": seconds, "seats": seats,
-            "total_cpu_pct": round(sum(s["cpu_pct"] for s in seats), 2)}
+            "total_cpu_pct": round(sum(s["cpu_pct"] for s in seats), 2), "calibration_refused": refused}
 
 
 def format_table(report: dict[str, Any]) -> str:

@@ -485,13 +485,15 @@ def bench_pi(args: argparse.Namespace) -> int:
 
             chosen = sorted((c for c in settings.cameras if c.adapter != "sim"),
                             key=lambda c: c.options.get("seat", 0))[:args.seats]
-            cal = _saved_calibration(settings, spath, args.data_dir).calibration if chosen else None
+            saved = _saved_calibration(settings, spath, args.data_dir) if chosen else None
+            cal, refused = (saved.calibration, saved.summary) if saved is not None else (None, None)
             cameras = [build("cameras", c.adapter, **c.options) for c in chosen]
             seconds = args.seconds or 20.0
             print(f"reading {len(cameras)} seat camera(s) for {seconds:g} s: hold a card before each now",
                   file=sys.stderr, flush=True)
             report = run_live(cameras, seconds=seconds, budget_ms=args.budget_ms or settings.budget_ms,
-                              controls={cam.seat: saved_controls(cal, cam.seat) for cam in cameras}, progress=say)
+                              controls={cam.seat: saved_controls(cal, cam.seat) for cam in cameras},
+                              progress=say, refused=refused)
     except BenchCameraError as exc:
         _err(str(exc))
         return 2

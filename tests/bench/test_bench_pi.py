@@ -63,6 +63,24 @@ def test_live_cameras_from_the_settings(frames: list[str], tmp_path: Path, capsy
     assert out[1] == "seat 1 camera: not calibrated: camera defaults"  # no calibration file in the data directory
 
 
+def test_a_refused_calibration_file_is_said_on_each_seats_line(frames: list[str], tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "seat1"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0.png"), cv2.imread(frames[0]))
+    settings = tmp_path / "settings.toml"
+    settings.write_text(f'[[cameras]]\nadapter = "files"\nseat = 1\npath = "{folder}"\nloop = true\n')
+    data = tmp_path / "data"
+    path = map_calibration_path("default", data, load_map(DEFAULT_MAP))
+    path.parent.mkdir(parents=True)
+    path.write_text(f'board = "{load_map(DEFAULT_MAP).name}"\n[[cameras]]\nseat = 1\nfocus = 99\n')
+    rc = main(["bench-pi", "--cameras", "--settings", str(settings), "--data-dir", str(data), "--seconds", "0.3",
+               "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    why = "[[cameras]] #1 (seat 1): focus = 99: expected dioptres from 0 (far) to 15 (close), or leave it out for auto"
+    assert rc == 0 and out[1] == f"seat 1 camera: camera defaults: the calibration file was not applied: {why}"
+    assert json.loads(out[-1])["calibration_refused"] == why
+
+
 def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(frames: list[str], tmp_path: Path,
                                                                                  monkeypatch, capsys) -> None:
     folder = tmp_path / "seat"
