@@ -187,7 +187,12 @@ def loads(text: str, source: str = "<calibration>", board: BoardMap | None = Non
     problems: list[str] = []
     name = data.get("board")
     if not isinstance(name, str) or not name:
-        problems.append(f"board must be the map's name (a string), got {name!r}")
+        # One problem for one mistake: the comparison with the running map (check_against) is left out.
+        line = f"board = {_q(board.name)}" if board is not None else 'board = "<map name>"'
+        shown = _q(name) if isinstance(name, str) else repr(name)
+        given = "board is missing" if name is None else f"board = {shown}"
+        problems.append(f"{given}: expected the name of the map the file was made on, "
+                        f"a line at the top such as {line}")
         name = ""
     version = data.get("version", VERSION)
     if version != VERSION:
@@ -252,7 +257,7 @@ def loads(text: str, source: str = "<calibration>", board: BoardMap | None = Non
 def check_against(cal: Calibration, board: BoardMap) -> list[str]:
     """Problems that make ``cal`` wrong for ``board`` (an empty list when it fits)."""
     problems = []
-    if cal.board != board.name:
+    if cal.board and cal.board != board.name:  # no name at all is the loader's one problem
         problems.append(f"made on map {cal.board!r}, but the board runs map {board.name!r}; "
                         f"run the walk-through again")
     for ch, sid in sorted(cal.channels.items()):
@@ -283,11 +288,11 @@ class SavedFile:
 
         >>> from kipukas_board.board.mapfile import load_map
         >>> board = load_map("kipuka-8")
-        >>> saved = SavedFile(Path("cal.toml"), error=CalibrationError("cal.toml", ["board must be ..."]))
+        >>> saved = SavedFile(Path("cal.toml"), error=CalibrationError("cal.toml", ["board is missing: ..."]))
         >>> saved.problem
-        'cal.toml: board must be ...'
+        'cal.toml: board is missing: ...'
         >>> saved.summary   # the same reason where there is little room (the page's map note)
-        'board must be ...'
+        'board is missing: ...'
         >>> saved.led_layout(board) == default_layout(board)   # a refused file lights nothing of its own
         True
     """

@@ -584,6 +584,17 @@ def test_a_hand_edited_camera_setting_is_refused_when_the_file_is_read(tmp_path,
     assert str(e.value).startswith(f"{path}: [[cameras]] #1 (seat 1): ")
 
 
+@pytest.mark.parametrize("head, given", [("version = 1", "board is missing"), ("board = 3", "board = 3"),
+                                         ('board = ""', 'board = ""')])
+def test_a_file_without_the_maps_name_gets_one_problem_saying_what_is_expected(head: str, given: str) -> None:
+    text = head + '\n[sensors.channels]\n"r0c0" = "T1"\n'
+    for board, line in ((load_map("kipuka-8"), 'board = "Kipuka of Eight"'), (None, 'board = "<map name>"')):
+        with pytest.raises(CalibrationError) as e:
+            files.loads(text, "cal.toml", board)
+        assert e.value.problems == [f"{given}: expected the name of the map the file was made on, "
+                                    f"a line at the top such as {line}"]
+
+
 def test_a_seat_given_two_camera_entries_is_refused():
     text = files.dumps(Calibration(board="Kipuka of Eight", cameras={1: {"focus": 2.0}}))
     with pytest.raises(CalibrationError, match=r"\[\[cameras\]\] #2 \(seat 1\): seat 1 has a \[\[cameras\]\] "

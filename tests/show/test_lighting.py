@@ -283,7 +283,7 @@ def test_board_app_uses_the_calibration_layout(tmp_path: Path, board) -> None:
 
 # A calibration file the loader refuses, for each kind of mistake, with an [leds] that is fine itself.
 REFUSED = {
-    "no board": ("", "board must be the map's name"),
+    "no board": ("", "board is missing: expected the name of the map the file was made on"),
     "another map": ('board = "Kipuka of Twelve"', "made on map 'Kipuka of Twelve'"),
     "bad focus": ('board = "{name}"\n[[cameras]]\nseat = 1\nfocus = 99', "focus"),
     "bad channels": ('board = "{name}"\n[sensors.channels]\n"r0c0" = "T99"', "the map has no stand 'T99'"),
