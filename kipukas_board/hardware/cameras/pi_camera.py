@@ -5,6 +5,12 @@ is made with ``--system-site-packages``; it is imported only when this adapter i
 The main stream is asked for in ``RGB888``, which picamera2 lays out as B, G, R bytes: exactly the
 BGR order OpenCV and the decoders expect, with no conversion.
 
+A camera with a focus motor (one that lists ``AfMode`` in ``camera_controls``: the Camera Module 3)
+is put on continuous autofocus as soon as it is opened. libcamera alone starts it in manual mode, the
+lens held at one position, which may not be a card's distance; a seat's calibrated focus, put on the
+camera afterwards (:meth:`Picamera2Camera.set_controls`), replaces it with that lens position. Not
+yet checked on a Pi: written from picamera2's documented controls and tested on a stand-in.
+
 Example settings (``settings.toml``)::
 
     [[cameras]]
@@ -43,6 +49,8 @@ class Picamera2Camera(Camera):
         config = self._cam.create_video_configuration(main={"size": (width, height), "format": "RGB888"})
         self._cam.configure(config)
         self._cam.start()
+        if "AfMode" in self._cam.camera_controls:  # until a calibrated focus says otherwise
+            self._cam.set_controls({"AfMode": AF_CONTINUOUS})
 
     def read(self) -> Any | None:
         try:

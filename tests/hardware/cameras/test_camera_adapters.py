@@ -65,11 +65,28 @@ def test_picamera2_asks_for_bgr_frames_and_maps_focus_and_exposure(picamera2) ->
     cam.set_controls(focus=4.5, exposure_us=8000)
     cam.set_controls(focus=None, exposure_us=None)
     sets = [c for name, c in fake.calls if name == "set_controls"]
-    assert sets == [{"AfMode": 0, "LensPosition": 4.5, "AeEnable": False, "ExposureTime": 8000},
+    assert sets == [{"AfMode": 2},  # opened: continuous autofocus until calibrated
+                    {"AfMode": 0, "LensPosition": 4.5, "AeEnable": False, "ExposureTime": 8000},
                     {"AfMode": 2, "AeEnable": True}]
     cam.close()
     cam.set_controls(focus=None, exposure_us=9000)  # after close: nothing reaches the closed camera
     assert [n for n, _ in fake.calls][-2:] == ["stop", "close"]
+
+
+def test_an_uncalibrated_picamera2_with_a_focus_motor_focuses_continuously_a_calibrated_one_keeps_its_lens(
+        picamera2) -> None:
+    """Opened, a Camera Module 3 (``AfMode`` among its controls) is put on continuous autofocus after it
+    started, rather than left on libcamera's manual default; a seat's calibrated focus, put on it as the
+    board puts it, then holds the lens where the calibration says."""
+    from kipukas_board.calibrate.camera_controls import apply_controls
+    from kipukas_board.hardware.cameras.pi_camera import Picamera2Camera
+
+    cam = Picamera2Camera(seat=1)
+    assert [n for n, _ in cam._cam.calls] == ["configure", "start", "set_controls"]
+    assert cam._cam.calls[-1] == ("set_controls", {"AfMode": 2})
+    calibrated = Picamera2Camera(seat=2)
+    assert apply_controls(calibrated, {"focus": 6.0})
+    assert calibrated._cam.calls[-1] == ("set_controls", {"AfMode": 0, "LensPosition": 6.0, "AeEnable": True})
 
 
 def test_picamera2_without_a_focus_motor_refuses_a_manual_focus(picamera2, monkeypatch) -> None:
