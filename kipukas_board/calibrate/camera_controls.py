@@ -15,8 +15,14 @@ Example::
     >>> class Camera:
     ...     def set_controls(self, focus=None, exposure_us=None):
     ...         print(f"focus {focus}, exposure {exposure_us}")
+    ...     def automatic(self):
+    ...         print("automatic")
+    ...         return True
     >>> apply_controls(Camera(), {"exposure_us": 8000})
     focus None, exposure 8000
+    True
+    >>> apply_controls(Camera(), {})   # nothing calibrated for the seat: back to automatic
+    automatic
     True
     >>> apply_controls(object(), {"exposure_us": 8000})   # an adapter that cannot set them
     False
@@ -30,6 +36,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -96,13 +103,25 @@ def saved_controls(cal: SavedCameras | None, seat: int) -> dict[str, Any]:
 
 def apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
     """Put ``controls`` on ``cam`` when its adapter offers ``set_controls`` (a key left out means auto);
-    False when it cannot set them (the simulated camera, recorded files). An adapter that refuses a
-    value (a fixed-focus lens asked for a focus) raises ValueError, an unplugged one OSError or
-    RuntimeError: the caller says so and goes on with the camera's own settings."""
+    False when it cannot set them (recorded files). No ``controls`` (a seat the calibration keeps
+    nothing for, or no calibration) puts the camera back on automatic
+    (:meth:`~kipukas_board.hardware.cameras.port.Camera.automatic`), so it never keeps another map's
+    manual settings. An adapter that refuses a value (a fixed-focus lens asked for a focus) raises
+    ValueError after the camera was put on automatic; an unplugged one raises OSError or
+    RuntimeError. The caller says so and goes on."""
+    if not controls:
+        automatic = getattr(cam, "automatic", None)
+        if automatic is not None:
+            return bool(automatic())
     setter = getattr(cam, "set_controls", None)
     if setter is None:
         return False
-    setter(**controls)
+    try:
+        setter(**controls)
+    except ValueError:  # a value this camera refuses: none of the seat's settings, its automatic ones
+        with contextlib.suppress(ValueError, OSError, RuntimeError):
+            apply_controls(cam, {})
+        raise
     return True
 
 

@@ -90,6 +90,8 @@ class CalibrationSession:
         self.saved = saved.calibration
         if self.saved is not None:
             self.apply(self.saved)
+        else:  # no file, or one refused: no seat keeps the focus and exposure of the map before
+            self._apply_cameras(None)
 
     def apply(self, cal: Calibration) -> None:
         """Make the running board use ``cal``: channel map, LED segments and stand pixels, cameras.
@@ -110,13 +112,27 @@ class CalibrationSession:
             b.unmapped_channels.clear()
         if cal.led_territories:
             self._apply_layout(cal)
-        for cam in b.cameras:
-            controls = saved_controls(cal, getattr(cam, "seat", 0))
-            if controls:
-                try:
-                    apply_controls(cam, controls)
-                except (ValueError, OSError, RuntimeError) as exc:  # a camera swapped since, or unplugged
-                    self.problem = f"{self.path}: seat {getattr(cam, 'seat', '?')}'s camera settings not applied: {exc}"
+        self._apply_cameras(cal)
+
+    def _apply_cameras(self, cal: Calibration | None) -> None:
+        """Each seat's camera gets the focus and exposure ``cal`` keeps for it; a seat it keeps none
+        for, or every seat when there is no ``cal`` (no file, or one refused), goes back to the camera's
+        automatic settings (:meth:`~kipukas_board.hardware.cameras.port.Camera.automatic`), so a map
+        picked after a calibrated one does not keep that map's manual focus and exposure. A seat whose
+        focus and exposure the walk is trying (set on the page, not saved yet) keeps them: saving
+        another step must not undo what the player sees in the preview."""
+        for cam in self.board.cameras:
+            seat = getattr(cam, "seat", 0)
+            if "controls" in self.cameras.get(seat, {}):
+                continue
+            controls = saved_controls(cal, seat)
+            try:
+                apply_controls(cam, controls)
+            except (ValueError, OSError, RuntimeError) as exc:  # a camera swapped since, or unplugged
+                if controls:
+                    self.problem = f"{self.path}: seat {seat}'s camera settings not applied: {exc}"
+                else:  # the camera's own health says it is failing; the calibration is not at fault
+                    log.warning("seat %s's camera not put back on automatic: %s", seat, exc)
 
     def _apply_layout(self, cal: Calibration) -> None:
         b = self.board

@@ -290,3 +290,38 @@ def test_a_picked_map_no_longer_shipped_falls_back_to_the_configured_one(tmp_pat
     assert name == "kipuka-8" and "kipuka-99 picked earlier is no longer there" in why
     write_choice(tmp_path, "kipuka-12")
     assert start_map("kipuka-8", tmp_path, given=False, exists=map_exists)[0] == "kipuka-12"
+
+
+def test_a_seat_camera_follows_the_picked_maps_calibration_and_goes_back_to_automatic_without_one(
+        data_dir: Path) -> None:
+    """A simulated camera holds what the calibration gives it, as the real one it stands in for: a map
+    whose calibration keeps nothing for the seat (no file, a refused file, a file without the seat)
+    puts the camera back on automatic instead of leaving it on the previous map's focus and exposure."""
+    from kipukas_board.settings import AdapterChoice
+
+    eight, twelve, thirteen = load_map("kipuka-8"), load_map("kipuka-12"), load_map("kipuka-13")
+    files.save(map_calibration_path("default", data_dir, eight), files.Calibration(
+        board=eight.name, cameras={1: {"test_scan": True, "focus": 4.5, "exposure_us": 8000}}), eight)
+    other_seat = map_calibration_path("default", data_dir, thirteen)
+    files.save(other_seat, files.Calibration(board=thirteen.name, cameras={2: {"test_scan": True, "focus": 3.0}}),
+               thirteen)
+    board = BoardApp(Settings(cameras=[AdapterChoice("sim", {"seat": 1, "stands_in_for": "picamera2"})]),
+                     data_dir, sim=True, admin_pin="2468")
+    (cam,) = board.cameras
+    board.start()
+    try:
+        assert cam.health()["controls"] == {"focus": 4.5, "exposure_us": 8000}
+        board.pick_map("kipuka-12")  # no file yet
+        assert cam.controls == {} and "controls" not in cam.health()
+        board.pick_map("kipuka-8")
+        assert cam.controls == {"focus": 4.5, "exposure_us": 8000}
+        board.pick_map("kipuka-13")  # a file that keeps a focus for seat 2 only
+        assert cam.controls == {} and board.health()["calibration"]["calibrated"] is True
+        board.pick_map("kipuka-8")
+        own = map_calibration_path("default", data_dir, twelve)
+        own.write_text(f'board = "{twelve.name}"\n[[cameras]]\nseat = 1\nfocus = 99\n')
+        board.pick_map("kipuka-12")  # refused: none of it, and nothing of kipuka-8's either
+        assert board.health()["calibration"]["refused"].startswith("[[cameras]] #1 (seat 1): focus = 99")
+        assert cam.controls == {}
+    finally:
+        board.stop()

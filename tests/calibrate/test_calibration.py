@@ -602,7 +602,7 @@ def test_a_seat_given_two_camera_entries_is_refused():
         files.loads(text + "\n[[cameras]]\nseat = 1\nfocus = 3.0\n", "cal.toml")
 
 
-def test_a_board_whose_file_holds_a_bad_focus_leaves_its_cameras_untouched(data_dir):
+def test_a_board_whose_file_holds_a_bad_focus_puts_its_cameras_on_automatic(data_dir):
     from web_helpers import FrameCamera
 
     path = data_dir / "calibration" / "default.toml"
@@ -616,6 +616,6 @@ def test_a_board_whose_file_holds_a_bad_focus_leaves_its_cameras_untouched(data_
         assert board.calibration.problem == (f"{path}: [[cameras]] #1 (seat 1): focus = 99: expected dioptres "
                                              f"from 0 (far) to 15 (close), or leave it out for auto")
         board.calibration.follow_map()  # read again, as on another map: still refused, still not applied
-        assert cam.controls == [] and board.calibration.saved is None
+        assert cam.controls == [{}] and board.calibration.saved is None  # nothing set by hand: automatic
     finally:
         board.journal.close()

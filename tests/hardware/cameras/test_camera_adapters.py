@@ -89,6 +89,43 @@ def test_an_uncalibrated_picamera2_with_a_focus_motor_focuses_continuously_a_cal
     assert calibrated._cam.calls[-1] == ("set_controls", {"AfMode": 0, "LensPosition": 6.0, "AeEnable": True})
 
 
+def test_a_picamera2_goes_back_to_continuous_autofocus_and_auto_exposure_on_a_map_not_calibrated_for_its_seat(
+        picamera2, tmp_path) -> None:
+    """A Camera Module 3 on the board, held at a calibrated lens position and exposure on one map, gets
+    continuous autofocus and auto exposure again when a map with no calibration file is picked, and
+    when the calibration of the map picked back is refused for a focus this camera cannot take."""
+    from kipukas_board.app import BoardApp
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.calibrate import files
+    from kipukas_board.hardware.cameras.pi_camera import Picamera2Camera
+    from kipukas_board.settings import Settings
+    from kipukas_board.show.layout import map_calibration_path
+
+    eight = load_map("kipuka-8")
+    files.save(map_calibration_path("default", tmp_path, eight), files.Calibration(
+        board=eight.name, cameras={1: {"test_scan": True, "focus": 6.0, "exposure_us": 8000}}), eight)
+    board = BoardApp(Settings(), tmp_path, sim=True, admin_pin="2468")
+    cam = Picamera2Camera(seat=1)
+    board.cameras = [cam]
+    board.calibration.follow_map()  # as at start, with this camera on seat 1
+    board.start()
+    try:
+        manual = {"AfMode": 0, "LensPosition": 6.0, "AeEnable": False, "ExposureTime": 8000}
+        assert cam._cam.calls[-1] == ("set_controls", manual)
+        board.pick_map("kipuka-12")  # not calibrated yet
+        assert cam._cam.calls[-1] == ("set_controls", {"AfMode": 2, "AeEnable": True})
+        board.pick_map("kipuka-8")
+        assert cam._cam.calls[-1] == ("set_controls", manual)
+        cam._cam.camera_controls.pop("AfMode")  # a fixed-focus camera put in its place
+        board.pick_map("kipuka-13")
+        assert cam._cam.calls[-1] == ("set_controls", {"AeEnable": True})
+        board.pick_map("kipuka-8")  # its focus refused by this lens: the camera's automatic exposure
+        assert cam._cam.calls[-1] == ("set_controls", {"AeEnable": True})
+        assert "fixed-focus lens" in board.health()["calibration"]["error"]
+    finally:
+        board.stop()
+
+
 def test_picamera2_without_a_focus_motor_refuses_a_manual_focus(picamera2, monkeypatch) -> None:
     from kipukas_board.hardware.cameras.pi_camera import Picamera2Camera
 
@@ -124,6 +161,18 @@ def test_opencv_sets_v4l2_exposure_in_100_us_units() -> None:
     assert cap.props == [(cv2.CAP_PROP_AUTOFOCUS, 1), (cv2.CAP_PROP_AUTO_EXPOSURE, 3)]
     with pytest.raises(ValueError, match="not in dioptres"):
         cam.set_controls(focus=3.0, exposure_us=None)
+
+
+def test_opencv_automatic_is_v4l2_auto_exposure_and_autofocus_kept_for_a_reopen() -> None:
+    from kipukas_board.hardware.cameras.opencv import OpenCVCamera
+
+    cam = OpenCVCamera(seat=1, device=0)
+    cam._cap = cap = RecordingCapture()
+    cam.set_controls(focus=None, exposure_us=8000)
+    cap.props.clear()
+    assert cam.automatic() is True
+    assert cap.props == [(cv2.CAP_PROP_AUTOFOCUS, 1), (cv2.CAP_PROP_AUTO_EXPOSURE, 3)]
+    assert cam._controls == (None, None)  # what a reopened device is given
 
 
 def test_opencv_lets_go_of_an_unplugged_camera_and_reopens_it(monkeypatch) -> None:
