@@ -94,22 +94,26 @@ def run_pi_bench(frames: Sequence[str], max_seats: int = 4, seconds: float = 3.0
 
 
 def _set_controls(cam: Any, controls: dict[str, Any], refused: str | None = None) -> dict[str, Any]:
-    """Put a seat's calibrated ``controls`` on its camera as the board does; what was used, in words.
-    ``refused``: why the calibration file was not applied, when the loader refused it (then there are
-    no controls, and the line says why rather than "not calibrated")."""
-    from kipukas_board.calibrate.camera_controls import apply_controls, describe
+    """Put a seat's calibrated ``controls`` on its camera as the board does (none: the camera's automatic
+    settings); what was used, in words. ``refused``: why the calibration file was not applied, when the
+    loader refused it (then there are no controls, and the line says why rather than "not calibrated").
+    ``applied`` is whether calibrated controls reached the camera."""
+    from kipukas_board.calibrate.camera_controls import AUTOMATIC, apply_controls, describe
 
-    used = {"controls": controls, "applied": False, "settings": describe(controls)}
-    if refused is not None:
-        used["settings"] = f"camera defaults: the calibration file was not applied: {refused}"
+    used = {"controls": controls, "applied": False, "settings": describe(controls, refused)}
+    try:
+        applied = apply_controls(cam, controls)
+    except (ValueError, OSError, RuntimeError) as exc:  # as the board, which then runs on the camera's own
+        if not controls:
+            used["settings"] += f" (not put on automatic: {exc})"
+        else:
+            used["settings"] += (f" (calibrated, but not applied: {exc}"
+                                 + (f"; {AUTOMATIC})" if isinstance(exc, ValueError) else ")"))
+        return used
     if not controls:
         return used
-    try:
-        used["applied"] = apply_controls(cam, controls)
-    except (ValueError, OSError, RuntimeError) as exc:  # as the board, which then runs on the camera's own
-        used["settings"] += f" (calibrated, but not applied: {exc}; camera defaults)"
-        return used
-    if used["applied"]:
+    used["applied"] = applied
+    if applied:
         used["settings"] += " (calibrated)"
     else:
         used["settings"] += " (calibrated; this camera cannot set them: camera defaults)"

@@ -26,8 +26,13 @@ Example::
     True
     >>> apply_controls(object(), {"exposure_us": 8000})   # an adapter that cannot set them
     False
-    >>> describe({"exposure_us": 8000}), describe({})
-    ('focus auto, exposure 8000 µs', 'not calibrated: camera defaults')
+    >>> describe({"exposure_us": 8000})
+    'focus auto, exposure 8000 µs'
+    >>> describe({})
+    'not calibrated: automatic exposure, continuous autofocus where the camera has a focus motor'
+    >>> print(describe({}, refused="focus = 99: expected ..."))  # doctest: +NORMALIZE_WHITESPACE
+    automatic exposure, continuous autofocus where the camera has a focus motor;
+    the calibration file was not applied: focus = 99: expected ...
     >>> control_problem("focus", 99, "or null for auto")
     'focus = 99: expected dioptres from 0 (far) to 15 (close), or null for auto'
     >>> control_problem("exposure_us", 8000, "or null for auto") is None
@@ -125,10 +130,18 @@ def apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
     return True
 
 
-def describe(controls: dict[str, Any]) -> str:
-    """``controls`` in words, for a table's head or a log line."""
+#: What a seat's camera runs on with no calibrated focus or exposure, in words for makers.
+AUTOMATIC = "automatic exposure, continuous autofocus where the camera has a focus motor"
+
+
+def describe(controls: dict[str, Any], refused: str | None = None) -> str:
+    """``controls`` in words, for a table's head or a log line. ``refused``: why the map's calibration
+    file was not applied (:attr:`~kipukas_board.calibrate.files.SavedFile.summary`), said in the words
+    of the board's page, the one place ``scan`` and ``bench-pi`` take them from."""
+    if refused is not None:
+        return f"{AUTOMATIC}; the calibration file was not applied: {refused}"
     if not controls:
-        return "not calibrated: camera defaults"
+        return f"not calibrated: {AUTOMATIC}"
     focus = controls.get("focus")
     exposure = controls.get("exposure_us")
     return (("focus auto" if focus is None else f"focus {focus} dioptres") + ", "

@@ -202,7 +202,7 @@ def _saved_calibration(settings: Any, spath: Path | None, data_dir_arg: Path | N
     board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
     saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)
     if saved.problem is not None:
-        _err(f"calibration not applied, the cameras keep their own settings: {saved.problem}")
+        _err(f"calibration not applied, the cameras run on their automatic settings: {saved.problem}")
     return saved
 
 
@@ -231,7 +231,7 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], st
                          f"[[cameras]] table")
     saved = _saved_calibration(settings, spath, args.data_dir)
     controls = saved_controls(saved.calibration, args.seat)
-    said = "calibration file not applied: camera defaults" if saved.error is not None else describe(controls)
+    said = describe(controls, saved.summary)
     return build("cameras", choice.adapter, **choice.options), choice.adapter, controls, said, settings.budget_ms
 
 
@@ -261,12 +261,11 @@ def scan_seat(args: argparse.Namespace) -> int:
     status = 1
     pipe: Pipeline | None = None
     try:
-        if controls:  # as the board: a seat not calibrated keeps its camera's own settings
-            try:
-                if not apply_controls(cam, controls):
-                    _err(f"camera controls not applied: the {adapter} adapter cannot set them (camera defaults)")
-            except (ValueError, OSError, RuntimeError) as exc:
-                _err(f"camera controls not applied: {exc}")
+        try:  # as the board: a seat not calibrated runs on its camera's automatic settings
+            if not apply_controls(cam, controls) and controls:
+                _err(f"camera controls not applied: the {adapter} adapter cannot set them (camera defaults)")
+        except (ValueError, OSError, RuntimeError) as exc:
+            _err(f"camera controls not applied: {exc}")
         pipe = Pipeline(remember_roi=True, budget_ms=args.budget_ms or budget_ms, isolate=True)
         pipe.warm_up()  # WeChat's worker process is started before the seconds count
         t0 = time.monotonic()

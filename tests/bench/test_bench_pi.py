@@ -60,7 +60,8 @@ def test_live_cameras_from_the_settings(frames: list[str], tmp_path: Path, capsy
     assert rc == 0 and doc["source"] == "cameras"
     (seat,) = doc["seats"]  # the simulated camera has no frames: not read
     assert seat["seat"] == 1 and seat["frames"] > 0 and list(seat["codes"]) == [P]
-    assert out[1] == "seat 1 camera: not calibrated: camera defaults"  # no calibration file in the data directory
+    assert out[1] == ("seat 1 camera: not calibrated: automatic exposure, continuous autofocus where the camera has a "
+                      "focus motor")  # no calibration file in the data directory
 
 
 def test_a_refused_calibration_file_is_said_on_each_seats_line(frames: list[str], tmp_path: Path, capsys) -> None:
@@ -77,7 +78,8 @@ def test_a_refused_calibration_file_is_said_on_each_seats_line(frames: list[str]
                "--json"])
     out = capsys.readouterr().out.strip().splitlines()
     why = "[[cameras]] #1 (seat 1): focus = 99: expected dioptres from 0 (far) to 15 (close), or leave it out for auto"
-    assert rc == 0 and out[1] == f"seat 1 camera: camera defaults: the calibration file was not applied: {why}"
+    assert rc == 0 and out[1] == ("seat 1 camera: automatic exposure, continuous autofocus where the camera has a "
+                                  f"focus motor; the calibration file was not applied: {why}")
     assert json.loads(out[-1])["calibration_refused"] == why
 
 
@@ -119,7 +121,8 @@ def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(f
     assert rc == 0 and given == [(1, {"focus": 4.5, "exposure_us": 8000}), (2, {"focus": 2.0})]
     assert out[1:4] == ["seat 1 camera: focus 4.5 dioptres, exposure 8000 µs (calibrated)",
                         "seat 2 camera: focus 2.0 dioptres, exposure auto (calibrated, but not applied: camera 1 for "
-                        "seat 2 has a fixed-focus lens: leave focus on auto (null); camera defaults)",
+                        "seat 2 has a fixed-focus lens: leave focus on auto (null); automatic exposure, continuous "
+                        "autofocus where the camera has a focus motor)",
                         "seat 3 camera: focus auto, exposure 5000 µs (calibrated; this camera cannot set them: "
                         "camera defaults)"]
     doc = json.loads(out[-1])

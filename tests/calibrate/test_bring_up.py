@@ -36,17 +36,18 @@ def card_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def _record_controls(monkeypatch) -> list[dict]:
-    """Every camera the settings build is the files adapter with a Pi camera's ``set_controls``,
-    which records what it is given (the returned list)."""
+def _record_controls(monkeypatch) -> list[dict | str]:
+    """Every camera the settings build is the files adapter with a Pi camera's ``set_controls`` and
+    ``automatic``, which record what they are given (the returned list; "automatic" for the latter)."""
     from kipukas_board.hardware import registry
 
-    given: list[dict] = []
+    given: list[dict | str] = []
     built = registry.build
 
     def build(port: str, name: str, **options):
         cam = built(port, name, **options)
         cam.set_controls = lambda **controls: given.append(controls)
+        cam.automatic = lambda: given.append("automatic") or True
         return cam
 
     monkeypatch.setattr(registry, "build", build)
@@ -113,8 +114,8 @@ def test_the_calibration_file_is_readable_by_the_service_group(tmp_path):
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_scan_seat_puts_only_the_seats_calibrated_settings_on_its_camera(tmp_path, card_folder, capsys, monkeypatch,
                                                                         calibrated):
-    """As the running board: a seat the walk set a focus for gets it; one not calibrated keeps its
-    camera's own settings (no call at all, which on a Pi camera would switch them to auto)."""
+    """As the running board: a seat the walk set a focus for gets it; one not calibrated is put on its
+    camera's automatic settings (a USB camera keeps a manual exposure between two programs)."""
     from kipukas_board.board.mapfile import load_map
     from kipukas_board.settings import DEFAULT_MAP
     from kipukas_board.show.layout import map_calibration_path
@@ -131,7 +132,9 @@ def test_scan_seat_puts_only_the_seats_calibrated_settings_on_its_camera(tmp_pat
         assert given == [{"focus": 2.5}]
         assert first.startswith("seat 2: files camera (focus 2.5 dioptres, exposure auto)")
     else:
-        assert given == [] and first.startswith("seat 2: files camera (not calibrated: camera defaults)")
+        assert given == ["automatic"]
+        assert first.startswith("seat 2: files camera (not calibrated: automatic exposure, continuous autofocus "
+                                "where the camera has a focus motor); reading")
 
 
 def test_scan_seat_uses_nothing_of_a_refused_calibration_file_and_says_the_boards_reason(tmp_path, card_folder,
@@ -153,12 +156,16 @@ def test_scan_seat_uses_nothing_of_a_refused_calibration_file_and_says_the_board
     board = BoardApp(Settings(), data, sim=True, admin_pin="2468")
     try:
         reason = board.health()["calibration"]["error"]
+        summary = board.health()["calibration"]["refused"]  # as the page's map note says it
     finally:
         board.stop()
     assert str(cal) in reason and "no stand 'T99'" in reason
     given = _record_controls(monkeypatch)
     assert main(["scan", "--seat", "2", "--seconds", "1", "--settings", str(s), "--data-dir", str(data)]) == 0
     out = capsys.readouterr()
-    assert given == []  # nothing of the refused file, its focus included
-    assert f"calibration not applied, the cameras keep their own settings: {reason}" in out.err
-    assert out.out.splitlines()[0].startswith("seat 2: files camera (calibration file not applied: camera defaults)")
+    assert given == ["automatic"]  # nothing of the refused file, its focus included
+    assert f"calibration not applied, the cameras run on their automatic settings: {reason}" in out.err
+    assert out.out.splitlines()[0].startswith(
+        "seat 2: files camera (automatic exposure, continuous autofocus where the camera has a focus motor; "
+        f"the calibration file was not applied: {summary}); reading")
+    assert summary.startswith("[sensors.channels] 'r0c0' = 'T99': the map has no stand 'T99'")
