@@ -75,19 +75,7 @@ class Frame:
     def channel(self, name: str) -> Any:
         key = (name, 1.0, "none")
         if key not in self._cache:
-            cv2 = _cv2()
-            b = self.bgr
-            if b.ndim == 2:
-                img = b
-            elif name == "gray":
-                img = cv2.cvtColor(b, cv2.COLOR_BGR2GRAY)
-            elif name in ("blue", "green", "red"):
-                img = b[:, :, ("blue", "green", "red").index(name)].copy()
-            elif name == "min":
-                img = cv2.min(cv2.min(b[:, :, 0], b[:, :, 1]), b[:, :, 2])
-            else:
-                raise ValueError(f"unknown channel {name!r}; expected one of {CHANNELS}")
-            self._cache[key] = img
+            self._cache[key] = _channel_of(self.bgr, name)
         return self._cache[key]
 
     def scaled(self, name: str, scale: float) -> Any:
@@ -96,9 +84,25 @@ class Frame:
         key = (name, scale, "none")
         if key not in self._cache:
             cv2 = _cv2()
-            src = self.channel(name)
-            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
-            self._cache[key] = cv2.resize(src, None, fx=scale, fy=scale, interpolation=interp)
+            if scale < 1 and self.bgr.ndim == 3 and name != "gray":
+                # made smaller, a colour channel is taken from the colour frame made smaller once
+                # (the same pixels as the channel made smaller: a shrink by area averages each
+                # channel alike), every one after the first for a fifth of the cost, and the
+                # darkest channel for a third (within a few grey levels: the darkest of averages is
+                # not quite the average of the darkest). Grey is made from the whole frame, as the
+                # strategies' yields were measured: the luma of a shrunk frame differs from a
+                # shrunk luma by a rounding, enough to change which frames a strategy reads
+                self._cache[key] = _channel_of(self._smaller(scale), name)
+            else:
+                interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+                self._cache[key] = cv2.resize(self.channel(name), None, fx=scale, fy=scale, interpolation=interp)
+        return self._cache[key]
+
+    def _smaller(self, scale: float) -> Any:
+        key = ("bgr", scale, "none")
+        if key not in self._cache:
+            cv2 = _cv2()
+            self._cache[key] = cv2.resize(self.bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         return self._cache[key]
 
     def image(self, channel: str, scale: float, prep: str) -> Any:
@@ -128,6 +132,21 @@ class Frame:
         if self._clahe is None:
             self._clahe = _cv2().createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
         return self._clahe
+
+
+def _channel_of(bgr: Any, name: str) -> Any:
+    """The ``name`` channel of a BGR image (a grey image is its own every channel)."""
+    if name not in CHANNELS:
+        raise ValueError(f"unknown channel {name!r}; expected one of {CHANNELS}")
+    if bgr.ndim == 2:
+        return bgr
+    cv2 = _cv2()
+    if name == "gray":
+        return cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    if name == "min":
+        b, g, r = cv2.split(bgr)  # contiguous planes: cv2.min on strided views costs four times more
+        return cv2.min(cv2.min(b, g), r)
+    return cv2.extractChannel(bgr, ("blue", "green", "red").index(name))
 
 
 def sharpen(img: Any, sigma: float, amount: float = 1.0) -> Any:

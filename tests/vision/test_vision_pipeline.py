@@ -248,6 +248,28 @@ def test_default_strategies_only_name_known_preparations() -> None:
         assert f.image(s.channel, s.scale, s.prep).dtype == np.uint8
 
 
+@pytest.mark.parametrize("channel", ["gray", "blue", "green", "red", "min"])
+def test_a_smaller_channel_is_the_channel_made_smaller(channel: str) -> None:
+    """A colour channel at a scale below 1 comes from one shrunk colour frame (the same pixels; the
+    darkest channel within a few grey levels: the darkest of averages is not the average of the
+    darkest), made once for them all; grey is the whole frame's grey shrunk, as it always was."""
+    import cv2
+
+    rng = np.random.default_rng(5)
+    bgr = cv2.GaussianBlur(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8), (0, 0), 2)
+    f = Frame(bgr)
+    small = f.scaled(channel, 0.5)
+    whole = cv2.resize(f.channel(channel), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    assert small.shape == (360, 640) and small.dtype == np.uint8
+    assert np.abs(small.astype(int) - whole.astype(int)).max() <= (8 if channel == "min" else 0)
+    assert [k for k in f._cache if k[0] == "bgr"] == ([] if channel == "gray" else [("bgr", 0.5, "none")])
+
+
+def test_an_unknown_channel_is_named_on_grey_frames_too() -> None:
+    with pytest.raises(ValueError, match="unknown channel 'purple'"):
+        Frame(np.zeros((64, 64), np.uint8)).image("purple", 0.5, "none")
+
+
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
