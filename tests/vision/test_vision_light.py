@@ -64,8 +64,10 @@ def test_a_card_under_glare_is_read_only_with_the_light_evened_out() -> None:
     assert firsts == [None, STACK_AT[0] - 1]
 
 
-def test_a_lamps_reflection_on_an_empty_stand_costs_no_decoder() -> None:
+def test_a_lamps_reflection_on_an_empty_stand_costs_no_decoder_past_the_first_cheap_one() -> None:
+    from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES
+
     rng = np.random.default_rng(6)
     empty = noise(_spot(np.full((720, 1280, 3), 128, np.uint8), 170.0, 144.0), rng, 2)
     result = Pipeline().decode(empty)
-    assert result.featureless and result.tried == []
+    assert result.featureless and result.tried == [DEFAULT_STRATEGIES[0].name]

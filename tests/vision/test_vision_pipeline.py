@@ -417,17 +417,42 @@ def test_a_card_the_cheap_passes_read_a_moment_ago_costs_no_heavy_pass_when_a_fr
 
 
 def test_a_featureless_frame_skips_every_strategy_but_a_faint_small_code_does_not() -> None:
-    """A covered lens or a bare wall in sensor noise costs no decoder (WeChat would spend its whole
-    deadline there); a small code at a quarter of its contrast is still looked at, and read."""
-    from kipukas_board.vision.pipeline import _featureless
+    """A covered lens or a bare wall in sensor noise costs no decoder past the first cheap one (WeChat
+    would spend its whole deadline there); a small code at a quarter of its contrast is still looked
+    at, and read."""
+    from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES, _featureless
 
     rng = np.random.default_rng(4)
     for flat in (noise(np.full((720, 1280, 3), 128, np.uint8), rng, 4), np.zeros((720, 1280, 3), np.uint8)):
         result = Pipeline().decode(flat)
-        assert result.tried == [] and result.codes == [] and result.complete and not result.over_budget
+        assert result.tried == [DEFAULT_STRATEGIES[0].name] and result.codes == [] and result.featureless
+        assert result.complete and not result.over_budget
     faint = low_contrast(place([qr_tile(P, px=5)]), 0.25)
     assert not _featureless(Frame(faint))
     assert Pipeline().decode(faint).codes == [P]
+
+
+def test_a_frame_the_first_strategy_reads_never_pays_the_look_for_features(monkeypatch) -> None:
+    """The look costs a quarter of a millisecond; a read shows a code, so a frame the first cheap
+    strategy reads (most frames with a card) is spared it, and one it misses is looked at once."""
+    import kipukas_board.vision.pipeline as pipeline
+
+    looks: list[int] = []
+    real = pipeline._featureless
+    monkeypatch.setattr(pipeline, "_featureless", lambda frame: looks.append(1) or real(frame))
+    result = Pipeline().decode(place([qr_tile(P)]))
+    assert result.codes == [P] and len(result.tried) == 1 and looks == []
+    assert Pipeline().decode(np.full((720, 1280, 3), 128, np.uint8)).featureless and looks == [1]
+    textured = Pipeline().decode(place([camouflage(np.full((300, 300, 3), (40, 190, 235), np.uint8),
+                                                   np.random.default_rng(0), 0.8)]))
+    assert not textured.featureless and len(textured.tried) > 1 and looks == [1, 1]
+
+
+def test_a_featureless_frame_costs_a_ladder_of_heavy_decoders_nothing() -> None:
+    heavy = _Fake([])
+    p = Pipeline([Strategy("heavy", "gray", 0.5, "none", 15.0)], decoders={"heavy": heavy})
+    assert p.decode(np.zeros((720, 1280, 3), np.uint8)).featureless and heavy.calls == 0
+    assert not p.decode(place([qr_tile(P)])).featureless and heavy.calls == 1
 
 
 class _Deadlined(_Fake):
