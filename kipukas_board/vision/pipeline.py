@@ -449,7 +449,7 @@ class Pipeline:
             if strat.located:
                 for x0, y0, x1, y1 in regions:
                     sub = Frame(frame.bgr[y0:y1, x0:x1]).image(strat.channel, _working_scale(strat.scale, frame),
-                                                              strat.prep)
+                                                              strat.prep, detail=strat.scale)
                     self._run(strat, frame, result, offset=(x0, y0), extra=extra, deadline_ms=left * self.slack,
                               image=sub)
                     if set(result.codes) - set(known):
@@ -476,7 +476,7 @@ class Pipeline:
     def _run(self, strat: Strategy, frame: Frame, result: DecodeResult, offset: tuple[int, int],
              extra: list[float], deadline_ms: float | None = None, image: Any = None) -> None:
         s = _working_scale(strat.scale, frame)
-        img = frame.image(strat.channel, s, strat.prep) if image is None else image
+        img = frame.image(strat.channel, s, strat.prep, detail=strat.scale) if image is None else image
         result.tried.append(strat.name)
         dec = self.decoders[strat.decoder]
         try:
@@ -533,7 +533,7 @@ class Pipeline:
             if min(sub.shape) * s < 21:
                 continue
             self._run(t, frame, result, offset=(x0, y0), extra=extra, deadline_ms=self.budget_ms * self.slack,
-                      image=sub.image(t.channel, s, t.prep))
+                      image=sub.image(t.channel, s, t.prep, detail=t.scale))
             if result.codes:
                 self._roi_missed = 0
                 return

@@ -105,9 +105,17 @@ class Frame:
             self._cache[key] = cv2.resize(self.bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         return self._cache[key]
 
-    def image(self, channel: str, scale: float, prep: str) -> Any:
-        """The ``channel`` image at ``scale`` with ``prep`` applied (computed once per frame)."""
-        key = (channel, scale, prep)
+    def image(self, channel: str, scale: float, prep: str, detail: float | None = None) -> Any:
+        """The ``channel`` image at ``scale`` with ``prep`` applied (computed once per frame).
+
+        ``detail`` sizes the sharpening (its Gaussian's sigma is a multiple of it, in pixels of the
+        image made): the scale at which a 1280-pixel-wide frame shows the code's modules as large as
+        this image does. It is ``scale`` for such a frame (the default); a 640x360 frame at
+        ``scale`` 1.0 shows them as a 1280x720 one does at 0.5, so the pipeline gives it 0.5 there,
+        and the same code is sharpened alike whatever the camera's resolution.
+        """
+        d = scale if detail is None else detail
+        key = (channel, scale, prep) if d == scale else (channel, scale, f"{prep}@{d:g}")
         if key in self._cache:
             return self._cache[key]
         img = self.scaled(channel, scale)
@@ -116,13 +124,13 @@ class Frame:
         if prep == "clahe":
             out = self._get_clahe().apply(img)
         elif prep == "sharp":
-            out = sharpen(img, 3.0 * scale, 1.0)
+            out = sharpen(img, 3.0 * d, 1.0)
         elif prep == "strong":
-            out = sharpen(img, 3.0 * scale, 2.0)
+            out = sharpen(img, 3.0 * d, 2.0)
         elif prep == "clahe_sharp":
-            out = self._get_clahe().apply(sharpen(img, 2.0 * scale))
+            out = self._get_clahe().apply(sharpen(img, 2.0 * d))
         elif prep == "deblur":
-            out = sharpen(img, 4.0 * scale, 6.0)
+            out = sharpen(img, 4.0 * d, 6.0)
         else:
             raise ValueError(f"unknown preparation {prep!r}; expected one of {PREPS}")
         self._cache[key] = out

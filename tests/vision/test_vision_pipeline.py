@@ -265,6 +265,33 @@ def test_a_smaller_channel_is_the_channel_made_smaller(channel: str) -> None:
     assert [k for k in f._cache if k[0] == "bgr"] == ([] if channel == "gray" else [("bgr", 0.5, "none")])
 
 
+def test_a_half_resolution_frame_is_sharpened_as_the_full_one_made_as_small() -> None:
+    """The strategies' sharpening is sized to the code's modules: a 640x360 frame at working scale
+    1.0 shows them as a 1280x720 frame does at 0.5, and gets the same unsharp mask (within the
+    rounding of the two shrinks), not one twice as wide."""
+    import cv2
+
+    from kipukas_board.vision.pipeline import _working_scale
+
+    full = place([camouflage(qr_tile(P), np.random.default_rng(2))])
+    half = cv2.resize(full, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    for prep in ("sharp", "strong", "clahe_sharp", "deblur"):
+        want = Frame(full).image("gray", 0.5, prep).astype(int)
+        s = _working_scale(0.5, Frame(half))
+        sized = Frame(half).image("gray", s, prep, detail=0.5).astype(int)
+        wide = Frame(half).image("gray", s, prep).astype(int)
+        assert s == 1.0
+        assert np.abs(sized - want).mean() < np.abs(wide - want).mean() / 2, prep
+    seen: list[np.ndarray] = []
+
+    def record(image: np.ndarray) -> list[Decoded]:
+        seen.append(image)
+        return []
+
+    Pipeline([Strategy("zxing", "gray", 0.5, "strong", 1.0)], decoders={"zxing": record}).decode(half)
+    assert np.array_equal(seen[0], Frame(half).image("gray", 1.0, "strong", detail=0.5))
+
+
 def test_an_unknown_channel_is_named_on_grey_frames_too() -> None:
     with pytest.raises(ValueError, match="unknown channel 'purple'"):
         Frame(np.zeros((64, 64), np.uint8)).image("purple", 0.5, "none")
