@@ -358,16 +358,19 @@ class Pipeline:
             result.cpu_ms = spent()
             return result
 
-        checked = [False]
+        looked: list[bool] = []  # the look's answer, once it was taken
 
         def flat() -> bool:
             """Is this frame featureless? Looked at once, when a frame that has read nothing so far
             is about to pay more than one cheap strategy: a read shows a code, and on most frames with
-            a card the first cheap strategy reads it, so they never pay for the look."""
-            if checked[0] or result.codes or result.refused:
+            a card the first cheap strategy reads it, so they never pay for the look. Asked again, it
+            gives the same answer."""
+            if looked:
+                return looked[0]
+            if result.codes or result.refused:
                 return False
-            checked[0] = True
-            if not _featureless(frame):
+            looked.append(_featureless(frame))
+            if not looked[0]:
                 return False
             # no dark and light modules anywhere (a covered lens, a dark room, a bare wall): nothing
             # more is worth a look, and no card is in view, so the last card's region and its
@@ -403,7 +406,7 @@ class Pipeline:
                     if flat():
                         return finish()
                     self._last_heavy = t0
-                self._try_roi(frame, result, extra)
+                self._try_roi(frame, result, extra, flat)
                 if flat():
                     return finish()
                 new = set(result.codes) - set(known)  # a known code read there is no good read
@@ -516,10 +519,12 @@ class Pipeline:
                 if self.remember_roi and pts:
                     self._roi = (strat, _box(pts, frame.shape))
 
-    def _try_roi(self, frame: Frame, result: DecodeResult, extra: list[float]) -> None:
+    def _try_roi(self, frame: Frame, result: DecodeResult, extra: list[float],
+                 flat: Callable[[], bool] = lambda: False) -> None:
         """The last hit's strategy on the last hit's region only (prepared from the crop: cheaper);
         if it misses, the ``located`` strategies on that region (a hand-held card in sensor noise
-        is read by one or another on most frames, for a few ms). The region is forgotten after
+        is read by one or another on most frames, for a few ms), unless ``flat()`` says the frame
+        is featureless (the card is gone: ``flat`` forgets it). The region is forgotten after
         ``roi_misses`` frames in a row that read nothing there."""
         assert self._roi is not None
         strat, (x0, y0, x1, y1) = self._roi
@@ -529,6 +534,8 @@ class Pipeline:
             # a small code: the located strategies upscale, cheap on its small region only
             ladder += [t for t in self.strategies if t.located and t != strat]
         for t in ladder:
+            if result.tried and flat():
+                return
             s = _working_scale(t.scale, frame)
             if min(sub.shape) * s < 21:
                 continue

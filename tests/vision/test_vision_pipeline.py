@@ -482,6 +482,19 @@ def test_a_featureless_frame_costs_a_ladder_of_heavy_decoders_nothing() -> None:
     assert not p.decode(place([qr_tile(P)])).featureless and heavy.calls == 1
 
 
+def test_a_small_cards_region_costs_an_empty_stand_only_its_own_strategy() -> None:
+    """A small code's remembered region is retried with the located strategies when its own one
+    misses; on a featureless frame (the card taken away) the look comes first, so the empty stand
+    pays the region's one cheap strategy, never the upscaling ones, and the card is forgotten."""
+    p = Pipeline(remember_roi=True, full_every_s=60.0)
+    assert p.decode(place([qr_tile(P, px=5)])).codes == [P]
+    strat, (x0, y0, x1, y1) = p._roi
+    assert (x1 - x0) * (y1 - y0) <= 0.125 * 1280 * 720  # small enough for the located retries
+    empty = p.decode(np.full((720, 1280, 3), 128, np.uint8))
+    assert empty.featureless and empty.complete and empty.tried == [strat.name]
+    assert p._roi is None and p._roi_missed == 0 and p._cheap_read_at is None
+
+
 class _Deadlined(_Fake):
     """A decoder in a worker process (as WeChat is): a miss runs until it is stopped at its deadline."""
 
