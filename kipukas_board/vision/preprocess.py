@@ -65,7 +65,8 @@ class Frame:
 
     def __init__(self, bgr: Any) -> None:
         self.bgr = check_frame(bgr)
-        self._cache: dict[tuple[str, float, str], Any] = {}
+        self._cache: dict[tuple[Any, ...], Any] = {}  # (channel, scale, prep[, detail]) -> image
+        self._shrunk: dict[float, Any] = {}  # scale -> the colour frame made that much smaller
         self._clahe: Any = None
 
     @property
@@ -99,11 +100,11 @@ class Frame:
         return self._cache[key]
 
     def _smaller(self, scale: float) -> Any:
-        key = ("bgr", scale, "none")
-        if key not in self._cache:
+        # kept apart from the channels' cache, so no channel name can be handed the colour frame
+        if scale not in self._shrunk:
             cv2 = _cv2()
-            self._cache[key] = cv2.resize(self.bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        return self._cache[key]
+            self._shrunk[scale] = cv2.resize(self.bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        return self._shrunk[scale]
 
     def image(self, channel: str, scale: float, prep: str, detail: float | None = None) -> Any:
         """The ``channel`` image at ``scale`` with ``prep`` applied (computed once per frame).
@@ -114,8 +115,10 @@ class Frame:
         ``scale`` 1.0 shows them as a 1280x720 one does at 0.5, so the pipeline gives it 0.5 there,
         and the same code is sharpened alike whatever the camera's resolution.
         """
-        d = scale if detail is None else detail
-        key = (channel, scale, prep) if d == scale else (channel, scale, f"{prep}@{d:g}")
+        # the detail is part of the key only where it sizes a mask (CLAHE and no preparation are the
+        # same image whatever it is), as the number itself: no rounding can make two widths one
+        d = scale if detail is None or prep in ("none", "clahe") else detail
+        key = (channel, scale, prep) if d == scale else (channel, scale, prep, d)
         if key in self._cache:
             return self._cache[key]
         img = self.scaled(channel, scale)

@@ -262,7 +262,7 @@ def test_a_smaller_channel_is_the_channel_made_smaller(channel: str) -> None:
     whole = cv2.resize(f.channel(channel), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     assert small.shape == (360, 640) and small.dtype == np.uint8
     assert np.abs(small.astype(int) - whole.astype(int)).max() <= (8 if channel == "min" else 0)
-    assert [k for k in f._cache if k[0] == "bgr"] == ([] if channel == "gray" else [("bgr", 0.5, "none")])
+    assert list(f._shrunk) == ([] if channel == "gray" else [0.5])
 
 
 def test_a_half_resolution_frame_is_sharpened_as_the_full_one_made_as_small() -> None:
@@ -290,6 +290,20 @@ def test_a_half_resolution_frame_is_sharpened_as_the_full_one_made_as_small() ->
 
     Pipeline([Strategy("zxing", "gray", 0.5, "strong", 1.0)], decoders={"zxing": record}).decode(half)
     assert np.array_equal(seen[0], Frame(half).image("gray", 1.0, "strong", detail=0.5))
+
+
+def test_no_channel_is_handed_the_shrunk_colour_frame_nor_one_mask_anothers_image() -> None:
+    """The colour frame made smaller is shared by the channels made from it, but is no channel: an
+    unknown name is refused after a shrink as before one. An image is cached under the mask width it
+    was made with, and CLAHE, which has none, is made once whatever width is asked for."""
+    f = Frame(np.random.default_rng(1).integers(0, 256, (64, 96, 3), dtype=np.uint8))
+    f.scaled("blue", 0.5)
+    with pytest.raises(ValueError, match="unknown channel 'bgr'"):
+        f.image("bgr", 0.5, "none")
+    wide, narrow = f.image("gray", 1.0, "strong"), f.image("gray", 1.0, "strong", detail=0.5)
+    assert not np.array_equal(wide, narrow)
+    assert np.array_equal(narrow, Frame(f.bgr).image("gray", 1.0, "strong", detail=0.5))
+    assert f.image("gray", 1.0, "clahe", detail=0.5) is f.image("gray", 1.0, "clahe")
 
 
 def test_an_unknown_channel_is_named_on_grey_frames_too() -> None:
