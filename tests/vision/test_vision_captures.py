@@ -34,3 +34,25 @@ def test_a_small_code_is_read_on_the_region_where_a_pass_located_it() -> None:
     assert result.codes == ["https://www.kpks.us/frlU"]
     assert result.located and list(result.hits)[0].endswith("/located")
     assert not any(t.startswith("wechat") for t in result.tried)
+
+
+def test_the_blue_channel_sharpened_twice_is_tried_second() -> None:
+    """After the first strategy, zxing on the blue channel sharpened twice reads the most frames the
+    first misses for the least time (no CLAHE): these two are read by it, and by none of the first
+    strategy, the grey channel sharpened twice or the blue channel under CLAHE, so a ladder that
+    tried it later would pay for those first."""
+    import cv2
+
+    from kipukas_board.bench.conditions import condition
+    from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES, Pipeline
+
+    folder = shared_path("qr-captures")
+    frames = {"capture_0020.jpg": cv2.imread(str(folder / "capture_0020.jpg")),
+              "capture_0010.jpg, 5 px of motion blur": condition("blur5").apply(
+                  cv2.imread(str(folder / "capture_0010.jpg")))}
+    second = DEFAULT_STRATEGIES[1]
+    assert (second.decoder, second.channel, second.prep) == ("zxing", "blue", "strong")
+    for what, frame in frames.items():
+        result = Pipeline(decoders=None).decode(frame)
+        assert result.codes and result.tried == [s.name for s in DEFAULT_STRATEGIES[:2]], what
+        assert list(result.hits) == [second.name], what

@@ -292,6 +292,74 @@ def test_a_half_resolution_frame_is_sharpened_as_the_full_one_made_as_small() ->
     assert np.array_equal(seen[0], Frame(half).image("gray", 1.0, "strong", detail=0.5))
 
 
+class _Seen(_Fake):
+    """A fake that keeps every image it was given."""
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__(texts)
+        self.images: list[np.ndarray] = []
+
+    def __call__(self, image) -> list[Decoded]:
+        self.images.append(image)
+        return super().__call__(image)
+
+
+def test_the_crops_of_a_half_resolution_frame_are_sharpened_as_the_full_ones_too() -> None:
+    """A located region and a remembered one are prepared from their crop of the frame: at half
+    resolution they too get the mask sized to the strategy's scale (the code's modules), not to the
+    working scale, which is twice it there."""
+    from kipukas_board.vision.pipeline import _regions
+
+    half = place([camouflage(qr_tile(P, px=5), np.random.default_rng(3))], size=(360, 640))
+    finder, crop = _Locator((300.0, 150.0, 320.0, 170.0)), _Seen([P])
+    result = Pipeline([Strategy("finder", "gray", 0.5, "none", 1.0),
+                       Strategy("crop", "gray", 1.0, "strong", 4.0, located=True)],
+                      decoders={"finder": finder, "crop": crop}).decode(half)
+    assert result.codes == [P]
+    (x0, y0, x1, y1), = _regions(result.located, (360, 640))
+    region = Frame(half[y0:y1, x0:x1])
+    assert np.array_equal(crop.images[0], region.image("gray", 2.0, "strong", detail=1.0))
+    assert not np.array_equal(crop.images[0], region.image("gray", 2.0, "strong"))
+
+    own = _Seen([P])
+    p = Pipeline([Strategy("own", "gray", 0.5, "strong", 1.0)], decoders={"own": own}, remember_roi=True,
+                 full_every_s=60.0)
+    corner = place([camouflage(qr_tile(P, px=5), np.random.default_rng(3))], size=(360, 640), positions=[(5, 5)])
+    assert p.decode(corner).codes == [P] and p.decode(corner).codes == [P]  # the fake's points lie on the code
+    x0, y0, x1, y1 = p._roi[1]
+    remembered = Frame(corner[y0:y1, x0:x1])
+    assert own.images[1].shape == (y1 - y0, x1 - x0)  # the second frame looked at the region alone
+    assert np.array_equal(own.images[1], remembered.image("gray", 1.0, "strong", detail=0.5))
+    assert not np.array_equal(own.images[1], remembered.image("gray", 1.0, "strong"))
+
+
+def test_zxing_is_asked_for_neither_its_turned_nor_its_shrunk_search(monkeypatch) -> None:
+    """A QR code's finder patterns are found at any angle, and the strategies choose the scales:
+    zxing's own retries on a miss (turning the image, shrinking it) only cost time, so they are off,
+    and a code at any angle is still read."""
+    from kipukas_board.vision.decoders import ZxingDecoder
+
+    zx = ZxingDecoder()
+    asked: list[dict] = []
+    real = zx._zx.read_barcodes
+
+    class _Spy:
+        def __getattr__(self, name: str):
+            return getattr(zx._zx, name)
+
+        @staticmethod
+        def read_barcodes(image, **kwargs):
+            asked.append(kwargs)
+            return real(image, **kwargs)
+
+    monkeypatch.setattr(zx, "_zx", _Spy())
+    grey = Frame(place([qr_tile(P)])).channel("gray")
+    for degrees in (0, 45, 90, 135, 200):
+        assert [d.text for d in zx(Frame(rotate(place([qr_tile(P)]), degrees)).channel("gray"))] == [P], degrees
+    assert zx(np.full_like(grey, 128)) == []
+    assert asked and all(not a["try_rotate"] and not a["try_downscale"] and not a["try_invert"] for a in asked)
+
+
 def test_no_channel_is_handed_the_shrunk_colour_frame_nor_one_mask_anothers_image() -> None:
     """The colour frame made smaller is shared by the channels made from it, but is no channel: an
     unknown name is refused after a shrink as before one. An image is cached under the mask width it
