@@ -121,8 +121,8 @@ class Strategy:
 #: thread's CPU; see README, "Card scanning", and ``bench-qr --strategies``): zxing on half-size
 #: CLAHE and sharpened images first (about 1 ms each; the blue channel sharpened twice comes
 #: second, measured on the captures under the robustness bench's camera conditions: after the
-#: first it reads the most frames the first misses (44 of 680 frames, 20 of them smeared by
-#: motion), for the least time: no CLAHE), ZBar (a different binariser that reads other
+#: first it reads the most frames the first misses (44-47 of 680 frames over two draws, about half
+#: of them smeared by motion), for the least time: no CLAHE), ZBar (a different binariser that reads other
 #: frames, and both cards of a capture that zxing reads one of: so it comes before the full-size
 #: zxing passes for smaller codes, which the greedy order put first), ZBar again on the regions
 #: where a zxing pass located a symbol it could not read (a small code: 4-pixel modules at 1280x720
