@@ -118,7 +118,8 @@ def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(f
     rc = main(["bench-pi", "--cameras", "--settings", str(settings), "--data-dir", str(data), "--seconds", "0.3",
                "--json"])
     out = capsys.readouterr().out.strip().splitlines()
-    assert rc == 0 and given == [(1, {"focus": 4.5, "exposure_us": 8000}), (2, {"focus": 2.0})]
+    # seat 2's refused focus puts its camera back on automatic: set_controls with nothing, as on a Pi
+    assert rc == 0 and given == [(1, {"focus": 4.5, "exposure_us": 8000}), (2, {"focus": 2.0}), (2, {})]
     assert out[1:4] == ["seat 1 camera: focus 4.5 dioptres, exposure 8000 µs (calibrated)",
                         "seat 2 camera: focus 2.0 dioptres, exposure auto (calibrated, but not applied: camera 1 for "
                         "seat 2 has a fixed-focus lens: leave focus on auto (null); automatic exposure, continuous "

@@ -91,11 +91,6 @@ class OpenCVCamera(Camera):
             if self._cap is not None:
                 self._apply_controls(self._cap, focus, exposure_us)
 
-    def automatic(self) -> bool:
-        """V4L2 auto exposure and autofocus on, now and whenever the device opens again."""
-        self.set_controls()
-        return True
-
     def _apply_controls(self, cap: Any, focus: float | None, exposure_us: int | None) -> None:
         cv2 = self._cv2
         cap.set(cv2.CAP_PROP_AUTOFOCUS, 1)

@@ -90,11 +90,6 @@ class Picamera2Camera(Camera):
             if not self._closed:
                 self._cam.set_controls(ctl)
 
-    def automatic(self) -> bool:
-        """Auto exposure and, with a focus motor, continuous autofocus (``set_controls`` with nothing)."""
-        self.set_controls()
-        return True
-
     def close(self) -> None:
         with self._lock:
             if self._closed:

@@ -36,9 +36,16 @@ class Camera(ABC):
           autofocus switched on (a camera without one ignores it), kept for when the device is opened
           again after an unplug.
         * ``sim``: no device; it forgets the focus and exposure it was given (its health shows none).
-        * ``files``: recorded images have no settings: nothing (False), as this default.
+        * ``files``: recorded images have no settings: nothing (False).
+
+        Every adapter that sets focus and exposure does it through its ``set_controls`` with nothing
+        given (a setting left out is automatic), so this default calls that; one without it has none.
         """
-        return False
+        setter = getattr(self, "set_controls", None)
+        if setter is None:
+            return False
+        setter()
+        return True
 
     def close(self) -> None:
         """Release the device."""

@@ -36,11 +36,6 @@ class SimulatedCamera(Camera):
         """Keep ``focus`` and ``exposure_us`` (None: automatic); there is no device to refuse them."""
         self.controls = {k: v for k, v in (("focus", focus), ("exposure_us", exposure_us)) if v is not None}
 
-    def automatic(self) -> bool:
-        """Forget the focus and exposure set by hand."""
-        self.controls = {}
-        return True
-
     def health(self) -> dict[str, Any]:
         out: dict[str, Any] = {"adapter": "sim", "ok": True, "seat": self.seat}
         if self.stands_in_for:
