@@ -5,8 +5,7 @@
     kipukas-board bench-qr DIR --truth truth.json [--json] [--strategies] [--budget-ms MS]
     kipukas-board bench-camera IMAGE... [--fps F] [--seconds S] [--noise SIGMA] [--jitter PX] [--seats N] [--json]
     kipukas-board bench-pi (--frames IMAGE... | --cameras [--data-dir DIR]) [--seats N] [--seconds S] [--json]
-    kipukas-board bench-robustness DIR --truth FILE [--conditions A,B] [--limit N] [--seed N]
-                                   [--idle-view IMG] [--no-search] [--json]
+    kipukas-board bench-robustness DIR --truth FILE [--conditions A,B] [--limit N] [--seed N] [--idle-view IMG] ...
     kipukas-board catalog import PATH_OR_URL [--data-dir DIR]
     kipukas-board catalog show CODE [--data-dir DIR]
     kipukas-board cameras [--settings FILE]               # which camera serves which seat
