@@ -183,6 +183,21 @@ DEEP_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("pyzbar", "gray", 1.0, "deblur", 25.0),
 )
 
+#: The ladder for a still scene's mean smeared along a line, with the smear taken back at full
+#: size (:mod:`~kipukas_board.vision.motion` works at half size for the search's looks: cheaper, and
+#: enough for large codes): a small code's modules, 4 to 7 pixels at 1280x720, are lost at half
+#: size, so a long smear over them is taken back only on the full-size grey image, and that image
+#: upscaled. Measured on the 8-frame means of the codes still unread under the robustness bench's
+#: 5 and 9 px motion blur (three noise draws), every zxing preparation at 1, 1.5 and 2 times and
+#: every channel: the grey channel, upscaled 1.5 times and sharpened twice, reads the most of them
+#: (19 of the 22 any grey pass reads, 9 ms), and upscaled twice and sharpened once the most of the
+#: rest. The blue and green channels read a few others too, but taking a smear back costs 40-50 ms a
+#: channel at full size, and with all three the loop read fewer cards within a second, not more.
+UNSMEARED_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("zxing", "gray", 1.5, "strong", 9.0),
+    Strategy("zxing", "gray", 2.0, "sharp", 19.0),
+)
+
 #: A located region is looked at this many times the located symbol's size, centred on it: a symbol
 #: that was located but not decoded is often a wrong pairing of finder patterns, which can lie
 #: anywhere within about one code's width of the real code.
@@ -309,6 +324,13 @@ class Pipeline:
         ladder = [s for s in DEEP_STRATEGIES if s.decoder in self.decoders]
         budget = max(self.budget_ms, sum(s.cost_ms for s in ladder))
         return self._sibling(ladder, budget)
+
+    def unsmeared(self) -> Pipeline:
+        """A pipeline of :data:`UNSMEARED_STRATEGIES` (those whose decoder is here) for a mean whose
+        smear was taken back at full size: the same decoders and payload check, no camera state;
+        every strategy may run."""
+        ladder = [s for s in UNSMEARED_STRATEGIES if s.decoder in self.decoders]
+        return self._sibling(ladder, max(self.budget_ms, sum(s.cost_ms for s in ladder)))
 
     def _sibling(self, strategies: Sequence[Strategy], budget_ms: float,
                  heavy_interval_s: float | None = None) -> Pipeline:

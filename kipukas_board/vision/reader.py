@@ -32,14 +32,17 @@ The rules, per frame:
   The mean of :data:`DEEP_AT` frames, if that still reads nothing, then gets the *deep* ladder
   (:data:`~kipukas_board.vision.pipeline.DEEP_STRATEGIES`: whole-frame passes, ZBar's at full
   working size and WeChat's at three quarters of it, that read small, dim and reflecting codes the
-  rest misses, some 100 ms), on the mean with its smear taken back where it shows one;
+  rest misses, some 100 ms), on the mean with its smear taken back where it shows one; and where it
+  shows one, first its grey image with the smear taken back at full size
+  (:data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`, some 50 ms: a small code's modules
+  are lost at the half size the other looks work at);
 * the scene is unchanged and was read: the mean of the next ``stack_at`` count is decoded once more
   by the same ladder (its cheap strategies), for a second card held beside the first that the pass,
   stopping at its first read, left unread (a scene the search read at its last count has no next
   one, and gets no such look). The codes read already are no good read there (``known``), so the
   ladder goes on past them until another card is read or its budget is spent (once per card, some
   50 ms of cheap passes), and where it reads no other, the mean is taken back from its smear and
-  glare if it shows them.
+  glare if it shows them (behind a smear of :data:`LONG_SMEAR` pixels or more, at full size too).
 
 So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
 
@@ -54,6 +57,7 @@ Example (not run as a doctest: it needs camera frames; ``tests/vision/test_visio
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -74,6 +78,13 @@ STACK_AT = (4, 8, 12)
 #: each costs the seat the frames it skips meanwhile), for a third of the cost on a still view with
 #: no card in it, which pays it on every settle.
 DEEP_AT = 8
+#: A scene already read is looked at for a second card on its mean with the smear taken back at
+#: full size (:data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`) only behind a smear at
+#: least this long, in pixels of the frame: a second small card smeared over two of its modules or
+#: more (9 px of diagonal blur, 12.7 px long, on the bench) is read there and nowhere else, while
+#: behind a shorter smear (5 px, 7.1 px long) the look read no second card and cost the held cards
+#: a tenth more CPU.
+LONG_SMEAR = 10.0
 
 
 @dataclass
@@ -119,6 +130,8 @@ class CameraReader:
         self._located = False  # a decode of this unread scene located a symbol it could not read
         self._more = False  # the scene was read: its stack is looked at once, for a second card
         self._searcher: Any = None
+        self._unsmeared: Any = None  # the pipeline for a mean taken back from its smear at full size
+        self._smear: tuple[int, int] | None = None  # the smear measured on the last mean looked at
 
     def read(self, frame: Any) -> FrameRead:
         """Codes in view on this frame; decodes only when the rules above say so."""
@@ -166,12 +179,16 @@ class CameraReader:
         if self._searcher is None:
             make = getattr(self.pipeline, "searcher", None)
             self._searcher = make() if make is not None else self.pipeline
+        self._smear = None
         if self._more:
             mean = self._stack.mean()
             result = self._searcher.decode(mean, known=self._codes)
             self.decoded += 1
             if self.second_looks and not set(result.codes) - set(self._codes):
                 result = self._second_look(self._looks(mean), thorough=False, known=self._codes) or result
+                if (not set(result.codes) - set(self._codes) and self._smear is not None
+                        and math.hypot(*self._smear) >= LONG_SMEAR):
+                    result = self._unsmeared_look(mean, known=self._codes) or result
             self._stack = None
             self._codes += [c for c in result.codes if c not in self._codes]
             return FrameRead(codes=list(self._codes), refused=dict(result.refused), decoded=True, result=result,
@@ -187,6 +204,10 @@ class CameraReader:
         if not result.codes and self.second_looks:
             looks = self._looks(mean)
             result = self._second_look(looks, thorough=last and self._located) or result
+        if not result.codes and n == self.deep_at and self._smear is not None:
+            # before the deep ladder: a small code behind the smear is read on the full-size image
+            # taken back, for a third of the deep ladder's cost
+            result = self._unsmeared_look(mean) or result
         if not result.codes and n == self.deep_at:
             if self._deep is None:
                 make = getattr(self.pipeline, "deep", None)
@@ -214,13 +235,29 @@ class CameraReader:
         import cv2
 
         grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
-        motion = estimate_motion(grey)
+        motion = self._smear = estimate_motion(grey)
         looks: list[tuple[Any, float]] = []
         if motion is not None:
             looks.append((unsmear(mean, motion), UNSMEAR_SCALE))
         if glare(grey):
             looks.append((even_light(mean), 1.0))
         return looks
+
+    def _unsmeared_look(self, mean: Any, known: Collection[str] = ()) -> DecodeResult | None:
+        """The mean's grey image with its smear (measured by the last :meth:`_looks`) taken back at
+        full size, decoded by :data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`; None for a
+        pipeline without that ladder. Some 50 ms at 1280x720 on the development machine (the
+        deconvolution 40-50, the two passes 10-30), paid once per still scene that shows a smear."""
+        import cv2
+
+        if self._unsmeared is None:
+            make = getattr(self.pipeline, "unsmeared", None)
+            self._unsmeared = make() if make is not None else False
+        if not self._unsmeared or self._smear is None:
+            return None
+        grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
+        return self._decode_look(self._unsmeared, unsmear(grey, self._smear, scale=1.0), 1.0, thorough=True,
+                                 known=known)
 
     def _second_look(self, looks: list[tuple[Any, float]], thorough: bool,
                      known: Collection[str] = ()) -> DecodeResult | None:

@@ -9,15 +9,17 @@ import pytest
 from _qrgen import noise
 
 from kipukas_board.vision.decoders import Decoded
+from kipukas_board.vision.motion import UNSMEAR_SCALE
 from kipukas_board.vision.pipeline import (
     DEBLUR_STRATEGIES,
     DEEP_STRATEGIES,
     SEARCH_STRATEGIES,
+    UNSMEARED_STRATEGIES,
     DecodeResult,
     Pipeline,
     Strategy,
 )
-from kipukas_board.vision.reader import DEEP_AT, STACK_AT, CameraReader
+from kipukas_board.vision.reader import DEEP_AT, LONG_SMEAR, STACK_AT, CameraReader
 from kipukas_board.vision.stack import FrameStack
 
 P = "kpks.us/RrDC#0001?DmFz33"
@@ -336,15 +338,20 @@ def test_the_look_for_a_second_card_goes_on_past_the_code_read_already(named) ->
 
 
 class _OnLooks:
-    """Fake decoders that read ``always`` on any image and ``on_look`` only on the one image the
-    reader's second look makes (its smear or glare taken back), by strategy name."""
+    """Fake decoders that read ``always`` on any image, ``on_look`` only on the one image the
+    reader's second look makes (its smear or glare taken back at half size), and ``on_full`` only
+    on the mean's grey image with its smear taken back at full size, by strategy name."""
 
-    def __init__(self, always: dict[str, list[str]], on_look: dict[str, list[str]]) -> None:
-        self.always, self.on_look = always, on_look
-        self.strategy, self.looking = "", False
+    def __init__(self, always: dict[str, list[str]], on_look: dict[str, list[str]],
+                 on_full: dict[str, list[str]] | None = None) -> None:
+        self.always, self.on_look, self.on_full = always, on_look, on_full or {}
+        self.strategy, self.looking, self.full = "", False, False
+        self.log: list[str] = []
 
     def __call__(self, image) -> list[Decoded]:
-        texts = self.always.get(self.strategy, []) + (self.on_look.get(self.strategy, []) if self.looking else [])
+        self.log.append(self.strategy)
+        texts = (self.always.get(self.strategy, []) + (self.on_look.get(self.strategy, []) if self.looking else [])
+                 + (self.on_full.get(self.strategy, []) if self.full else []))
         return [Decoded(t) for t in texts]
 
 
@@ -356,9 +363,16 @@ def looks(monkeypatch: pytest.MonkeyPatch, named):
 
     class Looks:
         image = cv2.resize(_scene(np.random.default_rng(18)), None, fx=0.5, fy=0.5)
+        full = cv2.cvtColor(_scene(np.random.default_rng(18)), cv2.COLOR_BGR2GRAY)  # the grey taken back at full size
+        motion = (5, 5)
+        unsmeared: list[tuple[tuple[int, int], float]] = []  # (smear, scale) of each smear taken back
 
-    monkeypatch.setattr(reader_module, "estimate_motion", lambda grey: (5, 5))
-    monkeypatch.setattr(reader_module, "unsmear", lambda mean, motion: Looks.image)
+    def unsmear(mean, motion, scale=UNSMEAR_SCALE):
+        Looks.unsmeared.append((motion, scale))
+        return Looks.full if scale == 1.0 else Looks.image
+
+    monkeypatch.setattr(reader_module, "estimate_motion", lambda grey: Looks.motion)
+    monkeypatch.setattr(reader_module, "unsmear", unsmear)
     monkeypatch.setattr(reader_module, "glare", lambda grey: True)
     monkeypatch.setattr(reader_module, "even_light", lambda mean: Looks.image)
     decode = Pipeline.decode
@@ -366,6 +380,7 @@ def looks(monkeypatch: pytest.MonkeyPatch, named):
     def told(self, image, thorough=False, known=()):
         for dec in self.decoders.values():
             dec.looking = image is Looks.image
+            dec.full = image is Looks.full
         return decode(self, image, thorough, known)
 
     monkeypatch.setattr(Pipeline, "decode", told)
@@ -392,6 +407,46 @@ def test_the_deep_ladder_decodes_the_mean_with_its_smear_taken_back(looks) -> No
     reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
     reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
     assert reads[DEEP_AT - 2].codes == [] and reads[DEEP_AT - 1].codes == [P]
+
+
+def test_a_smeared_card_only_the_full_size_look_reads_is_read_there_before_the_deep_ladder(looks) -> None:
+    rng = np.random.default_rng(21)
+    clean = _scene(rng)
+    dec = _OnLooks({}, {}, {UNSMEARED_STRATEGIES[0].name: [P]})
+    reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert reads[DEEP_AT - 2].codes == [] and reads[DEEP_AT - 1].codes == [P]
+    assert reads[DEEP_AT - 1].stacked == DEEP_AT and all(r.codes == [P] for r in reads[DEEP_AT - 1:])
+    assert [scale for _, scale in looks.unsmeared].count(1.0) == 1  # taken back at full size once
+    assert not {s.name for s in DEEP_STRATEGIES} & set(dec.log)  # read there: the deep ladder is spared
+
+
+def test_a_scene_that_shows_no_smear_gets_no_full_size_look(looks) -> None:
+    looks.motion = None
+    rng = np.random.default_rng(22)
+    clean = _scene(rng)
+    dec = _OnLooks({}, {}, {UNSMEARED_STRATEGIES[0].name: [P]})
+    reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert not any(r.codes for r in reads) and looks.unsmeared == []
+    assert DEEP_STRATEGIES[0].name in dec.log and UNSMEARED_STRATEGIES[0].name not in dec.log
+
+
+@pytest.mark.parametrize("smear, second_read", [((9, 9), True), ((5, 5), False)])
+def test_a_second_card_behind_a_long_smear_is_looked_for_at_full_size(looks, smear, second_read) -> None:
+    from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES
+
+    assert (np.hypot(*smear) >= LONG_SMEAR) == second_read
+    looks.motion = smear
+    second = "kpks.us/HMPU#0004?BFxDCJ"
+    rng = np.random.default_rng(23)
+    clean = _scene(rng)
+    dec = _OnLooks({DEFAULT_STRATEGIES[0].name: [P]}, {}, {UNSMEARED_STRATEGIES[0].name: [second]})
+    reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert reads[STACK_AT[0] - 2].codes == [P]
+    assert all(r.codes == ([P, second] if second_read else [P]) for r in reads[STACK_AT[0] - 1:])
+    assert looks.unsmeared.count((smear, 1.0)) == (1 if second_read else 0)
 
 
 def test_a_stack_count_the_stack_never_holds_is_refused() -> None:
