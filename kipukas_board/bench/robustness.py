@@ -14,7 +14,9 @@ process's), as if it had a core of its own. A seat slower than the camera so ski
 the board. Per condition it reports:
 
 * ``read``: the codes of the truth the loop read within ``within_s`` of the card's first frame, of
-  all the codes (and ``wrong``: codes it read that are not in the capture's truth);
+  all the codes (and ``wrong``: codes it read that are not in the capture's truth, each named under
+  the table with its capture: a truth file lists the codes known to be in a picture, and a second
+  card no decoder read before may be read at last, which only a look at the picture can tell);
 * ``first_ms``: the median and the worst time to the first read of the cards it read;
 * ``cpu_held``: the loop's CPU per second of a held card, in % of one core (mean over the cards);
   ``cpu_idle``: the same for an empty stand (a blank grey view in the same condition and noise, or
@@ -243,7 +245,8 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
     try:
         for cond in chosen:
             row: dict[str, Any] = {"condition": cond.name, "what": cond.what, "noise": cond.noise, "codes": 0,
-                                   "read": 0, "wrong": 0, "still": 0, "wechat": 0, "missed": []}
+                                   "read": 0, "wrong": 0, "still": 0, "wechat": 0, "missed": [],
+                                   "not_in_truth": {}}
             first: list[float] = []
             held: list[float] = []
             still_ms: list[float] = []
@@ -262,6 +265,8 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
                 row["codes"] += len(want)
                 row["read"] += len(want & in_time)
                 row["wrong"] += len(set(hold["reads"]) - want)
+                if set(hold["reads"]) - want:
+                    row["not_in_truth"][name] = sorted(set(hold["reads"]) - want)
                 if want - in_time:
                     row["missed"].append(name)
                 first.extend(t * 1000 for c, t in hold["reads"].items() if c in want)
@@ -305,4 +310,6 @@ def format_table(report: dict[str, Any]) -> str:
     for r in report["conditions"]:
         if r["missed"]:
             lines.append(f"{r['condition']}: not read within {report['within_s']:g} s: {', '.join(r['missed'])}")
+        for name, codes in r.get("not_in_truth", {}).items():
+            lines.append(f"{r['condition']}: read, not in the truth file: {name}: {', '.join(codes)}")
     return "\n".join(lines)

@@ -60,6 +60,18 @@ def test_the_small_bench_reads_every_card_and_counts_it(captures: Path) -> None:
     assert "noise4" in table and "half" in table and "loop read" in table
 
 
+def test_a_code_read_that_the_truth_file_does_not_list_is_named_with_its_capture(tmp_path: Path) -> None:
+    rng = np.random.default_rng(13)
+    two = place([camouflage(qr_tile(P, px=6), rng), camouflage(qr_tile(Q, px=6), rng)], size=(360, 640),
+                positions=[(60, 60), (60, 380)])
+    cv2.imwrite(str(tmp_path / "two.png"), two)
+    (tmp_path / "truth.json").write_text(json.dumps({"images": {"two.png": {"codes": [P]}}}))
+    report = run_robustness(tmp_path, tmp_path / "truth.json", ["noise2"], seconds=1.0, idle_s=1.0)
+    row = report["conditions"][0]
+    assert (row["read"], row["wrong"], row["not_in_truth"]) == (1, 1, {"two.png": [Q]})
+    assert f"noise2: read, not in the truth file: two.png: {Q}" in format_table(report)
+
+
 def test_the_idle_stand_may_be_a_picture_of_the_view_behind_it(captures: Path) -> None:
     view = captures / "room.png"
     cv2.imwrite(str(view), cv2.resize(np.random.default_rng(3).integers(0, 255, (45, 80, 3), dtype=np.uint8),
