@@ -48,6 +48,34 @@ def test_the_cepstrum_is_numpys_for_every_parity_of_size(h: int, w: int) -> None
     assert np.abs(got - want).max() < 1e-3 * np.abs(want).max()
 
 
+@pytest.mark.parametrize(("h", "w", "motion"), [(45, 75, (9, 9)), (45, 75, (5, 0)), (48, 45, (5, 0)),
+                                               (45, 45, (0, 7)), (60, 80, (4.5, 4.5))])
+@pytest.mark.parametrize("lopsided", [False, True])
+def test_the_deconvolution_is_numpys_wiener_filter_for_every_parity_of_size(
+        monkeypatch: pytest.MonkeyPatch, h: int, w: int, motion, lopsided: bool) -> None:
+    # the packed spectra hold odd and even transform sizes differently (a last column of its own, or
+    # not; a last row that is real, or an imaginary part): numpy's complex transforms are the reference.
+    # A line's kernel is symmetric, so its spectrum is real; a lopsided one has imaginary parts too
+    import kipukas_board.vision.motion as motion_module
+
+    img = np.random.default_rng(h + w).integers(0, 256, (h, w), dtype=np.uint8)  # every frequency, up to the last
+    kernel = line_kernel(*motion)
+    if lopsided:
+        kernel = np.random.default_rng(w).random(kernel.shape).astype(np.float32) ** 4
+        kernel /= kernel.sum()
+        monkeypatch.setattr(motion_module, "line_kernel", lambda dx, dy: kernel)
+    pad = kernel.shape[0] * 2
+    ph, pw = cv2.getOptimalDFTSize(h + 2 * pad), cv2.getOptimalDFTSize(w + 2 * pad)
+    k = np.zeros((ph, pw))
+    k[:kernel.shape[0], :kernel.shape[0]] = kernel
+    k = np.roll(k, (-(kernel.shape[0] // 2),) * 2, axis=(0, 1))
+    spectrum = np.fft.fft2(k)
+    wiener = np.conj(spectrum) / (np.abs(spectrum) ** 2 + 0.01)
+    padded = cv2.copyMakeBorder(img, pad, ph - h - pad, pad, pw - w - pad, cv2.BORDER_REFLECT).astype(float)
+    want = np.clip(np.rint(np.real(np.fft.ifft2(np.fft.fft2(padded) * wiener))[pad:pad + h, pad:pad + w]), 0, 255)
+    assert np.abs(motion_module.deconvolve(img, motion, 0.01).astype(float) - want).max() <= 1  # float32, float64
+
+
 @pytest.mark.parametrize(("h", "w"), [(353, 631), (360, 639), (359, 640)])
 def test_the_smear_is_measured_on_a_picture_of_any_size(h: int, w: int) -> None:
     # odd and awkward sizes: the spectrum's packed layout differs, and the picture is padded
