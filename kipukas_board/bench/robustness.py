@@ -137,6 +137,11 @@ class _Seat:
         """One card (or an empty view) held for ``seconds``: its reads by simulated time, and its CPU.
         ``name`` names the hold for its noise (see :class:`HoldNoise`)."""
         reader = self.reader()
+        for dec in self.isolated.values():
+            # a worker stopped at its deadline by an earlier decode (the still image's, just before)
+            # is replaced at once and loads its model in the background: it finishes first, so this
+            # hold is charged only for what its own frames cost
+            dec.ready()
         make = noise.frames(img, sigma, *name)
         n = max(1, round(fps * seconds))
         free = 0.0
