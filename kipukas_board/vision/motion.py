@@ -20,9 +20,10 @@ be undone almost exactly.
 
 Cost at 1280x720 on the development machine: about 5 ms to measure (OpenCV's real DFT of the grey
 image and its inverse, the spectrum kept in OpenCV's packed layout: numpy's ``rfft2`` and ``irfft2``
-took 2.4-3.7 times as long for the same cepstrum, measured side by side) and 15 ms per channel to
-deconvolve (two FFTs): some 50 ms for a colour frame, paid once per still unread scene whose picture
-shows a smear.
+took 2.4-3.7 times as long for the same cepstrum, measured side by side); to deconvolve, 7-12 ms
+for a colour frame at half size and 21-23 ms for a grey one at full size, every spectrum packed as
+well (with complex spectra 20-27 and 53-69 ms, measured side by side), paid once per still unread
+scene whose picture shows a smear.
 
 Example::
 
@@ -173,10 +174,10 @@ def deconvolve(image: Any, motion: tuple[float, float], noise_ratio: float = NOI
     """``image`` (grey or BGR, 8-bit) with the smear ``motion`` taken back, as an 8-bit image.
 
     The picture is padded by mirroring before the transform, so its edges do not ring into it. Every
-    spectrum stays in OpenCV's packed layout (see :func:`cepstrum`): at 1280x720 the whole
-    deconvolution of a grey image costs 9-10 ms there against 40 ms with complex spectra (the
-    image's transform 1.8 against 10.4 ms, its inverse 2 against 10.8, the filter's two transforms
-    and division the rest), measured on the development machine.
+    spectrum stays in OpenCV's packed layout (see :func:`cepstrum`): at 1280x720 a grey image's
+    transform costs 1.8 ms there against 10.4 with a complex one, its inverse 2 against 10.8, and
+    the whole deconvolution 21-23 ms against 53-69 (most of the rest is the filter's, made afresh
+    for each smear), measured on the development machine.
     """
     import cv2
     import numpy as np
@@ -198,28 +199,28 @@ def deconvolve(image: Any, motion: tuple[float, float], noise_ratio: float = NOI
 
 def _wiener(kernel: Any, ph: int, pw: int, noise_ratio: float) -> Any:
     """The Wiener filter ``conj(H) / (|H|^2 + k)`` of ``kernel`` for a ``ph`` x ``pw`` transform, in
-    OpenCV's packed layout (each complex value's real and imaginary parts in two slots, which both
-    share the one real denominator)."""
+    OpenCV's packed layout (see :func:`_real_slots`): each complex value's real and imaginary parts
+    sit in two slots, which share the one real denominator."""
     import cv2
     import numpy as np
 
-    k = np.zeros((ph, pw), np.float32)
     s, c = kernel.shape[0], kernel.shape[0] // 2
-    k[:s, :s] = kernel
-    k = np.roll(k, (-c, -c), axis=(0, 1))  # the kernel's centre at the origin, as the transform expects
+    k = np.zeros((ph, pw), np.float32)
+    # the kernel's centre at the origin, as the transform expects (it wraps round the edges)
+    k[np.ix_((np.arange(s) - c) % ph, (np.arange(s) - c) % pw)] = kernel
     kf = cv2.dft(k)
     power = cv2.mulSpectrums(kf, kf, 0, conjB=True)  # |H|^2 in the real parts' slots, 0 in the others
-    slots = _real_slots(ph, pw)
-    imag = 1 - slots
-    # each imaginary part's slot takes its real part's |H|^2: the slot before it along its row in
-    # the packed middle columns, the one above it in the first and last columns
-    spread = np.roll(power, 1, axis=1)
-    spread[:, 0] = np.roll(power[:, 0], 1)
-    if pw % 2 == 0:
-        spread[:, -1] = np.roll(power[:, -1], 1)
-    power = power + spread * imag
-    conj = kf * (slots - imag)  # the imaginary parts negated
-    return conj / (power + noise_ratio)
+    conj = kf.copy()
+    # the imaginary parts' slots: every second one of the middle columns along each row (the slot
+    # before holds the real part), and every second row of the first and last columns (the slot
+    # above holds it); each takes its real part's |H|^2, and its sign is turned for the conjugate
+    imag = slice(2, pw - 1 if pw % 2 == 0 else pw, 2)
+    power[:, imag] = power[:, 1:imag.stop - 1:2]
+    conj[:, imag] *= -1
+    for col in [0] + ([pw - 1] if pw % 2 == 0 else []):
+        power[2::2, col] = power[1:ph - 1 if ph % 2 == 1 else ph - 2:2, col]
+        conj[2::2, col] *= -1
+    return cv2.divide(conj, cv2.add(power, noise_ratio))
 
 
 def unsmear(image: Any, motion: tuple[int, int], scale: float = UNSMEAR_SCALE,

@@ -34,7 +34,7 @@ The rules, per frame:
   working size and WeChat's at three quarters of it, that read small, dim and reflecting codes the
   rest misses, some 100 ms), on the mean with its smear taken back where it shows one; and where it
   shows one, first its grey image with the smear taken back at full size
-  (:data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`, some 50 ms: a small code's modules
+  (:data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`, some 30-50 ms: a small code's modules
   are lost at the half size the other looks work at);
 * the scene is unchanged and was read: the mean of the next ``stack_at`` count is decoded once more
   by the same ladder (its cheap strategies), for a second card held beside the first that the pass,
@@ -80,10 +80,11 @@ STACK_AT = (4, 8, 12)
 DEEP_AT = 8
 #: A scene already read is looked at for a second card on its mean with the smear taken back at
 #: full size (:data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`) only behind a smear at
-#: least this long, in pixels of the frame: a second small card smeared over two of its modules or
-#: more (9 px of diagonal blur, 12.7 px long, on the bench) is read there and nowhere else, while
-#: behind a shorter smear (5 px, 7.1 px long) the look read no second card and cost the held cards
-#: a tenth more CPU.
+#: least this long, in pixels of the frame: behind 9 px of diagonal blur (12.7 px long) the second
+#: card of a two-card capture is read there and nowhere else, while behind every smear the look
+#: read no more cards within a second on three noise draws under 3, 5 and 9 px of blur, and the
+#: held cards' CPU rose by a fifth under 3 and 5 px (8.1-8.8 to 10.5-11.2 % of a core, and
+#: 10.4-10.5 to 12.5-13.0 %).
 LONG_SMEAR = 10.0
 
 
@@ -246,8 +247,8 @@ class CameraReader:
     def _unsmeared_look(self, mean: Any, known: Collection[str] = ()) -> DecodeResult | None:
         """The mean's grey image with its smear (measured by the last :meth:`_looks`) taken back at
         full size, decoded by :data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`; None for a
-        pipeline without that ladder. Some 50 ms at 1280x720 on the development machine (the
-        deconvolution 40-50, the two passes 10-30), paid once per still scene that shows a smear."""
+        pipeline without that ladder. Some 30-50 ms at 1280x720 on the development machine (the
+        deconvolution about 20, the two passes 10-30), paid once per still scene that shows a smear."""
         import cv2
 
         if self._unsmeared is None:
