@@ -326,11 +326,14 @@ class Pipeline:
         budget = max(self.budget_ms, sum(s.cost_ms for s in ladder))
         return self._sibling(ladder, budget)
 
-    def unsmeared(self) -> Pipeline:
+    def unsmeared(self) -> Pipeline | None:
         """A pipeline of :data:`UNSMEARED_STRATEGIES` (those whose decoder is here) for a mean whose
         smear was taken back at full size: the same decoders and payload check, no camera state;
-        every strategy may run."""
+        every strategy may run. None where none of their decoders is here: the image is not worth
+        its deconvolution then."""
         ladder = [s for s in UNSMEARED_STRATEGIES if s.decoder in self.decoders]
+        if not ladder:
+            return None
         return self._sibling(ladder, max(self.budget_ms, sum(s.cost_ms for s in ladder)))
 
     def _sibling(self, strategies: Sequence[Strategy], budget_ms: float,

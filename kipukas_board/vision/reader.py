@@ -247,13 +247,15 @@ class CameraReader:
     def _unsmeared_look(self, mean: Any, known: Collection[str] = ()) -> DecodeResult | None:
         """The mean's grey image with its smear (measured by the last :meth:`_looks`) taken back at
         full size, decoded by :data:`~kipukas_board.vision.pipeline.UNSMEARED_STRATEGIES`; None for a
-        pipeline without that ladder. Some 30-50 ms at 1280x720 on the development machine (the
-        deconvolution about 20, the two passes 10-30), paid once per still scene that shows a smear."""
+        pipeline without that ladder (or without its decoders). Some 30-50 ms at 1280x720 on the
+        development machine (the deconvolution about 20, the two passes 10-30), paid at most twice
+        per still scene that shows a smear: unread at :data:`DEEP_AT` frames, and read, in the look
+        for a second card behind a smear of :data:`LONG_SMEAR` or more."""
         import cv2
 
         if self._unsmeared is None:
             make = getattr(self.pipeline, "unsmeared", None)
-            self._unsmeared = make() if make is not None else False
+            self._unsmeared = (make() if make is not None else None) or False
         if not self._unsmeared or self._smear is None:
             return None
         grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean

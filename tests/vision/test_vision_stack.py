@@ -455,3 +455,47 @@ def test_a_stack_count_the_stack_never_holds_is_refused() -> None:
     with pytest.raises(ValueError, match="stack_at.*1.*at least 2"):
         CameraReader(_NoiseLimited(_scene(np.random.default_rng(21)), limit=5.0), stack_at=(1, 8))
     assert CameraReader(_NoiseLimited(_scene(np.random.default_rng(21)), limit=5.0), stack_at=()).stack_at == ()
+
+
+def test_a_reader_whose_decoders_have_no_full_size_ladder_does_not_take_the_smear_back_at_full_size(looks) -> None:
+    # the full-size deconvolution costs some 20 ms: without zxing there is nothing to decode it
+    rng = np.random.default_rng(24)
+    clean = _scene(rng)
+    dec = _OnLooks({}, {})
+    reader = CameraReader(Pipeline(decoders={n: dec for n in ("pyzbar", "wechat")}))
+    for _ in range(2 * STACK_AT[-1]):
+        reader.read(noise(clean, rng, 2))
+    assert looks.unsmeared and [scale for _, scale in looks.unsmeared].count(1.0) == 0
+    assert DEEP_STRATEGIES[0].name in dec.log  # the deep ladder still ran on the unread scene
+
+
+class _StandIn:
+    """A pipeline that only decodes (no searcher, deep or full-size ladder)."""
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.inner = pipeline
+
+    def decode(self, image, thorough=False, known=()):
+        return self.inner.decode(image, thorough, known)
+
+
+@pytest.mark.parametrize("how", ["no second looks", "a stand-in pipeline"])
+def test_a_reader_without_second_looks_or_a_full_size_ladder_reads_on_without_one(looks, how) -> None:
+    looks.motion = (9, 9)
+    rng = np.random.default_rng(25)
+    clean = _scene(rng)
+    dec = _OnLooks({}, {}, {UNSMEARED_STRATEGIES[0].name: [P]})
+    pipe = Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")})
+    reader = (CameraReader(pipe, second_looks=False) if how == "no second looks" else CameraReader(_StandIn(pipe)))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert not any(r.codes for r in reads) and (1.0 not in [scale for _, scale in looks.unsmeared])
+
+
+def test_a_text_read_on_the_full_size_look_that_is_no_card_is_no_read(looks) -> None:
+    url = "https://example.com/kpks.us/RrDC"
+    rng = np.random.default_rng(26)
+    clean = _scene(rng)
+    dec = _OnLooks({}, {}, {UNSMEARED_STRATEGIES[0].name: [url]})
+    reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
+    assert UNSMEARED_STRATEGIES[0].name in dec.log and not any(r.codes for r in reads)
