@@ -49,12 +49,13 @@ def test_the_cepstrum_is_numpys_for_every_parity_of_size(h: int, w: int) -> None
 
 
 @pytest.mark.parametrize(("h", "w", "motion"), [(45, 75, (9, 9)), (45, 75, (5, 0)), (48, 45, (5, 0)),
-                                               (45, 45, (0, 7)), (60, 80, (4.5, 4.5))])
+                                               (45, 45, (0, 7)), (60, 80, (4.5, 4.5)), (45, 45, (5, 0))])
 @pytest.mark.parametrize("lopsided", [False, True])
 def test_the_deconvolution_is_numpys_wiener_filter_for_every_parity_of_size(
         monkeypatch: pytest.MonkeyPatch, h: int, w: int, motion, lopsided: bool) -> None:
     # the packed spectra hold odd and even transform sizes differently (a last column of its own, or
     # not; a last row that is real, or an imaginary part): numpy's complex transforms are the reference.
+    # The transforms here are 120x144, 81x120, 90x81, 90x90, 108x125 and 81x81: each parity of each side
     # A line's kernel is symmetric, so its spectrum is real; a lopsided one has imaginary parts too
     import kipukas_board.vision.motion as motion_module
 
