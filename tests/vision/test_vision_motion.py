@@ -77,6 +77,29 @@ def test_the_deconvolution_is_numpys_wiener_filter_for_every_parity_of_size(
     assert np.abs(motion_module.deconvolve(img, motion, 0.01).astype(float) - want).max() <= 1  # float32, float64
 
 
+def test_a_smear_taken_back_again_reuses_its_filter_and_gives_the_same_picture() -> None:
+    from kipukas_board.vision.motion import _wiener_for, deconvolve
+
+    img = np.random.default_rng(7).integers(0, 256, (90, 160), dtype=np.uint8)
+    _wiener_for.cache_clear()
+    first = deconvolve(img, (9, 9))
+    assert (_wiener_for.cache_info().hits, _wiener_for.cache_info().misses) == (0, 1)
+    assert np.array_equal(deconvolve(img, (9, 9)), first) and _wiener_for.cache_info().hits == 1
+    deconvolve(img, (5, 5))  # another smear: another filter
+    assert _wiener_for.cache_info().misses == 2
+    with pytest.raises(ValueError, match="read-only"):
+        _wiener_for(*_last_key(img))[0, 0] = 1.0  # the kept filter, which no caller may change
+    assert _wiener_for.cache_info().hits == 2
+
+
+def _last_key(img: np.ndarray) -> tuple:
+    """The cache key :func:`deconvolve` uses for ``img`` and a (9, 9) smear."""
+    kernel = line_kernel(9, 9)
+    pad = kernel.shape[0] * 2
+    return (kernel.tobytes(), kernel.shape[0], cv2.getOptimalDFTSize(img.shape[0] + 2 * pad),
+            cv2.getOptimalDFTSize(img.shape[1] + 2 * pad), 0.01)
+
+
 @pytest.mark.parametrize(("h", "w"), [(353, 631), (360, 639), (359, 640)])
 def test_the_smear_is_measured_on_a_picture_of_any_size(h: int, w: int) -> None:
     # odd and awkward sizes: the spectrum's packed layout differs, and the picture is padded
