@@ -185,15 +185,16 @@ DEEP_STRATEGIES: tuple[Strategy, ...] = (
 
 #: The ladder for a still scene's mean smeared along a line, with the smear taken back at full
 #: size (:mod:`~kipukas_board.vision.motion` works at half size for the search's looks: cheaper, and
-#: enough for large codes): a small code's modules, 4 to 7 pixels at 1280x720, are lost at half
-#: size, so a long smear over them is taken back only on the full-size grey image, and that image
-#: upscaled. Measured on the 8-frame means of the codes still unread under the robustness bench's
-#: 5 and 9 px motion blur (three noise draws), every zxing preparation at 1, 1.5 and 2 times and
-#: every channel: the grey channel, upscaled 1.5 times and sharpened twice, reads the most of them
-#: (19 of the 22 any grey pass reads, 9 ms), and upscaled twice and sharpened once the most of the
-#: rest. The blue and green channels read a few others on their own, but with all three channels
-#: taken back and two passes on them added, the loop read no more cards within a second (34 of 36
-#: under 9 px of blur on each of three draws, as with grey alone) for more CPU.
+#: enough for large codes): a small code's modules, 4 to 8 pixels at 1280x720, are lost at half
+#: size, so a long smear over them is taken back on the full-size grey image, and that image
+#: upscaled. Measured on the 8-frame means of the codes the loop still missed under the robustness
+#: bench's 5 and 9 px motion blur (21 capture-draws over three noise draws), every zxing
+#: preparation of every channel at 1, 1.5 and 2 times and ZBar at 1: some pass read the code on 15
+#: of them, zxing's on the grey channel on 9, of which upscaled 1.5 times and sharpened twice reads
+#: the most (9 ms), and upscaled twice and sharpened once the most of the rest. The blue and green
+#: channels read a few others on their own, but with all three channels taken back and two passes
+#: on them added, the loop read no more cards within a second (34 of 36 under 9 px of blur on each
+#: of three draws, as with grey alone) for more CPU.
 UNSMEARED_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("zxing", "gray", 1.5, "strong", 9.0),
     Strategy("zxing", "gray", 2.0, "sharp", 19.0),
