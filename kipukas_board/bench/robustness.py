@@ -269,9 +269,10 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
                 in_time = {c for c, t in hold["reads"].items() if t <= within_s}
                 row["codes"] += len(want)
                 row["read"] += len(want & in_time)
-                row["wrong"] += len(set(hold["reads"]) - want)
-                if set(hold["reads"]) - want:
-                    row["not_in_truth"][name] = sorted(set(hold["reads"]) - want)
+                unlisted = sorted(set(hold["reads"]) - want)
+                row["wrong"] += len(unlisted)
+                if unlisted:
+                    row["not_in_truth"][name] = unlisted
                 if want - in_time:
                     row["missed"].append(name)
                 first.extend(t * 1000 for c, t in hold["reads"].items() if c in want)
