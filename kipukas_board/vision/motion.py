@@ -43,6 +43,7 @@ Example::
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 #: The longest smear looked for, in pixels (a card moving a tenth of its width in one exposure).
@@ -233,7 +234,10 @@ def _wiener(kernel: Any, ph: int, pw: int, noise_ratio: float) -> Any:
     for col in [0] + ([pw - 1] if pw % 2 == 0 else []):
         power[2::2, col] = power[1:ph - 1 if ph % 2 == 1 else ph - 2:2, col]
         conj[2::2, col] *= -1
-    return cv2.divide(conj, cv2.add(power, noise_ratio))
+    # numpy's add, not cv2.add: OpenCV takes a 4x1 (or smaller) array beside a number for a scalar of
+    # its own and refuses the pair; the float32 sums are the same
+    power += np.float32(noise_ratio)
+    return cv2.divide(conj, power)
 
 
 def unsmear(image: Any, motion: tuple[int, int], scale: float = UNSMEAR_SCALE,
@@ -245,6 +249,11 @@ def unsmear(image: Any, motion: tuple[int, int], scale: float = UNSMEAR_SCALE,
     """
     import cv2
 
+    h, w = image.shape[:2]
+    # rounded as cv2.resize sizes its output, which refuses an empty one with an assertion
+    if not (math.isfinite(scale) and scale > 0) or round(h * scale) < 1 or round(w * scale) < 1:
+        raise ValueError(f"cannot unsmear a {w}x{h} image at scale {scale!r}: expected a positive scale "
+                         f"that leaves the image at least 1 pixel each way")
     if scale != 1.0:
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     return deconvolve(image, (motion[0] * scale, motion[1] * scale), noise_ratio)

@@ -93,6 +93,36 @@ def test_a_smear_taken_back_again_reuses_its_filter_and_gives_the_same_picture()
         kept[0, 0] = 1.0  # a kept filter, which no caller may change
 
 
+
+@pytest.mark.parametrize(("ph", "pw"), [(4, 1), (1, 4), (3, 1), (2, 2), (5, 3)])
+def test_the_filter_of_a_tiny_transform_is_numpys_wiener_filter_too(ph: int, pw: int) -> None:
+    # OpenCV takes an array of four values or fewer beside a number for a scalar of its own: the
+    # filter of a 4x1 transform must still be made, and right
+    from kipukas_board.vision.motion import _wiener
+
+    kernel = np.random.default_rng(ph * pw).random((3, 3)).astype(np.float32)
+    kernel /= kernel.sum()
+    k = np.zeros((ph, pw))
+    k[np.ix_((np.arange(3) - 1) % ph, (np.arange(3) - 1) % pw)] = kernel
+    spectrum = np.fft.fft2(k)
+    x = np.random.default_rng(1).random((ph, pw)).astype(np.float32)
+    want = np.real(np.fft.ifft2(np.fft.fft2(x) * np.conj(spectrum) / (np.abs(spectrum) ** 2 + 0.01)))
+    got = cv2.dft(cv2.mulSpectrums(cv2.dft(x), _wiener(kernel, ph, pw, 0.01), 0),
+                  flags=cv2.DFT_INVERSE | cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
+    assert got.shape == (ph, pw) and np.abs(got - want).max() < 1e-5
+
+
+@pytest.mark.parametrize(("shape", "scale"), [((1, 1), 0.5), ((1, 40), 0.4), ((20, 20), 0.0),
+                                              ((20, 20), -0.5), ((20, 20), float("nan"))])
+def test_an_image_too_small_for_its_scale_is_named_not_left_to_opencv(shape, scale: float) -> None:
+    from kipukas_board.vision.motion import unsmear
+
+    with pytest.raises(ValueError, match=rf"cannot unsmear a {shape[1]}x{shape[0]} image at scale .*: expected a "
+                                         "positive scale that leaves the image at least 1 pixel each way"):
+        unsmear(np.zeros(shape, np.uint8), (5, 0), scale=scale)
+    assert unsmear(np.zeros((3, 3), np.uint8), (5, 0), scale=0.5).shape == (2, 2)  # 1.5 rounds to 2
+
+
 @pytest.mark.parametrize(("h", "w"), [(353, 631), (360, 639), (359, 640)])
 def test_the_smear_is_measured_on_a_picture_of_any_size(h: int, w: int) -> None:
     # odd and awkward sizes: the spectrum's packed layout differs, and the picture is padded
