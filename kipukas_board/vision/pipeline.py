@@ -33,7 +33,8 @@ codes; only the frame's wall time grows:
   still reads what the plan reads.
 
 A frame that ran out of budget says so (``over_budget``; ``skipped`` names the strategies it lost,
-``interrupted`` the decoder stopped at its deadline).
+``interrupted`` the decoder stopped at its deadline); a featureless frame (below) lost none, as it
+needed none.
 
 Only text that decoded *and* validates as a Kipukas payload is returned; everything else is
 listed in ``refused`` with the reason (a decoder's output is never corrected or guessed at).
@@ -405,6 +406,10 @@ class Pipeline:
             # read the last one may not read it)
             self._forget_card()
             result.complete = result.featureless = True
+            # no strategy was needed, so none the budget left out was lost; a decoder stopped at its
+            # deadline did run out of it
+            result.skipped.clear()
+            result.over_budget = bool(result.interrupted)
             return True
 
         interval = self.heavy_interval_s

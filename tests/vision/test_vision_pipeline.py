@@ -547,6 +547,21 @@ def test_a_featureless_frame_skips_every_strategy_but_a_faint_small_code_does_no
     assert Pipeline().decode(faint).codes == [P]
 
 
+
+@pytest.mark.parametrize("costs", [(5.0, 5.0), (5.0, 20.0)])
+def test_a_featureless_frame_is_not_over_budget_for_strategies_it_never_needed(costs) -> None:
+    """A budget smaller than the first strategy's cost runs nothing; on an empty stand nothing was lost
+    (no code can be there), so the frame is featureless and complete, not cut short by the budget."""
+    cheap, other = _Fake([]), _Fake([])
+    strategies = [Strategy("cheap", "gray", 0.5, "none", costs[0]), Strategy("other", "gray", 0.5, "none", costs[1])]
+    p = Pipeline(strategies, budget_ms=1.0, decoders={"cheap": cheap, "other": other})
+    empty = p.decode(np.full((720, 1280, 3), 128, np.uint8))
+    assert empty.featureless and empty.complete and empty.tried == [] and cheap.calls == other.calls == 0
+    assert not empty.over_budget and empty.skipped == [] and empty.budget_note() is None
+    card = p.decode(place([qr_tile(P)]))  # a frame with a code: the budget did cut it short
+    assert not card.featureless and card.over_budget and card.skipped == ["cheap@0.5/gray/none", "other@0.5/gray/none"]
+
+
 def test_a_frame_the_first_strategy_reads_never_pays_the_look_for_features(monkeypatch) -> None:
     """The look costs a quarter of a millisecond; a read shows a code, so a frame the first cheap
     strategy reads (most frames with a card) is spared it, and one it misses is looked at once."""
