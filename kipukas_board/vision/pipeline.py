@@ -438,7 +438,7 @@ class Pipeline:
                     if flat():
                         return finish()
                     self._last_heavy = t0
-                self._try_roi(frame, result, extra, flat)
+                self._try_roi(frame, result, extra, flat, heavy_ok)
                 if flat():
                     return finish()
                 new = set(result.codes) - set(known)  # a known code read there is no good read
@@ -552,12 +552,14 @@ class Pipeline:
                     self._roi = (strat, _box(pts, frame.shape))
 
     def _try_roi(self, frame: Frame, result: DecodeResult, extra: list[float],
-                 flat: Callable[[], bool] = lambda: False) -> None:
+                 flat: Callable[[], bool] = lambda: False, heavy_ok: bool = True) -> None:
         """The last hit's strategy on the last hit's region only (prepared from the crop: cheaper);
         if it misses, the ``located`` strategies on that region (a hand-held card in sensor noise
         is read by one or another on most frames, for a few ms), unless ``flat()`` says the frame
-        is featureless (the card is gone: ``flat`` forgets it). The region is forgotten after
-        ``roi_misses`` frames in a row that read nothing there."""
+        is featureless (the card is gone: ``flat`` forgets it). A heavy one among them runs only when
+        ``heavy_ok`` (the heavy interval, as in the whole-frame pass; the caller decides for the
+        region's own strategy). The region is forgotten after ``roi_misses`` frames in a row that
+        read nothing there."""
         assert self._roi is not None
         strat, (x0, y0, x1, y1) = self._roi
         sub = Frame(frame.bgr[y0:y1, x0:x1])
@@ -566,11 +568,17 @@ class Pipeline:
             # a small code: the located strategies upscale, cheap on its small region only
             ladder += [t for t in self.strategies if t.located and t != strat]
         for t in ladder:
-            if result.tried and flat():
+            heavy = t is not strat and t.cost_ms >= self.heavy_ms
+            if (result.tried or heavy) and flat():
                 return
             s = _working_scale(t.scale, frame)
             if min(sub.shape) * s < 21:
                 continue
+            if heavy:
+                if not heavy_ok:
+                    result.held_back.append(t.name)
+                    continue
+                self._last_heavy = self._now
             self._run(t, frame, result, offset=(x0, y0), extra=extra, deadline_ms=self.budget_ms * self.slack,
                       image=sub.image(t.channel, s, t.prep, detail=t.scale))
             if result.codes:

@@ -514,6 +514,31 @@ def test_a_small_codes_region_is_retried_with_the_located_strategies_when_its_ow
     assert crop.shapes[0][0] < 200  # the region (50 px grown by half each way), not the frame
 
 
+
+def test_a_heavy_located_strategy_on_a_small_codes_region_waits_for_the_heavy_interval() -> None:
+    """The region's located retries are held back by the heavy interval as the whole-frame passes are:
+    a card the cheap pass read a moment ago costs no heavy retry when it misses on a noisy frame."""
+    first, heavy = _Fake([P]), _Shapes([P])
+    strategies = [Strategy("first", "gray", 0.5, "none", 1.0),
+                  Strategy("heavy", "gray", 1.0, "none", 20.0, located=True)]
+    now = [0.0]
+    p = Pipeline(strategies, decoders={"first": first, "heavy": heavy}, remember_roi=True, full_every_s=60.0,
+                 heavy_interval_s=1.0, roi_misses=10, clock=lambda: now[0])
+    frame = place([qr_tile(P)])
+    assert p.decode(frame).codes == [P] and p._roi is not None
+    first.texts = []  # its own strategy now misses on the region
+    now[0] = 0.1
+    held = p.decode(frame)
+    assert held.codes == [] and heavy.calls == 0 and held.held_back == ["heavy@1/gray/none/located"]
+    now[0] = 1.2  # a heavy interval without a cheap read: the heavy retry may run, once
+    assert p.decode(frame).codes == [P] and heavy.calls == 1
+    now[0] = 1.5  # within the interval of that heavy retry: the next one waits
+    again = p.decode(frame)
+    assert again.codes == [] and heavy.calls == 1 and again.held_back == ["heavy@1/gray/none/located"]
+    now[0] = 2.3
+    assert p.decode(frame).codes == [P] and heavy.calls == 2
+
+
 def test_a_card_the_cheap_passes_read_a_moment_ago_costs_no_heavy_pass_when_a_frame_misses() -> None:
     cheap, heavy = _Fake([P]), _Fake([P])
     strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 20.0)]
