@@ -63,15 +63,21 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_BYTES) -> 
     return text.removeprefix("\ufeff")
 
 
-def file_signature(path: str | os.PathLike[str]) -> tuple[int, int, int] | None:
-    """What changes when ``path`` is written: its ``(mtime_ns, size, inode)``; None when it is absent.
-    An edit in place moves the time (and mostly the size), an atomic write (:func:`atomic_path`) brings
-    a new inode."""
+def file_signature(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
+    """What changes when ``path`` is written: its ``(mtime_ns, ctime_ns, size, inode)``; None when it
+    is absent. An atomic write (:func:`atomic_path`) brings a new inode; an edit in place moves the
+    change time, which no program can set back (a tool that puts the old modification time back,
+    ``cp -p`` over the file or ``touch -r``, moves it too).
+
+    Not a hash of the contents: that would read every file on every look, which is what a
+    :class:`FileMemo` is there to spare. What is left unseen are two edits in place of the same size
+    within one tick of the file system's clock (a few milliseconds; recent Linux kernels stamp a change
+    that follows a look more finely), which no person makes and the board never does."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 class FileMemo(Generic[T]):
@@ -96,7 +102,7 @@ class FileMemo(Generic[T]):
 
     def __init__(self, limit: int = 64) -> None:
         self.limit = limit
-        self._kept: dict[tuple[str, Hashable], tuple[tuple[int, int, int] | None, T]] = {}
+        self._kept: dict[tuple[str, Hashable], tuple[tuple[int, int, int, int] | None, T]] = {}
         self._lock = threading.Lock()
 
     def get(self, path: str | os.PathLike[str], make: Callable[[], T], extra: Hashable = None) -> T:
