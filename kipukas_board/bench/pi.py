@@ -95,28 +95,38 @@ def run_pi_bench(frames: Sequence[str], max_seats: int = 4, seconds: float = 3.0
 
 def _set_controls(cam: Any, controls: dict[str, Any], refused: str | None = None) -> dict[str, Any]:
     """Put a seat's calibrated ``controls`` on its camera as the board does (none: the camera's automatic
-    settings); what was used, in words. ``refused``: why the calibration file was not applied, when the
-    loader refused it (then there are no controls, and the line says why rather than "not calibrated").
-    ``applied`` is whether calibrated controls reached the camera."""
+    settings); what was used, in words (``settings``, the seat's line above the table). ``refused``: why
+    the calibration file was not applied, when the loader refused it (then there are no controls, and
+    the line says why rather than "not calibrated").
+
+    ``calibration`` says what became of the seat's calibration, for programs reading the JSON:
+    ``applied`` (its focus and exposure are on the camera), ``not calibrated`` (the file keeps none for
+    the seat, or there is no file: the camera runs on its automatic settings, as meant), ``file refused``
+    (the board would apply no part of the file: automatic) or ``not applied`` (the camera refused them,
+    or cannot set them). ``calibration_problem`` says what went wrong, None when nothing did."""
     from kipukas_board.calibrate.camera_controls import AUTOMATIC, apply_controls, describe
 
-    used = {"controls": controls, "applied": False, "settings": describe(controls, refused)}
+    state = "file refused" if refused is not None else "applied" if controls else "not calibrated"
+    used = {"controls": controls, "calibration": state, "calibration_problem": refused,
+            "settings": describe(controls, refused)}
     try:
         applied = apply_controls(cam, controls)
     except (ValueError, OSError, RuntimeError) as exc:  # as the board, which then runs on the camera's own
         if not controls:
             used["settings"] += f" (not put on automatic: {exc})"
+            used["calibration_problem"] = "; ".join(filter(None, [refused, f"not put on automatic: {exc}"]))
         else:
             used["settings"] += (f" (calibrated, but not applied: {exc}"
                                  + (f"; {AUTOMATIC})" if isinstance(exc, ValueError) else ")"))
+            used["calibration"], used["calibration_problem"] = "not applied", str(exc)
         return used
     if not controls:
         return used
-    used["applied"] = applied
     if applied:
         used["settings"] += " (calibrated)"
     else:
         used["settings"] += " (calibrated; this camera cannot set them: camera defaults)"
+        used["calibration"], used["calibration_problem"] = "not applied", "this camera cannot set them"
     return used
 
 

@@ -60,6 +60,8 @@ def test_live_cameras_from_the_settings(frames: list[str], tmp_path: Path, capsy
     assert rc == 0 and doc["source"] == "cameras"
     (seat,) = doc["seats"]  # the simulated camera has no frames: not read
     assert seat["seat"] == 1 and seat["frames"] > 0 and list(seat["codes"]) == [P]
+    # nothing was meant to be applied: said so, not as a calibration that failed
+    assert (seat["calibration"], seat["calibration_problem"]) == ("not calibrated", None) and "applied" not in seat
     assert out[1] == ("seat 1 camera: not calibrated: automatic exposure, continuous autofocus where the camera has a "
                       "focus motor")  # no calibration file in the data directory
 
@@ -80,7 +82,9 @@ def test_a_refused_calibration_file_is_said_on_each_seats_line(frames: list[str]
     why = "[[cameras]] #1 (seat 1): focus = 99: expected dioptres from 0 (far) to 15 (close), or leave it out for auto"
     assert rc == 0 and out[1] == ("seat 1 camera: automatic exposure, continuous autofocus where the camera has a "
                                   f"focus motor; the calibration file was not applied: {why}")
-    assert json.loads(out[-1])["calibration_refused"] == why
+    doc = json.loads(out[-1])
+    assert doc["calibration_refused"] == why
+    assert [(s["calibration"], s["calibration_problem"]) for s in doc["seats"]] == [("file refused", why)]
 
 
 def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(frames: list[str], tmp_path: Path,
@@ -127,8 +131,10 @@ def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(f
                         "seat 3 camera: focus auto, exposure 5000 µs (calibrated; this camera cannot set them: "
                         "camera defaults)"]
     doc = json.loads(out[-1])
-    assert [(s["seat"], s["controls"], s["applied"]) for s in doc["seats"]] == [
-        (1, {"focus": 4.5, "exposure_us": 8000}, True), (2, {"focus": 2.0}, False), (3, {"exposure_us": 5000}, False)]
+    assert [(s["seat"], s["controls"], s["calibration"], s["calibration_problem"]) for s in doc["seats"]] == [
+        (1, {"focus": 4.5, "exposure_us": 8000}, "applied", None),
+        (2, {"focus": 2.0}, "not applied", "camera 1 for seat 2 has a fixed-focus lens: leave focus on auto (null)"),
+        (3, {"exposure_us": 5000}, "not applied", "this camera cannot set them")]
 
 
 def test_bad_input_is_named(tmp_path: Path, capsys) -> None:
