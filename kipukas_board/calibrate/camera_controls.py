@@ -134,12 +134,26 @@ def apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
 AUTOMATIC = "automatic exposure, continuous autofocus where the camera has a focus motor"
 
 
+def not_applied(refused: str) -> str:
+    """The one sentence that says a map's calibration file was refused, with why (``refused``:
+    :attr:`~kipukas_board.calibrate.files.SavedFile.summary`): the board's page shows it in the
+    new-game form's map note (``health.calibration.refused_note``), and ``scan`` and ``bench-pi`` on
+    each seat's line (:func:`describe`), so the three cannot say it differently.
+
+    Example::
+
+        >>> not_applied("focus = 99: expected ...")
+        'the calibration file was not applied: focus = 99: expected ...'
+    """
+    return f"the calibration file was not applied: {refused}"
+
+
 def describe(controls: dict[str, Any], refused: str | None = None) -> str:
     """``controls`` in words, for a table's head or a log line. ``refused``: why the map's calibration
-    file was not applied (:attr:`~kipukas_board.calibrate.files.SavedFile.summary`), said in the words
-    of the board's page, the one place ``scan`` and ``bench-pi`` take them from."""
+    file was not applied (:attr:`~kipukas_board.calibrate.files.SavedFile.summary`), said in the
+    board page's sentence (:func:`not_applied`)."""
     if refused is not None:
-        return f"{AUTOMATIC}; the calibration file was not applied: {refused}"
+        return f"{AUTOMATIC}; {not_applied(refused)}"
     if not controls:
         return f"not calibrated: {AUTOMATIC}"
     focus = controls.get("focus")

@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from kipukas_board import strictjson
 from kipukas_board.calibrate import files
-from kipukas_board.calibrate.camera_controls import apply_controls, control_problem, limits_json, saved_controls
+from kipukas_board.calibrate.camera_controls import (
+    apply_controls,
+    control_problem,
+    limits_json,
+    not_applied,
+    saved_controls,
+)
 from kipukas_board.calibrate.files import Calibration, SavedFile
 from kipukas_board.calibrate.led_walk import LedWalk
 from kipukas_board.calibrate.png import frame_to_png
@@ -220,7 +226,9 @@ class CalibrationSession:
                          f"real board walk the calibration)")
         error = self.problem or self.board.map_led_problem
         return {"ok": not walks and error is None and not faults, "active": "+".join(walks) or None,
-                "calibrated": calibrated, "refused": self.refused, "note": "; ".join(notes) or None, "error": error,
+                "calibrated": calibrated, "refused": self.refused,
+                "refused_note": None if self.refused is None else not_applied(self.refused),
+                "note": "; ".join(notes) or None, "error": error,
                 "faults": faults or None, "page": "/calibrate"}
 
     def saved_faults(self) -> list[str]:

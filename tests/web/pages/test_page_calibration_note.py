@@ -6,6 +6,7 @@ the map list marks it apart from a map with no file. Screenshots go to ``$KIPUKA
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from web_helpers import serve_board
@@ -36,6 +37,9 @@ def test_a_refused_calibration_file_is_named_in_the_map_note_with_its_reason(pag
         note = _note(page)
         assert note.startswith("Map: Kipuka of Eight. The calibration file was not applied: "
                                "[[cameras]] #1 (seat 1): focus = 99: expected dioptres"), note
+        # the board's own sentence (the one scan and bench-pi say), not one the page words itself
+        said = srv.board.health()["calibration"]["refused_note"]
+        assert note == f"Map: Kipuka of Eight. {said[0].upper()}{said[1:].removesuffix('.')}.", (note, said)
         assert "not calibrated yet" not in note and str(cal) not in note  # short: the health row has the path
         health = page.text_content('#health [data-part="calibration"] summary') or ""
         assert "calibration needs attention" in health and str(cal) in health and "focus = 99" in health
@@ -53,3 +57,14 @@ def test_a_refused_calibration_file_is_named_in_the_map_note_with_its_reason(pag
         page.wait_for_function("document.getElementById('map-note').textContent.includes('not calibrated yet')",
                                timeout=3000)
         assert "not applied" not in _note(page)
+
+
+def test_the_page_words_no_refusal_of_its_own() -> None:
+    """The refused file's sentence is the board's (``health.calibration.refused_note``), so the page,
+    ``scan`` and ``bench-pi`` cannot drift apart."""
+    import kipukas_board
+    from kipukas_board.calibrate.camera_controls import AUTOMATIC, describe, not_applied
+
+    board_js = (Path(kipukas_board.__file__).parent / "modes" / "kipukas" / "static" / "board.js").read_text()
+    assert "calibration file was not applied" not in board_js and "refused_note" in board_js
+    assert describe({}, refused="focus = 99: ...") == f"{AUTOMATIC}; {not_applied('focus = 99: ...')}"

@@ -290,8 +290,9 @@
     const notes = [];
     if (busy) notes.push(`The map cannot change now: ${busy}.`);
     // A file that exists but was refused is not "not calibrated yet": its maker needs to hear what to fix
-    // (the first problem; the health row and the banner say it whole).
-    if (cal.refused) notes.push(`The calibration file was not applied: ${cal.refused.replace(/\.$/, "")}.`);
+    // (the first problem; the health row and the banner say it whole), in the board's sentence, the one
+    // scan and bench-pi say too.
+    if (cal.refused_note) notes.push(`${KB.upFirst(cal.refused_note.replace(/\.$/, ""))}.`);
     else if (cal.calibrated === false) notes.push(`${s.map.name} is not calibrated yet: it plays in simulation; on a real board walk the calibration first.`);
     document.getElementById("map-note").replaceChildren(document.createTextNode("Map: "), el("b", { id: "map-name", text: s.map.name }),
       document.createTextNode(notes.length ? `. ${notes.join(" ")}` : "."));
