@@ -18,6 +18,7 @@ from flask.json.provider import DefaultJSONProvider
 
 from kipukas_board import strictjson
 from kipukas_board.store.journal import JournalWriteError
+from kipukas_board.web import taps
 from kipukas_board.web.hosts import HostGuard
 from kipukas_board.web.presence import NoChallenge, PresenceCheck
 from kipukas_board.web.sessions import COOKIE, WebKeys
@@ -159,6 +160,9 @@ def create_app(board: ServedBoard) -> Flask:
             return error(421, why)
         why = hosts.origin_problem(request.headers.get("Origin"), request.scheme, request.host)
         return error(403, why) if why else None
+
+    # A tap the page sends again because the board did not answer is done once (web/taps.py).
+    app.extensions["kipukas_taps"] = taps.register(app, COOKIE)
 
     @app.errorhandler(JournalWriteError)
     def _not_recorded(exc: JournalWriteError) -> tuple[Response, int]:

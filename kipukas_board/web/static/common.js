@@ -33,25 +33,71 @@ const KB = (function () {
     msgTimer = setTimeout(() => { m.hidden = true; }, kind === "error" ? 8000 : 3000);
   }
 
+  // A tap the board did not answer (the phone's Wi-Fi dropped for a moment, the board restarting) is
+  // kept and sent again, every RESEND_EVERY_MS for RESEND_MS, with the same X-Tap id: the board does a
+  // tap once however often it arrives (web/taps.py), so a roll whose answer was lost is not rolled
+  // twice. The same action tapped again while it waits is the same tap.
+  const RESEND_MS = 20000;  // web/taps.py RESEND_S
+  const RESEND_EVERY_MS = 1500;
+  const waitingTaps = new Map();
+  function tapId() {  // crypto.randomUUID needs https; the board's page is plain http on the table's network
+    return Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+  // The link dot says what the last call found: red while the board does not answer a tap, green again
+  // once it does and the event stream is open.
+  let streamOpen = () => false;
+  function showLink(up, words) {
+    const link = document.getElementById("link");
+    if (!link) return;
+    link.className = up ? "pill up" : "pill down";
+    link.textContent = words;
+  }
+
   // POST (or GET) JSON to the board with the CSRF token (the device session rides in its cookie);
   // returns the parsed body or throws an Error whose message is the board's own explanation, or
   // says the board does not answer.
-  async function api(path, body, opts) {
+  function api(path, body, opts) {
     const o = opts || {};
+    if ((o.method || "POST") === "GET" || o.afterPin) return call(path, body, o);
+    const key = `${path} ${o.upload ? "" : JSON.stringify(body === undefined ? null : body)}`;
+    if (!o.upload && waitingTaps.has(key)) return waitingTaps.get(key);
+    const sent = call(path, body, o);
+    if (!o.upload) {
+      waitingTaps.set(key, sent);
+      sent.then(() => waitingTaps.delete(key), () => waitingTaps.delete(key));
+    }
+    return sent;
+  }
+  async function call(path, body, o) {
     const headers = { "X-CSRF-Token": csrf };
+    const method = o.method || "POST";
+    if (method !== "GET") headers["X-Tap"] = tapId();
     // o.upload: a file sent as it is (a card file), not as JSON
     if (o.upload) headers["Content-Type"] = "application/octet-stream";
     else if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), API_TIMEOUT_MS);  // a board that went away mid-request
-    try {
-      resp = await fetch(path, { method: o.method || "POST", headers, credentials: "same-origin", signal: stop.signal,
-                                 body: o.upload || (body === undefined ? undefined : JSON.stringify(body)) });
-    } catch (e) {
-      const err = new Error("The board does not answer. Is it switched on and is this phone on its network?");
-      err.status = 0; throw err;
-    } finally { clearTimeout(timer); }
+    const giveUp = Date.now() + (method === "GET" ? 0 : RESEND_MS);
+    for (let tries = 1; ; tries += 1) {
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(), API_TIMEOUT_MS);  // a board that went away mid-request
+      try {
+        resp = await fetch(path, { method, headers, credentials: "same-origin", signal: stop.signal,
+                                   body: o.upload || (body === undefined ? undefined : JSON.stringify(body)) });
+        break;
+      } catch (e) {
+        showLink(false, "not answering");
+        if (Date.now() + RESEND_EVERY_MS > giveUp) {
+          const err = new Error(method === "GET" ? "The board does not answer. Is it switched on and is this phone on its network?"
+            : `Not done: the board did not answer for ${Math.round(RESEND_MS / 1000)} s. Is it switched on and is this ` +
+              "phone on its network? Tap again once the dot at the top is green.");
+          err.status = 0; throw err;
+        }
+        message(`Not sent yet: the board does not answer. This phone sends it again by itself (try ${tries})…`, "wait");
+        await pause(RESEND_EVERY_MS);
+      } finally { clearTimeout(timer); }
+    }
+    if (streamOpen()) showLink(true, "live");
     if (o.raw && resp.ok) return resp;
     let data = null;
     try { data = await resp.json(); } catch (e) { data = null; }
@@ -61,7 +107,7 @@ const KB = (function () {
       if (resp.status === 401 || (resp.status === 403 && /PIN/.test(why))) {
         // The tap that needed the PIN is not lost: once the phone is unlocked it is sent again.
         updateLock(false);
-        if (!o.afterPin && await unlock("Enter the board's PIN to do that.")) return api(path, body, { ...o, afterPin: true });
+        if (!o.afterPin && await unlock("Enter the board's PIN to do that.")) return call(path, body, { ...o, afterPin: true });
         why = "Not done: this needs the board's PIN.";
       }
       if (resp.status === 404 && path.startsWith("/api/actions/")) why += " (this board's rules engine does not offer it yet)";
@@ -266,6 +312,7 @@ const KB = (function () {
     const STALL_MS = 6000;
     const open = () => {
       const es = new EventSource("/api/stream");
+      streamOpen = () => es.readyState === EventSource.OPEN;
       es.addEventListener("open", () => {
         refusals = 0; link.textContent = "live"; link.className = "pill up"; refreshLock();
       });

@@ -368,6 +368,7 @@ def test_unknown_pages_and_a_board_that_does_not_answer_are_said_plainly(browser
     with serve_board(tmp_path) as srv:
         ctx = _context(browser, PHONES[0])
         page = ctx.new_page()
+        page.clock.install()  # the page's own clock, so its 20 s of sending a tap again pass at once
         resp = page.goto(srv.url + "/no-such-page")
         assert resp.status == 404 and "no page at /no-such-page" in page.text_content("main")
         _layout_ok_plain = page.evaluate("document.documentElement.scrollWidth")
@@ -376,8 +377,13 @@ def test_unknown_pages_and_a_board_that_does_not_answer_are_said_plainly(browser
         _game_in_play(srv)
         page.wait_for_function("!document.querySelector('#bar-roll').disabled", timeout=3000)
     page.click("#bar-roll")
-    page.wait_for_selector("#message.error:not([hidden])", timeout=10000)  # refused, or no answer in 8 s
-    assert "does not answer" in page.text_content("#message")
+    page.wait_for_selector("#message.wait:not([hidden])", timeout=5000)  # the tap is kept and sent again
+    assert "Not sent yet: the board does not answer" in page.text_content("#message")
+    page.clock.run_for(21_000)
+    page.wait_for_selector("#message.error:not([hidden])", timeout=5000)  # given up after 20 s
+    assert page.text_content("#message").startswith("Not done: the board did not answer for 20 s."), \
+        page.text_content("#message")
+    assert "Tap again once the dot at the top is green" in page.text_content("#message")
     ctx.close()
 
 

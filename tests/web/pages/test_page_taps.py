@@ -1,0 +1,79 @@
+"""A tap while the phone's link to the board is down is not lost, and is done once (real Chromium, 390 px):
+the page keeps it and sends it again with the same tap id (common.js), the board does it once however
+often it arrives (web/taps.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from pathlib import Path
+
+import pytest
+from web_helpers import PIN, serve_board
+
+pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
+PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
+
+
+def _in_play(srv) -> None:  # type: ignore[no-untyped-def]
+    req = urllib.request.Request(srv.url + "/api/actions/new-game", method="POST",
+                                 data=json.dumps({"players": PLAYERS, "first_placer": 1}).encode(),
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    urllib.request.urlopen(req, timeout=10).close()
+    for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # capitals and base camps: day 1, the die may be rolled
+        srv.board.sim_set_stand(sid, True)
+
+
+def _rolls(srv) -> int:  # type: ignore[no-untyped-def]
+    return sum(1 for _, _, ev in srv.board.journal.rows() if ev.get("type") == "roll_diel")
+
+
+def _unlocked(page, url: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(url + "/")
+    token = page.get_attribute('meta[name="csrf-token"]', "content")
+    assert page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+    page.reload()
+    page.wait_for_selector("#link.up", timeout=5000)
+    page.wait_for_function("() => !document.getElementById('bar-roll').disabled", timeout=3000)
+
+
+def test_a_roll_tapped_offline_is_sent_once_the_link_is_back(page, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _in_play(srv)
+        _unlocked(page, srv.url)
+        page.context.set_offline(True)
+        page.click("#bar-roll")
+        page.wait_for_selector("#message.wait", timeout=3000)
+        assert "Not sent yet" in page.text_content("#message"), page.text_content("#message")
+        assert page.get_attribute("#link", "class") == "pill down", "the dot shows the board does not answer"
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "tap-offline-390.png"))
+        assert _rolls(srv) == 0
+        page.context.set_offline(False)
+        page.wait_for_function("() => document.getElementById('message').textContent === 'Rolled.'", timeout=6000)
+        assert _rolls(srv) == 1
+        page.wait_for_selector("#link.up", timeout=3000)
+
+
+def test_a_roll_whose_answer_was_lost_is_not_rolled_twice(page, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _in_play(srv)
+        _unlocked(page, srv.url)
+        sent: list[str] = []
+
+        def lose_first_answer(route) -> None:  # type: ignore[no-untyped-def]
+            sent.append(route.request.headers.get("x-tap", ""))
+            if len(sent) == 1:
+                route.fetch()  # the board got the tap and rolled ...
+                route.abort("connectionreset")  # ... and its answer never came back
+            else:
+                route.continue_()
+
+        page.route("**/api/actions/roll-diel", lose_first_answer)
+        page.click("#bar-roll")
+        page.wait_for_function("() => document.getElementById('message').textContent === 'Rolled.'", timeout=6000)
+        assert len(sent) == 2 and sent[0] and sent[0] == sent[1], f"sent again with the same tap id: {sent}"
+        assert _rolls(srv) == 1, "the tap was rolled twice"
