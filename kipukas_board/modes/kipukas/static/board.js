@@ -154,10 +154,19 @@
   // between ...", "... is now contended between ...").
   let lastSaid = [];
   const FIGHT_SAID = / (is in contention|is now contended) between /;
+  // The board says a problem or a question in a sentence around its text ("Please check the board:
+  // ...", show/phrases.py): a line holding the text of one this page showed is left out, while it is
+  // open (its panel reads it) and after (put right or answered, it no longer asks anything).
+  const toldInPanels = new Set();
   function showCaption(s) {
-    const shown = new Set([...(s.questions || []).map((q) => q.text), ...openProblems.map((p) => p.text)]);
+    for (const text of [...(s.questions || []).map((q) => q.text), ...(s.problems || []), ...openProblems.map((p) => p.text)]) {
+      if (typeof text !== "string" || !text || toldInPanels.has(text)) continue;
+      toldInPanels.add(text);
+      if (toldInPanels.size > 100) toldInPanels.delete(toldInPanels.values().next().value);
+    }
+    const told = (line) => [...toldInPanels].some((text) => line.includes(text));
     const fightTold = / fight over /i.test(document.getElementById("now").textContent);
-    const text = lastSaid.filter((line) => !shown.has(line) && !(fightTold && FIGHT_SAID.test(line)))
+    const text = lastSaid.filter((line) => !told(line) && !(fightTold && FIGHT_SAID.test(line)))
       .map((line) => plain(s, line)).join(" ");
     document.getElementById("caption").textContent = text;
     document.getElementById("caption-full").textContent = text ? `The board said: ${text}` : "";

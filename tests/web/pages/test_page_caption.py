@@ -1,0 +1,53 @@
+"""The caption under the what-now line in real headless Chromium (390 px): what the board said, less what
+a panel already shows. A problem or a question is read in its panel, never again in the caption, and a
+problem put right (or a question answered) is not left in the caption asking for it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_page_table import _kipukas, _phone, _post, _unlock
+from web_helpers import serve_board
+
+pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
+ASKS = ("Please check the board", "The board has a question")  # show/phrases.py: "problem", "question"
+
+
+def _caption(page) -> str:  # type: ignore[no-untyped-def]
+    return page.text_content("#caption") or ""
+
+
+def test_a_problem_or_a_question_is_not_told_again_in_the_caption_nor_left_there(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        _unlock(page, srv.url, "/")
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        srv.board.sim_set_stand("T3", True)  # one token too many after setup: a problem
+        page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)
+        page.wait_for_timeout(600)  # the problems list follows the state
+        assert not any(a in _caption(page) for a in ASKS), f"said twice: {_caption(page)!r}"
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "caption-problem-390.png"))
+        srv.board.sim_set_stand("T3", False)  # put right
+        page.wait_for_selector("#problems-panel", state="hidden", timeout=3000)
+        assert not any(a in _caption(page) for a in ASKS), f"left asking for what was put right: {_caption(page)!r}"
+        _post(srv.url, "/api/actions/roll-diel", {})  # night
+        srv.board.sim_set_stand("M6a", True)  # next to nobody's camp at night: a question and a problem
+        page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
+        page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)
+        page.wait_for_timeout(600)
+        assert not any(a in _caption(page) for a in ASKS), f"said twice: {_caption(page)!r}"
+        page.click("#questions .buttons button >> nth=0")
+        page.wait_for_selector("#questions-panel", state="hidden", timeout=5000)
+        page.wait_for_timeout(600)
+        assert "The board has a question" not in _caption(page), f"an answered question is left: {_caption(page)!r}"
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "caption-answered-390.png"))
+        ctx.close()
+        assert not errors, errors
