@@ -51,3 +51,21 @@ def test_a_problem_or_a_question_is_not_told_again_in_the_caption_nor_left_there
             page.screenshot(path=str(Path(SHOTS) / "caption-answered-390.png"))
         ctx.close()
         assert not errors, errors
+
+
+def test_a_page_reloaded_mid_game_shows_what_the_board_said_last(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        _unlock(page, srv.url, "/")
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
+                               timeout=3000)
+        said = _caption(page)
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => document.getElementById('caption').textContent !== ''", timeout=3000)
+        assert _caption(page) == said, "the reloaded page lost what the board said last"
+        ctx.close()
+        assert not errors, errors

@@ -173,8 +173,19 @@
   }
   // Only Kipukas's news is told here: what another game says is on its own page.
   let saidGame = null;
+  // A page opened (or reloaded) mid-game shows what the board said last, as a page left open does:
+  // the state names the event it was said for (captions, with the game), the log has its written words.
+  let heard = false;
+  function recall(s, entries) {
+    if (heard) return;
+    heard = true;
+    const last = (s.captions || []).filter((c) => c.game === "kipukas").map((c) => c.seq).pop();
+    const entry = entries.find((e) => e.seq === last);
+    if (s.game === "kipukas" && entry && entry.said && entry.said.length) { lastSaid = entry.said; showCaption(s); }
+  }
   function onSaid(d) {
     if (d.game && d.game !== "kipukas") return;
+    heard = true;
     if (d.said && d.said.length) {
       lastSaid = d.said;
       showCaption(state);
@@ -544,6 +555,7 @@
       try {
         const r = await fetch("/api/log?limit=40");
         const d = await r.json();
+        recall(state, d.entries);
         document.getElementById("log").replaceChildren(...d.entries.slice().reverse().map((e) =>
           el("li", { value: String(e.seq) }, el("time", { text: new Date(e.ts * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }), " ",
             el("span", { text: plain(state, [e.text, ...(e.said || [])].join(" ")) }))));
