@@ -379,3 +379,35 @@ def test_the_camera_inputs_take_the_boards_own_limits(page, tmp_path, monkeypatc
         bounds = page.eval_on_selector_all(f"{row} input[type=range], {row} input[type=number]",
                                            "es => es.map((e) => [e.type, e.min, e.max])")
         assert bounds == [["range", "1", "12.5"], ["number", "200", "500000"]]
+
+
+def _in_view(page, selector: str) -> bool:
+    """Whether ``selector`` is on the phone's screen whole, under neither the header nor (outside the
+    map) the map held in view above the walk."""
+    return page.evaluate("""(sel) => { const e = document.querySelector(sel), r = e.getBoundingClientRect();
+        const map = document.getElementById('map');
+        const top = e.closest('#map') ? document.querySelector('header').getBoundingClientRect().bottom
+                                      : map.getBoundingClientRect().bottom;
+        return r.top >= top - 1 && r.bottom <= innerHeight + 1 && r.height > 0; }""", selector)
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)])
+def test_the_map_stays_in_view_beside_the_walks_prompt(browser, tmp_path, size):
+    with serve_board(tmp_path, channels="matrix") as srv:
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
+        page = ctx.new_page()
+        open_unlocked(page, srv.url)
+        page.locator("#sensors-start").scroll_into_view_if_needed()  # the maker scrolled down to the walk
+        page.click("#sensors-start")
+        asked(page, "T1")
+        for stand, after in (("T1", "M1a"), ("M1a", "M1b")):
+            assert _in_view(page, "#sensor-prompt"), "the walk's prompt is off the screen"
+            assert _in_view(page, f'[data-stand="{stand}"]'), \
+                f"the stand the walk asks for ({stand}) is off the screen at {size[0]}x{size[1]}"
+            shot(page, tmp_path, f"walk-{stand}-{size[0]}")
+            put_and_lift(page, stand)
+            asked(page, after)
+        page.click('[data-sensors="cancel"]')
+        page.click("#confirm-yes")  # "Go ahead": the walk is thrown away
+        page.wait_for_function("!document.body.classList.contains('walking')", timeout=4000)
+        ctx.close()

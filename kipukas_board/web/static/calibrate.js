@@ -271,6 +271,22 @@
     document.getElementById("saved").replaceChildren(...(saved.length ? saved : [el("li", { class: "none", text: "nothing saved yet" })]));
   }
 
+  // The header's height, for the map that stays under it during a walk (it wraps on a narrow phone).
+  const header = document.querySelector("header");
+  new ResizeObserver(() => document.documentElement.style.setProperty("--header-h", `${header.offsetHeight}px`))
+    .observe(header);
+  // Each new step of a walk brings its prompt just under the map, unless it is on the screen already
+  // (a prompt under the map held in view, or below the screen, is scrolled to; a maker reading the
+  // details further down is left there until the walk asks for the next stand).
+  let promptFor = "";
+  function promptInView(id, step) {
+    if (!document.body.classList.contains("walking") || step === promptFor) return;
+    promptFor = step;
+    const held = header.getBoundingClientRect().bottom + document.getElementById("map").getBoundingClientRect().height;
+    const r = document.getElementById(id).getBoundingClientRect();
+    if (r.top < held || r.bottom > innerHeight) window.scrollBy(0, r.top - held - 8);
+  }
+
   function render(c) {
     cal = c;
     text("mapping", c.channel_map === "calibrated" ? "sensors calibrated" : "sensors not calibrated");
@@ -278,8 +294,13 @@
     faults.hidden = !(c.faults && c.faults.length);
     faults.textContent = faults.hidden ? "" : `${c.faults.length} problem${c.faults.length > 1 ? "s" : ""}`;
     faults.title = (c.faults || []).join("; ");
+    // While a walk asks for a stand or lights a territory, the map that shows which stays in view
+    // under the header, above the walk's buttons (calibrate.css).
+    document.body.classList.toggle("walking", !!((c.sensors && !c.sensors.done) || (c.leds && !c.leds.done)));
     renderSensors(c);
     renderLeds(c);
+    if (c.sensors && !c.sensors.done) promptInView("sensor-prompt", `sensors ${c.sensors.stand} ${c.sensors.step}`);
+    else if (c.leds && !c.leds.done) promptInView("led-prompt", `leds ${c.leds.territory}`);
     renderCameras(Object.values(c.cameras || {}));
     renderSaved(c);
   }
