@@ -394,3 +394,26 @@ def test_ending_the_game_from_more_actions_shows_the_end_on_the_map(browser, tmp
         assert page.text_content("#now") == "The game is over without a winner."
         ctx.close()
         assert not errors, errors
+
+
+def test_the_players_can_end_the_game_naming_its_winner(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        ctx, page, errors = _phone(browser, SIZES[1])
+        _unlock(page, srv.url, "/")
+        page.click('#actionbar a[href="#controls-panel"]')
+        page.select_option("#end-winner", label="Ben")
+        page.click('#controls-panel [data-action="end-game"]')
+        assert page.text_content("#confirm-text") == "End this game now, with Ben as the winner?"
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / "end-with-winner-390.png"))
+        page.click("#confirm-yes")
+        page.wait_for_selector("#winner:not([hidden])", timeout=3000)
+        assert page.text_content("#winner") == "Ben wins"
+        assert kipukas_state(srv.board.loop.state).winner == 2
+        page.wait_for_timeout(800)  # a smooth scroll has ended
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / "ended-with-winner-390.png"))
+        assert page.is_hidden("#end-actions"), "a game that is over cannot be ended again"
+        ctx.close()
+        assert not errors, errors

@@ -457,7 +457,7 @@
     // A player's actions need a game under way (one the rules would let end): without one they
     // would be empty menus. What the rules refuse now, and why, is the state's (next.refused).
     const no = refused(s);
-    for (const sel of ["#seat-actions", "#soul-actions", '#controls-panel [data-action="end-game"]']) {
+    for (const sel of ["#seat-actions", "#soul-actions", "#end-actions"]) {
       document.querySelector(sel).hidden = !!no.end_game;
     }
     document.getElementById("roll-actions").hidden = !!no.roll_diel;
@@ -474,6 +474,7 @@
       .map((st) => el("option", { value: st.id, text: st.owner != null ? `${who(s, st.owner)}'s, ${place(s, st.id)}` : place(s, st.id) })));
     keepOptions(document.getElementById("act-by"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
     keepOptions(document.getElementById("fix-owner"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
+    keepOptions(document.getElementById("end-winner"), (s.players || []).map((p) => el("option", { value: String(p.seat), text: p.name })));
     const hill = document.querySelector('#new-game-form [name="territory"]');
     if (hill.options.length !== s.territories.length + 1) {
       keepOptions(hill, s.territories.map((t) => el("option", { value: String(t.number), text: `${t.number} ${tname(s, t.number)}` })));
@@ -629,7 +630,11 @@
       if (stand) body.stand = stand;
       if (by) body.by = by;
     } else if (a === "end-game") {
-      if (!(await confirmDialog("End this game now?"))) return;
+      // The players may agree who won (time is up, a player concedes): the end then names the winner.
+      const winner = Number(document.getElementById("end-winner").value) || null;
+      if (winner) body = { winner };
+      if (!(await confirmDialog(winner ? `End this game now, with ${who(state, winner)} as the winner?`
+        : "End this game now, without a winner?"))) return;
       // The end is told on the map and the what-now line, far above More actions: go there.
       if (await act("/api/actions/end-game", body, "Game ended.")) window.scrollTo({ top: 0, behavior: "smooth" });
       return;
