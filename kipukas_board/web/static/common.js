@@ -116,17 +116,19 @@ const KB = (function () {
     return data;
   }
 
-  // Run an API call for a button and say how it went.
+  // Run an API call for a button and say how it went. A tap the game's rules refuse now (409) says it
+  // was not done, and why, in a sentence.
   async function act(path, body, done) {
     try {
       const r = await api(path, body);
       message(done || "Done.", "ok");
       return r;
     } catch (e) {
-      message(e.message, "error");
+      message(e.status === 409 ? notDone(e.message) : e.message, "error");
       return null;
     }
   }
+  const notDone = (why) => (/^not done\b/i.test(why) ? upFirst(why) : `Not done: ${why}`) + (/[.!?]$/.test(why) ? "" : ".");
 
   function updateLock(ok) {
     trusted = !!ok;
@@ -411,6 +413,6 @@ const KB = (function () {
   // How a stand is named to the players: a page that knows the map's words sets it (nameStands).
   let standName = (id) => `stand ${id}`;
   function nameStands(fn) { standName = fn; }
-  return { el, api, act, message, pin, setupPin, stream, paintBoard, keepMapDrawn, csrf, ask, okToStart, aGame, upFirst, askPin: (w) => askPin(w),
+  return { el, api, act, notDone, message, pin, setupPin, stream, paintBoard, keepMapDrawn, csrf, ask, okToStart, aGame, upFirst, askPin: (w) => askPin(w),
            nameStands, standName: (id) => standName(id), rebuildKeeping };
 })();

@@ -78,6 +78,8 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         page.click("#kb-ask-yes")
         page.wait_for_function("() => document.querySelector('#duel-phase').textContent.includes('turn 1')",
                                timeout=3000)
+        page.wait_for_function("() => document.getElementById('message').textContent === 'New card duel started.'",
+                               timeout=3000)  # a tap is told in a sentence
         page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
         assert page.text_content("#paused-banner .text") == "Kipukas is paused."
         other.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)  # every phone says so
@@ -415,5 +417,24 @@ def test_the_players_can_end_the_game_naming_its_winner(browser, tmp_path: Path)
         page.wait_for_timeout(800)  # a smooth scroll has ended
         page.screenshot(path=str(Path(SHOTS or tmp_path) / "ended-with-winner-390.png"))
         assert page.is_hidden("#end-actions"), "a game that is over cannot be ended again"
+        ctx.close()
+        assert not errors, errors
+
+
+def test_a_tap_the_rules_refuse_says_it_was_not_done_and_why(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # Ana's capital on T1, Ben's base camp on T7
+            srv.board.sim_set_stand(sid, True)
+        ctx, page, errors = _phone(browser, SIZES[0])
+        _unlock(page, srv.url, "/")
+        page.click('[data-stand="T7"]')
+        page.select_option("#fix-owner", label="Ana")
+        page.select_option("#fix-claim", "capital")  # a second capital for Ana: the rules refuse it
+        page.click('#correct-form button[type="submit"]')
+        page.wait_for_selector("#message.error:not([hidden])", timeout=3000)
+        said = page.text_content("#message")
+        assert said.startswith("Not done: ") and said.endswith(".") and "one capital per player" in said, said
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / "refused-360.png"))
         ctx.close()
         assert not errors, errors

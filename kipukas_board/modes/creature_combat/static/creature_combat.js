@@ -92,7 +92,7 @@
             el("span", { text: `${f.name} (${f.species}) ${f.base_power}${f.modifier >= 0 ? "+" : ""}${f.modifier}${why}` }),
             el("span", { text: f.counts ? `power ${f.power}` : "support" }),
             el("button", { type: "button", class: "chip", text: "take back",
-              onclick: () => act(A("unreveal"), { creature: f.id }, "taken back") })));
+              onclick: () => act(A("unreveal"), { creature: f.id }, "Taken back.") })));
         }
       }
       $("cc-fighters").replaceChildren(...rows);
@@ -110,7 +110,7 @@
       const p = seat.piles;
       const label = (id) => cname(cc, id) + (cc.creatures[id].sacrificed ? " (sacrificed: removed at round end)" : "");
       const chips = (ids, btn) => ids.map((id) => btn ? el("button", { type: "button", class: "chip", text: `${label(id)} ${btn[0]}`,
-        onclick: () => act(A("choose"), { creature: id, choice: btn[1] }, "done") }) : el("span", { class: "chip", text: label(id) }));
+        onclick: () => act(A("choose"), { creature: id, choice: btn[1] }, "Done.") }) : el("span", { class: "chip", text: label(id) }));
       const choosing = cc.phase === "round_end" && !seat.done && seat.choices_left > 0;
       box.append(el("div", { class: "cc-pile" }, el("b", { text: "Ready" }), ...chips(p.ready)));
       for (const [n, ids] of Object.entries(p.resting)) {
@@ -123,14 +123,14 @@
       if (cc.phase === "round_end" && !seat.conceded) box.append(el("p", { class: "hint", text: `${seat.choices_left} land-pile choice(s) left` }));
       if ((cc.phase === "deploy" || cc.phase === "round_end") && !seat.conceded) {
         box.append(el("button", seat.done ? { type: "button", text: "done ✓", disabled: "disabled" }
-          : { type: "button", class: "primary", text: "Done", onclick: () => act(A("done"), { seat: seat.seat }, "done") }));
+          : { type: "button", class: "primary", text: "Done", onclick: () => act(A("done"), { seat: seat.seat }, "Done.") }));
       }
       if (cc.phase !== "over" && !seat.conceded) {
         box.append(el("button", { type: "button", class: "danger", text: "Concede",
-          onclick: () => confirm(`${seat.name} concedes?`) && act(A("concede"), { seat: seat.seat }, "conceded") }));
+          onclick: () => confirm(`${seat.name} concedes?`) && act(A("concede"), { seat: seat.seat }, `${seat.name} conceded.`) }));
         const majority = seat.lands.length * 2 > cc.lands_total;
         if (majority) box.append(el("button", { type: "button", text: "Agree: winner by majority",
-          onclick: () => act(A("end-game"), { winner: seat.seat }, "game over") }));
+          onclick: () => act(A("end-game"), { winner: seat.seat }, `Game over: ${seat.name} wins.`) }));
       }
       return box;
     }));
@@ -143,11 +143,11 @@
     ev.preventDefault();
     const body = { land: $("cc-deal-land").value };
     if ($("cc-deal-slot").value) body.slot = Number($("cc-deal-slot").value);
-    act(A("deal"), body, "dealt");
+    act(A("deal"), body, "Dealt.");
   });
   $("cc-reveal").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    act(A("reveal"), { creature: $("cc-reveal-creature").value, seat: Number($("cc-reveal-seat").value) }, "revealed");
+    act(A("reveal"), { creature: $("cc-reveal-creature").value, seat: Number($("cc-reveal-seat").value) }, "Revealed.");
   });
   $("cc-reveal-seat").addEventListener("change", () => {
     revealPicked = Number($("cc-reveal-seat").value);
@@ -160,9 +160,9 @@
       support: $("cc-adj-support").checked, sacrifice: $("cc-adj-sacrifice").checked,
       reason: $("cc-adj-reason").value }, "adjusted");
   });
-  $("cc-resolve").addEventListener("click", () => act(A("resolve"), {}, "tallied"));
-  $("cc-undo").addEventListener("click", () => act(A("undo"), {}, "undone"));
-  $("cc-end").addEventListener("click", () => confirm("End the game now? The most lands wins.") && act(A("end-game"), {}, "game over"));
+  $("cc-resolve").addEventListener("click", () => act(A("resolve"), {}, "Tallied."));
+  $("cc-undo").addEventListener("click", () => act(A("undo"), {}, "Undone."));
+  $("cc-end").addEventListener("click", () => confirm("End the game now? The most lands wins.") && act(A("end-game"), {}, "Game over."));
 
   // New game: a row per player (seat, name, colour, deck).
   const COLORS = ["#e4572e", "#1e90ff", "#2ecc71", "#f1c40f"];
@@ -187,7 +187,7 @@
         color: f.querySelector("[name=color]").value, deck: f.querySelector("[name=deck]").value }));
     const form = ev.target;
     act("/api/actions/new-game", { game: "creature-combat", players,
-      options: { deck_cost: Number(form.deck_cost.value), land_deck: Number(form.land_deck.value) } }, "new game");
+      options: { deck_cost: Number(form.deck_cost.value), land_deck: Number(form.land_deck.value) } }, "New game of Creature Combat started.");
   });
 
   // A deck imported on this page (Import cards) joins the deck lists at once; what was typed stays.

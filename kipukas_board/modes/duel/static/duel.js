@@ -57,7 +57,7 @@
     if (s.limbo_cards.length) box.append(el("p", { class: "hint", text: `limbo: ${s.limbo_cards.map((c) => c.name).join(", ")}` }));
     if (d.phase !== "over") {
       box.append(el("button", { type: "button", class: "danger", text: "Concede",
-        onclick: () => confirm(`${s.name} concedes?`) && act(A("concede"), { seat: s.seat }, "conceded") }));
+        onclick: () => confirm(`${s.name} concedes?`) && act(A("concede"), { seat: s.seat }, `${s.name} conceded.`) }));
     }
     return box;
   }
@@ -109,19 +109,19 @@
     if ($("duel-play-side").value) body.side = $("duel-play-side").value;
     if ($("duel-play-target").value) body.target = $("duel-play-target").value;
     if ($("duel-play-needs").checked) body.needs_met = true;
-    act(A("play"), body, "played");
+    act(A("play"), body, "Played.");
   });
   $("duel-aim").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    act(A("aim"), { target: $("duel-aim-target").value || null }, "aimed");
+    act(A("aim"), { target: $("duel-aim-target").value || null }, "Aimed.");
   });
   $("duel-adjust").addEventListener("submit", (ev) => {
     ev.preventDefault();
     act(A("adjust"), { card: $("duel-adjust-card").value, attack: Number($("duel-adj-attack").value) || 0,
-      defense: Number($("duel-adj-defense").value) || 0, reason: $("duel-adj-reason").value }, "adjusted");
+      defense: Number($("duel-adj-defense").value) || 0, reason: $("duel-adj-reason").value }, "Adjustment saved.");
   });
-  $("duel-pass").addEventListener("click", () => act(A("pass"), {}, "turn passed"));
-  $("duel-undo").addEventListener("click", () => act(A("undo"), {}, "undone"));
+  $("duel-pass").addEventListener("click", () => act(A("pass"), {}, "Turn passed."));
+  $("duel-undo").addEventListener("click", () => act(A("undo"), {}, "Undone."));
 
   const COLORS = ["#e4572e", "#1e90ff"];
   async function newGameForm() {
@@ -146,7 +146,7 @@
       color: f.querySelector("[name=color]").value, deck: f.querySelector("[name=deck]").value }));
     const form = ev.target;
     act("/api/actions/new-game", { game: "duel", players, challenged: players[0].seat,
-      hearts: Number(form.hearts.value), deck_size: Number(form.deck_size.value) }, "new duel");
+      hearts: Number(form.hearts.value), deck_size: Number(form.deck_size.value) }, "New card duel started.");
   });
 
   // A deck imported on this page (Import cards) joins the deck lists at once; what was typed stays.

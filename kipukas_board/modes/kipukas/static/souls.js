@@ -32,11 +32,11 @@
     if (!soul.wasted) {
       li.append(" ",
         el("button", { type: "button", text: "−1", title: "loses one KEAL means",
-          onclick: () => act("/api/actions/soul-damage", { soul: soul.id, count: 1 }, `${soul.title} hurt`) }),
+          onclick: () => act("/api/actions/soul-damage", { soul: soul.id, count: 1 }, `${soul.title} hurt.`) }),
         el("button", { type: "button", text: "+1", title: "heals one KEAL means",
-          onclick: () => act("/api/actions/soul-damage", { soul: soul.id, healed: 1 }, `${soul.title} healed`) }),
+          onclick: () => act("/api/actions/soul-damage", { soul: soul.id, healed: 1 }, `${soul.title} healed.`) }),
         el("button", { type: "button", text: "unbind",
-          onclick: () => act("/api/actions/soul-unbind", { soul: soul.id }, `${soul.title} unbound`) }));
+          onclick: () => act("/api/actions/soul-unbind", { soul: soul.id }, `${soul.title} unbound.`) }));
     }
     return li;
   }
@@ -225,7 +225,7 @@
       "Bout settled with the dice said."));
   });
   $("bind-button").addEventListener("click", () => {
-    if (!$("bind-soul").value || !$("bind-stand").value) { message("pick a soul and a stand", "error"); return; }
+    if (!$("bind-soul").value || !$("bind-stand").value) { message("Pick a soul and a stand first.", "error"); return; }
     act("/api/actions/soul-bind", { soul: $("bind-soul").value, stand: $("bind-stand").value }, "Soul bound to its token.");
   });
   document.addEventListener("kb:state", (ev) => render(ev.detail));
