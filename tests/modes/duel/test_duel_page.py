@@ -71,3 +71,32 @@ def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> N
         page.screenshot(path=str(shots / f"duel-turn2-{size[0]}.png"), full_page=True)
         ctx.close()
         assert not errors, f"JavaScript or Content-Security-Policy errors on the page: {errors}"
+
+
+def test_a_problem_is_shown_at_the_top_and_no_empty_panel_otherwise(browser, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})  # CSP on
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + "/duel")
+        token = page.get_attribute('meta[name="csrf-token"]', "content")
+        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        assert page.is_hidden("#duel-problems-panel"), "an empty Problems panel is shown"
+        page.wait_for_function("document.querySelectorAll('#duel-new-players select option').length >= 4")
+        page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")
+        page.click('#duel-new-game-form button[type="submit"]')
+        _text(page, "#duel-phase", "turn 1")
+        srv.board.card_desk.present(2, "duel:punch")  # shown at the seat whose turn it is not
+        page.wait_for_selector("#duel-problems-panel:not([hidden])", timeout=3000)
+        top = page.evaluate("document.getElementById('duel-problems-panel').getBoundingClientRect().top")
+        assert 0 <= top < 844 / 2, f"the problem is told at {top} px, not near the top of the screen"
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "duel-problem-390.png"))
+        ctx.close()
+        assert not errors, errors

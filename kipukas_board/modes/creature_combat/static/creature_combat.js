@@ -46,7 +46,9 @@
     const cc = s.creature_combat;
     const caps = (s.captions || []).filter((c) => !c.game || c.game === "creature-combat");  // its own news
     $("cc-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
-    $("cc-problems").replaceChildren(...(s.problems || []).slice(-5).map((p) => el("li", { text: p })));
+    const problems = s.game === "creature-combat" ? (s.problems || []).slice(-5) : [];  // another game's are on its page
+    $("cc-problems").replaceChildren(...problems.map((p) => el("li", { text: p })));
+    $("cc-problems-panel").hidden = !problems.length;
     if (s.game !== "creature-combat" || !cc) {
       $("cc-phase").textContent = "no game: start one under Controls";
       $("cc-slots").replaceChildren();
@@ -186,8 +188,10 @@
       .map((f) => ({ seat: Number(f.dataset.seat), name: f.querySelector("[name=name]").value,
         color: f.querySelector("[name=color]").value, deck: f.querySelector("[name=deck]").value }));
     const form = ev.target;
-    act("/api/actions/new-game", { game: "creature-combat", players,
-      options: { deck_cost: Number(form.deck_cost.value), land_deck: Number(form.land_deck.value) } }, "New game of Creature Combat started.");
+    // Started, the game is told at the top (the caption, any problem, the lands): go there.
+    if (await act("/api/actions/new-game", { game: "creature-combat", players,
+      options: { deck_cost: Number(form.deck_cost.value), land_deck: Number(form.land_deck.value) } },
+    "New game of Creature Combat started.")) window.scrollTo({ top: 0 });
   });
 
   // A deck imported on this page (Import cards) joins the deck lists at once; what was typed stays.

@@ -67,7 +67,9 @@
     const d = s.duel;
     const caps = (s.captions || []).filter((c) => !c.game || c.game === "duel");  // the duel's own news
     $("duel-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
-    $("duel-problems").replaceChildren(...(s.problems || []).slice(-5).map((p) => el("li", { text: p })));
+    const problems = s.game === "duel" ? (s.problems || []).slice(-5) : [];  // another game's are on its page
+    $("duel-problems").replaceChildren(...problems.map((p) => el("li", { text: p })));
+    $("duel-problems-panel").hidden = !problems.length;
     if (s.game !== "duel" || !d) {
       $("duel-phase").textContent = "no duel: start one under Controls";
       $("duel-seats").replaceChildren();
@@ -131,7 +133,10 @@
     const count = (d) => Object.values(decks[d] || {}).reduce((a, b) => a + b, 0);
     $("duel-new-players").replaceChildren(...[1, 2].map((seat, i) => el("fieldset", { class: "row", dataset: { seat: String(seat) } },
       el("legend", { text: i === 0 ? "challenged (plays first)" : "challenger" }),
-      el("input", { name: "seat", type: "number", min: "1", max: "8", value: String(seat), "aria-label": `player ${i + 1} seat` }),
+      // the seat: which seat's camera reads this player's cards
+      el("label", { title: "the seat whose camera reads this player's cards" }, "Seat",
+        el("input", { name: "seat", type: "number", min: "1", max: "8", value: String(seat), inputmode: "numeric",
+          "aria-label": `player ${i + 1} seat (its camera)` })),
       el("input", { name: "name", value: `Player ${seat}`, maxlength: "40", "aria-label": `player ${i + 1} name` }),
       el("input", { name: "color", type: "color", value: COLORS[i], "aria-label": `player ${i + 1} colour` }),
       el("select", { name: "deck", "aria-label": `player ${i + 1} deck` },
@@ -145,8 +150,9 @@
       seat: Number(f.querySelector("[name=seat]").value), name: f.querySelector("[name=name]").value,
       color: f.querySelector("[name=color]").value, deck: f.querySelector("[name=deck]").value }));
     const form = ev.target;
-    act("/api/actions/new-game", { game: "duel", players, challenged: players[0].seat,
-      hearts: Number(form.hearts.value), deck_size: Number(form.deck_size.value) }, "New card duel started.");
+    // Started, the duel is told at the top (the caption, any problem, the seats): go there.
+    if (await act("/api/actions/new-game", { game: "duel", players, challenged: players[0].seat,
+      hearts: Number(form.hearts.value), deck_size: Number(form.deck_size.value) }, "New card duel started.")) window.scrollTo({ top: 0 });
   });
 
   // A deck imported on this page (Import cards) joins the deck lists at once; what was typed stays.
