@@ -11,7 +11,11 @@ Time is simulated from measured CPU, so a machine busy with other work gives the
 (only slower): the frames are made at ``k / fps``; the seat takes the newest frame made by the time
 it is free, and is busy for the CPU time that frame cost it (its thread's, plus its decoder
 process's), as if it had a core of its own. A seat slower than the camera so skips frames, as on
-the board. Per condition it reports:
+the board. ``cpu_scale`` makes that core slower than this machine's: every CPU time the loop
+measures, its budget's included, is counted that many times over (3.5 for a Raspberry Pi 4's core,
+taken as 3-4 times slower), so the run shows what a slower board would read in time; an
+**estimate**, since a core of another design is not slower at everything alike. Per condition it
+reports:
 
 * ``read``: the codes of the truth the loop read within ``within_s`` of the card's first frame, of
   all the codes (and ``wrong``: codes it read that are not in the capture's truth, each named under
@@ -103,22 +107,77 @@ class HoldNoise:
         return frame
 
 
-class _Seat:
-    """A seat's loop as the board builds it, under a simulated clock; one decoder set for all cards."""
+#: The slowest core ``--cpu-scale`` simulates, in times this machine's (a Pi Zero 2's is about 5-8).
+MAX_CPU_SCALE = 10.0
 
-    def __init__(self, budget_ms: float, search: bool = True) -> None:
+
+class SlowerWorker:
+    """An isolated decoder (:class:`~kipukas_board.vision.isolated.IsolatedDecoder`) as it would run
+    on a core ``scale`` times slower: its CPU counted ``scale`` times over, and its deadline, given
+    in that core's milliseconds, shortened to match, so it is stopped where the slower core would
+    have spent it.
+
+    Example::
+
+        >>> class Worker:  # a stand-in that spent 10 ms of CPU on whatever it was given
+        ...     interruptible, last_cpu_ms = True, 0.0
+        ...     def __call__(self, image, deadline_ms=None):
+        ...         self.last_cpu_ms, self.deadline_ms = 10.0, deadline_ms
+        ...         return []
+        ...     def cpu_ms(self):
+        ...         return 40.0
+        >>> slow = SlowerWorker(Worker(), 4.0)
+        >>> slow("image", deadline_ms=60.0), slow.last_cpu_ms, slow.worker.deadline_ms, slow.cpu_ms()
+        ([], 40.0, 15.0, 160.0)
+    """
+
+    interruptible = True
+
+    def __init__(self, worker: Any, scale: float) -> None:
+        self.worker = worker
+        self.scale = scale
+        self.last_cpu_ms = 0.0
+
+    def __call__(self, image: Any, deadline_ms: float | None = None) -> Any:
+        try:
+            return self.worker(image, deadline_ms=None if deadline_ms is None else deadline_ms / self.scale)
+        finally:
+            self.last_cpu_ms = self.worker.last_cpu_ms * self.scale
+
+    def cpu_ms(self) -> float:
+        return self.worker.cpu_ms() * self.scale
+
+    def ready(self) -> None:
+        self.worker.ready()
+
+    def close(self) -> None:
+        self.worker.close()
+
+
+class _Seat:
+    """A seat's loop as the board builds it, under a simulated clock; one decoder set for all cards.
+    ``cpu_scale`` is how many times slower than this machine's the seat's core is taken to be."""
+
+    def __init__(self, budget_ms: float, search: bool = True, cpu_scale: float = 1.0) -> None:
         from kipukas_board.vision.decoders import available_decoders
         from kipukas_board.vision.isolated import IsolatedDecoder
         from kipukas_board.vision.pipeline import ISOLATED_DECODERS
 
         self.budget_ms = budget_ms
         self.search = search
+        self.cpu_scale = cpu_scale
         self.now = 0.0
         self.decoders = available_decoders()
-        self.isolated = {n: IsolatedDecoder(n) for n in ISOLATED_DECODERS if n in self.decoders}
+        self.isolated: dict[str, Any] = {n: IsolatedDecoder(n) for n in ISOLATED_DECODERS if n in self.decoders}
+        if cpu_scale != 1.0:
+            self.isolated = {n: SlowerWorker(dec, cpu_scale) for n, dec in self.isolated.items()}
         self.loop_decoders = {**self.decoders, **self.isolated}
         for dec in self.isolated.values():
             dec.ready()
+
+    def cpu_clock(self) -> float:
+        """Seconds of this thread's CPU, as the seat's slower core would have spent them."""
+        return time.thread_time() * self.cpu_scale
 
     def reader(self) -> Any:
         from kipukas_board.vision.desk import HEAVY_INTERVAL_S
@@ -126,7 +185,7 @@ class _Seat:
         from kipukas_board.vision.reader import STACK_AT, CameraReader
 
         pipe = Pipeline(decoders=self.loop_decoders, remember_roi=True, heavy_interval_s=HEAVY_INTERVAL_S,
-                        budget_ms=self.budget_ms, clock=lambda: self.now)
+                        budget_ms=self.budget_ms, clock=lambda: self.now, cpu_clock=self.cpu_clock)
         return CameraReader(pipe, clock=lambda: self.now, stack_at=STACK_AT if self.search else ())
 
     def worker_ms(self) -> float:
@@ -155,9 +214,9 @@ class _Seat:
                 break
             self.now = max(free, k / fps)
             frame = make(k)
-            c0, w0 = time.thread_time(), self.worker_ms()
+            c0, w0 = self.cpu_clock(), self.worker_ms()
             read = reader.read(frame)
-            cost = time.thread_time() - c0 + (self.worker_ms() - w0) / 1000
+            cost = self.cpu_clock() - c0 + (self.worker_ms() - w0) / 1000
             free = self.now + cost
             cpu += cost
             handled += 1
@@ -185,7 +244,8 @@ def _still(seat: _Seat, frame: Any, repeats: int = STILL_REPEATS) -> tuple[list[
     codes: list[str] | None = None
     cpu = float("inf")
     for _ in range(repeats):
-        result = Pipeline(decoders=seat.loop_decoders, budget_ms=seat.budget_ms).decode(frame)
+        result = Pipeline(decoders=seat.loop_decoders, budget_ms=seat.budget_ms,
+                          cpu_clock=seat.cpu_clock).decode(frame)
         codes = result.codes if codes is None else codes
         cpu = min(cpu, result.cpu_ms)
     wechat = seat.decoders.get("wechat")
@@ -194,9 +254,9 @@ def _still(seat: _Seat, frame: Any, repeats: int = STILL_REPEATS) -> tuple[list[
     texts: list[str] | None = None
     wcpu = float("inf")
     for _ in range(repeats):
-        c0 = time.thread_time()
+        c0 = seat.cpu_clock()
         found = [d.text for d in wechat(frame)]
-        wcpu = min(wcpu, (time.thread_time() - c0) * 1000)
+        wcpu = min(wcpu, (seat.cpu_clock() - c0) * 1000)
         texts = found if texts is None else texts
     return codes or [], cpu, texts or [], wcpu
 
@@ -204,13 +264,14 @@ def _still(seat: _Seat, frame: Any, repeats: int = STILL_REPEATS) -> tuple[list[
 def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Sequence[str] | None = None,
                    limit: int | None = None, fps: float = 15.0, seconds: float = 2.0, within_s: float = 1.0,
                    budget_ms: float = DEFAULT_BUDGET_MS, seed: int = 0, search: bool = True, idle_s: float = 10.0,
-                   idle_view: str | Path | None = None,
+                   idle_view: str | Path | None = None, cpu_scale: float = 1.0,
                    progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every condition applied to every capture (the first ``limit`` with codes, sorted by name).
 
     ``search=False`` measures the loop without its search across frames (no stacking), for comparison.
     ``seed`` seeds the sensor noise (see :class:`HoldNoise`): the same seed shows every card the same
-    noise in every run, another seed other noise.
+    noise in every run, another seed other noise. ``cpu_scale`` takes the seat's core to be that
+    many times slower than this machine's (see the module's notes).
     """
     import cv2
     import numpy as np
@@ -219,6 +280,9 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
         raise BenchError(f"--fps must be above 0 and at most 120, got {fps:g}")
     if not (0 < idle_s <= 600):
         raise BenchError(f"the idle stand is watched for more than 0 and at most 600 s, got {idle_s:g}")
+    if not (1.0 <= cpu_scale <= MAX_CPU_SCALE):
+        raise BenchError(f"the seat's core is taken to be 1 to {MAX_CPU_SCALE:g} times slower than this machine's "
+                         f"(--cpu-scale), got {cpu_scale:g}")
     if not (0 < within_s <= seconds <= 60):
         raise BenchError(f"expected 0 < within ({within_s:g} s) <= seconds ({seconds:g} s) <= 60")
     chosen: list[Condition] = []
@@ -245,7 +309,7 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
             raise BenchError(f"{idle_view}: missing, or not an image OpenCV can read (the empty stand's view)")
     cv2.setNumThreads(1)
     noise = HoldNoise(seed)
-    seat = _Seat(budget_ms, search)
+    seat = _Seat(budget_ms, search, cpu_scale)
     rows = []
     try:
         for cond in chosen:
@@ -290,7 +354,12 @@ def run_robustness(folder: str | Path, truth_path: str | Path, conditions: Seque
         seat.close()
     return {"images": len(names), "seed": seed, "search": search, "fps": fps, "seconds": seconds,
             "within_s": within_s, "idle_s": idle_s, "idle_view": None if idle_view is None else Path(idle_view).name,
-            "budget_ms": budget_ms, "conditions": rows}
+            "budget_ms": budget_ms, "cpu_scale": cpu_scale, "conditions": rows}
+
+
+def _slower(scale: float) -> str:
+    """How the table's heading names a simulated slower core (nothing for this machine's own)."""
+    return "" if scale == 1.0 else f", {scale:g} times slower than this machine's: an estimate"
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -304,7 +373,8 @@ def format_table(report: dict[str, Any]) -> str:
              f"noise seed {report.get('seed', 0)}; "
              f"search across frames {'on' if report.get('search', True) else 'off'}; "
              f"budget {report['budget_ms']:g} ms of CPU a frame; time simulated from "
-             "measured CPU (a core per seat); cpu % of one core; still = the pipeline on the first frame alone, "
+             f"measured CPU (a core per seat{_slower(report.get('cpu_scale', 1.0))}); cpu % of one core; "
+             "still = the pipeline on the first frame alone, "
              f"wechat = WeChat alone on that frame; ms = median CPU (each frame's least of {STILL_REPEATS} decodes)",
              head, "-" * len(head)]
     for r in report["conditions"]:

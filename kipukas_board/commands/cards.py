@@ -132,6 +132,10 @@ def register(sub: Any) -> None:
                     help="seed of the sensor noise (default 0): a run with the same seed shows every card the same "
                          "noise, another seed other noise, to see how much the figures owe to one draw")
     br.add_argument("--no-search", action="store_true", help="without the search across frames (to compare)")
+    br.add_argument("--cpu-scale", type=positive, default=1.0, metavar="X",
+                    help="take the seat's core to be X times slower than this machine's (1 to 10; 3.5 for a "
+                         "Raspberry Pi 4): every CPU time the loop measures, its budget's too, counts X times "
+                         "over, an estimate of what a slower board reads in time (default 1)")
     br.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     br.set_defaults(func=bench_robustness)
 
@@ -446,7 +450,7 @@ def bench_robustness(args: argparse.Namespace) -> int:
         report = run_robustness(args.dir, args.truth, args.conditions, limit=args.limit, fps=args.fps,
                                 seconds=args.seconds, within_s=args.within, budget_ms=args.budget_ms,
                                 search=not args.no_search, idle_s=args.idle, seed=args.seed,
-                                idle_view=args.idle_view,
+                                idle_view=args.idle_view, cpu_scale=args.cpu_scale,
                                 progress=None if args.json else lambda n: print(f"  {n} done", file=sys.stderr))
     except BenchError as exc:
         _err(str(exc))

@@ -90,11 +90,25 @@ def test_without_the_search_it_says_so(captures: Path) -> None:
     assert report["search"] is False and "search across frames off" in format_table(report)
 
 
+def test_a_slower_core_counts_every_cpu_time_over(captures: Path) -> None:
+    runs = [run_robustness(captures, captures / "truth.json", ["noise2"], limit=1, seconds=1.0, idle_s=1.0,
+                           cpu_scale=scale) for scale in (1.0, 8.0)]
+    own, slow = (r["conditions"][0] for r in runs)
+    assert runs[1]["cpu_scale"] == 8.0 and "8 times slower than this machine's: an estimate" in format_table(runs[1])
+    assert "slower" not in format_table(runs[0])
+    assert slow["read"] == own["read"] == 1
+    # the same frames cost eight times the CPU: more of the (slower) core, and a later first read
+    assert slow["cpu_held"] > 2 * own["cpu_held"] and slow["first_ms_median"] > 2 * own["first_ms_median"]
+    assert slow["still_ms_median"] > 2 * own["still_ms_median"]
+
+
 def test_bad_input_is_named(captures: Path, capsys) -> None:
     with pytest.raises(BenchError, match="unknown camera condition 'fog'"):
         run_robustness(captures, captures / "truth.json", ["fog"])
     with pytest.raises(BenchError, match="within"):
         run_robustness(captures, captures / "truth.json", ["noise2"], seconds=1.0, within_s=2.0)
+    with pytest.raises(BenchError, match=r"1 to 10 times slower than this machine's \(--cpu-scale\), got 12"):
+        run_robustness(captures, captures / "truth.json", ["noise2"], cpu_scale=12)
     (captures / "a.png").unlink()
     with pytest.raises(BenchError, match="a.png: missing"):
         run_robustness(captures, captures / "truth.json", ["noise2"])
