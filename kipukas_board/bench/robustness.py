@@ -10,7 +10,9 @@ as if the stand had been empty before.
 Time is simulated from measured CPU, so a machine busy with other work gives the same answers
 (only slower): the frames are made at ``k / fps``; the seat takes the newest frame made by the time
 it is free, and is busy for the CPU time that frame cost it (its thread's, plus its decoder
-process's), as if it had a core of its own. A seat slower than the camera so skips frames, as on
+process's for the calls it waits on), as if it had a core of its own; a decoder process replaced
+after its deadline warms up on another core while the seat goes on, as on the board, so its CPU
+counts in the seat's CPU and not in its time. A seat slower than the camera so skips frames, as on
 the board. ``cpu_scale`` makes that core slower than this machine's: every CPU time the loop
 measures, its budget's included, is counted that many times over (3.5 for a Raspberry Pi 4's core,
 taken as 3-4 times slower), so the run shows what a slower board would read in time; an
@@ -111,38 +113,44 @@ class HoldNoise:
 MAX_CPU_SCALE = 10.0
 
 
-class SlowerWorker:
-    """An isolated decoder (:class:`~kipukas_board.vision.isolated.IsolatedDecoder`) as it would run
-    on a core ``scale`` times slower: its CPU counted ``scale`` times over, and its deadline, given
-    in that core's milliseconds, shortened to match, so it is stopped where the slower core would
-    have spent it.
+class SeatWorker:
+    """An isolated decoder (:class:`~kipukas_board.vision.isolated.IsolatedDecoder`) as the bench's
+    seat sees it. The seat waits for its calls (``called_ms``: their CPU, summed), not for a worker
+    replaced after a deadline, which warms up on another core while the seat goes on (``cpu_ms``
+    counts that too: it is CPU the board spends). On a core ``scale`` times slower both count
+    ``scale`` times over, and a deadline, given in that core's milliseconds, is shortened to match,
+    so the worker is stopped where the slower core would have spent it.
 
     Example::
 
-        >>> class Worker:  # a stand-in that spent 10 ms of CPU on whatever it was given
+        >>> class Worker:  # a stand-in that spent 10 ms of CPU on an image, and 30 more warming up
         ...     interruptible, last_cpu_ms = True, 0.0
         ...     def __call__(self, image, deadline_ms=None):
         ...         self.last_cpu_ms, self.deadline_ms = 10.0, deadline_ms
         ...         return []
         ...     def cpu_ms(self):
         ...         return 40.0
-        >>> slow = SlowerWorker(Worker(), 4.0)
-        >>> slow("image", deadline_ms=60.0), slow.last_cpu_ms, slow.worker.deadline_ms, slow.cpu_ms()
-        ([], 40.0, 15.0, 160.0)
+        >>> slow = SeatWorker(Worker(), scale=4.0)
+        >>> slow("image", deadline_ms=60.0), slow.last_cpu_ms, slow.worker.deadline_ms
+        ([], 40.0, 15.0)
+        >>> slow.called_ms, slow.cpu_ms()
+        (40.0, 160.0)
     """
 
     interruptible = True
 
-    def __init__(self, worker: Any, scale: float) -> None:
+    def __init__(self, worker: Any, scale: float = 1.0) -> None:
         self.worker = worker
         self.scale = scale
         self.last_cpu_ms = 0.0
+        self.called_ms = 0.0
 
     def __call__(self, image: Any, deadline_ms: float | None = None) -> Any:
         try:
             return self.worker(image, deadline_ms=None if deadline_ms is None else deadline_ms / self.scale)
         finally:
             self.last_cpu_ms = self.worker.last_cpu_ms * self.scale
+            self.called_ms += self.last_cpu_ms
 
     def cpu_ms(self) -> float:
         return self.worker.cpu_ms() * self.scale
@@ -168,9 +176,8 @@ class _Seat:
         self.cpu_scale = cpu_scale
         self.now = 0.0
         self.decoders = available_decoders()
-        self.isolated: dict[str, Any] = {n: IsolatedDecoder(n) for n in ISOLATED_DECODERS if n in self.decoders}
-        if cpu_scale != 1.0:
-            self.isolated = {n: SlowerWorker(dec, cpu_scale) for n, dec in self.isolated.items()}
+        self.isolated = {n: SeatWorker(IsolatedDecoder(n), cpu_scale) for n in ISOLATED_DECODERS
+                         if n in self.decoders}
         self.loop_decoders = {**self.decoders, **self.isolated}
         for dec in self.isolated.values():
             dec.ready()
@@ -189,7 +196,12 @@ class _Seat:
         return CameraReader(pipe, clock=lambda: self.now, stack_at=STACK_AT if self.search else ())
 
     def worker_ms(self) -> float:
+        """The decoder processes' CPU so far, warming up included (ms)."""
         return sum(dec.cpu_ms() for dec in self.isolated.values())
+
+    def called_ms(self) -> float:
+        """The decoder processes' CPU so far on the calls the seat waited for (ms)."""
+        return sum(dec.called_ms for dec in self.isolated.values())
 
     def hold(self, img: Any, sigma: float, fps: float, seconds: float, noise: HoldNoise,
              *name: object) -> dict[str, Any]:
@@ -214,11 +226,13 @@ class _Seat:
                 break
             self.now = max(free, k / fps)
             frame = make(k)
-            c0, w0 = self.cpu_clock(), self.worker_ms()
+            c0, w0, q0 = self.cpu_clock(), self.worker_ms(), self.called_ms()
             read = reader.read(frame)
-            cost = self.cpu_clock() - c0 + (self.worker_ms() - w0) / 1000
-            free = self.now + cost
-            cpu += cost
+            own = self.cpu_clock() - c0
+            # the seat is busy for its own CPU and its decoder calls'; a worker replaced after its
+            # deadline warms up meanwhile on another core, and only the CPU counts that
+            free = self.now + own + (self.called_ms() - q0) / 1000
+            cpu += own + (self.worker_ms() - w0) / 1000
             handled += 1
             for code in read.codes:
                 reads.setdefault(code, free)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -12,7 +13,7 @@ from _qrgen import camouflage, place, qr_tile
 
 from kipukas_board.bench.conditions import CONDITIONS, condition
 from kipukas_board.bench.qr import BenchError
-from kipukas_board.bench.robustness import HoldNoise, format_table, run_robustness
+from kipukas_board.bench.robustness import HoldNoise, SeatWorker, _Seat, format_table, run_robustness
 from kipukas_board.cli import main
 
 P = "kpks.us/RrDC#0001?DmFz33"
@@ -100,6 +101,42 @@ def test_a_slower_core_counts_every_cpu_time_over(captures: Path) -> None:
     # the same frames cost eight times the CPU: more of the (slower) core, and a later first read
     assert slow["cpu_held"] > 2 * own["cpu_held"] and slow["first_ms_median"] > 2 * own["first_ms_median"]
     assert slow["still_ms_median"] > 2 * own["still_ms_median"]
+
+
+class _WarmingWorker:
+    """A stand-in decoder process: 5 ms of CPU on each image, and 200 ms more on a replacement
+    warming up after it (as after a deadline)."""
+
+    interruptible = True
+
+    def __init__(self) -> None:
+        self.last_cpu_ms = self.total = 0.0
+
+    def __call__(self, image: object, deadline_ms: float | None = None) -> list:
+        self.last_cpu_ms = 5.0
+        self.total += 205.0
+        return []
+
+    def cpu_ms(self) -> float:
+        return self.total
+
+    def ready(self) -> None:
+        pass
+
+
+def test_a_worker_warming_up_costs_the_seat_cpu_but_not_time(monkeypatch) -> None:
+    seat = _Seat.__new__(_Seat)  # no real decoders: the stand-in is the seat's only one
+    seat.cpu_scale, seat.now, seat.isolated = 1.0, 0.0, {"wechat": SeatWorker(_WarmingWorker())}
+
+    class Reader:
+        def read(self, frame: object) -> SimpleNamespace:
+            seat.isolated["wechat"](frame)
+            return SimpleNamespace(codes=[])
+
+    monkeypatch.setattr(seat, "reader", Reader)
+    hold = seat.hold(np.zeros((40, 40, 3), np.uint8), 0.0, 15.0, 1.0, HoldNoise(0), "warming")
+    assert hold["handled"] == hold["frames"] == 15  # the seat waited 5 ms a frame, not 205
+    assert hold["cpu_pct"] > 300  # 15 x 205 ms in one second: the warming up is CPU all the same
 
 
 def test_bad_input_is_named(captures: Path, capsys) -> None:
