@@ -109,7 +109,7 @@ class HoldNoise:
         return frame
 
 
-#: The slowest core ``--cpu-scale`` simulates, in times this machine's (a Pi Zero 2's is about 5-8).
+#: The slowest core ``--cpu-scale`` simulates, in times this machine's.
 MAX_CPU_SCALE = 10.0
 
 
