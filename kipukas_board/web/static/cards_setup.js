@@ -21,7 +21,7 @@
     say(`Importing ${file.name}…`);
     try {
       const r = await api(`/api/cards/import?name=${encodeURIComponent(file.name)}`, undefined, { upload: file });
-      say([r.summary, ...(r.notes || []).map((n) => `Note: ${n}`)].join(" "));
+      say([KB.upFirst(r.summary) + (/[.!?]$/.test(r.summary) ? "" : "."), ...(r.notes || []).map((n) => `Note: ${n}`)].join(" "));
       message("Cards imported.", "ok");
       fileInput.value = "";
       document.dispatchEvent(new CustomEvent("kb:cards", { detail: r }));

@@ -48,7 +48,7 @@ def test_a_fresh_board_gets_its_cards_from_the_page(browser, tmp_path: Path, siz
         page.fill("#pin-input", PIN)
         page.click("#pin-ok")
         page.wait_for_function("() => document.querySelector('#card-import-result').textContent.startsWith("
-                               "'imported 2 cards from cards.json')", timeout=4000)
+                               "'Imported 2 cards from cards.json')", timeout=4000)
         assert len(srv.board.card_desk.catalog) == 2
 
         page.set_input_files("#card-file", _file("broken.toml", b"deck = \n"))
@@ -59,7 +59,7 @@ def test_a_fresh_board_gets_its_cards_from_the_page(browser, tmp_path: Path, siz
         page.set_input_files("#card-file", _file("iv8-p1.toml", (DECKS / "iv8-p1.toml").read_bytes()))
         page.click('#card-import-form button[type="submit"]')
         page.wait_for_function("() => document.querySelector('#card-import-result').textContent.startsWith("
-                               "\"imported Card duel deck 'iv8-p1'\")", timeout=4000)
+                               "\"Imported Card duel deck 'iv8-p1'\")", timeout=4000)
         assert srv.board.mode_cards.decks("duel")
 
         # the simulated camera's list (the Kipukas page's Cards shown) learns the imported cards at once
@@ -90,7 +90,7 @@ def test_the_duel_page_imports_a_deck_and_offers_it_at_once(browser, tmp_path: P
         page.fill("#pin-input", PIN)
         page.click("#pin-ok")
         page.wait_for_function("() => document.querySelector('#card-import-result').textContent"
-                               ".startsWith('imported Card duel deck')", timeout=4000)
+                               ".startsWith('Imported Card duel deck')", timeout=4000)
         assert "iv8-p2" in srv.board.mode_cards.decks("duel")
         # the new-game form offers the deck at once, and keeps the name typed
         page.wait_for_function("() => [...document.querySelectorAll('#duel-new-players select option')]"

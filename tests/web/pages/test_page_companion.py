@@ -128,7 +128,8 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         assert page.is_disabled("#add-player")  # Domination: 2 players
         note = page.text_content("#player-count-note")  # how many, and why not more
         assert note.startswith("2 players on Kipuka of Eight; not 3 or more: "), note
-        assert page.text_content("#play-style-summary") == "hold every base camp and capital on the map."
+        assert page.text_content("#play-style-summary") == "Hold every base camp and capital on the map."
+        assert page.is_disabled('.player-row button[aria-label="remove seat 2"]'), "a ✕ that does nothing"
         page.select_option("#play-style", "mass_contention")
         assert "8 allow 2 players" in page.text_content("#player-count-note")  # kipuka-8: 8 territories
         _layout_ok(page, size[0])
@@ -412,6 +413,7 @@ def test_new_game_picks_another_map_and_plays_its_first_placement(browser, tmp_p
         assert page.text_content("#player-count-note").startswith("2 to 3 players on Kipuka of Twelve; not 4 or more")
         page.click("#add-player")
         assert page.locator(".player-row").count() == 3 and page.is_disabled("#add-player")
+        assert page.is_enabled('.player-row button[aria-label="remove seat 1"]'), "three seats: one may go"
         _layout_ok(page, PHONES[1][0])
         _shot(page, tmp_path, "companion-map-picked-390x844")
         page.click('#new-game-form button[type="submit"]')

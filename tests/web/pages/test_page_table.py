@@ -438,3 +438,21 @@ def test_a_tap_the_rules_refuse_says_it_was_not_done_and_why(browser, tmp_path: 
         page.screenshot(path=str(Path(SHOTS or tmp_path) / "refused-360.png"))
         ctx.close()
         assert not errors, errors
+
+
+def test_a_token_put_down_in_simulation_while_a_calibration_walk_is_open_is_told_where_it_went(
+        browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        _post(srv.url, "/api/calibration/sensors/start", {"mode": "lift"})
+        ctx, page, errors = _phone(browser, SIZES[1])
+        _unlock(page, srv.url, "/")
+        page.wait_for_selector("#calibration-banner:not([hidden])", timeout=3000)
+        page.click('[data-stand="T1"]')
+        page.click("#stand-sim button")
+        page.wait_for_selector("#message.error:not([hidden])", timeout=3000)
+        said = page.text_content("#message")
+        assert said.startswith("Not in the game: the calibration's sensors walk is open"), said
+        assert kipukas_state(srv.board.loop.state).territories[1].claim is None
+        ctx.close()
+        assert not errors, errors

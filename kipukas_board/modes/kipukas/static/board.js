@@ -537,8 +537,12 @@
   });
   async function toggleSim(id) {
     const st = state.stands.find((x) => x.id === id);
-    try { await api(`/api/sim/stands/${encodeURIComponent(id)}`, { occupied: !(st && st.occupied) }); }
-    catch (err) { message(err.message, "error"); }
+    try {
+      await api(`/api/sim/stands/${encodeURIComponent(id)}`, { occupied: !(st && st.occupied) });
+      // An open calibration walk takes every token move (the banner says so): the tap is told where it went.
+      const walk = document.getElementById("calibration-banner").dataset.active;
+      if (walk) message(`Not in the game: the calibration's ${walk} walk is open and took this token. Finish or cancel it on the calibration page.`, "error");
+    } catch (err) { message(err.message, "error"); }
   }
   document.getElementById("map").addEventListener("click", (ev) => {  // the drawing inside may be replaced
     const hit = ev.target.closest("[data-stand],[data-hit]");
@@ -676,6 +680,8 @@
     while (box.children.length > max) box.lastElementChild.remove();
     [...box.children].forEach((r, i) => { r.querySelector("label").firstChild.textContent = `Seat ${i + 1}`; });
     document.getElementById("add-player").disabled = box.children.length >= max;
+    // A game has two players at least: their rows' ✕ is greyed out rather than doing nothing.
+    box.querySelectorAll(".player-row button").forEach((b) => { b.disabled = box.children.length <= 2; });
     // (why this many: the style's summary above says, from the rules' own reason)
     const why = (styleOpt().dataset.why || "").replace(/^up to \d+ players?: /, "");
     document.getElementById("player-count-note").textContent =
@@ -688,7 +694,7 @@
     const needs = styleNeeds();
     document.querySelectorAll("#new-game-form [data-option]").forEach((l) => { l.hidden = !needs.includes(l.dataset.option); });
     // The style in a line; how many players it allows here, and why, is the player-count note's.
-    document.getElementById("play-style-summary").textContent = `${styleOpt().dataset.summary}.`;
+    document.getElementById("play-style-summary").textContent = `${KB.upFirst(styleOpt().dataset.summary)}.`;
     playerCount();
   }
   styleSelect.addEventListener("change", showStyleOptions);
