@@ -456,3 +456,19 @@ def test_a_token_put_down_in_simulation_while_a_calibration_walk_is_open_is_told
         assert kipukas_state(srv.board.loop.state).territories[1].claim is None
         ctx.close()
         assert not errors, errors
+
+
+def test_a_questions_worded_answers_read_as_buttons(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        srv.board.sim_set_stand("T5", False)  # a base camp's token off its stand ...
+        _post(srv.url, "/api/actions/roll-diel", {})  # ... when the cycle ends: was the claim lost?
+        assert [q["options"] for q in kipukas_state(srv.board.loop.state).questions] == [["lost", "keep"]]
+        ctx, page, errors = _phone(browser, SIZES[0])
+        _unlock(page, srv.url, "/")
+        page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
+        assert page.locator("#questions .buttons button").all_text_contents() == ["Lost", "Keep"]
+        ctx.close()
+        assert not errors, errors

@@ -248,7 +248,7 @@
       const row = el("div", { class: "buttons" });
       for (const o of q.options || []) {
         const p = typeof o === "number" ? player(s, o) : null;
-        const b = el("button", { type: "button", text: p ? p.name : String(o),
+        const b = el("button", { type: "button", text: p ? p.name : KB.upFirst(String(o)),
           onclick: () => act("/api/actions/answer", { question: q.id, answer: o }, "Answered.") });
         if (p) b.prepend(swatch(p.color));
         row.append(b);
