@@ -96,8 +96,10 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         assert (adj.power, adj.rest, adj.sacrifice) == (2, 1, True)
         page.evaluate("document.getElementById('cc-combat-panel').scrollIntoView()")
         page.screenshot(path=str(shots / f"cct-combat-{size[0]}.png"))
+        assert page.text_content("#cc-results").startswith("No land tallied yet")  # an empty panel says why
         page.click("#cc-resolve")
-        page.wait_for_function("document.getElementById('cc-results').children.length === 1", timeout=3000)
+        page.wait_for_function("document.querySelectorAll('#cc-results li:not(.none)').length === 1", timeout=3000)
+        assert page.locator("#cc-results li").count() == 1
         result = srv.board.loop.state.mode_state.results[0]
         text = page.text_content("#cc-results")
         assert str(result["totals"]["1"]) in text and str(result["totals"]["2"]) in text

@@ -41,6 +41,9 @@
     $("cc-reveal").querySelector('button[type="submit"]').disabled = !ready.length;
   }
 
+  // An empty panel says why it is empty: no land of this game tallied yet.
+  const noResults = () => el("li", { class: "none", text: "No land tallied yet: each land's result is listed here." });
+
   function render(s) {
     state = s;
     const cc = s.creature_combat;
@@ -55,6 +58,7 @@
       $("cc-combat-panel").hidden = true;
       $("cc-deal").hidden = true;
       $("cc-players").replaceChildren();
+      $("cc-results").replaceChildren(noResults());
       $("cc-new-game").open = true;
       gameShown = false;
       return;
@@ -136,9 +140,10 @@
       }
       return box;
     }));
-    $("cc-results").replaceChildren(...(cc.results || []).slice().reverse().map((r) => el("li", {
+    const results = (cc.results || []).slice().reverse().map((r) => el("li", {
       text: `round ${r.round}, ${r.name}: ${Object.entries(r.totals).map(([s, t]) => `${seatName(cc, s)} ${t}`).join(", ")}` +
-        ` → ${r.winner == null ? "draw" : seatName(cc, r.winner)}` })));
+        ` → ${r.winner == null ? "draw" : seatName(cc, r.winner)}` }));
+    $("cc-results").replaceChildren(...(results.length ? results : [noResults()]));
   }
 
   $("cc-deal").addEventListener("submit", (ev) => {
