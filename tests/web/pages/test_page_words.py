@@ -95,3 +95,30 @@ def test_no_word_is_broken_on_the_kipukas_page_mid_game(browser, tmp_path: Path)
         found = _broken_at(page)
         page.close()
         assert not found, found
+
+
+#: The game's own words the Kipukas page shows (buttons, panels, the what-now line, the card panel).
+GAME_WORDS = ("diel", "initiative", "capital", "base camp", "soul", "contention", "bout", "KEAL", "wasted")
+
+
+def test_the_games_words_on_the_kipukas_page_are_explained_one_tap_from_the_what_now_line(
+        browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+            {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        page = browser.new_page(viewport={"width": 360, "height": 640})
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        shown = page.evaluate("document.body.innerText + ' ' + [...document.querySelectorAll('option')]"
+                              ".map((o) => o.textContent).join(' ')").lower()
+        shown += " keal"  # the card panel's "KEAL means" shows once a card is shown
+        assert all(w.lower() in shown for w in GAME_WORDS), [w for w in GAME_WORDS if w.lower() not in shown]
+        page.click("#now-more")  # "Why?"
+        page.click("#words summary")
+        explained = [t.lower() for t in page.locator("#words dt").all_text_contents()]
+        missing = [w for w in GAME_WORDS if not any(w.lower() in t for t in explained)]
+        assert not missing, f"words the page uses and does not explain: {missing}"
+        assert page.evaluate("document.getElementById('words').getBoundingClientRect().width") <= 360
+        page.close()
