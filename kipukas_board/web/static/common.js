@@ -289,7 +289,9 @@ const KB = (function () {
     }
     bar.hidden = false;
     bar.querySelector(".text").textContent = `${p.title} is paused.`;
-    document.getElementById("resume-button").textContent = `Resume ${p.title}`;
+    const button = document.getElementById("resume-button");
+    button.textContent = "Resume";  // the line beside it names the game; the button's name does too
+    button.setAttribute("aria-label", `Resume ${p.title}`);
     bar.dataset.page = p.page || "/";
     bar.dataset.underWay = s.under_way ? aGame(s.under_way) : "";
   }

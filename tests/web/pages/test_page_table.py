@@ -472,3 +472,27 @@ def test_a_questions_worded_answers_read_as_buttons(browser, tmp_path: Path) -> 
         assert page.locator("#questions .buttons button").all_text_contents() == ["Lost", "Keep"]
         ctx.close()
         assert not errors, errors
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)])
+def test_a_paused_game_is_one_slim_line_above_the_game_on_the_table(browser, tmp_path: Path, size) -> None:
+    from cct_decks import write_decks
+
+    data = tmp_path / "data"
+    for deck in write_decks(tmp_path):
+        assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
+        _post(srv.url, "/api/actions/new-game", {"game": "creature-combat", "players": [
+            {"seat": 1, "name": "Ana", "color": "#d7263d", "deck": "ana"},
+            {"seat": 2, "name": "Ben", "color": "#1b98e0", "deck": "ben"}]})
+        _kipukas(srv.url)  # Kipukas started over it: Creature Combat Territory is paused
+        ctx, page, errors = _phone(browser, size)
+        _unlock(page, srv.url, "/")
+        page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
+        assert page.text_content("#paused-banner .text") == "Creature Combat Territory is paused."
+        height = page.evaluate("document.getElementById('paused-banner').getBoundingClientRect().height")
+        assert height <= 64, f"the paused game takes {height:.0f} px of a {size[1]} px screen"
+        assert page.get_attribute("#resume-button", "aria-label") == "Resume Creature Combat Territory"
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-slim-{size[0]}.png"))
+        ctx.close()
+        assert not errors, errors
