@@ -47,8 +47,11 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
                                timeout=3000)
         assert srv.board.loop.state.game == "creature-combat"
         for _ in range(5):
+            dealt = page.input_value("#cc-deal-land")  # each deal once the page offers the next land
             page.click('#cc-deal button[type="submit"]')
-            page.wait_for_timeout(150)
+            page.wait_for_function("(was) => document.getElementById('cc-deal-land').value !== was || "
+                                   "document.getElementById('cc-phase').textContent.includes('deploy')",
+                                   arg=dealt, timeout=3000)
         page.wait_for_function("document.getElementById('cc-phase').textContent === 'round 1 · deploy'", timeout=3000)
         assert page.locator("#cc-slots li .none").count() == 0
         broken = page.evaluate("""() => [...document.querySelectorAll('#cc-slots li')].flatMap((li) => {

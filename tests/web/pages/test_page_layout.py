@@ -159,12 +159,17 @@ def test_the_card_games_pages_mid_game_pass_axe_and_the_layout_checks(browser, t
         page.click("#kb-ask-yes")
         page.wait_for_function("() => document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
                                timeout=3000)
-        for _ in range(5):
+        for _ in range(5):  # each deal once the page shows the one before (the next land offered)
+            dealt = page.input_value("#cc-deal-land")
             page.click('#cc-deal button[type="submit"]')
-            page.wait_for_timeout(150)
+            page.wait_for_function("(was) => document.getElementById('cc-deal-land').value !== was || "
+                                   "document.getElementById('cc-phase').textContent.includes('deploy')",
+                                   arg=dealt, timeout=3000)
         for seat in (1, 2):
             page.click(f'.cc-seat[data-seat="{seat}"] button.primary')
-            page.wait_for_timeout(150)
+            page.wait_for_function("(s) => !document.querySelector(`.cc-seat[data-seat='${s}'] button.primary`) || "
+                                   "document.querySelector(`.cc-seat[data-seat='${s}'] button.primary`).disabled",
+                                   arg=seat, timeout=3000)
         srv.board.card_desk.present(1, "cct:ana-bear")  # a creature revealed at seat 1's camera
         page.wait_for_selector('#cc-fighters [data-creature="ana-bear"]', timeout=3000)
         check("/creature-combat in a fight")

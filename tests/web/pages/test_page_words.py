@@ -71,8 +71,11 @@ def test_no_word_is_broken_on_the_creature_combat_page_mid_round(browser, tmp_pa
         page.wait_for_function("() => document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
                                timeout=3000)
         for _ in range(5):  # every slot holds a land, "mountain" among them
+            dealt = page.input_value("#cc-deal-land")  # each deal once the page offers the next land
             page.click('#cc-deal button[type="submit"]')
-            page.wait_for_timeout(150)
+            page.wait_for_function("(was) => document.getElementById('cc-deal-land').value !== was || "
+                                   "document.getElementById('cc-phase').textContent.includes('deploy')",
+                                   arg=dealt, timeout=3000)
         page.wait_for_function("() => document.getElementById('cc-phase').textContent === 'round 1 · deploy'",
                                timeout=3000)
         assert "mountain" in page.text_content("#cc-slots")
