@@ -80,6 +80,8 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('-1 archetypal material')",
                                timeout=3000)
         plan = page.text_content("#bout-plan")
+        assert page.is_visible("#bout-archetype-how"), "the fists tool's number is explained where it is typed"
+        assert "fists tool on kipukas.cards" in page.text_content("#bout-archetype-how")
         assert "D6 + D6" in plan and "affinity" in plan and "+3 habitat" in plan and "-1 archetypal material" in plan
         page.fill("#bout-att-rolls", "6 6, 5 3")  # two rounds said for a bout of one
         page.fill("#bout-def-rolls", "4")
