@@ -496,3 +496,29 @@ def test_a_paused_game_is_one_slim_line_above_the_game_on_the_table(browser, tmp
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-slim-{size[0]}.png"))
         ctx.close()
         assert not errors, errors
+
+
+def test_a_tapped_stands_panel_opens_whole_above_the_action_bar_with_the_stand_in_view(
+        browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/actions/roll-diel", {})  # day 3
+        srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
+        _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
+        ctx, page, errors = _phone(browser, (360, 640))
+        _unlock(page, srv.url, "/")
+        page.wait_for_selector("#contention-panel:not([hidden])", timeout=3000)
+        page.click('[data-stand="M4b"]')
+        page.wait_for_timeout(300)
+        bar = page.evaluate("document.getElementById('actionbar').getBoundingClientRect().top")
+        close = page.evaluate("document.getElementById('stand-close').getBoundingClientRect().bottom")
+        assert close <= bar, f"the panel's Close is under the action bar ({close:.0f} > {bar:.0f})"
+        stand = page.evaluate("document.querySelector('[data-stand=\"M4b\"]').getBoundingClientRect().top")
+        header = page.evaluate("document.querySelector('header').getBoundingClientRect().bottom")
+        assert stand >= header, "the tapped stand went under the header"
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / "stand-panel-360x640.png"))
+        ctx.close()
+        assert not errors, errors
