@@ -522,3 +522,20 @@ def test_a_tapped_stands_panel_opens_whole_above_the_action_bar_with_the_stand_i
         page.screenshot(path=str(Path(SHOTS or tmp_path) / "stand-panel-360x640.png"))
         ctx.close()
         assert not errors, errors
+
+
+def test_a_tap_on_what_the_message_lies_over_reaches_it(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            srv.board.sim_set_stand(sid, True)
+        ctx, page, errors = _phone(browser, SIZES[1])
+        _unlock(page, srv.url, "/")
+        page.click("#bar-roll")  # "Rolled." lies over the page above the action bar for 3 s
+        page.wait_for_selector("#message:not([hidden])", timeout=3000)
+        box = page.locator("#message").bounding_box()
+        hit = page.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest('#message')",
+                            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+        assert not hit, "a tap there lands on the message and is lost"
+        ctx.close()
+        assert not errors, errors
