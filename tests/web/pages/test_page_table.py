@@ -539,3 +539,27 @@ def test_a_tap_on_what_the_message_lies_over_reaches_it(browser, tmp_path: Path)
         assert not hit, "a tap there lands on the message and is lost"
         ctx.close()
         assert not errors, errors
+
+
+def test_a_tap_on_a_territory_away_from_its_stands_opens_its_square_stand(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        srv.board.sim_set_stand("T1", True)  # Ana's capital in Ember Ridge
+        ctx, page, errors = _phone(browser, SIZES[1])
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        # a spot of territory 1's drawing with no stand (nor a stand's tap area) on it
+        spot = page.evaluate("""() => {
+            const t = document.querySelector('[data-territory="1"]').getBoundingClientRect();
+            for (let fy = 0.05; fy < 1; fy += 0.05) for (let fx = 0.05; fx < 1; fx += 0.05) {
+              const x = t.left + t.width * fx, y = t.top + t.height * fy, at = document.elementFromPoint(x, y);
+              if (at && !at.closest('[data-stand],[data-hit]') && at.closest('[data-territory="1"]')) return { x, y };
+            }
+            return null; }""")
+        assert spot, "territory 1 is all stands: no spot to tap"
+        page.mouse.click(spot["x"], spot["y"])
+        page.wait_for_selector("#stand-panel:not([hidden])", timeout=2000)
+        assert page.text_content("#stand-title") == "The territory stand of Ember Ridge"
+        assert page.text_content("#stand-info") == "Capital of Ana."
+        ctx.close()
+        assert not errors, errors

@@ -546,9 +546,14 @@
   }
   document.getElementById("map").addEventListener("click", (ev) => {  // the drawing inside may be replaced
     const hit = ev.target.closest("[data-stand],[data-hit]");
-    if (!hit) return;
-    const id = hit.dataset.stand || hit.dataset.hit;
-    select(id);  // in simulation the stand's panel has the hand that puts a token on it or lifts it
+    if (hit) {
+      select(hit.dataset.stand || hit.dataset.hit);  // in simulation its panel has the hand that puts a token on it or lifts it
+      return;
+    }
+    // A tap on a territory away from its stands opens its square stand: who holds it, and the way to correct it.
+    const land = ev.target.closest("[data-territory]");
+    const square = land && state.stands.find((st) => st.kind === "territory" && st.territory === Number(land.dataset.territory));
+    if (square) select(square.id);
   });
 
   // -- the log, in sentences ------------------------------------------------------------------
