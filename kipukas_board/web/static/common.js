@@ -261,6 +261,14 @@ const KB = (function () {
     return new Promise((done) => dlg.addEventListener("close", () => done(dlg.returnValue === "yes"), { once: true }));
   }
 
+  // A greyed-out button says why when tapped (its title, which a phone has no hover to show): a tap
+  // always gets an answer. A disabled button takes no click, but the pointer still reaches it.
+  document.addEventListener("pointerup", (ev) => {
+    const b = ev.target.closest && ev.target.closest("button:disabled");
+    if (!b || !b.title) return;
+    message(upFirst(b.title) + (/[.!?]$/.test(b.title) ? "" : "."), "info");
+  });
+
   // One game of a mode in a sentence, as the board names it ("a card duel", "a game of Kipukas").
   const aGame = (g, title) => (g && g.a_game) || `a game of ${(g && g.title) || title}`;
   const upFirst = (text) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -563,3 +563,26 @@ def test_a_tap_on_a_territory_away_from_its_stands_opens_its_square_stand(browse
         assert page.text_content("#stand-info") == "Capital of Ana."
         ctx.close()
         assert not errors, errors
+
+
+def test_a_tap_on_a_greyed_out_button_says_why(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)  # setup: the diel die is not rolled yet, and nothing was undone to redo
+        ctx, page, errors = _phone(browser, SIZES[0])
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => ['bar-roll', 'bar-redo'].every((id) => document.getElementById(id).title)",
+                               timeout=3000)  # the reasons are in (the redo's follows the log)
+        assert page.is_disabled("#bar-roll") and page.is_disabled("#bar-redo")
+        for button in ("#bar-roll", "#bar-redo"):
+            box = page.locator(button).bounding_box()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.wait_for_function("(b) => { const m = document.getElementById('message');"
+                                   " return !m.hidden && m.textContent.startsWith(document.querySelector(b).title); }",
+                                   arg=button, timeout=2000)
+            said = page.text_content("#message")
+            assert said and said[0].isupper() and said.endswith("."), (button, said)
+            assert said.rstrip(".") == page.get_attribute(button, "title").rstrip("."), (button, said)
+        assert page.text_content("#message") == "Nothing to redo: only what Undo took back."
+        ctx.close()
+        assert not errors, errors

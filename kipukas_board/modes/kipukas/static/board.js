@@ -581,10 +581,12 @@
     try { undoInfo = await (await fetch("/api/undo")).json(); } catch (e) { return; }
     const u = document.getElementById("bar-undo");
     u.disabled = !undoInfo.undo || undoInfo.undo.expired;
-    u.title = undoInfo.undo ? `Undo: ${plain(state, undoInfo.undo.text)}` : "nothing to undo";
+    // (a greyed-out button's title is what a tap on it says: common.js)
+    u.title = !undoInfo.undo ? "Nothing to undo" : undoInfo.undo.expired
+      ? `Too far back to undo: ${plain(state, undoInfo.undo.text)}` : `Undo: ${plain(state, undoInfo.undo.text)}`;
     const r = document.getElementById("bar-redo");
     r.disabled = !undoInfo.redo;  // always in its place: buttons must not move under a finger
-    r.title = undoInfo.redo ? `Redo: ${plain(state, undoInfo.redo.text)}` : "";
+    r.title = undoInfo.redo ? `Redo: ${plain(state, undoInfo.redo.text)}` : "Nothing to redo: only what Undo took back";
   }
   function confirmDialog(text) {
     const dlg = document.getElementById("confirm-dialog");
@@ -686,7 +688,10 @@
     [...box.children].forEach((r, i) => { r.querySelector("label").firstChild.textContent = `Seat ${i + 1}`; });
     document.getElementById("add-player").disabled = box.children.length >= max;
     // A game has two players at least: their rows' ✕ is greyed out rather than doing nothing.
-    box.querySelectorAll(".player-row button").forEach((b) => { b.disabled = box.children.length <= 2; });
+    box.querySelectorAll(".player-row button").forEach((b) => {
+      b.disabled = box.children.length <= 2;
+      b.title = b.disabled ? "A game has two players at least" : "";
+    });
     // (why this many: the style's summary above says, from the rules' own reason)
     const why = (styleOpt().dataset.why || "").replace(/^up to \d+ players?: /, "");
     document.getElementById("player-count-note").textContent =
