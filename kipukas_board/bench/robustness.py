@@ -12,7 +12,8 @@ Time is simulated from measured CPU, so a machine busy with other work gives the
 it is free, and is busy for the CPU time that frame cost it (its thread's, plus its decoder
 process's for the calls it waits on), as if it had a core of its own; a decoder process replaced
 after its deadline warms up on another core while the seat goes on, as on the board, so its CPU
-counts in the seat's CPU and not in its time. A seat slower than the camera so skips frames, as on
+counts in the seat's CPU and not in its time, unless the seat calls it before it is ready: that
+call waits for the rest of the warm-up, as on the board. A seat slower than the camera so skips frames, as on
 the board. ``cpu_scale`` makes that core slower than this machine's: every CPU time the loop
 measures, its budget's included, is counted that many times over (3.5 for a Raspberry Pi 4's core,
 taken as 3-4 times slower), so the run shows what a slower board would read in time; an
@@ -121,6 +122,13 @@ class SeatWorker:
     ``scale`` times over, and a deadline, given in that core's milliseconds, is shortened to match,
     so the worker is stopped where the slower core would have spent it.
 
+    A call that comes before the replacement has warmed up waits for it, as on the board (the
+    worker's next call waits until its new process is ready): ``clock`` gives the seat's simulated
+    time in seconds (None outside the frames it times), and the part of the replacement's warm-up
+    (its CPU, on the slower core) not yet over by then counts in ``called_ms`` too, and in
+    ``waited_ms``. Not in ``last_cpu_ms``: the budget counts CPU, and the board's does not count
+    that wait either.
+
     Example::
 
         >>> class Worker:  # a stand-in that spent 10 ms of CPU on an image, and 30 more warming up
@@ -139,24 +147,56 @@ class SeatWorker:
 
     interruptible = True
 
-    def __init__(self, worker: Any, scale: float = 1.0) -> None:
+    def __init__(self, worker: Any, scale: float = 1.0, clock: Callable[[], float | None] | None = None) -> None:
         self.worker = worker
         self.scale = scale
+        self.clock = clock
         self.last_cpu_ms = 0.0
         self.called_ms = 0.0
+        self.waited_ms = 0.0
+        # a replacement warming up: the seat's simulated time when it started, and the CPU (ms) of
+        # this decoder's processes then
+        self._replaced: tuple[float, float] | None = None
+
+    def _now(self) -> float | None:
+        return None if self.clock is None else self.clock()
+
+    def _wait_for_replacement(self) -> float:
+        """The simulated ms this call waits for a replacement still warming up (0 if none)."""
+        if self._replaced is None:
+            return 0.0
+        started, cpu0 = self._replaced
+        self._replaced = None
+        self.worker.ready()  # the real one has warmed up: its warm-up's CPU is known
+        now = self._now()
+        if now is None:
+            return 0.0
+        return max(0.0, self.cpu_ms() - cpu0 - (now - started) * 1000)
 
     def __call__(self, image: Any, deadline_ms: float | None = None) -> Any:
+        from kipukas_board.vision.decoders import DecoderTimeout
+
+        waited = self._wait_for_replacement()
+        killed = False
         try:
             return self.worker(image, deadline_ms=None if deadline_ms is None else deadline_ms / self.scale)
+        except DecoderTimeout:
+            killed = True  # and replaced at once: the replacement warms up from now on
+            raise
         finally:
             self.last_cpu_ms = self.worker.last_cpu_ms * self.scale
-            self.called_ms += self.last_cpu_ms
+            self.waited_ms += waited
+            self.called_ms += waited + self.last_cpu_ms
+            now = self._now() if killed else None
+            if now is not None:
+                self._replaced = (now, self.cpu_ms())
 
     def cpu_ms(self) -> float:
         return self.worker.cpu_ms() * self.scale
 
     def ready(self) -> None:
         self.worker.ready()
+        self._replaced = None
 
     def close(self) -> None:
         self.worker.close()
@@ -176,8 +216,9 @@ class _Seat:
         self.cpu_scale = cpu_scale
         self.now = 0.0
         self.decoders = available_decoders()
-        self.isolated = {n: SeatWorker(IsolatedDecoder(n), cpu_scale) for n in ISOLATED_DECODERS
-                         if n in self.decoders}
+        self._frame: tuple[float, float, float] | None = None  # the frame being read: see seat_time
+        self.isolated = {n: SeatWorker(IsolatedDecoder(n), cpu_scale, clock=self.seat_time)
+                         for n in ISOLATED_DECODERS if n in self.decoders}
         self.loop_decoders = {**self.decoders, **self.isolated}
         for dec in self.isolated.values():
             dec.ready()
@@ -185,6 +226,14 @@ class _Seat:
     def cpu_clock(self) -> float:
         """Seconds of this thread's CPU, as the seat's slower core would have spent them."""
         return time.thread_time() * self.cpu_scale
+
+    def seat_time(self) -> float | None:
+        """The seat's simulated time (s) while it reads a frame of a hold: the frame's start, and
+        what it has spent on the frame so far; None outside a hold's frames."""
+        if self._frame is None:
+            return None
+        now, c0, q0 = self._frame
+        return now + self.cpu_clock() - c0 + (self.called_ms() - q0) / 1000
 
     def reader(self) -> Any:
         from kipukas_board.vision.desk import HEAVY_INTERVAL_S
@@ -200,7 +249,8 @@ class _Seat:
         return sum(dec.cpu_ms() for dec in self.isolated.values())
 
     def called_ms(self) -> float:
-        """The decoder processes' CPU so far on the calls the seat waited for (ms)."""
+        """The decoder processes' CPU so far on the calls the seat waited for, and its waits for a
+        replacement still warming up (ms)."""
         return sum(dec.called_ms for dec in self.isolated.values())
 
     def hold(self, img: Any, sigma: float, fps: float, seconds: float, noise: HoldNoise,
@@ -227,10 +277,15 @@ class _Seat:
             self.now = max(free, k / fps)
             frame = make(k)
             c0, w0, q0 = self.cpu_clock(), self.worker_ms(), self.called_ms()
-            read = reader.read(frame)
+            self._frame = (self.now, c0, q0)
+            try:
+                read = reader.read(frame)
+            finally:
+                self._frame = None
             own = self.cpu_clock() - c0
             # the seat is busy for its own CPU and its decoder calls'; a worker replaced after its
-            # deadline warms up meanwhile on another core, and only the CPU counts that
+            # deadline warms up meanwhile on another core, and only the CPU counts that (a call
+            # that comes before it is ready waits for it: that wait is in called_ms)
             free = self.now + own + (self.called_ms() - q0) / 1000
             cpu += own + (self.worker_ms() - w0) / 1000
             handled += 1

@@ -15,6 +15,7 @@ from kipukas_board.bench.conditions import CONDITIONS, condition
 from kipukas_board.bench.qr import BenchError
 from kipukas_board.bench.robustness import HoldNoise, SeatWorker, _Seat, format_table, run_robustness
 from kipukas_board.cli import main
+from kipukas_board.vision.decoders import DecoderTimeout
 
 P = "kpks.us/RrDC#0001?DmFz33"
 Q = "kpks.us/HMPU#0004?BFxDCJ"
@@ -137,6 +138,71 @@ def test_a_worker_warming_up_costs_the_seat_cpu_but_not_time(monkeypatch) -> Non
     hold = seat.hold(np.zeros((40, 40, 3), np.uint8), 0.0, 15.0, 1.0, HoldNoise(0), "warming")
     assert hold["handled"] == hold["frames"] == 15  # the seat waited 5 ms a frame, not 205
     assert hold["cpu_pct"] > 300  # 15 x 205 ms in one second: the warming up is CPU all the same
+
+
+class _KilledWorker:
+    """A stand-in decoder process stopped at its deadline on every call after 5 ms of CPU, and
+    replaced by one that spends 200 ms of CPU warming up (ready once its warm-up is over)."""
+
+    interruptible = True
+
+    def __init__(self) -> None:
+        self.last_cpu_ms = self.total = 0.0
+        self.warming = False
+
+    def __call__(self, image: object, deadline_ms: float | None = None) -> list:
+        self.ready()
+        self.last_cpu_ms = 5.0
+        self.total += 5.0
+        self.warming = True
+        raise DecoderTimeout("stopped")
+
+    def cpu_ms(self) -> float:
+        return self.total
+
+    def ready(self) -> None:
+        if self.warming:
+            self.total += 200.0
+            self.warming = False
+
+
+def test_a_call_before_the_replacement_is_ready_waits_for_it() -> None:
+    now = [0.0]
+    worker = SeatWorker(_KilledWorker(), scale=2.0, clock=lambda: now[0])
+    with pytest.raises(DecoderTimeout):
+        worker("image", deadline_ms=60.0)
+    assert worker.called_ms == worker.last_cpu_ms == 10.0 and worker.waited_ms == 0.0
+    now[0] += 0.1  # 100 ms later the replacement has 300 ms of its 400 (2 x 200) still to go
+    with pytest.raises(DecoderTimeout):
+        worker("image")
+    assert worker.waited_ms == 300.0 and worker.called_ms == 10.0 + 300.0 + 10.0
+    assert worker.last_cpu_ms == 10.0  # the wait is the seat's time, not CPU the budget counts
+    now[0] += 1.0  # long after: ready by then
+    with pytest.raises(DecoderTimeout):
+        worker("image")
+    assert worker.waited_ms == 300.0
+    worker.ready()  # a wait the caller chose (the bench's, before a hold) is no call's
+    now[0] += 0.01
+    with pytest.raises(DecoderTimeout):
+        worker("image")
+    assert worker.waited_ms == 300.0
+
+
+def test_a_seat_waits_for_a_replacement_it_calls_before_it_is_ready(monkeypatch) -> None:
+    seat = _Seat.__new__(_Seat)  # no real decoders: the stand-in is the seat's only one
+    seat.cpu_scale, seat.now = 1.0, 0.0
+    seat.isolated = {"wechat": SeatWorker(_KilledWorker(), clock=seat.seat_time)}
+
+    class Reader:
+        def read(self, frame: object) -> SimpleNamespace:
+            with pytest.raises(DecoderTimeout):
+                seat.isolated["wechat"](frame)
+            return SimpleNamespace(codes=[])
+
+    monkeypatch.setattr(seat, "reader", Reader)
+    hold = seat.hold(np.zeros((40, 40, 3), np.uint8), 0.0, 15.0, 1.0, HoldNoise(0), "killed")
+    # each frame's call waits for the replacement of the last one's worker: some 205 ms a frame
+    assert 4 <= hold["handled"] <= 6 and seat.isolated["wechat"].waited_ms > 500
 
 
 def test_bad_input_is_named(captures: Path, capsys) -> None:
