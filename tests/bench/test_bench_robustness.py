@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -102,6 +103,21 @@ def test_a_slower_core_counts_every_cpu_time_over(captures: Path) -> None:
     # the same frames cost eight times the CPU: more of the (slower) core, and a later first read
     assert slow["cpu_held"] > 2 * own["cpu_held"] and slow["first_ms_median"] > 2 * own["first_ms_median"]
     assert slow["still_ms_median"] > 2 * own["still_ms_median"]
+    if own["wechat_ms_median"] == own["wechat_ms_median"]:  # not NaN: WeChat is installed
+        assert slow["wechat_ms_median"] > 2 * own["wechat_ms_median"]
+
+
+def test_every_pipeline_of_a_slower_seat_counts_its_cores_cpu() -> None:
+    # the budget of the loop's pipeline and of those its search makes (the search ladder, the deep
+    # ladder, the full-size look at a smeared card) counts the slower core's CPU, as the seat's time does
+    seat = _Seat(80.0, cpu_scale=8.0)
+    try:
+        pipe = seat.reader().pipeline
+        ladders = [pipe, pipe.searcher(), pipe.deep(), pipe.unsmeared()]
+        for ladder in (p for p in ladders if p is not None):
+            assert ladder.cpu_clock() / time.thread_time() == pytest.approx(8.0, rel=0.01)
+    finally:
+        seat.close()
 
 
 class _WarmingWorker:
@@ -212,6 +228,11 @@ def test_bad_input_is_named(captures: Path, capsys) -> None:
         run_robustness(captures, captures / "truth.json", ["noise2"], seconds=1.0, within_s=2.0)
     with pytest.raises(BenchError, match=r"1 to 10 times slower than this machine's \(--cpu-scale\), got 12"):
         run_robustness(captures, captures / "truth.json", ["noise2"], cpu_scale=12)
+    with pytest.raises(BenchError, match=r"\(--cpu-scale\), got 0.5"):  # a faster core is not simulated
+        run_robustness(captures, captures / "truth.json", ["noise2"], cpu_scale=0.5)
+    assert main(["bench-robustness", str(captures), "--truth", str(captures / "truth.json"), "--conditions", "noise2",
+                 "--cpu-scale", "12"]) == 2
+    assert "(--cpu-scale), got 12" in capsys.readouterr().err
     (captures / "a.png").unlink()
     with pytest.raises(BenchError, match="a.png: missing"):
         run_robustness(captures, captures / "truth.json", ["noise2"])
