@@ -142,7 +142,11 @@ def test_start_asks_before_throwing_a_walk_away(page, tmp_path):
         asked(page, "M1a")
         page.click("#sensors-start")  # now "Start over"
         page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
-        assert "at M1a, 1 of 24 stands found" in page.text_content("#confirm-title")
+        title = page.text_content("#confirm-title")
+        assert "at M1a, 1 of 24 stands found" in title and title[0].isupper() and title.endswith("."), title
+        assert page.eval_on_selector("#confirm-title", "e => getComputedStyle(e).textTransform") == "none", \
+            "a long sentence in capitals"
+        shot(page, tmp_path, "start-over-asked")
         page.click("#confirm-no")
         time.sleep(0.3)
         assert srv.board.calibration.sensors.channels  # kept

@@ -18,8 +18,9 @@
   // confirm and the items to show; the same step is sent again with confirm once the player agrees.
   const dlg = document.getElementById("confirm-dialog");
   function confirmItems(title, items, yes) {
-    text("confirm-title", title);
-    document.getElementById("confirm-items").replaceChildren(...items.map((i) => el("li", { text: i })));
+    const sentence = (t) => KB.upFirst(t) + (/[.!?]$/.test(t) ? "" : ".");  // the board's words as sentences
+    text("confirm-title", sentence(title));
+    document.getElementById("confirm-items").replaceChildren(...items.map((i) => el("li", { text: sentence(i) })));
     text("confirm-yes", yes);
     return new Promise((resolve) => {
       dlg.addEventListener("close", () => resolve(dlg.returnValue === "yes"), { once: true });
