@@ -54,6 +54,7 @@ def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> N
         for card in ("punch", "strong-punch"):
             srv.board.card_desk.present(1, f"duel:{card}")  # stickers shown at seat 1's camera
         page.wait_for_selector(f'{seat1} [data-card="strong-punch#1"]', timeout=3000)
+        assert "“or” effect" in page.text_content("#duel-play-how")  # the play form's words are explained
         page.select_option("#duel-play-card", "final-punch")
         page.click('#duel-play button[type="submit"]')
         page.wait_for_selector(f'{seat1} [data-card="final-punch#1"]', timeout=3000)
