@@ -125,6 +125,23 @@ def test_king_of_the_hill_setup_names_the_hill():
         "The hill is Long Grass (3, marked ▲ on the map): nobody holds it; hold it 4 cycles to win.")
 
 
+def test_a_new_game_on_a_map_with_tokens_left_asks_to_clear_it_first_then_the_capital():
+    played = put(in_play(), "M2a")  # a game's tokens still on the map (T1 ... T4, a soul on M2a)
+    ev = {"type": "new_game", "edition": "web", "play_style": "domination", "first_placer": 2, "options": {},
+          "players": [{"seat": s, "name": NAMES[s - 1], "color": COLORS[s - 1]} for s in (1, 2)]}
+    state, _ = apply(played, ev)
+    step = next_step(state)
+    assert (step.seat, step.now) == (None, "Clear the map first: lift the tokens left on it.")
+    assert step.why.startswith("7 tokens are still on the map (the stand in Fern Hollow towards Ember Ridge, ")
+    assert step.why.endswith(", ...); setup starts on an empty map, then Ben places a capital.")
+    assert not STAND_ID.search(step.why), step.why
+    for sid in [*SETUP, "M2a"][:-1]:
+        state, _ = apply(state, stand_event(sid, False))
+    assert next_step(state).why.startswith("1 token is still on the map (the ")
+    state, _ = apply(state, stand_event("M2a", False))
+    assert next_step(state).now == "Ben: place your capital on a territory stand."
+
+
 # -- play ----------------------------------------------------------------------------------------
 
 def test_play_begins_with_the_player_who_placed_the_capital_second_in_the_opening_day():

@@ -135,7 +135,15 @@ def hill_json(state: KipukasState) -> dict[str, Any]:
 
 
 def _setup(state: KipukasState) -> NextStep:
-    """Setup: capitals round the table first, then base camps (both rule books, "Game Setup" 5)."""
+    """Setup: capitals round the table first, then base camps (both rule books, "Game Setup" 5), on a
+    map cleared of the tokens a game before left."""
+    left = sorted(sid for sid, st in state.stands.items() if st.occupied) if not state.placements else []
+    if left:
+        names = place_names(state.board)
+        shown = ", ".join(names.get(sid, "a stand") for sid in left[:3]) + (", ..." if len(left) > 3 else "")
+        return NextStep(None, "Clear the map first: lift the tokens left on it.",
+                        f"{_plural(len(left), 'token is', 'tokens are')} still on the map ({shown}); setup "
+                        f"starts on an empty map, then {_who(state, state.placer)} places a capital.")
     capital = state.placements < len(state.players)
     order = ", then ".join(_who(state, seat) for seat in state.placement_order)
     why = (f"{'Everyone places a capital first, then base camps' if capital else 'Base camps now'}, "
