@@ -217,7 +217,10 @@ const KB = (function () {
       } else {
         let why = "wrong PIN";
         try { why = (await resp.json()).error; } catch (e) { /* keep the default */ }
-        perr.textContent = why; perr.hidden = false;
+        // A wrong PIN says what to do next, and the digits are selected to be typed over.
+        perr.textContent = resp.status === 403 ? `${upFirst(why)}: check the digits and try again.` : upFirst(why);
+        perr.hidden = false;
+        input.select();
         if (resp.status === 429 && why.includes("/api/pin/presence") && !presenceToken) {
           perr.textContent = "Too many wrong PINs were tried on this board.";
           presence.hidden = false;

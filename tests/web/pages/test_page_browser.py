@@ -174,8 +174,13 @@ def test_control_refused_without_pin_happens_once_the_pin_is_given(page, tmp_pat
         assert srv.board.calibration.sensors is None
         page.fill("#pin-input", "0000")
         page.click("#pin-ok")
-        page.wait_for_function("document.querySelector('#pin-error').textContent.includes('wrong admin PIN')",
-                               timeout=3000)
+        page.wait_for_function("document.querySelector('#pin-error').textContent"
+                               " === 'Wrong admin PIN: check the digits and try again.'", timeout=3000)
+        assert page.evaluate("(() => { const i = document.getElementById('pin-input');"
+                             " return i.selectionStart === 0 && i.selectionEnd === i.value.length; })()"), \
+            "the wrong digits are selected, to be typed over"
+        page.keyboard.type(PIN)
+        assert page.input_value("#pin-input") == PIN
         page.fill("#pin-input", PIN)
         page.click("#pin-ok")
         page.wait_for_selector("#pin-button.unlocked", timeout=3000)
