@@ -298,3 +298,13 @@ def test_every_state_of_a_game_has_a_next_step_for_a_player_or_for_all(seed, edi
             event = {"type": kind, "seat": state.seats[0] if state.seats else 1}
             assert [e["text"] for e in apply(state, event)[1] if e["type"] == "problem"] == [why]
     assert state_json(state)["next"] == next_json(state)
+
+
+def test_the_rules_name_a_player_by_name_and_add_the_seat_only_to_tell_two_of_one_name_apart():
+    from kipukas_board.modes.kipukas.rules.common import seat_name
+    from kipukas_board.modes.kipukas.rules.state import Player
+
+    state = new_game()
+    assert (seat_name(state, 1), seat_name(state, 2), seat_name(state, 3)) == ("Ana", "Ben", "seat 3")
+    twins = state.evolve(players=(Player(1, "Ana", COLORS[0]), Player(2, "ana", COLORS[1])))
+    assert (seat_name(twins, 1), seat_name(twins, 2)) == ("Ana (seat 1)", "ana (seat 2)")

@@ -300,7 +300,7 @@ def test_a_fourth_soul_of_one_player_in_a_territory_is_a_problem_prisoners_apart
     limit = next(e for e in fx if e["type"] == "souls_limit")
     assert (limit["seat"], limit["count"], limit["limit"]) == (2, 4, MAX_SOULS_PER_PLAYER)
     text = next(p for p in s.problems if "soul tokens in territory 3" in p)
-    assert text.startswith("Bo (seat 2) has 4 soul tokens in territory 3 (M3a, M3b, M3c, M3d)")
+    assert text.startswith("Bo has 4 soul tokens in territory 3 (M3a, M3b, M3c, M3d)")
     assert "prisoners are counted apart" in text
     said = phrases_for(limit, s)[0]
     assert said.startswith("Bo has 4 souls in") and said.endswith("a territory hosts at most 3 souls per player.")

@@ -70,8 +70,13 @@ def drop_questions(state: KipukasState, **match: Any) -> KipukasState:
 
 
 def seat_name(state: KipukasState, seat: int | None) -> str:
+    """A player as the table says them: the name, with the seat only when another player has the
+    same name ("Ben's soul", "Ana (seat 1)" beside another Ana), or the seat when nobody sits there."""
     p = state.player(seat)
-    return f"{p.name} (seat {seat})" if p else f"seat {seat}"
+    if p is None:
+        return f"seat {seat}"
+    twin = any(o.seat != p.seat and o.name.casefold() == p.name.casefold() for o in state.players)
+    return f"{p.name} (seat {seat})" if twin else p.name
 
 
 def win(state: KipukasState, effects: list[Effect], winner: int | None) -> KipukasState:
