@@ -121,8 +121,9 @@ def test_every_pipeline_of_a_slower_seat_counts_its_cores_cpu() -> None:
 
 
 class _WarmingWorker:
-    """A stand-in decoder process: 5 ms of CPU on each image, and 200 ms more on a replacement
-    warming up after it (as after a deadline)."""
+    """A stand-in decoder process: 5 ms of CPU on each image, and 200 ms more in its processes'
+    total CPU, as a replacement warming up in the background adds (the call itself is never
+    stopped: only the CPU of the calls the seat waits on may count in its time)."""
 
     interruptible = True
 
