@@ -139,6 +139,13 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                                        style="#message, #actionbar { visibility: hidden; }")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
+        refused: list[str] = []
+        page.on("response", lambda r: refused.append(r.url) if "/api/bout/plan" in r.url and r.status >= 400 else None)
+        _post(srv.url, "/api/actions/end-game", {"winner": 2})  # over: no more bouts
+        page.wait_for_selector("#bout-form", state="hidden", timeout=3000)
+        assert page.text_content("#bout-none") == "The game is over: no more bouts."
+        page.wait_for_timeout(500)
+        assert not refused, f"the page asked for a bout's plan after the game: {refused}"
         ctx.close()
         assert not errors, errors
 

@@ -53,9 +53,12 @@
     keep($("bout-territory"), (s.territories || []).filter((t) => live.some((x) => x.stand && standTerritory(s, x.stand) === t.number))
       .map((t) => opt(String(t.number), `${(s.map.territories.find((m) => m.number === t.number) || {}).name || "territory"} (${t.number})` +
         `${t.contention ? ", contention" : ""}`)));
-    const fight = $("bout-territory").options.length > 0;  // without a soul in a territory, nothing to pick
+    // Bouts are fought in play: without a soul in a territory, or with the game not in play, nothing to pick.
+    const fight = s.phase === "play" && $("bout-territory").options.length > 0;
     $("bout-form").hidden = !fight;
     $("bout-none").hidden = fight;
+    $("bout-none").textContent = s.phase === "over" ? "The game is over: no more bouts."
+      : "The bout assistant opens once souls the board knows stand in a territory (a soul card shown at a seat binds to the token played next).";
     $("soul-bind").hidden = !live.length || !$("bind-stand").options.length;
     const n = Number($("bout-territory").value);
     const fighting = live.filter((x) => x.stand && standTerritory(s, x.stand) === n);
@@ -68,6 +71,7 @@
       .map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})${x.downed ? " downed" : ""}`)));
     propose(s, n, fighting);
     renderResult(s.last_bout);
+    if (!fight) return;  // no plan to ask for (the board refuses one out of play)
     if ($("bout-attacker").value && $("bout-defender").value) showPlan();  // a soul hurt or moved: redo the sums
     else $("bout-plan").replaceChildren("Pick two souls of different players in a territory to see both sides.");
   }
