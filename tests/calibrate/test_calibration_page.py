@@ -113,7 +113,7 @@ def test_a_token_on_the_wrong_stand_is_caught_fixed_in_a_tap_and_checked_before_
         page.click("#sensors-save")      # open problems: the page asks first
         page.wait_for_selector("#confirm-dialog[open]", timeout=4000)
         items = page.text_content("#confirm-items")
-        assert "no sensor answered for M5b" in items and "20 of 24 stands not touched" in items
+        assert "No sensor answered for M5b." in items and "20 of 24 stands not touched" in items
         shot(page, tmp_path, "save-asks")
         page.click("#confirm-yes")
         page.wait_for_function("document.querySelector('#mapping').textContent === 'sensors calibrated'",
