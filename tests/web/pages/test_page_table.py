@@ -586,3 +586,28 @@ def test_a_tap_on_a_greyed_out_button_says_why(browser, tmp_path: Path) -> None:
         assert page.text_content("#message") == "Nothing to redo: only what Undo took back."
         ctx.close()
         assert not errors, errors
+
+
+def test_a_fight_the_board_asks_about_is_not_offered_again_until_answered(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        _kipukas(srv.url)
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # Ben's base camp on T4 (Grey Peaks)
+            srv.board.sim_set_stand(sid, True)
+        _post(srv.url, "/api/actions/roll-diel", {})
+        _post(srv.url, "/api/actions/roll-diel", {})  # day 3
+        for sid, seat in (("M4b", 1), ("M4a", 2)):  # Ana's soul and Ben's in Grey Peaks
+            srv.board.sim_set_stand(sid, True)
+            _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": sid, "owner": seat})
+        assert kipukas_state(srv.board.loop.state).territories[4].contention
+        ctx, page, errors = _phone(browser, SIZES[1])
+        _unlock(page, srv.url, "/")
+        page.wait_for_selector("#contention-panel:not([hidden])", timeout=3000)
+        page.click('#contention [data-fight="4"] button:has-text("Ben won")')  # Ana's soul still stands there
+        page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
+        page.wait_for_timeout(300)
+        assert page.is_hidden('#contention [data-fight="4"]'), "the fight asked about is offered again"
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / "fight-asked-390.png"))
+        page.click("#questions .buttons button:has-text('Retreat')")
+        page.wait_for_selector("#questions-panel", state="hidden", timeout=3000)
+        ctx.close()
+        assert not errors, errors

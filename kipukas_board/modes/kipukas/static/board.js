@@ -257,8 +257,10 @@
       return li;
     }));
 
-    // Territories in contention: tap who won.
-    section("contention-panel", s.territories.filter((t) => t.contention).map((t) => {
+    // Territories in contention: tap who won. A fight the board has a question about waits for its
+    // answer (the question is above; its buttons are the next tap), so it is not offered twice.
+    const asking = new Set((s.questions || []).map((q) => q.territory).filter((n) => n != null));
+    section("contention-panel", s.territories.filter((t) => t.contention && !asking.has(t.number)).map((t) => {
       const li = el("li", { dataset: { fight: String(t.number) } }, el("p", { text: `${t.number} ${tname(s, t.number)}`.trim() }));
       const row = el("div", { class: "buttons" });
       for (const seat of t.contenders || []) {  // only a contender may win (rules/checks.py)
