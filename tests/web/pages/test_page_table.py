@@ -606,6 +606,9 @@ def test_a_fight_the_board_asks_about_is_not_offered_again_until_answered(browse
         page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
         page.wait_for_timeout(300)
         assert page.is_hidden('#contention [data-fight="4"]'), "the fight asked about is offered again"
+        asked = page.text_content("#questions p")
+        assert asked.startswith("Ben won the fight in Grey Peaks (4), but Ana's soul token still stands on the "), \
+            f"the question names the territory and the players as they know them: {asked!r}"
         page.screenshot(path=str(Path(SHOTS or tmp_path) / "fight-asked-390.png"))
         page.click("#questions .buttons button:has-text('Retreat')")
         page.wait_for_selector("#questions-panel", state="hidden", timeout=3000)

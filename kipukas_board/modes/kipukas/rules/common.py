@@ -79,6 +79,13 @@ def seat_name(state: KipukasState, seat: int | None) -> str:
     return f"{p.name} (seat {seat})" if twin else p.name
 
 
+def territory_name(state: KipukasState, n: int) -> str:
+    """A territory as the players know it, with its number as the map shows it ("Grey Peaks (4)"), or
+    "territory 4" on a map that leaves it unnamed."""
+    t = state.board.territories.get(n)
+    return f"{t.name} ({n})" if t is not None and t.name else f"territory {n}"
+
+
 def win(state: KipukasState, effects: list[Effect], winner: int | None) -> KipukasState:
     """End the game: ``won`` for a winner, ``draw`` when there is none (a tie, or ended without one)."""
     if winner is None:

@@ -49,6 +49,7 @@ from kipukas_board.modes.kipukas.rules.common import (
     refresh_contention,
     seat_name,
     set_claim,
+    territory_name,
     territory_stand_id,
 )
 from kipukas_board.modes.kipukas.rules.editions import edition
@@ -149,8 +150,8 @@ def soul_onto_stand(state: KipukasState, effects: list[Effect], n: int, seat: in
     why = (f"{seat_name(state, t.owner)} may still have souls there (no fight in it has been won yet)"
            if t.taker is None else f"the fight there was won by {seat_name(state, t.taker)}")
     return ask(state, effects, "claim_owner",
-               f"{who.capitalize()} moved onto {sid} while {seat_name(state, t.owner)}'s token was off it, but "
-               f"{why}: who holds territory {n} now?", options, territory=n)
+               f"{who[:1].upper()}{who[1:]} moved onto {sid} while {seat_name(state, t.owner)}'s token was off it, "
+               f"but {why}: who holds {territory_name(state, n)} now?", options, territory=n)
 
 
 def attacker_token_lifted(state: KipukasState, effects: list[Effect], sid: str,
@@ -195,7 +196,7 @@ def _expire(state: KipukasState, effects: list[Effect], w: ClaimWait) -> Kipukas
     effects.append({"type": "claim_wait_ended", "territory": n, "stand": w.stand})
     return ask(state, effects, "claim_owner",
                f"A token went back onto {w.stand} while {' and '.join(seat_name(state, s) for s in seats)} "
-               f"still had a soul token in territory {n}, and none was lifted: is it "
+               f"still had a soul token in {territory_name(state, n)}, and none was lifted: is it "
                f"{seat_name(state, t.owner)}'s token put back, or did the attacker take the base camp?",
                [*seats, t.owner], territory=n)
 
@@ -284,7 +285,8 @@ def on_resolve(state: KipukasState, event: dict[str, Any], effects: list[Effect]
         stands = _soul_tokens(state, n, seat)
         if stands:
             state = ask(state, effects, "fight_over",
-                        f"{seat_name(state, winner)} won the fight in territory {n}, but {seat_name(state, seat)}'s "
+                        f"{seat_name(state, winner)} won the fight in {territory_name(state, n)}, but "
+                        f"{seat_name(state, seat)}'s "
                         f"soul token still stands on {', '.join(stands)}: were all of their souls there defeated, "
                         f"do they retreat, or did the counterattack stop and the fight goes on tomorrow?",
                         FIGHT_OVER_OPTIONS, territory=n, seat=seat, by=winner)

@@ -21,6 +21,7 @@ from kipukas_board.modes.kipukas.rules.common import (
     refresh_contention,
     seat_name,
     soul_limits,
+    territory_name,
     win,
 )
 from kipukas_board.modes.kipukas.rules.contention import end_of_cycle, fights_continue
@@ -58,7 +59,7 @@ def on_roll_diel(state: KipukasState, event: dict, effects: list[Effect]) -> Kip
         n = state.board.stands[sid].territory
         if not any(q.get("kind") == "claim_lost" and q.get("territory") == n for q in state.questions):
             state = ask(state, effects, "claim_lost",
-                        f"The token of territory {n} ({seat_name(state, owner)}) is still off {sid}: "
+                        f"{seat_name(state, owner)}'s token of {territory_name(state, n)} is still off {sid}: "
                         f"was the claim lost?", ["lost", "keep"], territory=n, stand=sid)
     fights_continue(state, effects)
     if phase == "storm":

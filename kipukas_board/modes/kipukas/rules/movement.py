@@ -33,6 +33,7 @@ from kipukas_board.modes.kipukas.rules.common import (
     set_claim,
     souls_limit,
     souls_on_board,
+    territory_name,
     territory_stand_id,
 )
 from kipukas_board.modes.kipukas.rules.contention import (
@@ -178,8 +179,9 @@ def ask_vanished(state: KipukasState, effects: list[Effect]) -> KipukasState:
         if lift.contested is not None and lift.owner is not None:
             n = lift.contested
             state = ask(state, effects, "vanished",
-                        f"{seat_name(state, lift.owner)}'s token left {lift.stand} during contention in territory "
-                        f"{n} and did not come back down: did the soul retreat into a base camp, or was it wasted?",
+                        f"{seat_name(state, lift.owner)}'s token left {lift.stand} during contention in "
+                        f"{territory_name(state, n)} and did not come back down: did the soul retreat into a base "
+                        f"camp, or was it wasted?",
                         ["retreated", "wasted"], stand=lift.stand, territory=n, owner=lift.owner,
                         against=list(lift.against))
     return state
@@ -218,7 +220,7 @@ def _fill_territory(state: KipukasState, effects: list[Effect], sid: str) -> Kip
         if len(owners) == 1:
             owner = owners[0]
     if owner is None:
-        return ask(state, effects, "claim_owner", f"Who claimed territory {n} (a token was put on {sid})?",
+        return ask(state, effects, "claim_owner", f"Who claimed {territory_name(state, n)}? A token was put on {sid}.",
                    _options(state), territory=n)
     state = set_claim(state, effects, n, owner, "base_camp", gained=True)
     if state.territories[n].owner == owner:
