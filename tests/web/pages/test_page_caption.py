@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _kipukas, _phone, _post, _unlock
+from test_page_table import _phone, _post, _set_up, _unlock
 from web_helpers import serve_board
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
@@ -25,9 +25,7 @@ def test_a_problem_or_a_question_is_not_told_again_in_the_caption_nor_left_there
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, (390, 844))
         _unlock(page, srv.url, "/")
-        _kipukas(srv.url)
-        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-            srv.board.sim_set_stand(sid, True)
+        _set_up(srv)
         srv.board.sim_set_stand("T3", True)  # one token too many after setup: a problem
         page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)
         page.wait_for_timeout(600)  # the problems list follows the state
@@ -57,9 +55,7 @@ def test_a_page_reloaded_mid_game_shows_what_the_board_said_last(browser, tmp_pa
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, (390, 844))
         _unlock(page, srv.url, "/")
-        _kipukas(srv.url)
-        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-            srv.board.sim_set_stand(sid, True)
+        _set_up(srv)
         page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
                                timeout=3000)
         said = _caption(page)

@@ -35,6 +35,13 @@ def _kipukas(url: str) -> None:
                                          "first_placer": 1})  # Ana places first: who holds what is known
 
 
+def _set_up(srv) -> None:  # type: ignore[no-untyped-def]
+    """A Kipukas game whose setup is done: Ana's and Ben's capitals and base camps are on the map (day 1)."""
+    _kipukas(srv.url)
+    for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+        srv.board.sim_set_stand(sid, True)
+
+
 def _phone(browser, size: tuple[int, int]):
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})  # CSP on
     page = ctx.new_page()
@@ -380,9 +387,7 @@ def test_in_simulation_the_page_shows_any_known_card_at_a_seat(browser, tmp_path
 
 def test_ending_the_game_from_more_actions_shows_the_end_on_the_map(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _kipukas(srv.url)
-        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-            srv.board.sim_set_stand(sid, True)
+        _set_up(srv)
         ctx, page, errors = _phone(browser, SIZES[0])
         _unlock(page, srv.url, "/")
         page.click('#actionbar a[href="#controls-panel"]')
@@ -400,9 +405,7 @@ def test_ending_the_game_from_more_actions_shows_the_end_on_the_map(browser, tmp
 
 def test_the_players_can_end_the_game_naming_its_winner(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _kipukas(srv.url)
-        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-            srv.board.sim_set_stand(sid, True)
+        _set_up(srv)
         ctx, page, errors = _phone(browser, SIZES[1])
         _unlock(page, srv.url, "/")
         page.click('#actionbar a[href="#controls-panel"]')
@@ -460,9 +463,7 @@ def test_a_token_put_down_in_simulation_while_a_calibration_walk_is_open_is_told
 
 def test_a_questions_worded_answers_read_as_buttons(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _kipukas(srv.url)
-        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-            srv.board.sim_set_stand(sid, True)
+        _set_up(srv)
         srv.board.sim_set_stand("T5", False)  # a base camp's token off its stand ...
         _post(srv.url, "/api/actions/roll-diel", {})  # ... when the cycle ends: was the claim lost?
         assert [q["options"] for q in kipukas_state(srv.board.loop.state).questions] == [["lost", "keep"]]
@@ -501,9 +502,7 @@ def test_a_paused_game_is_one_slim_line_above_the_game_on_the_table(browser, tmp
 def test_a_tapped_stands_panel_opens_whole_above_the_action_bar_with_the_stand_in_view(
         browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _kipukas(srv.url)
-        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-            srv.board.sim_set_stand(sid, True)
+        _set_up(srv)
         _post(srv.url, "/api/actions/roll-diel", {})
         _post(srv.url, "/api/actions/roll-diel", {})  # day 3
         srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
@@ -526,9 +525,7 @@ def test_a_tapped_stands_panel_opens_whole_above_the_action_bar_with_the_stand_i
 
 def test_a_tap_on_what_the_message_lies_over_reaches_it(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _kipukas(srv.url)
-        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
-            srv.board.sim_set_stand(sid, True)
+        _set_up(srv)
         ctx, page, errors = _phone(browser, SIZES[1])
         _unlock(page, srv.url, "/")
         page.click("#bar-roll")  # "Rolled." lies over the page above the action bar for 3 s
