@@ -277,14 +277,19 @@ const KB = (function () {
   const upFirst = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
   // Starting a game while another is under way pauses that one (the board keeps it to resume):
-  // ask first, in any mode's page. Resolves to whether to go on.
+  // ask first, in any mode's page. The board keeps one paused game: a game paused before is ended to
+  // make room, and the question says so. Resolves to whether to go on.
   function okToStart(s, title) {
     const on = s && s.under_way;
     if (!on) return Promise.resolve(true);
     const same = on.title === title;
     const mode = ((s.games || []).find((g) => g.title === title) || {});
-    return ask(`${upFirst(aGame(on))} is under way. Start ${same ? "a new one" : `${aGame(mode, title)} instead`}? ` +
-      `The game under way is paused, not lost: “Resume” on any page brings it back.`, `Pause it and start`, "Keep playing");
+    const back = s.paused && ((s.games || []).find((g) => g.name === s.paused.game) || s.paused);
+    const kept = back
+      ? `The game under way is paused, and ${aGame(back, back.title)}, paused before it, is ended: one game waits paused at a time.`
+      : `The game under way is paused, not lost: “Resume” on any page brings it back.`;
+    return ask(`${upFirst(aGame(on))} is under way. Start ${same ? "a new one" : `${aGame(mode, title)} instead`}? ` + kept,
+      `Pause it and start`, "Keep playing");
   }
 
   // The paused game, on every page: what it is and the button that brings it back.

@@ -96,6 +96,13 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         assert other.get_attribute("#now-go", "href") == "/duel"
         assert page.get_attribute("header nav a[href='/report']", "href") == "/report"  # every mode's report
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-{size[0]}.png"))
+        page.evaluate("document.getElementById('duel-new-game').open = true")  # another duel over this one
+        page.click('#duel-new-game-form button[type="submit"]')
+        page.wait_for_selector("#kb-ask[open]", timeout=3000)  # the board keeps one paused game: it says which ends
+        assert "a game of Kipukas, paused before it, is ended" in page.text_content("#kb-ask-text")
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"paused-ask-{size[0]}.png"))
+        page.click("#kb-ask-no")
+        assert srv.board.loop.state.paused is not None and srv.board.loop.state.game == "duel"
         page.click("#resume-button")
         page.wait_for_selector("#kb-ask[open]", timeout=3000)  # the duel under way is asked about too
         assert page.text_content("#kb-ask-text") == "Resume Kipukas? A card duel under way is paused in its place."
