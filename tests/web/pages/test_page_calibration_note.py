@@ -41,6 +41,8 @@ def test_a_refused_calibration_file_is_named_in_the_map_note_with_its_reason(pag
         said = srv.board.health()["calibration"]["refused_note"]
         assert note == f"Map: Kipuka of Eight. {said[0].upper()}{said[1:].removesuffix('.')}.", (note, said)
         assert "not calibrated yet" not in note and str(cal) not in note  # short: the health row has the path
+        banner = page.text_content("#calibration-banner .text") or ""  # the same sentence, not a second wording
+        assert banner.startswith(f"{said[0].upper()}{said[1:].removesuffix('.')}."), banner
         health = page.text_content('#health [data-part="calibration"] summary') or ""
         assert "calibration needs attention" in health and str(cal) in health and "focus = 99" in health
         assert "(file refused)" in page.text_content('#map-pick option[value="kipuka-8"]')
@@ -67,4 +69,5 @@ def test_the_page_words_no_refusal_of_its_own() -> None:
 
     board_js = (Path(kipukas_board.__file__).parent / "modes" / "kipukas" / "static" / "board.js").read_text()
     assert "calibration file was not applied" not in board_js and "refused_note" in board_js
+    assert "calibration was not applied" not in board_js  # the banner's error says itself what waits
     assert describe({}, refused="focus = 99: ...") == f"{AUTOMATIC}; {not_applied('focus = 99: ...')}"

@@ -442,7 +442,9 @@
   function renderCalibration(c) {
     const banner = document.getElementById("calibration-banner");
     const why = c && c.ok === false ? [c.active ? `Calibration open (${c.active}): ${c.note}.` : "",
-      c.error ? `The saved calibration was not applied: ${c.error}` : "",
+      // a refused file in the board's own sentence; any other error (a seat's camera settings, an
+      // LED layout, a strip too short for the map) says itself what waits and for what
+      c.error ? `${KB.upFirst((c.refused_note || c.error).replace(/\.$/, ""))}.` : "",
       c.faults ? `The board cannot see every stand: ${c.faults.join("; ")}.` : ""].filter(Boolean).join(" ") : "";
     banner.hidden = !why;
     banner.querySelector(".text").textContent = why;
