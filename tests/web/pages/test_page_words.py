@@ -96,8 +96,11 @@ def test_no_word_is_broken_on_the_kipukas_page_mid_game(browser, tmp_path: Path)
         page.goto(srv.url + "/")
         page.wait_for_selector("#link.up", timeout=5000)
         found = _broken_at(page)
+        # an empty panel's note reads as a sentence, as the rest of the page does
+        empty = page.eval_on_selector_all(".none", "els => els.map((e) => e.textContent.trim()).filter(Boolean)")
         page.close()
         assert not found, found
+        assert empty and all(t[0].isupper() and t.endswith(".") for t in empty), empty
 
 
 #: The game's own words the Kipukas page shows (buttons, panels, the what-now line, the card panel).

@@ -45,7 +45,7 @@
     state = s;
     const souls = s.souls || [];
     $("souls").replaceChildren(...(souls.length ? souls.map((x) => soulRow(s, x))
-      : [el("li", { class: "none", text: "no soul card bound yet" })]));
+      : [el("li", { class: "none", text: "No soul card bound yet." })]));
     const live = souls.filter((x) => !x.wasted);
     keep($("bind-soul"), live.map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})`)));
     keep($("bind-stand"), (s.stands || []).filter((x) => x.kind === "movement" && x.occupied)
