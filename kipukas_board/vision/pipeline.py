@@ -248,6 +248,12 @@ class DecodeResult:
                 "refused": self.refused, "errors": self.errors, "tried": self.tried, "hits": self.hits,
                 "over_budget": self.over_budget, "skipped": self.skipped, "interrupted": self.interrupted}
 
+    def hold_back(self, name: str) -> None:
+        """Name a heavy strategy left for a later frame, once: a located one may wait both on the
+        remembered region and on the whole frame's located symbols in the same frame."""
+        if name not in self.held_back:
+            self.held_back.append(name)
+
     def budget_note(self) -> str | None:
         """A word for people when the budget cut this frame short, else None."""
         if not self.over_budget:
@@ -431,7 +437,7 @@ class Pipeline:
                 if flat():
                     return finish()
                 if recent_full and not thorough:
-                    result.held_back.append(roi_strategy.name)
+                    result.hold_back(roi_strategy.name)
                     return finish()
             else:
                 if roi_strategy.cost_ms >= self.heavy_ms:
@@ -472,7 +478,7 @@ class Pipeline:
                 sweep_left -= expected
             if strat.cost_ms >= self.heavy_ms:
                 if not heavy_ok:
-                    result.held_back.append(strat.name)
+                    result.hold_back(strat.name)
                     continue
                 self._last_heavy = t0
             left = budget - planned
@@ -576,7 +582,7 @@ class Pipeline:
                 continue
             if heavy:
                 if not heavy_ok:
-                    result.held_back.append(t.name)
+                    result.hold_back(t.name)
                     continue
                 self._last_heavy = self._now
             self._run(t, frame, result, offset=(x0, y0), extra=extra, deadline_ms=self.budget_ms * self.slack,

@@ -539,6 +539,31 @@ def test_a_heavy_located_strategy_on_a_small_codes_region_waits_for_the_heavy_in
     assert p.decode(frame).codes == [P] and heavy.calls == 2
 
 
+def test_a_heavy_located_strategy_held_back_on_the_region_and_the_whole_frame_is_named_once() -> None:
+    """A region that misses ends with its last chance and the whole frame is searched in the same
+    frame: the heavy located strategy waits in both, and the frame names it once."""
+    class ReadsThenLocates(_Fake):
+        def __call__(self, image) -> list[Decoded]:
+            self.calls += 1
+            if self.calls == 1:
+                return [Decoded(P, ((100.0, 100.0), (150.0, 100.0), (150.0, 150.0), (100.0, 150.0)))]
+            return [Decoded("", ((10.0, 10.0), (30.0, 10.0), (30.0, 30.0), (10.0, 30.0)), located=True)]
+
+    first, heavy = ReadsThenLocates([]), _Fake([P])
+    strategies = [Strategy("first", "gray", 0.5, "none", 1.0),
+                  Strategy("heavy", "gray", 1.0, "none", 20.0, located=True)]
+    now = [0.0]
+    p = Pipeline(strategies, decoders={"first": first, "heavy": heavy}, remember_roi=True, full_every_s=60.0,
+                 heavy_interval_s=1.0, roi_misses=1, clock=lambda: now[0])
+    frame = place([qr_tile(P)])
+    assert p.decode(frame).codes == [P] and p._roi is not None
+    now[0] = 0.1
+    held = p.decode(frame)
+    # the region's retry and the whole frame's pass on its located symbol were both held back
+    assert held.tried == ["first@0.5/gray/none", "first@0.5/gray/none"] and heavy.calls == 0
+    assert held.held_back == ["heavy@1/gray/none/located"]
+
+
 def test_a_card_the_cheap_passes_read_a_moment_ago_costs_no_heavy_pass_when_a_frame_misses() -> None:
     cheap, heavy = _Fake([P]), _Fake([P])
     strategies = [Strategy("cheap", "gray", 0.5, "none", 1.0), Strategy("heavy", "gray", 0.5, "none", 20.0)]
