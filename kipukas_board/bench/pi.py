@@ -95,9 +95,9 @@ def run_pi_bench(frames: Sequence[str], max_seats: int = 4, seconds: float = 3.0
 
 def _set_controls(cam: Any, controls: dict[str, Any], refused: str | None = None) -> dict[str, Any]:
     """Put a seat's calibrated ``controls`` on its camera as the board does (none: the camera's automatic
-    settings); what was used, in words (``settings``, the seat's line above the table). ``refused``: why
-    the calibration file was not applied, when the loader refused it (then there are no controls, and
-    the line says why rather than "not calibrated").
+    settings, or its defaults where its adapter cannot set any); what was used, in words (``settings``,
+    the seat's line above the table). ``refused``: why the calibration file was not applied, when the
+    loader refused it (then there are no controls, and the line says why rather than "not calibrated").
 
     ``calibration`` says what became of the seat's calibration, for programs reading the JSON:
     ``applied`` (its focus and exposure are on the camera), ``not calibrated`` (the file keeps none for
@@ -121,6 +121,8 @@ def _set_controls(cam: Any, controls: dict[str, Any], refused: str | None = None
             used["calibration"], used["calibration_problem"] = "not applied", str(exc)
         return used
     if not controls:
+        if not applied:  # no automatic settings to put it on: it keeps whatever it runs on
+            used["settings"] = describe(controls, refused, automatic=False)
         return used
     if applied:
         used["settings"] += " (calibrated)"

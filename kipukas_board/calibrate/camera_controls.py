@@ -132,6 +132,9 @@ def apply_controls(cam: Any, controls: dict[str, Any]) -> bool:
 
 #: What a seat's camera runs on with no calibrated focus or exposure, in words for makers.
 AUTOMATIC = "automatic exposure, continuous autofocus where the camera has a focus motor"
+#: What it runs on then when its adapter cannot put it on automatic (recorded images, an adapter
+#: without ``automatic`` or ``set_controls``): whatever it was left on.
+DEFAULTS = "camera defaults (this camera cannot be put on automatic settings)"
 
 
 def not_applied(refused: str) -> str:
@@ -148,14 +151,23 @@ def not_applied(refused: str) -> str:
     return f"the calibration file was not applied: {refused}"
 
 
-def describe(controls: dict[str, Any], refused: str | None = None) -> str:
+def describe(controls: dict[str, Any], refused: str | None = None, automatic: bool = True) -> str:
     """``controls`` in words, for a table's head or a log line. ``refused``: why the map's calibration
     file was not applied (:attr:`~kipukas_board.calibrate.files.SavedFile.summary`), said in the
-    board page's sentence (:func:`not_applied`)."""
+    board page's sentence (:func:`not_applied`). ``automatic``: False for a camera that could not be
+    put on automatic (:func:`apply_controls` gave False with no ``controls``), which keeps its
+    defaults.
+
+    Example::
+
+        >>> describe({}, automatic=False)
+        'not calibrated: camera defaults (this camera cannot be put on automatic settings)'
+    """
+    fallback = AUTOMATIC if automatic else DEFAULTS
     if refused is not None:
-        return f"{AUTOMATIC}; {not_applied(refused)}"
+        return f"{fallback}; {not_applied(refused)}"
     if not controls:
-        return f"not calibrated: {AUTOMATIC}"
+        return f"not calibrated: {fallback}"
     focus = controls.get("focus")
     exposure = controls.get("exposure_us")
     return (("focus auto" if focus is None else f"focus {focus} dioptres") + ", "

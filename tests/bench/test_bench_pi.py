@@ -62,8 +62,8 @@ def test_live_cameras_from_the_settings(frames: list[str], tmp_path: Path, capsy
     assert seat["seat"] == 1 and seat["frames"] > 0 and list(seat["codes"]) == [P]
     # nothing was meant to be applied: said so, not as a calibration that failed
     assert (seat["calibration"], seat["calibration_problem"]) == ("not calibrated", None) and "applied" not in seat
-    assert out[1] == ("seat 1 camera: not calibrated: automatic exposure, continuous autofocus where the camera has a "
-                      "focus motor")  # no calibration file in the data directory
+    # no calibration file in the data directory, and recorded images have no automatic settings to put on
+    assert out[1] == "seat 1 camera: not calibrated: camera defaults (this camera cannot be put on automatic settings)"
 
 
 def test_a_refused_calibration_file_is_said_on_each_seats_line(frames: list[str], tmp_path: Path, capsys) -> None:
@@ -80,8 +80,8 @@ def test_a_refused_calibration_file_is_said_on_each_seats_line(frames: list[str]
                "--json"])
     out = capsys.readouterr().out.strip().splitlines()
     why = "[[cameras]] #1 (seat 1): focus = 99: expected dioptres from 0 (far) to 15 (close), or leave it out for auto"
-    assert rc == 0 and out[1] == ("seat 1 camera: automatic exposure, continuous autofocus where the camera has a "
-                                  f"focus motor; the calibration file was not applied: {why}")
+    assert rc == 0 and out[1] == ("seat 1 camera: camera defaults (this camera cannot be put on automatic settings); "
+                                  f"the calibration file was not applied: {why}")
     doc = json.loads(out[-1])
     assert doc["calibration_refused"] == why
     assert [(s["calibration"], s["calibration_problem"]) for s in doc["seats"]] == [("file refused", why)]
@@ -94,7 +94,7 @@ def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(f
     cv2.imwrite(str(folder / "0.png"), cv2.imread(frames[0]))
     settings = tmp_path / "settings.toml"
     settings.write_text("".join(f'[[cameras]]\nadapter = "files"\nseat = {n}\npath = "{folder}"\nloop = true\n\n'
-                                for n in (1, 2, 3)))
+                                for n in (1, 2, 3, 4)))
     data = tmp_path / "data"  # the start map's calibration file, where the walk saves it
     files.save(map_calibration_path("default", data, load_map(DEFAULT_MAP)),
                files.Calibration(board=load_map(DEFAULT_MAP).name, cameras={
@@ -122,19 +122,22 @@ def test_live_cameras_get_the_focus_and_exposure_their_seats_calibration_keeps(f
     rc = main(["bench-pi", "--cameras", "--settings", str(settings), "--data-dir", str(data), "--seconds", "0.3",
                "--json"])
     out = capsys.readouterr().out.strip().splitlines()
-    # seat 2's refused focus puts its camera back on automatic: set_controls with nothing, as on a Pi
-    assert rc == 0 and given == [(1, {"focus": 4.5, "exposure_us": 8000}), (2, {"focus": 2.0}), (2, {})]
-    assert out[1:4] == ["seat 1 camera: focus 4.5 dioptres, exposure 8000 µs (calibrated)",
+    # seat 2's refused focus puts its camera back on automatic: set_controls with nothing, as on a Pi;
+    # seat 4, not calibrated, is put on automatic the same way
+    assert rc == 0 and given == [(1, {"focus": 4.5, "exposure_us": 8000}), (2, {"focus": 2.0}), (2, {}), (4, {})]
+    assert out[1:5] == ["seat 1 camera: focus 4.5 dioptres, exposure 8000 µs (calibrated)",
                         "seat 2 camera: focus 2.0 dioptres, exposure auto (calibrated, but not applied: camera 1 for "
                         "seat 2 has a fixed-focus lens: leave focus on auto (null); automatic exposure, continuous "
                         "autofocus where the camera has a focus motor)",
                         "seat 3 camera: focus auto, exposure 5000 µs (calibrated; this camera cannot set them: "
-                        "camera defaults)"]
+                        "camera defaults)",
+                        "seat 4 camera: not calibrated: automatic exposure, continuous autofocus where the camera has "
+                        "a focus motor"]
     doc = json.loads(out[-1])
     assert [(s["seat"], s["controls"], s["calibration"], s["calibration_problem"]) for s in doc["seats"]] == [
         (1, {"focus": 4.5, "exposure_us": 8000}, "applied", None),
         (2, {"focus": 2.0}, "not applied", "camera 1 for seat 2 has a fixed-focus lens: leave focus on auto (null)"),
-        (3, {"exposure_us": 5000}, "not applied", "this camera cannot set them")]
+        (3, {"exposure_us": 5000}, "not applied", "this camera cannot set them"), (4, {}, "not calibrated", None)]
 
 
 def test_bad_input_is_named(tmp_path: Path, capsys) -> None:
