@@ -133,6 +133,7 @@ class CameraReader:
         self._searcher: Any = None
         self._unsmeared: Any = None  # the pipeline for a mean taken back from its smear at full size
         self._smear: tuple[int, int] | None = None  # the smear measured on the last mean looked at
+        self._looked: tuple[Any, Any] | None = None  # that mean and its grey image
 
     def read(self, frame: Any) -> FrameRead:
         """Codes in view on this frame; decodes only when the rules above say so."""
@@ -180,7 +181,7 @@ class CameraReader:
         if self._searcher is None:
             make = getattr(self.pipeline, "searcher", None)
             self._searcher = make() if make is not None else self.pipeline
-        self._smear = None
+        self._smear = self._looked = None
         if self._more:
             mean = self._stack.mean()
             result = self._searcher.decode(mean, known=self._codes)
@@ -236,6 +237,7 @@ class CameraReader:
         import cv2
 
         grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
+        self._looked = (mean, grey)
         motion = self._smear = estimate_motion(grey)
         looks: list[tuple[Any, float]] = []
         if motion is not None:
@@ -258,7 +260,10 @@ class CameraReader:
             self._unsmeared = (make() if make is not None else None) or False
         if not self._unsmeared or self._smear is None:
             return None
-        grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
+        if self._looked is not None and self._looked[0] is mean:
+            grey = self._looked[1]  # made by the look that measured the smear
+        else:
+            grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY) if mean.ndim == 3 else mean
         return self._decode_look(self._unsmeared, unsmear(grey, self._smear, scale=1.0), 1.0, thorough=True,
                                  known=known)
 
