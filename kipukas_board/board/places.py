@@ -1,14 +1,20 @@
 """Stands named by where they are, in the words players use, never by their ids.
 
-A territory's stand is "the territory stand of Ember Ridge"; a soul stand is named by the territory
-it is in and the ones its paths lead to ("the stand in Ember Ridge towards Fern Hollow"), or by its
-side of the territory when two stands there lead the same way. The page reads these names from
+A territory is named as the map names it, with the number the map shows after it ("Grey Peaks (4)",
+:func:`territory_name`: the one wording of a territory for the rules' questions and problems, the
+log and the captions). A territory's stand is "the territory stand of Ember Ridge"; a soul stand is
+named by the territory it is in and the ones its paths lead to ("the stand in Ember Ridge towards
+Fern Hollow"), or by its side of the territory when two stands there lead the same way. The page reads these names from
 the map it is sent; the game report rewrites its sentences with :func:`in_words`.
 
 Example::
 
     >>> from kipukas_board.board.mapfile import load_map
     >>> board = load_map("kipuka-8")
+    >>> territory_name(board, 4)
+    'Grey Peaks (4)'
+    >>> territory_name({}, 9)                      # a map that leaves it unnamed
+    'territory 9'
     >>> place_names(board)["T1"]
     'the territory stand of Ember Ridge'
     >>> in_words(board, "Exposed to the storm: stand M1a and stand T4.")
@@ -29,6 +35,20 @@ class MapOfStands(Protocol):
     territories: Mapping[int, Any]
     stands: Mapping[str, Any]
     paths: Sequence[Any]
+
+
+def territory_name(board: Any, number: Any) -> str:
+    """``number`` as players know it: the name the map gives it with the number the map shows in
+    brackets ("Grey Peaks (4)"), or "territory 4" where the map leaves it unnamed (or has no such
+    territory). ``board`` is a map (anything with ``territories``) or, as the log keeps them, a
+    mapping of territory number → name."""
+    territories = getattr(board, "territories", board)
+    try:
+        t = territories.get(number)
+    except TypeError:  # an unhashable number from a request body names no territory
+        t = None
+    name = t if isinstance(t, str) else getattr(t, "name", "")
+    return f"{name} ({number})" if name else f"territory {number}"
 
 
 def _home(board: MapOfStands, number: int) -> str:
@@ -83,4 +103,4 @@ def in_words(board: MapOfStands, text: str) -> str:
     return re.sub(rf"(?:\bstands? )?\b({ids})\b", lambda m: names[m.group(1)], text)
 
 
-__all__ = ["in_words", "place_names"]
+__all__ = ["in_words", "place_names", "territory_name"]

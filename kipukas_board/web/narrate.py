@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kipukas_board.board.places import territory_name
 from kipukas_board.show.phrases import PHRASES
 
 #: Events whose sentences are kept (about one evening of play).
@@ -36,11 +37,6 @@ _CLAIMS = {"capital": "a capital", "base_camp": "a base camp"}
 
 def _seat(names: Mapping[int, str], seat: Any) -> str:
     return names.get(seat) or (f"seat {seat}" if seat is not None else "nobody")
-
-
-def _terr(territories: Mapping[int, str], n: Any) -> str:
-    name = territories.get(n) if isinstance(n, int) else None
-    return f"{name} ({n})" if name else f"territory {n}"
 
 
 def soul_names(state: Any) -> dict[str, str]:
@@ -96,7 +92,8 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
             what.append("a downed soul" if event["downed"] else "a standing soul")
         if "claim" in event:
             what.append(_CLAIMS.get(str(event["claim"]), "no claim"))
-        where = f"stand {event.get('stand')}" if event.get("target") == "stand" else _terr(terr, event.get("territory"))
+        where = (f"stand {event.get('stand')}" if event.get("target") == "stand"
+                 else territory_name(terr, event.get("territory")))
         return f"Corrected {where}: {', '.join(what)}."
     if kind == "undo":
         return "The last action was undone."
@@ -105,13 +102,13 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
     if kind == "redo":
         return "The undone action was done again."
     if kind == "resolve_contention":
-        return f"{seat('winner')} won the contention over {_terr(terr, event.get('territory'))}."
+        return f"{seat('winner')} won the contention over {territory_name(terr, event.get('territory'))}."
     if kind == "bout":
         n = int(event.get("defeated") or 0)
         lost = f", {n} soul{'s' if n != 1 else ''} of {seat('loser')} defeated" if n else ""
         cleared = "; the territory is cleared" if event.get("cleared") else ""
         return (f"{seat('winner')} won a bout against {seat('loser')} in "
-                f"{_terr(terr, event.get('territory'))}{lost}{cleared}.")
+                f"{territory_name(terr, event.get('territory'))}{lost}{cleared}.")
     if kind == "take_initiative":
         return f"{seat('seat')} took the initiative."
     if kind in ("soul_lost", "soul_wasted"):
@@ -148,7 +145,7 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
             return _cap(f"{soul('soul')} healed {event.get('healed')} keal means.")
         return _cap(f"{soul('soul')} lost {event.get('count', 1)} keal means.")
     if kind == "bout_roll":
-        return (f"A bout in {_terr(terr, event.get('territory'))}: {soul('attacker')} attacked "
+        return (f"A bout in {territory_name(terr, event.get('territory'))}: {soul('attacker')} attacked "
                 f"{soul('defender')}.")
     said = str(kind).replace("_", " ").capitalize()
     return f"{said} ({seat('seat')})." if event.get("seat") is not None else f"{said}."

@@ -62,7 +62,7 @@ def test_every_contract_effect_has_words(state) -> None:
         "diel": ({"type": "diel", "cycle": 3, "phase": "night", "roll": 4, "fixed": False},
                  ["The diel die shows 4.", "Night 3."]),
         "claimed": ({"type": "claimed", "territory": 1, "owner": 2, "claim": "capital"},
-                    [f"Bob places a capital on {t1.name}, territory 1."]),
+                    [f"Bob places a capital on {t1.name} (1)."]),
         "contention": ({"type": "contention_started", "territory": 1, "players": [1, 2]},
                        ["in contention between Ann and Bob."]),
         "ended": ({"type": "contention_ended", "territory": 1, "players": [1, 2]}, ["Contention over"]),
@@ -78,7 +78,7 @@ def test_every_contract_effect_has_words(state) -> None:
         "night_move": ({"type": "night_move", "stand": "M2b"}, ["stand M 2 B"]),
         "same_day": ({"type": "same_day_move", "stand": "M2b", "cycle": 1}, ["stand M 2 B", "day it was played"]),
         "take": ({"type": "claim_waiting", "territory": 1, "stand": "T1", "seat": 2, "placed": False, "taker": True},
-                 ["Bob may take", "territory 1"]),
+                 ["Bob may take", f"{t1.name} (1)"]),
         "seat": ({"type": "claimed", "territory": 1, "owner": 7, "claim": "base_camp"}, ["Seat 7 claims"]),
     }
     for name, (effect, needles) in cases.items():
@@ -201,7 +201,7 @@ def test_board_announces_effects_from_the_core(tmp_path: Path) -> None:
         while not app.voice.spoken and time.monotonic() < end:
             time.sleep(0.02)
         name = app.loop.state.board.territories[1].name
-        assert app.voice.spoken == [f"{name}, territory 1 is claimed."]
+        assert app.voice.spoken == [f"{name} (1) is claimed."]
         said = Announcer(app.voice, say_for=phrases_for).announce(app.loop.state, [STORM])
         assert app.voice.spoken[-2:] == said
     finally:

@@ -50,8 +50,8 @@ def test_setup_is_talked_through_and_a_lost_claim_is_not_a_claim(data_dir) -> No
         t.lift(SETUP[2])  # the latest placement taken back
         said = heard(t)
         name = t.board.loop.state.board.territories[2].name
-        assert f"{name}, territory 2 is no longer held." in said
-        assert not any(s.endswith("territory 2 is claimed.") for s in said)
+        assert f"{name} (2) is no longer held." in said  # the name, its number as the map shows it
+        assert not any(s.endswith("(2) is claimed.") for s in said)
         t.put(*SETUP[2:])
         assert "Setup is complete. Player 2 plays first and holds the initiative." in heard(t)
 

@@ -215,7 +215,7 @@ def test_a_bout_is_fought_where_enemies_meet_held_territory_or_not() -> None:
     manual, fx = fold([{"type": "bout", "territory": 4, "winner": 2, "loser": 1, "soul": "HMPU#0001"}], s)
     assert manual.souls["HMPU#0001"].lost == 1
     nobody, fx = fold([{"type": "bout", "territory": 6, "winner": 2, "loser": 1}], s)
-    assert "has no soul in territory 6" in fx[-1]["text"]
+    assert "has no soul in Sunflats (6)" in fx[-1]["text"]
 
 
 # -- a failed blow -----------------------------------------------------------------------------------
@@ -295,17 +295,17 @@ def test_a_fourth_soul_of_one_player_in_a_territory_is_a_problem_prisoners_apart
     territory 3; seat 2 holds it, so souls stepping out there are seat 2's."""
     s, _ = fold([*opening("web", more_stands=3)])
     s, fx = fold([stand_event(sid, True) for sid in ("M3a", "M3b", "M3c")], s)
-    assert [p for p in s.problems if "soul tokens in territory 3" in p] == []
+    assert [p for p in s.problems if "soul tokens in Long Grass (3)" in p] == []
     s, fx = fold([stand_event("M3d", True)], s)
     limit = next(e for e in fx if e["type"] == "souls_limit")
     assert (limit["seat"], limit["count"], limit["limit"]) == (2, 4, MAX_SOULS_PER_PLAYER)
-    text = next(p for p in s.problems if "soul tokens in territory 3" in p)
-    assert text.startswith("Bo has 4 soul tokens in territory 3 (M3a, M3b, M3c, M3d)")
+    text = next(p for p in s.problems if "soul tokens in Long Grass (3)" in p)
+    assert text.startswith("Bo has 4 soul tokens in Long Grass (3), on M3a, M3b, M3c, M3d:")
     assert "prisoners are counted apart" in text
     said = phrases_for(limit, s)[0]
     assert said.startswith("Bo has 4 souls in") and said.endswith("a territory hosts at most 3 souls per player.")
     s, _ = fold([stand_event("M3c", False)], s)  # one of them lifted: the problem is over
-    assert not [p for p in s.problems if "soul tokens in territory 3" in p]
+    assert not [p for p in s.problems if "soul tokens in Long Grass (3)" in p]
     prisoner = s.evolve(stands={**s.stands, "M3a": amend(s.stands["M3a"], awaiting="imprisoned")})
     _, fx = fold([stand_event("M3e", True)], prisoner)  # three souls and a prisoner: within the limit
     assert not [e for e in fx if e["type"] == "souls_limit"]

@@ -129,9 +129,9 @@ def test_a_bout_defeats_souls_and_never_moves_a_claim(data_dir):
         assert r["error"] == "bout: the loser, seat 7, is not playing"
         t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "defeated": 11}, status=400)
         r = t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "stand": "M1a"}, status=409)
-        assert "not a movement stand of territory 3" in r["error"]
+        assert "not a movement stand of Long Grass (3)" in r["error"]
         r = t.act("bout", {"territory": 5, "winner": 2, "loser": 1, "cleared": True}, status=409)
-        assert "has no soul in territory 5" in r["error"]  # no enemies meet there: no bout, no taker
+        assert "has no soul in Mossdeep (5)" in r["error"]  # no enemies meet there: no bout, no taker
         assert t.territory(5)["taker"] is None and t.state()["souls_lost"] == {"2": 1}
         r = t.act("bout", {"territory": 3, "winner": 1, "loser": 2, "defeated": 2, "cleared": True})
         assert not [e for e in r["effects"] if e["type"] == "claimed"]

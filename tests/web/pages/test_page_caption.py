@@ -65,3 +65,20 @@ def test_a_page_reloaded_mid_game_shows_what_the_board_said_last(browser, tmp_pa
         assert _caption(page) == said, "the reloaded page lost what the board said last"
         ctx.close()
         assert not errors, errors
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_the_caption_names_a_territory_as_the_map_does(browser, tmp_path: Path, size) -> None:
+    """"Ben claims Grey Peaks (4) with a base camp.", as the rules' questions word it, never "Grey Peaks,
+    territory 4"."""
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, size)
+        _unlock(page, srv.url, "/")
+        _set_up(srv)  # Ben's last base camp goes down on T4, Grey Peaks
+        page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
+                               timeout=3000)
+        assert _caption(page).startswith("Ben claims Grey Peaks (4) with a base camp."), _caption(page)
+        assert "territory 4" not in page.text_content("#caption-full")
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"caption-territory-{size[0]}.png"))
+        ctx.close()
+        assert not errors, errors

@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.checks import in_play
 from kipukas_board.modes.kipukas.rules.common import movement_stands, problem, seat_name
 from kipukas_board.modes.kipukas.rules.contention import on_bout
@@ -193,7 +194,7 @@ def plan_bout(state: KipukasState, territory: int, attacker: str, defender: str,
             return f"the {role}, {soul.title}, was wasted"
         at = soul_stand(state, soul.id)
         if at is None or state.board.stands[at].territory != territory:
-            return f"the {role}, {soul.title}, does not stand in territory {territory}"
+            return f"the {role}, {soul.title}, does not stand in {territory_name(state.board, territory)}"
         souls.append(soul)
     att, dfn = souls
     if att.seat == dfn.seat:

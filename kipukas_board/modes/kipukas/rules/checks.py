@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.state import KipukasState
 
 Check = Callable[[KipukasState, dict[str, Any]], "str | None"]
@@ -67,8 +68,8 @@ def _resolve(state: KipukasState, event: dict[str, Any]) -> str | None:
     n, winner = event.get("territory"), event.get("winner")
     contenders = state.contenders.get(n)  # type: ignore[arg-type]
     return (in_play(state, "contention is resolved")
-            or (f"territory {n} is not in contention" if not contenders else None)
-            or (f"seat {winner} is not contending territory {n} (contenders {list(contenders)})"
+            or (f"{territory_name(state.board, n)} is not in contention" if not contenders else None)
+            or (f"seat {winner} is not contending {territory_name(state.board, n)} (contenders {list(contenders)})"
                 if winner not in contenders else None))  # type: ignore[operator]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.mapfile import BoardMap
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.editions import MAX_SOULS_PER_PLAYER, SUPPLY, edition
 from kipukas_board.modes.kipukas.rules.playstyles import claims_winner, last_standing, style
 from kipukas_board.modes.kipukas.rules.state import KipukasState, amend
@@ -77,13 +78,6 @@ def seat_name(state: KipukasState, seat: int | None) -> str:
         return f"seat {seat}"
     twin = any(o.seat != p.seat and o.name.casefold() == p.name.casefold() for o in state.players)
     return f"{p.name} (seat {seat})" if twin else p.name
-
-
-def territory_name(state: KipukasState, n: int) -> str:
-    """A territory as the players know it, with its number as the map shows it ("Grey Peaks (4)"), or
-    "territory 4" on a map that leaves it unnamed."""
-    t = state.board.territories.get(n)
-    return f"{t.name} ({n})" if t is not None and t.name else f"territory {n}"
 
 
 def win(state: KipukasState, effects: list[Effect], winner: int | None) -> KipukasState:
@@ -199,8 +193,8 @@ def set_claim(state: KipukasState, effects: list[Effect], n: int, owner: int | N
             why = f"{seat_name(state, owner)} must first hold every other territory on the board"
         else:
             why = f"{seat_name(state, t.owner)} still holds another base camp"
-        return problem(state, effects, f"territory {n} is {seat_name(state, t.owner)}'s capital and cannot be "
-                                       f"taken: {why}")
+        return problem(state, effects, f"{territory_name(state.board, n)} is {seat_name(state, t.owner)}'s capital "
+                                       f"and cannot be taken: {why}")
     if owner is not None:
         caps, camps = claims_of(state, owner)
         if t.owner == owner:
@@ -265,10 +259,10 @@ def souls_limit(state: KipukasState, effects: list[Effect], sid: str) -> Kipukas
         return state
     effects.append({"type": "souls_limit", "territory": n, "seat": st.owner, "count": len(mine), "stands": mine,
                     "limit": MAX_SOULS_PER_PLAYER})
-    return problem(state, effects, f"{seat_name(state, st.owner)} has {len(mine)} soul tokens in territory {n} "
-                                   f"({', '.join(mine)}): a territory hosts at most {MAX_SOULS_PER_PLAYER} souls "
-                                   f"per player (\"Every territory hosts a max of 3 souls (per player)\"; "
-                                   f"prisoners are counted apart)", quiet=True)
+    return problem(state, effects, f"{seat_name(state, st.owner)} has {len(mine)} soul tokens in "
+                                   f"{territory_name(state.board, n)}, on {', '.join(mine)}: a territory hosts "
+                                   f"at most {MAX_SOULS_PER_PLAYER} souls per player (\"Every territory hosts a max "
+                                   f"of 3 souls (per player)\"; prisoners are counted apart)", quiet=True)
 
 
 def meeting(state: KipukasState, n: int) -> set[int]:

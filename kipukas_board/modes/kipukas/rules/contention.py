@@ -38,6 +38,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.graph import ANY_PATH, distance
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.common import (
     ask,
     capital_protected,
@@ -49,7 +50,6 @@ from kipukas_board.modes.kipukas.rules.common import (
     refresh_contention,
     seat_name,
     set_claim,
-    territory_name,
     territory_stand_id,
 )
 from kipukas_board.modes.kipukas.rules.editions import edition
@@ -151,7 +151,7 @@ def soul_onto_stand(state: KipukasState, effects: list[Effect], n: int, seat: in
            if t.taker is None else f"the fight there was won by {seat_name(state, t.taker)}")
     return ask(state, effects, "claim_owner",
                f"{who[:1].upper()}{who[1:]} moved onto {sid} while {seat_name(state, t.owner)}'s token was off it, "
-               f"but {why}: who holds {territory_name(state, n)} now?", options, territory=n)
+               f"but {why}: who holds {territory_name(state.board, n)} now?", options, territory=n)
 
 
 def attacker_token_lifted(state: KipukasState, effects: list[Effect], sid: str,
@@ -196,7 +196,7 @@ def _expire(state: KipukasState, effects: list[Effect], w: ClaimWait) -> Kipukas
     effects.append({"type": "claim_wait_ended", "territory": n, "stand": w.stand})
     return ask(state, effects, "claim_owner",
                f"A token went back onto {w.stand} while {' and '.join(seat_name(state, s) for s in seats)} "
-               f"still had a soul token in {territory_name(state, n)}, and none was lifted: is it "
+               f"still had a soul token in {territory_name(state.board, n)}, and none was lifted: is it "
                f"{seat_name(state, t.owner)}'s token put back, or did the attacker take the base camp?",
                [*seats, t.owner], territory=n)
 
@@ -262,7 +262,7 @@ def _capital_refusal(state: KipukasState, n: int, winner: int) -> str | None:
         why = f"{seat_name(state, winner)} must first hold every other territory on the board"
     else:
         why = f"{seat_name(state, t.owner)} still holds another base camp"
-    return f"territory {n} is {seat_name(state, t.owner)}'s capital and cannot be taken: {why}"
+    return f"{territory_name(state.board, n)} is {seat_name(state, t.owner)}'s capital and cannot be taken: {why}"
 
 
 def on_resolve(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -> KipukasState:
@@ -285,7 +285,7 @@ def on_resolve(state: KipukasState, event: dict[str, Any], effects: list[Effect]
         stands = _soul_tokens(state, n, seat)
         if stands:
             state = ask(state, effects, "fight_over",
-                        f"{seat_name(state, winner)} won the fight in {territory_name(state, n)}, but "
+                        f"{seat_name(state, winner)} won the fight in {territory_name(state.board, n)}, but "
                         f"{seat_name(state, seat)}'s "
                         f"soul token still stands on {', '.join(stands)}: were all of their souls there defeated, "
                         f"do they retreat, or did the counterattack stop and the fight goes on tomorrow?",
@@ -334,14 +334,15 @@ def on_bout(state: KipukasState, event: dict[str, Any], effects: list[Effect]) -
     met = meeting(state, n)
     for who, seat in (("winner", winner), ("loser", loser)):
         if seat not in met:
-            return problem(state, effects, f"bout: the {who}, {seat_name(state, seat)}, has no soul in territory {n} "
+            return problem(state, effects, f"bout: the {who}, {seat_name(state, seat)}, has no soul in "
+                                           f"{territory_name(state.board, n)} "
                                            f"(a bout is fought where enemy souls meet: seats there {sorted(met)})")
     sid = event.get("stand")
     if sid is not None:
         spec = state.board.stands.get(sid)
         st = state.stands.get(sid)
         if spec is None or spec.kind != "movement" or spec.territory != n:
-            return problem(state, effects, f"bout: {sid!r} is not a movement stand of territory {n}")
+            return problem(state, effects, f"bout: {sid!r} is not a movement stand of {territory_name(state.board, n)}")
         if st is None or not st.occupied or st.owner not in (loser, None) or st.awaiting is not None:
             return problem(state, effects, f"bout: {sid} holds no soul token of {seat_name(state, loser)} to take off")
     soul = None
@@ -397,7 +398,7 @@ def _bout_soul(state: KipukasState, event: dict[str, Any], soul: Soul | None, lo
         return f"bout: {soul.title} is downed: the next bout against it is its Final Blow", None
     at = soul_stand(state, soul.id)
     if at is not None and state.board.stands[at].territory != n:
-        return f"bout: {soul.title} stands on {at}, not in territory {n}", None
+        return f"bout: {soul.title} stands on {at}, not in {territory_name(state.board, n)}", None
     if sid is not None and at is not None and sid != at:
         return f"bout: {soul.title} stands on {at}, not on {sid}", None
     return None, (at if final else (sid or at))

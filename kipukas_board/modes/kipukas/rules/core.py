@@ -31,6 +31,7 @@ Example::
 from __future__ import annotations
 
 from kipukas_board.board.mapfile import parse_map
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.bouts import failed_retreat, on_bout_roll
 from kipukas_board.modes.kipukas.rules.cards import apply_card
 from kipukas_board.modes.kipukas.rules.checks import why_not
@@ -196,7 +197,7 @@ def _on_new_game(state: KipukasState, event: Event, effects: list[Effect]) -> Ki
         return problem(state, effects, f"{ps.title} needs option(s) {', '.join(missing)}")
     hill = opts.get("territory")
     if "territory" in ps.needs and (hill not in board.territories or board.territories[hill].transit):
-        return problem(state, effects, f"{ps.title}: territory {hill} is not a territory that can be held "
+        return problem(state, effects, f"{ps.title}: {territory_name(board, hill)} is not a territory that can be held "
                                        f"on {board.name!r}")
     first = event["first_placer"]
     seats = [p.seat for p in players]

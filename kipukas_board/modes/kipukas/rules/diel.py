@@ -14,6 +14,7 @@ when cycle ``c + 2`` begins has stayed more than one full cycle and is imprisone
 
 from __future__ import annotations
 
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.common import (
     ask,
     movement_stands,
@@ -21,7 +22,6 @@ from kipukas_board.modes.kipukas.rules.common import (
     refresh_contention,
     seat_name,
     soul_limits,
-    territory_name,
     win,
 )
 from kipukas_board.modes.kipukas.rules.contention import end_of_cycle, fights_continue
@@ -59,7 +59,7 @@ def on_roll_diel(state: KipukasState, event: dict, effects: list[Effect]) -> Kip
         n = state.board.stands[sid].territory
         if not any(q.get("kind") == "claim_lost" and q.get("territory") == n for q in state.questions):
             state = ask(state, effects, "claim_lost",
-                        f"{seat_name(state, owner)}'s token of {territory_name(state, n)} is still off {sid}: "
+                        f"{seat_name(state, owner)}'s token of {territory_name(state.board, n)} is still off {sid}: "
                         f"was the claim lost?", ["lost", "keep"], territory=n, stand=sid)
     fights_continue(state, effects)
     if phase == "storm":
@@ -107,7 +107,8 @@ def _imprison(state: KipukasState, effects: list[Effect], cycle: int) -> Kipukas
         if t.owner in (None, st.owner):
             continue
         if len(t.prisoners) >= MAX_PRISONERS:
-            state = problem(state, effects, f"territory {spec.territory} already holds {MAX_PRISONERS} prisoners; "
+            state = problem(state, effects, f"{territory_name(board, spec.territory)} already holds "
+                                            f"{MAX_PRISONERS} prisoners; "
                                             f"the soul on {sid} is not imprisoned")
             continue
         territories = dict(state.territories)

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kipukas_board.board.places import place_names
+from kipukas_board.board.places import place_names, territory_name
 from kipukas_board.modes.kipukas.rules.checks import why_not
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS
 from kipukas_board.modes.kipukas.rules.souls import where
@@ -168,8 +168,8 @@ def _play(state: KipukasState) -> NextStep:
     if contested and state.diel_phase == "day":
         seats = sorted({seat for n in contested for seat in state.contenders.get(n, ())})
         fighters = f"{' and '.join(_who(state, seat) for seat in seats)} fight" if seats else "Fight"
-        return NextStep(ini, f"{fighters} over {', '.join(_territory(state, n) for n in contested)}: tap who won.",
-                        allows)
+        over = ", ".join(territory_name(state.board, n) for n in contested)
+        return NextStep(ini, f"{fighters} over {over}: tap who won.", allows)
     cycle = state.diel_cycle
     fixed = f" Cycle {cycle + 1} is fixed: {opening[cycle]}." if cycle < len(opening) else ""
     total = state.style_options.get("cycles")
@@ -187,7 +187,7 @@ def _hill_now(state: KipukasState) -> str:
     if h is None:
         return ""
     n = h["territory"]
-    spot = f"{h['name'] or f'territory {n}'} ({n}, marked ▲ on the map)"
+    spot = f"{h['name']} ({n}, marked ▲ on the map)" if h["name"] else f"territory {n} (marked ▲ on the map)"
     if h["holder"] is None:
         return f"The hill is {spot}: nobody holds it; hold it {_plural(h['cycles'], 'cycle', 'cycles')} to win."
     more = (f"hold it {_plural(h['cycles'], 'cycle', 'cycles')} in play to win" if h["left"] is None
@@ -209,11 +209,6 @@ def _who(state: KipukasState, seat: int | None) -> str:
         return "nobody"
     p = state.player(seat)
     return p.name if p is not None else f"seat {seat}"
-
-
-def _territory(state: KipukasState, n: int) -> str:
-    t = state.board.territories.get(n)
-    return f"{t.name} ({n})" if t is not None and t.name else f"territory {n}"
 
 
 def _plural(n: int, one: str, many: str) -> str:

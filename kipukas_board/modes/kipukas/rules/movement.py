@@ -24,6 +24,7 @@ card may allow it, so it is a problem to check, not a refusal).
 from __future__ import annotations
 
 from kipukas_board.board.graph import ANY_PATH, distance
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.common import (
     ask,
     drop_questions,
@@ -33,7 +34,6 @@ from kipukas_board.modes.kipukas.rules.common import (
     set_claim,
     souls_limit,
     souls_on_board,
-    territory_name,
     territory_stand_id,
 )
 from kipukas_board.modes.kipukas.rules.contention import (
@@ -180,8 +180,8 @@ def ask_vanished(state: KipukasState, effects: list[Effect]) -> KipukasState:
             n = lift.contested
             state = ask(state, effects, "vanished",
                         f"{seat_name(state, lift.owner)}'s token left {lift.stand} during contention in "
-                        f"{territory_name(state, n)} and did not come back down: did the soul retreat into a base "
-                        f"camp, or was it wasted?",
+                        f"{territory_name(state.board, n)} and did not come back down: did the soul retreat into a "
+                        f"base camp, or was it wasted?",
                         ["retreated", "wasted"], stand=lift.stand, territory=n, owner=lift.owner,
                         against=list(lift.against))
     return state
@@ -204,7 +204,8 @@ def _fill_territory(state: KipukasState, effects: list[Effect], sid: str) -> Kip
             return soul_onto_stand(state, effects, n, lift.owner)
         return token_back(state, effects, sid)
     if t.claim is not None:
-        return problem(state, effects, f"territory {n} is already held by {seat_name(state, t.owner)}")
+        return problem(state, effects,
+                       f"{territory_name(state.board, n)} is already held by {seat_name(state, t.owner)}")
     lift, hand = _take_from_hand(state, sid)
     if lift is None and state.diel_cycle == 1:
         return problem(state, effects, f"one too many: setup is complete and no soul can claim on the first day; "
@@ -220,8 +221,9 @@ def _fill_territory(state: KipukasState, effects: list[Effect], sid: str) -> Kip
         if len(owners) == 1:
             owner = owners[0]
     if owner is None:
-        return ask(state, effects, "claim_owner", f"Who claimed {territory_name(state, n)}? A token was put on {sid}.",
-                   _options(state), territory=n)
+        return ask(state, effects, "claim_owner",
+                   f"Who claimed {territory_name(state.board, n)}? A token was put on {sid}.", _options(state),
+                   territory=n)
     state = set_claim(state, effects, n, owner, "base_camp", gained=True)
     if state.territories[n].owner == owner:
         state = _set_stand(state, sid, StandState(occupied=True, owner=owner, since=state.diel_cycle))

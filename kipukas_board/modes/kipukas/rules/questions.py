@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.common import (
     check_claims_win,
     lose_soul,
@@ -133,7 +134,8 @@ def on_correction(state: KipukasState, event: dict[str, Any], effects: list[Effe
     if n not in state.territories:
         return problem(state, effects, f"correction: no territory {n} on this map")
     if state.board.territories[n].transit and owner is not None:
-        return problem(state, effects, f"correction: territory {n} is a transit territory and cannot be held")
+        return problem(state, effects,
+                       f"correction: {territory_name(state.board, n)} is a transit territory and cannot be held")
     t = state.territories[n]
     new_owner = owner if "owner" in event else t.owner
     if new_owner is None:

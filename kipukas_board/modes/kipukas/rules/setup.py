@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kipukas_board.board.graph import adjacent_territories
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.common import check_claims_win, problem, seat_name, set_claim
 from kipukas_board.modes.kipukas.rules.editions import edition
 from kipukas_board.modes.kipukas.rules.playstyles import style
@@ -50,16 +51,16 @@ def on_stand_setup(state: KipukasState, effects: list[Effect], sid: str, occupie
     t = state.territories[n]
     if occupied:
         if t.claim is not None:
-            return problem(state, effects, f"territory {n} is already held by {seat_name(state, t.owner)}; "
-                                           f"lift the extra token from {sid}")
+            return problem(state, effects, f"{territory_name(state.board, n)} is already held by "
+                                           f"{seat_name(state, t.owner)}; lift the extra token from {sid}")
         if state.placer is None:
             return problem(state, effects, f"one too many: setup is complete; lift the token from {sid}")
         k = state.placements
         claim = placement_claim(state, k)
         if not _adjacent_to_capitals(state, n):
             return problem(state, effects, f"{style(state.play_style).title}: players start with capitals in "
-                                           f"adjacent territories; territory {n} is not next to the first capital "
-                                           f"(lift the token from {sid})")
+                                           f"adjacent territories; {territory_name(state.board, n)} is not next to "
+                                           f"the first capital (lift the token from {sid})")
         before = len(effects)
         placed = set_claim(state, effects, n, state.placer, claim)
         if placed.territories[n].owner != state.placer:  # refused (supply): the problem is already shown
