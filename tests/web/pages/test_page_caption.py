@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _phone, _post, _set_up, _unlock
+from test_page_table import _kipukas, _phone, _post, _set_up, _unlock
 from web_helpers import serve_board
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
@@ -80,5 +80,41 @@ def test_the_caption_names_a_territory_as_the_map_does(browser, tmp_path: Path, 
         assert _caption(page).startswith("Ben claims Grey Peaks (4) with a base camp."), _caption(page)
         assert "territory 4" not in page.text_content("#caption-full")
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"caption-territory-{size[0]}.png"))
+        ctx.close()
+        assert not errors, errors
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_during_setup_the_caption_does_not_say_again_whose_placement_the_what_now_line_says(browser, tmp_path: Path,
+                                                                                             size) -> None:
+    """The what-now line reads "Ben: place your capital on a territory stand."; the caption under it
+    keeps what happened ("Ana places a capital on Ember Ridge (1).") without the voice's "Ben, place
+    your capital." again. The voice still says it (nobody at the table reads the page)."""
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, size)
+        _unlock(page, srv.url, "/")
+        _kipukas(srv.url)
+        page.wait_for_function("() => document.getElementById('now').textContent.startsWith('Ana: place')",
+                               timeout=3000)
+        page.wait_for_timeout(300)  # the caption follows the board's sentences
+        assert "place your capital" not in _caption(page), _caption(page)
+        srv.board.sim_set_stand("T1", True)
+        page.wait_for_function("() => document.getElementById('caption').textContent.includes('Ember Ridge')",
+                               timeout=3000)
+        assert page.text_content("#now") == "Ben: place your capital on a territory stand."
+        assert _caption(page) == "Ana places a capital on Ember Ridge (1).", _caption(page)
+        assert "Ben, place your capital." in srv.board.voice.spoken  # said aloud all the same
+        for sid in ("T8", "T2"):
+            srv.board.sim_set_stand(sid, True)
+        page.wait_for_function("() => document.getElementById('now').textContent.startsWith('Ben: place a base')",
+                               timeout=3000)
+        page.wait_for_timeout(300)
+        assert _caption(page) == "Ana claims Fern Hollow (2) with a base camp.", _caption(page)
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"caption-setup-{size[0]}.png"))
+        srv.board.sim_set_stand("T7", True)
+        srv.board.sim_set_stand("T5", True)
+        srv.board.sim_set_stand("T4", True)  # setup complete: the line moves on, the caption tells it
+        page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
+                               timeout=3000)
         ctx.close()
         assert not errors, errors

@@ -150,10 +150,15 @@
     for (const line of lines) window.speechSynthesis.speak(new SpeechSynthesisUtterance(line));
   }
   // What the board said last, less what a panel already shows (an open question, a problem).
-  // A fight the what-now line names is not said again (show/phrases.py: "... is in contention
-  // between ...", "... is now contended between ...").
+  // What the what-now line says is not said again under it: a fight it names (show/phrases.py:
+  // "... is in contention between ...", "... is now contended between ...") and, during setup, whose
+  // placement it is ("Ana, place your capital.", "Ana, place a base camp."; the line reads "Ana:
+  // place your capital on a territory stand.", rules/guide.py). Each pair: [the line, what it tells].
   let lastSaid = [];
-  const FIGHT_SAID = / (is in contention|is now contended) between /;
+  const NOW_TELLS = [
+    [/ fight over /i, / (is in contention|is now contended) between /],
+    [/: place (your capital|a base camp) on a territory stand\.$/, /, place (your capital|a base camp)\.$/],
+  ];
   // The board says a problem or a question in a sentence around its text ("Please check the board:
   // ...", show/phrases.py): a line holding the text of one this page showed is left out, while it is
   // open (its panel reads it) and after (put right or answered, it no longer asks anything).
@@ -165,8 +170,9 @@
       if (toldInPanels.size > 100) toldInPanels.delete(toldInPanels.values().next().value);
     }
     const told = (line) => [...toldInPanels].some((text) => line.includes(text));
-    const fightTold = / fight over /i.test(document.getElementById("now").textContent);
-    const text = lastSaid.filter((line) => !told(line) && !(fightTold && FIGHT_SAID.test(line)))
+    const now = document.getElementById("now").textContent;
+    const nowTells = NOW_TELLS.filter(([line]) => line.test(now)).map(([, said]) => said);
+    const text = lastSaid.filter((line) => !told(line) && !nowTells.some((said) => said.test(line)))
       .map((line) => plain(s, line)).join(" ");
     document.getElementById("caption").textContent = text;
     document.getElementById("caption-full").textContent = text ? `The board said: ${text}` : "";
