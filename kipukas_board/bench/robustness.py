@@ -206,9 +206,13 @@ class _Seat:
     """A seat's loop as the board builds it, under a simulated clock; one decoder set for all cards.
     ``cpu_scale`` is how many times slower than this machine's the seat's core is taken to be."""
 
+    #: The fork server's process id (:func:`~kipukas_board.vision.isolated.fork_server_pid`), None
+    #: where it was not found: its CPU is then counted nowhere.
+    fork_server: int | None = None
+
     def __init__(self, budget_ms: float, search: bool = True, cpu_scale: float = 1.0) -> None:
         from kipukas_board.vision.decoders import available_decoders
-        from kipukas_board.vision.isolated import IsolatedDecoder
+        from kipukas_board.vision.isolated import IsolatedDecoder, fork_server_pid
         from kipukas_board.vision.pipeline import ISOLATED_DECODERS
 
         self.budget_ms = budget_ms
@@ -222,6 +226,8 @@ class _Seat:
         self.loop_decoders = {**self.decoders, **self.isolated}
         for dec in self.isolated.values():
             dec.ready()
+        if self.isolated:
+            self.fork_server = fork_server_pid()
 
     def cpu_clock(self) -> float:
         """Seconds of this thread's CPU, as the seat's slower core would have spent them."""
@@ -245,8 +251,12 @@ class _Seat:
         return CameraReader(pipe, clock=lambda: self.now, stack_at=STACK_AT if self.search else ())
 
     def worker_ms(self) -> float:
-        """The decoder processes' CPU so far, warming up included (ms)."""
-        return sum(dec.cpu_ms() for dec in self.isolated.values())
+        """The decoder processes' CPU so far, warming up included, and the fork server's that
+        started them (ms, on the seat's core): the bench has one seat, so every fork is its own."""
+        from kipukas_board.vision.isolated import process_cpu_ms
+
+        forks = process_cpu_ms(self.fork_server) if self.fork_server is not None else None
+        return sum(dec.cpu_ms() for dec in self.isolated.values()) + (forks or 0.0) * self.cpu_scale
 
     def called_ms(self) -> float:
         """The decoder processes' CPU so far on the calls the seat waited for, and its waits for a
@@ -267,6 +277,9 @@ class _Seat:
         n = max(1, round(fps * seconds))
         free = 0.0
         cpu = 0.0
+        # the decoder processes' CPU is counted over the whole hold, not frame by frame: a replacement
+        # warms up between frames too (while the next frame is made)
+        w0 = self.worker_ms()
         k = 0
         reads: dict[str, float] = {}
         handled = 0
@@ -276,7 +289,7 @@ class _Seat:
                 break
             self.now = max(free, k / fps)
             frame = make(k)
-            c0, w0, q0 = self.cpu_clock(), self.worker_ms(), self.called_ms()
+            c0, q0 = self.cpu_clock(), self.called_ms()
             self._frame = (self.now, c0, q0)
             try:
                 read = reader.read(frame)
@@ -287,11 +300,15 @@ class _Seat:
             # deadline warms up meanwhile on another core, and only the CPU counts that (a call
             # that comes before it is ready waits for it: that wait is in called_ms)
             free = self.now + own + (self.called_ms() - q0) / 1000
-            cpu += own + (self.worker_ms() - w0) / 1000
+            cpu += own
             handled += 1
             for code in read.codes:
                 reads.setdefault(code, free)
             k += 1
+        for dec in self.isolated.values():
+            # a worker replaced after the hold's last frame warms up for this hold too
+            dec.ready()
+        cpu += (self.worker_ms() - w0) / 1000
         return {"reads": reads, "cpu_pct": 100 * cpu / max(seconds, free), "frames": n, "handled": handled}
 
     def close(self) -> None:

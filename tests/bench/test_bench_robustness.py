@@ -222,6 +222,43 @@ def test_a_seat_waits_for_a_replacement_it_calls_before_it_is_ready(monkeypatch)
     assert 4 <= hold["handled"] <= 6 and seat.isolated["wechat"].waited_ms > 500
 
 
+def test_a_replacement_warming_up_after_the_holds_last_frame_is_the_holds_cpu(monkeypatch) -> None:
+    seat = _Seat.__new__(_Seat)  # no real decoders: the stand-in is the seat's only one
+    seat.cpu_scale, seat.now = 1.0, 0.0
+    seat.isolated = {"wechat": SeatWorker(_KilledWorker(), clock=seat.seat_time)}
+    frames = [0]
+
+    class Reader:
+        def read(self, frame: object) -> SimpleNamespace:
+            frames[0] += 1
+            if frames[0] == 15:  # only the last frame calls the worker, and it is stopped there
+                with pytest.raises(DecoderTimeout):
+                    seat.isolated["wechat"](frame)
+            return SimpleNamespace(codes=[])
+
+    monkeypatch.setattr(seat, "reader", Reader)
+    hold = seat.hold(np.zeros((40, 40, 3), np.uint8), 0.0, 15.0, 1.0, HoldNoise(0), "killed last")
+    assert hold["handled"] == 15 and frames[0] == 15
+    # the call's 5 ms and its replacement's 200 ms of warming up, in the hold's second
+    assert hold["cpu_pct"] > 20
+
+
+def test_the_fork_server_that_starts_the_seats_workers_counts_in_its_cpu() -> None:
+    from kipukas_board.vision.isolated import process_cpu_ms
+
+    seat = _Seat(80.0, cpu_scale=2.0)
+    try:
+        if not seat.isolated:
+            pytest.skip("WeChat is not installed: the seat has no worker process, and no fork server")
+        assert seat.fork_server is not None
+        forks = process_cpu_ms(seat.fork_server)
+        workers = sum(dec.cpu_ms() for dec in seat.isolated.values())
+        assert forks is not None and forks > 0
+        assert seat.worker_ms() >= workers + 2.0 * forks
+    finally:
+        seat.close()
+
+
 def test_bad_input_is_named(captures: Path, capsys) -> None:
     with pytest.raises(BenchError, match="unknown camera condition 'fog'"):
         run_robustness(captures, captures / "truth.json", ["fog"])
