@@ -140,3 +140,29 @@ def test_the_number_check_finder_finds_every_spelling() -> None:
             "e = isinstance(v, int) and not isinstance(v, bool)\n"
             "f = isinstance(v, int | float | str) and not isinstance(v, bool)\n")
     assert hand_made_number_checks(text) == [1, 2, 3]
+
+
+def test_keal_means_is_written_as_the_kipukas_web_rules_write_it() -> None:
+    """"KEAL means" (the Kipukas web rules write it so, 45 times; the December 2023 rule book once, as
+    "Keal means", heading a list): the voice's lines, the log, the captions and the page spell it alike
+    (espeak-ng says "KEAL" as the word, not letter by letter). Quotes of a rule book's heading in
+    docstrings and comments keep its capitals."""
+    import re
+
+    other = re.compile(r"keal means", re.IGNORECASE)
+    found = []
+    for path in sorted(PACKAGE.rglob("*")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if path.suffix == ".py":
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text)
+            docs = _docstrings(tree)
+            texts = [(node.lineno, node.value) for node in ast.walk(tree)
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs]
+        elif path.suffix in (".js", ".html"):
+            texts = list(enumerate(path.read_text(encoding="utf-8").splitlines(), 1))
+        else:
+            continue
+        found += [f"{rel}:{line}: {m.group(0)!r}" for line, value in texts for m in other.finditer(value)
+                  if m.group(0) != "KEAL means"]
+    assert not found, f"write 'KEAL means' as the Kipukas web rules do: {found}"

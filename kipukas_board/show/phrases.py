@@ -13,7 +13,7 @@ PHRASES: dict[str, str] = {
     "day": "Day {cycle}. Resolve contention, play a card, move souls and claim territory.",
     "night": "Night {cycle}. Draw, craft, sabotage or take the initiative. Souls may not move.",
     "night_2023": "Night {cycle}. Discard, draw, craft, then sabotage or lay a trap. Souls may not move.",
-    "storm": "Storm, cycle {cycle}! Every soul outside a capital or base camp loses one keal means. "
+    "storm": "Storm, cycle {cycle}! Every soul outside a capital or base camp loses one KEAL means. "
              "Initiative carries over.",
     # storm: {stands} {count}
     "storm_exposed": "Exposed to the storm: {stands}.",
@@ -47,10 +47,10 @@ PHRASES: dict[str, str] = {
     "soul_bound": "{player}'s {title} is on {stand}.",
     "soul_wait_ended": "{player}'s {title} was shown, but no soul token moved before the cycle ended; "
                        "bind it on the page if it is on the map.",
-    "soul_keal_lost": "{player}'s {title} loses one keal means {cause}, {lost} of {tolerance} lost.",
-    "soul_keal_lost_many": "{player}'s {title} loses {count} keal means {cause}, {lost} of {tolerance} lost.",
-    "soul_keal_healed": "{player}'s {title} heals one keal means {cause}, {lost} of {tolerance} lost.",
-    "soul_keal_healed_many": "{player}'s {title} heals {count} keal means {cause}, {lost} of {tolerance} lost.",
+    "soul_keal_lost": "{player}'s {title} loses one KEAL means {cause}, {lost} of {tolerance} lost.",
+    "soul_keal_lost_many": "{player}'s {title} loses {count} KEAL means {cause}, {lost} of {tolerance} lost.",
+    "soul_keal_healed": "{player}'s {title} heals one KEAL means {cause}, {lost} of {tolerance} lost.",
+    "soul_keal_healed_many": "{player}'s {title} heals {count} KEAL means {cause}, {lost} of {tolerance} lost.",
     "soul_downed": "{player}'s {title} is downed.",
     # the rule books' limits on attacks and souls: {player} {title}; {count} {territory} {limit}
     # a bout the board settled: {attacker} {defender} {winner} {sums}; then each rule note as said

@@ -138,12 +138,12 @@ def describe(event: Mapping[str, Any], names: Mapping[int, str] | None = None,
     if kind == "soul_unbind":
         return _cap(f"{soul('soul')} was taken off the map.")
     if kind == "soul_fix":
-        fixed = "wasted" if event.get("wasted") else f"{event.get('lost')} keal means lost"
+        fixed = "wasted" if event.get("wasted") else f"{event.get('lost')} KEAL means lost"
         return f"Corrected {soul('soul')}: {fixed}."
     if kind == "soul_damage":
         if event.get("healed"):
-            return _cap(f"{soul('soul')} healed {event.get('healed')} keal means.")
-        return _cap(f"{soul('soul')} lost {event.get('count', 1)} keal means.")
+            return _cap(f"{soul('soul')} healed {event.get('healed')} KEAL means.")
+        return _cap(f"{soul('soul')} lost {event.get('count', 1)} KEAL means.")
     if kind == "bout_roll":
         return (f"A bout in {territory_name(terr, event.get('territory'))}: {soul('attacker')} attacked "
                 f"{soul('defender')}.")

@@ -182,7 +182,7 @@ def test_a_storm_says_who_is_hurt_and_that_the_initiative_carries_over():
     # Both rule books, "Storm": a card not within a capital or base camp takes KEAL means damage; the
     # Kipukas web rules: "Initiative does not apply to storm rolls. It carries over".
     step = next_step(in_play().evolve(diel_phase="storm", diel_cycle=5))
-    assert step.why == ("Cycle 5. Storm: souls outside a capital or base camp lose a keal means. "
+    assert step.why == ("Cycle 5. Storm: souls outside a capital or base camp lose a KEAL means. "
                         "Initiative carries over.")
     assert step.seat == 2
 

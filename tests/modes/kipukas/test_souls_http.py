@@ -62,7 +62,7 @@ def test_souls_bind_fight_and_show_in_the_state(data_dir: Path) -> None:
         assert raven["downed"] and raven["keal"]["lost"] == 1
         assert t.state()["last_bout"]["rounds"][0] == {"attacker": 15, "defender": 3, "won": "attacker",
                                                        "brawl": False}
-        assert any("Raven loses one keal means in the bout" in c["text"] for c in t.state()["captions"])
+        assert any("Raven loses one KEAL means in the bout" in c["text"] for c in t.state()["captions"])
         t.act("bout-roll", {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001",
                             "rolls": {"attacker": [[1, 1]], "defender": [[20]]}})  # physical: the attack fails
         spent = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001")

@@ -100,6 +100,11 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                timeout=3000)
         page.wait_for_function("document.querySelector('#souls').textContent.includes('downed')", timeout=3000)
         assert kipukas_state(srv.board.loop.state).souls["ZrrD#0001"].downed
+        page.wait_for_function("document.querySelector('#caption').textContent.includes('loses one')", timeout=3000)
+        assert "Raven loses one KEAL means in the bout" in page.text_content("#caption"), \
+            "the caption writes KEAL means as the web rules and the page's panels do"
+        page.locator("#caption").screenshot(path=os.path.join(os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path)),
+                                                              f"caption-keal-{viewport[0]}.png"))
         # The Final Blow: the dice it needs are shown, and taken as players say them ("1 1, 1 1, 1 1").
         page.dispatch_event("#bout-attacker", "change")  # a new bout: the old result goes
         assert page.text_content("#bout-result") == ""

@@ -264,7 +264,7 @@ def test_a_soul_event_is_told_by_card_name_and_owner_never_by_its_fields() -> No
                      "archetype": 0}, {1: "Ana", 2: "Ben"}, {3: "Long Grass"}, souls)
     assert told == "A bout in Long Grass (3): Raven, Ana's attacked Wyrm, Ben's."
     assert describe({"type": "soul_damage", "soul": "WyRm#0002", "count": 2}, souls=souls) == \
-        "Wyrm, Ben's lost 2 keal means."
+        "Wyrm, Ben's lost 2 KEAL means."
     unknown = describe({"type": "something_new", "archetype": 0, "attacker": "RrDC#0001"})
     assert unknown == "Something new." and "#" not in unknown
 

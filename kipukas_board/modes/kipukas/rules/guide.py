@@ -47,7 +47,7 @@ MAX_ROLLS_TOLD = 24
 _ALLOWS = {
     "day": "Day: resolve contention, play a card, move souls and claim territory.",
     "night": "Night: draw, craft, sabotage or take the initiative. Souls may not move.",
-    "storm": "Storm: souls outside a capital or base camp lose a keal means. Initiative carries over.",
+    "storm": "Storm: souls outside a capital or base camp lose a KEAL means. Initiative carries over.",
 }
 _NIGHT_2023 = "Night: discard, draw, craft, then sabotage or lay a trap. Souls may not move."
 
