@@ -230,10 +230,11 @@ class BoardApp:
         """The table's state now (the core loop's latest)."""
         return self.loop.state
 
-    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> int | None:
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0,
+               tap: str | None = None) -> int | None:
         """Journal and apply ``event`` (:meth:`CoreLoop.submit <kipukas_board.core_loop.CoreLoop.submit>`):
         with ``wait``, its journal number once it is durable and applied."""
-        return self.loop.submit(event, wait, timeout)
+        return self.loop.submit(event, wait, timeout, tap)
 
     def core_alive(self) -> bool:
         """Is the core thread running (it has woken within its heartbeat)?"""

@@ -82,6 +82,7 @@ MAX_UNAPPLIED = 20
 class _Item:
     event: Event
     done: Future[int]
+    tap: str | None = None
 
 
 class CoreLoop:
@@ -188,8 +189,10 @@ class CoreLoop:
         return (self._thread is not None and self._thread.is_alive()
                 and self._clock() - self._beat < self.HEARTBEAT_S)
 
-    def submit(self, event: Event, wait: bool = True, timeout: float = 10.0) -> int | None:
-        """Queue ``event`` (checked first: a malformed one raises ``EventError`` and is not queued).
+    def submit(self, event: Event, wait: bool = True, timeout: float = 10.0, tap: str | None = None) -> int | None:
+        """Queue ``event`` (checked first: a malformed one raises ``EventError`` and is not queued);
+        ``tap``, the phone's tap that sent it, is journaled with it (:meth:`Journal.append
+        <kipukas_board.store.journal.Journal.append>`).
 
         With ``wait`` (the default) returns the event's journal number once it is durable and
         applied; otherwise returns None at once. Raises
@@ -197,7 +200,7 @@ class CoreLoop:
         then not applied either).
         """
         check_event(event)
-        item = _Item(event, Future())
+        item = _Item(event, Future(), tap)
         self._queue.put(item)
         if not wait:
             return None
@@ -213,7 +216,7 @@ class CoreLoop:
             if item is None:
                 break
             try:
-                seq = self.journal.append(item.event)
+                seq = self.journal.append(item.event, tap=item.tap)
             except JournalWriteError as exc:  # disk full, read-only: refuse the event, keep running
                 log.error("event refused, not journaled: %s", exc)
                 self.journal_error = str(exc)

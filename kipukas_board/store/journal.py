@@ -14,6 +14,11 @@ An integrity check (``PRAGMA quick_check``) runs on open; a damaged file is one 
 naming the file and the way back (``kipukas-board journal restore``, from the rolling backup of
 :mod:`kipukas_board.store.backup`).
 
+A tap from a phone (``X-Tap``, :mod:`kipukas_board.web.taps`) is kept in a small table beside the events,
+written in the same transaction as the first event it journals, with its answer once given: a tap
+sent again after the board restarted is answered from there, never done twice. The table keeps the
+last :data:`TAPS_KEPT` taps of the last :data:`TAPS_MAX_AGE_S` seconds.
+
 A write that fails (disk full, file system gone read-only) raises :class:`JournalWriteError` with the
 reason, and :attr:`Journal.write_error` says so until a write succeeds again (:meth:`Journal.probe`).
 
@@ -56,12 +61,25 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS taps (
+    ref      TEXT PRIMARY KEY,      -- a phone's tap on a path, hashed (web/taps.py)
+    ts       REAL NOT NULL,         -- wall-clock seconds when it was first kept
+    seq      INTEGER,               -- the first event it journaled, if it journaled one
+    status   INTEGER,               -- its answer, once given
+    body     BLOB,
+    mimetype TEXT
+);
 """
 
 #: Bytes of the high-water mark file: one decimal number, padded, rewritten in place.
 HWM_WIDTH = 20
 #: The most integrity problems one report lists.
 MAX_PROBLEMS = 5
+#: Taps kept (a long evening's last minutes at a busy table; web/taps.py remembers as many).
+TAPS_KEPT = 256
+#: How long a tap is kept, in seconds: far longer than a phone goes on sending it (20 s) across a
+#: restart of the board (well under a minute).
+TAPS_MAX_AGE_S = 600.0
 #: Bytes :meth:`Journal.probe` writes: more than a page, so it needs room a real event could need.
 PROBE_BYTES = 8192
 
@@ -249,15 +267,32 @@ class Journal:
         d.mkdir(parents=True, exist_ok=True)
         return cls(d / cls.FILENAME)
 
-    def append(self, event: dict[str, Any]) -> int:
-        """Write ``event`` durably; returns its sequence number (1, 2, ...).
+    def append(self, event: dict[str, Any], tap: str | None = None) -> int:
+        """Write ``event`` durably; returns its sequence number (1, 2, ...). ``tap``: the phone's tap
+        that sent it (see :meth:`tap`), kept in the same transaction, so a tap is never found done
+        without its event nor its event without it.
 
         Raises :class:`JournalWriteError` (with the reason) when it could not be written.
         """
         text = strictjson.dumps(event, separators=(",", ":"), sort_keys=True)  # never NaN: pages read it back
         with self._lock:
+            now = self._clock()
             try:
-                cur = self._db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (self._clock(), text))
+                if tap is None:
+                    cur = self._db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (now, text))
+                else:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    try:
+                        cur = self._db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (now, text))
+                        # a tap that journals more than one event keeps the first
+                        self._db.execute("INSERT OR IGNORE INTO taps (ref, ts, seq) VALUES (?, ?, ?)",
+                                         (tap, now, cur.lastrowid))
+                        self._prune_taps(now)
+                    except BaseException:
+                        with contextlib.suppress(sqlite3.Error):
+                            self._db.execute("ROLLBACK")
+                        raise
+                    self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 self.write_error = f"the journal {self.path} cannot be written: {sqlite_reason(exc)}"
                 raise JournalWriteError(self.write_error) from None
@@ -290,6 +325,47 @@ class Journal:
                 return False
             self.write_error = None
             return True
+
+    # -- taps ------------------------------------------------------------------------------------
+    def tap(self, ref: str) -> tuple[int | None, tuple[int, bytes, str] | None] | None:
+        """What was kept of tap ``ref``: ``(seq, answer)``, the first event it journaled (or None) and
+        its answer ``(status, body, mimetype)`` (None when the board stopped before answering); None
+        for a tap not kept (new, or older than :data:`TAPS_MAX_AGE_S`)."""
+        rows = self._read("SELECT seq, status, body, mimetype FROM taps WHERE ref = ? AND ts >= ?",
+                          (ref, self._clock() - TAPS_MAX_AGE_S))
+        if not rows:
+            return None
+        seq, status, body, mimetype = rows[0]
+        return seq, (None if status is None else (int(status), bytes(body or b""), str(mimetype or "")))
+
+    def keep_tap_answer(self, ref: str, status: int, body: bytes, mimetype: str) -> None:
+        """Keep the answer tap ``ref`` was given (beside the event it journaled, if any); the oldest
+        taps go past :data:`TAPS_KEPT` or :data:`TAPS_MAX_AGE_S`. Raises :class:`JournalWriteError`
+        when it cannot be written."""
+        with self._lock:
+            now = self._clock()
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute("INSERT INTO taps (ref, ts, status, body, mimetype) VALUES (?, ?, ?, ?, ?) "
+                                     "ON CONFLICT(ref) DO UPDATE SET status = excluded.status, "
+                                     "body = excluded.body, mimetype = excluded.mimetype",
+                                     (ref, now, status, body, mimetype))
+                    self._prune_taps(now)
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise JournalWriteError(f"the journal {self.path} cannot be written: {sqlite_reason(exc)}") from None
+
+    def _prune_taps(self, now: float) -> None:
+        """Inside a write: forget taps older than :data:`TAPS_MAX_AGE_S` and all but the newest
+        :data:`TAPS_KEPT` (a clock set back leaves the count as the bound)."""
+        self._db.execute("DELETE FROM taps WHERE ts < ?", (now - TAPS_MAX_AGE_S,))
+        self._db.execute("DELETE FROM taps WHERE rowid NOT IN (SELECT rowid FROM taps ORDER BY rowid DESC LIMIT ?)",
+                         (TAPS_KEPT,))
 
     def set_note(self, key: str, value: Any) -> None:
         """Keep ``value`` (JSON) under ``key`` beside the events, durably; None deletes it.

@@ -91,8 +91,10 @@ class Table(TableView, Changes, Protocol):
     #: The dice a route rolls into the event it writes (the rules core never rolls).
     dice: Dice
 
-    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0) -> int | None:
-        """Journal and apply ``event``; with ``wait``, its journal number once durable and applied."""
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 10.0,
+               tap: str | None = None) -> int | None:
+        """Journal and apply ``event``; with ``wait``, its journal number once durable and applied.
+        ``tap``: the phone's tap that sent it (:func:`kipukas_board.web.taps.current`), journaled with it."""
         ...
 
 

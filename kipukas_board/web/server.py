@@ -162,7 +162,7 @@ def create_app(board: ServedBoard) -> Flask:
         return error(403, why) if why else None
 
     # A tap the page sends again because the board did not answer is done once (web/taps.py).
-    app.extensions["kipukas_taps"] = taps.register(app, COOKIE)
+    app.extensions["kipukas_taps"] = taps.register(app, COOKIE, board.journal)
 
     @app.errorhandler(JournalWriteError)
     def _not_recorded(exc: JournalWriteError) -> tuple[Response, int]:

@@ -24,6 +24,7 @@ from flask import Response, jsonify
 
 from kipukas_board.strictjson import is_int
 from kipukas_board.table.events import EventError, check_event, refused
+from kipukas_board.web import taps
 from kipukas_board.web.server import BadRequest
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class Submitter:
     def __call__(self, event: dict[str, Any]) -> Response | tuple[Response, int]:
         try:
             check_event(event)
-            seq = self.board.submit(event)
+            seq = self.board.submit(event, tap=taps.current())  # kept with it: done once across a restart
         except EventError as exc:
             raise BadRequest(str(exc)) from None
         effects = self.recorder.get(seq)

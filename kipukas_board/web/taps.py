@@ -9,8 +9,12 @@ anything.
 
 Only answers of taps that were taken are remembered (2xx, and 409: the rules heard it and refused); a
 tap turned away before it was done (no PIN, a bad body, the board unable to record) is tried again for
-real. The memory lives in the board's process: a tap sent again across a restart of the board is done
-again (the page gives up after :data:`RESEND_S` seconds, well inside a restart's usual length).
+real. The answers are kept in memory and in the journal's database too (:class:`KeptTaps`, the
+journal's ``taps`` table): the event a tap journals is written in one transaction with the tap's
+reference (:func:`current`, which :class:`~kipukas_board.web.submit.Submitter` hands the core loop),
+and its answer once given. So a tap whose answer was lost as the board restarted, sent again by the
+phone after it (for up to :data:`RESEND_S` seconds), is answered as before and not done twice; one
+the board stopped before answering is answered "done already" with its journal number.
 
 Example::
 
@@ -23,19 +27,29 @@ Example::
     (200, b'{"ok": true}', 'application/json')
     >>> tap_id("abc-DEF_123"), tap_id("no spaces"), tap_id("x" * 65)
     ('abc-DEF_123', None, None)
+    >>> len(tap_ref(key))            # how the journal's database knows the tap: bounded whatever the cookie
+    64
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import re
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, g, has_request_context, request
 
-#: The answers remembered (about the taps of a long evening's last minutes at a busy table).
-KEEP = 256
+from kipukas_board.store.journal import TAPS_KEPT, JournalError
+
+log = logging.getLogger(__name__)
+
+#: The answers remembered (about the taps of a long evening's last minutes at a busy table), as many
+#: as the journal's database keeps.
+KEEP = TAPS_KEPT
 #: The longest answer remembered, in bytes (an action's answer is a few kilobytes of effects).
 MAX_ANSWER = 64 * 1024
 #: How long a repeat waits for the first sending of its tap to be answered, in seconds.
@@ -54,24 +68,72 @@ def tap_id(value: str | None) -> str | None:
     return value if value is not None and _ID.fullmatch(value) else None
 
 
-class TapMemory:
-    """The answers of the last ``keep`` taps, by ``(phone, path, tap id)``; thread-safe."""
+def tap_ref(key: tuple[str, ...]) -> str:
+    """The journal's name for the tap ``key`` (phone, path, tap id): a SHA-256 in hex, 64 characters
+    whatever the phone's cookie holds."""
+    return hashlib.sha256("\0".join(key).encode("utf-8", "replace")).hexdigest()
 
-    def __init__(self, keep: int = KEEP) -> None:
+
+def current() -> str | None:
+    """The reference (:func:`tap_ref`) of the tap this request is doing, for the journal to keep with
+    the event it journals; None outside a request or for a request that is no tap."""
+    key = g.get("kipukas_tap") if has_request_context() else None
+    return tap_ref(key) if key is not None else None
+
+
+class KeptTaps(Protocol):
+    """Where taps outlive the board's process (:class:`~kipukas_board.store.journal.Journal`)."""
+
+    def tap(self, ref: str) -> tuple[int | None, tuple[int, bytes, str] | None] | None: ...
+
+    def keep_tap_answer(self, ref: str, status: int, body: bytes, mimetype: str) -> None: ...
+
+
+class TapMemory:
+    """The answers of the last ``keep`` taps, by ``(phone, path, tap id)``; thread-safe. With ``kept``
+    (the journal) a tap not in memory is looked up there and every answer remembered is kept there too."""
+
+    def __init__(self, keep: int = KEEP, kept: KeptTaps | None = None) -> None:
         self._keep = keep
+        self._kept = kept
         self._answers: OrderedDict[tuple[str, ...], tuple[int, bytes, str] | threading.Event] = OrderedDict()
         self._lock = threading.Lock()
+
+    def _from_kept(self, key: tuple[str, ...]) -> tuple[int, bytes, str] | None:
+        """The answer the journal's database kept for ``key`` (from before a restart), if any."""
+        if self._kept is None:
+            return None
+        try:
+            found = self._kept.tap(tap_ref(key))
+        except JournalError as exc:
+            log.error("a tap could not be looked up in the journal: %s", exc)
+            return None
+        if found is None:
+            return None
+        seq, answer = found
+        if answer is not None:
+            return answer
+        if seq is None:
+            return None
+        # journaled, then the board stopped before it answered: done, and said so
+        body = {"ok": True, "seq": seq, "effects": [],
+                "note": f"Already done (journal number {seq}) before the board restarted."}
+        return 200, json.dumps(body).encode(), "application/json"
 
     def begin(self, key: tuple[str, ...], wait_s: float = WAIT_S) -> tuple[int, bytes, str] | None:
         """None when ``key`` is a new tap (it is marked under way: call :meth:`done` or :meth:`drop`),
         else the answer it was given (waiting up to ``wait_s`` for a first sending still under way)."""
         with self._lock:
             seen = self._answers.get(key)
-            if seen is None:
-                self._answers[key] = threading.Event()
-                while len(self._answers) > self._keep:
-                    self._answers.popitem(last=False)
-                return None
+        if seen is None:
+            kept = self._from_kept(key)  # outside the lock: a read of the database
+            with self._lock:
+                seen = self._answers.get(key)  # begun by another request meanwhile?
+                if seen is None:
+                    self._answers[key] = kept if kept is not None else threading.Event()
+                    while len(self._answers) > self._keep:
+                        self._answers.popitem(last=False)
+                    return kept
         if isinstance(seen, threading.Event):
             seen.wait(wait_s)
             with self._lock:
@@ -83,9 +145,15 @@ class TapMemory:
 
     def done(self, key: tuple[str, ...], status: int, body: bytes, mimetype: str) -> None:
         """Remember the answer to ``key`` (when it was taken and is small), or forget the tap."""
+        taken = (200 <= status < 300 or status in _KEPT) and len(body) <= MAX_ANSWER
+        if taken and self._kept is not None:
+            try:
+                self._kept.keep_tap_answer(tap_ref(key), status, body, mimetype)
+            except JournalError as exc:  # the memory still has it; only a restart would forget it
+                log.error("a tap's answer could not be kept in the journal: %s", exc)
         with self._lock:
             under_way = self._answers.get(key)
-            if (200 <= status < 300 or status in _KEPT) and len(body) <= MAX_ANSWER:
+            if taken:
                 self._answers[key] = (status, body, mimetype)
             else:
                 self._answers.pop(key, None)
@@ -97,11 +165,12 @@ class TapMemory:
         self.done(key, 0, b"", "")
 
 
-def register(app: Flask, cookie: str) -> TapMemory:
+def register(app: Flask, cookie: str, kept: KeptTaps | None = None) -> TapMemory:
     """Answer a repeated tap (a POST with the same ``X-Tap`` from the same phone, on the same path) as
     the first was answered. ``cookie``: the device session cookie's name, which tells phones apart
-    (behind it, the address the request came from)."""
-    taps = TapMemory()
+    (behind it, the address the request came from); ``kept``: the journal, which keeps taps across a
+    restart."""
+    taps = TapMemory(kept=kept)
 
     @app.before_request
     def _repeat() -> Response | None:

@@ -70,3 +70,102 @@ def test_the_memory_is_bounded_and_a_repeat_waits_for_the_first_answer() -> None
     assert taps.begin(failed) is None
     taps.drop(failed)
     assert taps.begin(failed) is None, "a tap whose first sending had no answer is done when sent again"
+
+
+def _restarted(board: BoardApp, data_dir):  # type: ignore[no-untyped-def]
+    """The board stopped and made again on the same data directory (its journal), as after a restart."""
+    from kipukas_board.settings import Settings
+
+    board.stop()
+    again = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    again.start()
+    return again
+
+
+def _phone_after(client, board: BoardApp):  # type: ignore[no-untyped-def]
+    """A client of ``board`` as ``client`` was (its device cookie if it had one, else its address):
+    the same phone, the board restarted."""
+    from kipukas_board.web.server import create_app
+    from kipukas_board.web.sessions import COOKIE
+
+    phone = create_app(board).test_client()
+    cookie = client.get_cookie(COOKIE)
+    if cookie is not None:
+        phone.set_cookie(COOKIE, cookie.value)
+    return phone
+
+
+def test_a_tap_sent_again_after_the_board_restarted_is_answered_as_before_and_not_done_twice(data_dir) -> None:
+    from kipukas_board.settings import Settings
+    from kipukas_board.web.server import create_app
+
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    try:
+        client = create_app(board).test_client()
+        _game(client, board)
+        first = client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "before-restart"})
+        assert first.status_code == 200
+        rolled = board.loop.state.seq  # the answer is lost on the way back; the board restarts
+        board = _restarted(board, data_dir)
+        assert board.loop.state.seq == rolled
+        phone = _phone_after(client, board)
+        again = phone.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "before-restart"})
+        assert again.status_code == 200 and again.get_json() == first.get_json(), "answered as before"
+        assert board.loop.state.seq == rolled and board.journal.last_seq() == rolled, "the diel die was rolled twice"
+        other = phone.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "after-restart"})
+        assert other.status_code == 200 and board.loop.state.seq == rolled + 1, "a new tap is done"
+        stranger = phone.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "before-restart"},
+                              environ_base={"REMOTE_ADDR": "192.168.7.23"})  # another phone's tap of that id
+        assert stranger.status_code == 200 and board.loop.state.seq == rolled + 2, "is that phone's own"
+    finally:
+        board.stop()
+
+
+def test_a_tap_journaled_but_not_answered_before_a_restart_is_told_done_not_done_again(data_dir) -> None:
+    """The board stopped between journaling the tap's event and keeping its answer: the event and the
+    tap were written in one transaction, so the tap sent again is found done, by its journal number."""
+    import sqlite3
+
+    from kipukas_board.settings import Settings
+    from kipukas_board.store.journal import Journal
+    from kipukas_board.web.server import create_app
+
+    board = BoardApp(Settings(), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    try:
+        client = create_app(board).test_client()
+        _game(client, board)
+        assert client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "cut"}).status_code == 200
+        rolled = board.loop.state.seq
+        board.stop()
+        db = sqlite3.connect(data_dir / Journal.FILENAME)
+        with db:  # as if the board had stopped before it answered
+            assert db.execute("UPDATE taps SET status = NULL, body = NULL WHERE seq = ?", (rolled,)).rowcount == 1
+        db.close()
+        board = _restarted(board, data_dir)
+        again = _phone_after(client, board).post("/api/actions/roll-diel", json={},
+                                                 headers={**PIN, "X-Tap": "cut"})
+        assert again.status_code == 200 and board.loop.state.seq == rolled, "the diel die was rolled twice"
+        assert again.get_json()["seq"] == rolled and "Already done" in again.get_json()["note"]
+    finally:
+        board.stop()
+
+
+def test_the_journal_keeps_taps_bounded_in_number_and_age() -> None:
+    from kipukas_board.store.journal import TAPS_KEPT, TAPS_MAX_AGE_S, Journal
+
+    now = [1000.0]
+    j = Journal(":memory:", clock=lambda: now[0])
+    j.append({"type": "stand", "stand": "T1", "occupied": True}, tap="first")
+    assert j.tap("first") == (1, None)
+    j.keep_tap_answer("first", 200, b"{}", "application/json")
+    assert j.tap("first") == (1, (200, b"{}", "application/json"))
+    for n in range(TAPS_KEPT):
+        j.keep_tap_answer(f"t{n}", 409, b"{}", "application/json")
+    assert j.tap("first") is None and j.tap(f"t{TAPS_KEPT - 1}") is not None, "the oldest goes past the count"
+    assert j._read("SELECT COUNT(*) FROM taps")[0][0] == TAPS_KEPT
+    now[0] += TAPS_MAX_AGE_S + 1
+    assert j.tap(f"t{TAPS_KEPT - 1}") is None, "a tap older than the age kept is not answered from the journal"
+    j.keep_tap_answer("late", 200, b"{}", "application/json")
+    assert j._read("SELECT COUNT(*) FROM taps")[0][0] == 1, "and it is gone at the next write"
