@@ -170,3 +170,21 @@ def test_the_tables_undo_right_after_a_duel_began_points_to_the_paused_game_too(
         t.board.loop.submit(example_new_game())
         why = t.act("undo", status=409)["error"]
         assert why == "nothing to undo since a card duel began; Kipukas is paused: Resume (on any page) brings it back"
+
+
+def test_creature_combat_started_over_kipukas_while_a_duel_waits_paused_ends_the_duel(data_dir: Path) -> None:
+    """The board keeps one paused game: Kipukas, under way, takes the paused place and the duel paused
+    before it is ended (the page asks first and says so). With no game under way the paused duel stays."""
+    from kipukas_board.modes.creature_combat.rules import example_new_game as creature_combat
+
+    with Table(data_dir) as t:
+        t.board.loop.submit(example_new_game())
+        kipukas_in_setup(t)  # the duel waits paused for Kipukas
+        assert t.state()["paused"]["game"] == "duel"
+        t.board.loop.submit(creature_combat())
+        assert t.state()["game"] == "creature-combat" and t.state()["paused"]["game"] == "kipukas"
+        t.act("resume")  # Kipukas back, Creature Combat paused in its place; the duel is gone
+        assert t.state()["paused"]["game"] == "creature-combat"
+        t.act("end-game", {})  # Kipukas over: nothing under way
+        t.board.loop.submit(example_new_game())
+        assert t.state()["game"] == "duel" and t.state()["paused"]["game"] == "creature-combat", "the paused game stays"

@@ -115,3 +115,52 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         page.screenshot(path=str(shots / f"cct-after-{size[0]}.png"))
         ctx.close()
         assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_starting_over_kipukas_while_a_duel_waits_paused_says_the_duel_is_ended(browser, tmp_path: Path,
+                                                                               size: tuple[int, int]) -> None:
+    """The board keeps one paused game: a duel paused for a Kipukas game is ended when Creature Combat
+    starts over that game (Kipukas takes the paused place). The page says so before, as every page does."""
+    from kipukas_board.modes.duel.rules import example_new_game
+
+    data = tmp_path / "data"
+    for deck in write_decks(tmp_path):
+        assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
+        srv.board.loop.submit(example_new_game())  # a duel under way ...
+        srv.board.loop.submit({"type": "new_game", "edition": "web", "play_style": "domination", "first_placer": 1,
+                               "players": [{"seat": 1, "name": "Ana", "color": "#d7263d"},
+                                           {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})  # ... paused for Kipukas
+        srv.board.sim_set_stand("T1", True)
+        assert srv.board.loop.state.paused.game == "duel" and srv.board.loop.state.game == "kipukas"
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})  # CSP on
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + "/creature-combat")
+        token = page.get_attribute('meta[name="csrf-token"]', "content")
+        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
+        page.reload()
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
+        assert page.text_content("#paused-banner .text") == "Card duel is paused."
+        page.evaluate("document.getElementById('cc-new-game').open = true")
+        page.wait_for_function("() => document.querySelectorAll('#cc-new-players select option').length >= 8")
+        page.select_option('#cc-new-players fieldset[data-seat="2"] select', "ben")
+        page.click('#cc-new-game-form button[type="submit"]')
+        page.wait_for_selector("#kb-ask[open]", timeout=3000)
+        asked = page.text_content("#kb-ask-text")
+        assert asked == ("A game of Kipukas is under way. Start a game of Creature Combat Territory instead? The game "
+                         "under way is paused, and a card duel, paused before it, is ended: one game waits paused at "
+                         "a time."), asked
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"cct-start-over-paused-{size[0]}.png"))
+        page.click("#kb-ask-yes")
+        page.wait_for_function("() => document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
+                               timeout=3000)
+        s = srv.board.loop.state
+        assert s.game == "creature-combat" and s.paused.game == "kipukas", "Kipukas waits paused, the duel is gone"
+        page.wait_for_function("() => document.querySelector('#paused-banner .text').textContent"
+                               " === 'Kipukas is paused.'", timeout=3000)
+        ctx.close()
+        assert not errors, errors
