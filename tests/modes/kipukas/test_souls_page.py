@@ -56,6 +56,8 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        refused: list[str] = []  # a plan the board refuses is never asked for (the console would show it)
+        page.on("response", lambda r: refused.append(r.url) if "/api/bout/plan" in r.url and r.status >= 400 else None)
         _two_souls_in_territory_3(srv, ana_affinity="Avian")
         page.goto(srv.url + "/")  # the PIN entered once, as a phone does: the board trusts this browser
         token = page.get_attribute('meta[name="csrf-token"]', "content")
@@ -131,9 +133,23 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         assert bout["final_blow"] and len(bout["rounds"]) == 2
         page.wait_for_function("document.querySelector('#souls').textContent.includes('no attack this cycle')",
                                timeout=3000)
-        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('cannot attack again')",
+        # Neither soul may attack now (Hilbert's blow failed, the Raven is downed): the assistant says so
+        # and asks the board for no plan it would refuse; neither is offered as the attacker.
+        page.wait_for_function("document.querySelector('#bout-plan').textContent.startsWith('No soul here can attack')",
                                timeout=3000)
-        assert "After an unsuccessful blow" in page.text_content("#bout-plan")
+        assert page.text_content("#bout-plan") == ("No soul here can attack now: Raven is downed, Hilbert is out of "
+                                                   "attacks this diel cycle."), page.text_content("#bout-plan")
+        offered = page.eval_on_selector_all("#bout-attacker option", "os => os.map((o) => [o.textContent, o.disabled])")
+        assert sorted(offered) == [["Hilbert (Ana): no attack this cycle, cannot attack", True],
+                                   ["Raven (Bo): downed, cannot attack", True]], offered
+        assert not refused, f"the page asked for a bout's plan the board refuses: {refused}"
+        assert page.is_disabled("#bout-roll") and page.is_disabled("#bout-physical"), "no bout to roll"
+        page.locator("#bout-panel").screenshot(path=os.path.join(os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path)),
+                                                                 f"bout-nobody-attacks-{viewport[0]}.png"),
+                                               style="#message, #actionbar { visibility: hidden; }")
+        _post(srv.url, "/api/actions/roll-diel", {"phase": "night"})  # a new diel cycle: Hilbert may attack again
+        page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('Final Blow')", timeout=3000)
+        assert page.input_value("#bout-attacker") == "HMPU#0001" and not page.is_disabled("#bout-roll")
         shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
         for panel in ("souls", "bout"):
             # the panel as it stands, without what floats over it at that moment (the toast that
@@ -144,8 +160,6 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                                        style="#message, #actionbar { visibility: hidden; }")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
-        refused: list[str] = []
-        page.on("response", lambda r: refused.append(r.url) if "/api/bout/plan" in r.url and r.status >= 400 else None)
         _post(srv.url, "/api/actions/end-game", {"winner": 2})  # over: no more bouts
         page.wait_for_selector("#bout-form", state="hidden", timeout=3000)
         assert page.text_content("#bout-none") == "The game is over: no more bouts."

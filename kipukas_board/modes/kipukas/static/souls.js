@@ -8,6 +8,10 @@
   const seatName = (s, seat) => ((s.players || []).find((p) => p.seat === seat) || {}).name || `seat ${seat}`;
   const where = (sid) => (KB.place ? KB.place(sid) : sid);  // a stand in words (board.js)
   const standTerritory = (s, sid) => ((s.stands || []).find((x) => x.id === sid) || {}).territory;
+  // A downed soul cannot attack, nor one whose blow or retreat failed this diel cycle: the board says so
+  // in each soul's ``downed`` and ``attack_spent`` (and refuses a plan for it), so the page offers such a
+  // soul as a defender only and never asks the board for a bout it would refuse.
+  const cannotAttack = (x) => (x.downed ? "downed" : x.attack_spent ? "no attack this cycle" : "");
 
   function keep(select, options) {
     const v = select.value;
@@ -62,7 +66,11 @@
     $("soul-bind").hidden = !live.length || !$("bind-stand").options.length;
     const n = Number($("bout-territory").value);
     const fighting = live.filter((x) => x.stand && standTerritory(s, x.stand) === n);
-    const here = fighting.map((x) => opt(x.id, `${x.title} (${seatName(s, x.seat)})${x.downed ? " downed" : ""}`));
+    const here = fighting.map((x) => {
+      const o = opt(x.id, `${x.title} (${seatName(s, x.seat)})${cannotAttack(x) ? `: ${cannotAttack(x)}, cannot attack` : ""}`);
+      o.disabled = !!cannotAttack(x);
+      return o;
+    });
     keep($("bout-attacker"), here);
     propose(s, n, fighting);
     // the defender is a soul of another player than the attacker's
@@ -72,8 +80,7 @@
     propose(s, n, fighting);
     renderResult(s.last_bout);
     if (!fight) return;  // no plan to ask for (the board refuses one out of play)
-    if ($("bout-attacker").value && $("bout-defender").value) showPlan();  // a soul hurt or moved: redo the sums
-    else $("bout-plan").replaceChildren("Pick two souls of different players in a territory to see both sides.");
+    showPlan();  // a soul hurt or moved: redo the sums (or say why there are none)
   }
 
   // The souls of the fight on each side: the attacker is the soul of the player taking the
@@ -82,9 +89,12 @@
     const att = $("bout-attacker"), dfn = $("bout-defender");
     const seatOf = (id) => (fighting.find((x) => x.id === id) || {}).seat;
     const t = (s.territories || []).find((x) => x.number === n) || {};
-    if (!att.value || (t.taker != null && seatOf(att.value) !== t.taker && !att.dataset.picked)) {
-      const first = fighting.find((x) => x.seat === t.taker) || fighting[0];
-      if (first) att.value = first.id;
+    const able = fighting.filter((x) => !cannotAttack(x));
+    const unable = !able.some((x) => x.id === att.value);
+    if (!att.value || unable || (t.taker != null && seatOf(att.value) !== t.taker && !att.dataset.picked)) {
+      const first = able.find((x) => x.seat === t.taker) || able[0];
+      att.value = first ? first.id : "";
+      if (unable) delete att.dataset.picked;
     }
     if (!dfn.value || seatOf(dfn.value) === seatOf(att.value)) {
       const foe = fighting.find((x) => x.seat !== seatOf(att.value));
@@ -126,10 +136,22 @@
   let planAsked = 0;  // answers to older questions arriving late are dropped
   async function showPlan() {
     const asked = ++planAsked;
+    if ($("bout-form").hidden) return;  // not in play, or no souls meet: the board would refuse a plan
     const b = bout();
     const box = $("bout-plan");
+    const two = b.attacker && b.defender && b.attacker !== b.defender;  // a bout to roll; else the buttons say why
+    for (const id of ["bout-roll", "bout-physical"]) {
+      $(id).disabled = !two;
+      $(id).title = two ? "" : "pick an attacker and a defender first (see above)";
+    }
+    const fighting = (state && state.souls || []).filter((x) => !x.wasted && x.stand && standTerritory(state, x.stand) === b.territory);
+    if (!b.attacker && fighting.length && fighting.every((x) => cannotAttack(x))) {
+      box.replaceChildren(el("span", { class: "error", text: `No soul here can attack now: ${fighting.map((x) =>
+        `${x.title} is ${x.downed ? "downed" : "out of attacks this diel cycle"}`).join(", ")}.` }));
+      return;
+    }
     if (!b.attacker || !b.defender || b.attacker === b.defender) {
-      box.replaceChildren("Pick two souls in a territory to see both sides."); return;
+      box.replaceChildren("Pick two souls of different players in a territory to see both sides."); return;
     }
     const q = new URLSearchParams({ territory: b.territory, attacker: b.attacker, defender: b.defender });
     if (b.archetype !== undefined) q.set("archetype", b.archetype);
@@ -142,7 +164,9 @@
         (p.best_of > 1 ? `, best ${Math.ceil(p.best_of / 2)} of ${p.best_of}` : "") }),
         ...p.notes.map((t) => el("div", { class: "hint", text: t })),
         sideBlock("Attack", p.attacker), sideBlock("Defense", p.defender));
-    } catch (e) { if (asked === planAsked) box.replaceChildren(el("span", { class: "error", text: e.message })); }
+    } catch (e) {  // the board's refusal, as a sentence
+      if (asked === planAsked) box.replaceChildren(el("span", { class: "error", text: KB.upFirst(e.message) + (/[.!?]$/.test(e.message) ? "" : ".") }));
+    }
   }
 
   // The dice each side rolls, as players say them: one group per round, its dice apart by spaces.
