@@ -326,37 +326,53 @@ const KB = (function () {
   // retries a dropped stream by itself, but gives up on an error answer (503 when too many pages are
   // open, or a board still starting), so then the page tries again: soon at first (a restart), then
   // every 10 s (the board's Retry-After when it is busy).
+  // A browser opens at most 6 connections to one board (Chromium, Firefox) and an open stream holds
+  // one for good: six tabs of the board's pages would leave none for a seventh, nor for their own
+  // taps. So a page out of sight (another tab in front, the screen off) lets its stream go, and
+  // opens a new one when it is shown again, whose first message is the board's state as it is then.
   function stream(handlers) {
     const link = document.getElementById("link");
     let refusals = 0;
+    let es = null;  // the stream open now (null while the page is out of sight)
     const STALL_MS = 6000;
     const open = () => {
-      const es = new EventSource("/api/stream");
-      streamOpen = () => es.readyState === EventSource.OPEN;
-      es.addEventListener("open", () => {
+      if (document.hidden || es) return;
+      const src = new EventSource("/api/stream");
+      es = src;
+      streamOpen = () => src.readyState === EventSource.OPEN;
+      src.addEventListener("open", () => {
         refusals = 0; link.textContent = "live"; link.className = "pill up"; refreshLock();
       });
-      es.addEventListener("error", () => {
+      src.addEventListener("error", () => {
+        if (es !== src) return;  // let go on purpose
         link.className = "pill down";
-        if (es.readyState !== EventSource.CLOSED) {
+        if (src.readyState !== EventSource.CLOSED) {
           link.textContent = "reconnecting…";
           // A connection a stopping board accepted but never answers would keep the stream
           // "connecting" for good: start over if it is not open again soon.
-          setTimeout(() => { if (es.readyState === EventSource.CONNECTING) { es.close(); open(); } }, STALL_MS);
+          setTimeout(() => {
+            if (es === src && src.readyState === EventSource.CONNECTING) { src.close(); es = null; open(); }
+          }, STALL_MS);
           return;
         }
+        es = null;
         link.textContent = "retrying…";
         refusals += 1;
         setTimeout(open, Math.min(10000, 1000 * refusals));
       });
       for (const [name, fn] of Object.entries(handlers)) {
-        es.addEventListener(name, (ev) => {
+        src.addEventListener(name, (ev) => {
           const d = JSON.parse(ev.data);
           if (name === "state") showPaused(d);
           fn(d);
         });
       }
     };
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden) { open(); return; }
+      if (es) { es.close(); es = null; }
+      streamOpen = () => false;
+    });
     const first = document.getElementById("initial-state");
     if (first) showPaused(JSON.parse(first.textContent));
     open();

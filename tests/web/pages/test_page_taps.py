@@ -77,3 +77,43 @@ def test_a_roll_whose_answer_was_lost_is_not_rolled_twice(page, tmp_path: Path) 
         page.wait_for_function("() => document.getElementById('message').textContent === 'Rolled.'", timeout=6000)
         assert len(sent) == 2 and sent[0] and sent[0] == sent[1], f"sent again with the same tap id: {sent}"
         assert _rolls(srv) == 1, "the tap was rolled twice"
+
+
+#: The page shown or put out of sight (another tab in front, the screen off), as the browser says it.
+SEEN = """(hidden) => {
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+  const state = hidden ? "hidden" : "visible";
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => state });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_pages_out_of_sight_let_their_streams_go_so_more_tabs_still_load(browser, tmp_path: Path) -> None:
+    """A browser opens at most 6 connections to the board and each page's event stream holds one for
+    good: with five tabs open a sixth did not finish loading (its own stream took the last connection)
+    and none had a connection left for a tap. A page out of sight lets its stream go and opens a new
+    one when shown again, which brings the board's state as it is then."""
+    from waiting import wait_for
+
+    with serve_board(tmp_path / "data") as srv:
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})  # one browser: one pool of 6
+        tabs = []
+        for _ in range(5):
+            tab = ctx.new_page()
+            tab.goto(srv.url + "/")
+            tab.wait_for_selector("#link.up", timeout=5000)
+            tabs.append(tab)
+        assert wait_for(lambda: srv.board.broadcaster.clients() == 5), srv.board.broadcaster.clients()
+        for tab in tabs:
+            tab.evaluate(SEEN, True)
+        assert wait_for(lambda: srv.board.broadcaster.clients() == 0), "a page out of sight still holds its stream"
+        more = [ctx.new_page() for _ in range(2)]
+        for tab in more:  # the sixth and the seventh tab load and follow the board
+            tab.goto(srv.url + "/", timeout=10000)
+            tab.wait_for_selector("#link.up", timeout=5000)
+        tabs[0].evaluate(SEEN, False)  # the first tab shown again: a new stream, the state now
+        tabs[0].wait_for_selector("#link.up", timeout=5000)
+        srv.board.sim_set_stand("T3", True)
+        tabs[0].wait_for_selector('[data-stand="T3"].occupied', timeout=5000)
+        assert srv.board.broadcaster.clients() == 3
+        ctx.close()
