@@ -288,11 +288,12 @@ class Journal:
                         self._db.execute("INSERT OR IGNORE INTO taps (ref, ts, seq) VALUES (?, ?, ?)",
                                          (tap, now, cur.lastrowid))
                         self._prune_taps(now)
-                    except BaseException:
-                        with contextlib.suppress(sqlite3.Error):
-                            self._db.execute("ROLLBACK")
+                        self._db.execute("COMMIT")
+                    except BaseException:  # a failed COMMIT (a full disk) too: nothing of it stays
+                        if self._db.in_transaction:
+                            with contextlib.suppress(sqlite3.Error):
+                                self._db.execute("ROLLBACK")
                         raise
-                    self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 self.write_error = f"the journal {self.path} cannot be written: {sqlite_reason(exc)}"
                 raise JournalWriteError(self.write_error) from None
@@ -352,11 +353,12 @@ class Journal:
                                      "body = excluded.body, mimetype = excluded.mimetype",
                                      (ref, now, status, body, mimetype))
                     self._prune_taps(now)
+                    self._db.execute("COMMIT")
                 except BaseException:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._db.execute("ROLLBACK")
+                    if self._db.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            self._db.execute("ROLLBACK")
                     raise
-                self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 raise JournalWriteError(f"the journal {self.path} cannot be written: {sqlite_reason(exc)}") from None
 

@@ -169,3 +169,24 @@ def test_the_journal_keeps_taps_bounded_in_number_and_age() -> None:
     assert j.tap(f"t{TAPS_KEPT - 1}") is None, "a tap older than the age kept is not answered from the journal"
     j.keep_tap_answer("late", 200, b"{}", "application/json")
     assert j._read("SELECT COUNT(*) FROM taps")[0][0] == 1, "and it is gone at the next write"
+
+
+def test_a_tap_whose_event_the_disk_refuses_is_not_kept_and_the_journal_writes_on_after(tmp_path) -> None:
+    """The event and its tap in one transaction: a full disk refuses both, leaves no transaction open,
+    and the tap sent again once there is room is done (nothing of it was kept)."""
+    import pytest
+
+    from kipukas_board.store.journal import Journal, JournalWriteError
+
+    j = Journal.in_dir(tmp_path)
+    pages = j._db.execute("PRAGMA page_count").fetchone()[0]
+    j._db.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(JournalWriteError, match="disk is full"):
+        for n in range(500):  # the last page may still take a few
+            j.append({"type": "stand", "stand": "T1", "occupied": True, "pad": "x" * 400}, tap=f"full-{n}")
+    refused = f"full-{n}"
+    assert j.tap(refused) is None and not j._db.in_transaction
+    j._db.execute("PRAGMA max_page_count = 1073741823")
+    seq = j.append({"type": "stand", "stand": "T1", "occupied": False}, tap=refused)
+    assert j.tap(refused) == (seq, None) and j.last_seq() == seq
+    j.close()
