@@ -227,3 +227,29 @@ def test_a_soul_whose_card_has_only_a_base_fights_with_no_die_to_type(browser, t
                                                                  "bout-base-390x844.png"))
         ctx.close()
         assert not errors, errors
+
+
+@pytest.mark.parametrize("viewport", [(360, 740), (390, 844)])
+def test_the_bout_assistant_names_a_territory_as_the_map_does_named_or_not(browser, tmp_path, viewport):
+    """"Long Grass (3), contention" where the map names it, "territory 3, contention" where it does not
+    (it read "territory (3)"), as the questions and captions word it."""
+    from tests.maptools import map_data, to_toml
+
+    unnamed = map_data()
+    for t in unnamed["territories"]:
+        t.pop("name", None)
+    drawn = tmp_path / "unnamed.toml"
+    drawn.write_text(to_toml(unnamed))
+    for map_name, want in (("kipuka-8", "Long Grass (3), contention"), (str(drawn), "territory 3, contention")):
+        data = tmp_path / f"data-{len(want)}"
+        Catalog.in_dir(data).import_records(CARDS)
+        with serve_board(data, map_name=map_name) as srv:
+            _two_souls_in_territory_3(srv)
+            ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+            page = ctx.new_page()
+            page.goto(srv.url + "/")
+            page.wait_for_selector("#link.up", timeout=5000)
+            page.wait_for_function("() => document.querySelectorAll('#bout-territory option').length > 0",
+                                   timeout=3000)
+            assert page.text_content("#bout-territory option") == want
+            ctx.close()

@@ -8,6 +8,11 @@
   const seatName = (s, seat) => ((s.players || []).find((p) => p.seat === seat) || {}).name || `seat ${seat}`;
   const where = (sid) => (KB.place ? KB.place(sid) : sid);  // a stand in words (board.js)
   const standTerritory = (s, sid) => ((s.stands || []).find((x) => x.id === sid) || {}).territory;
+  // "Grey Peaks (4)", or "territory 4" on a map that leaves it unnamed (board/places.py, board.js)
+  const territoryName = (s, n) => {
+    const name = ((s.map.territories || []).find((m) => m.number === n) || {}).name;
+    return name ? `${name} (${n})` : `territory ${n}`;
+  };
   // A downed soul cannot attack, nor one whose blow or retreat failed this diel cycle: the board says so
   // in each soul's ``downed`` and ``attack_spent`` (and refuses a plan for it), so the page offers such a
   // soul as a defender only and never asks the board for a bout it would refuse.
@@ -55,8 +60,7 @@
     keep($("bind-stand"), (s.stands || []).filter((x) => x.kind === "movement" && x.occupied)
       .map((x) => opt(x.id, where(x.id))));
     keep($("bout-territory"), (s.territories || []).filter((t) => live.some((x) => x.stand && standTerritory(s, x.stand) === t.number))
-      .map((t) => opt(String(t.number), `${(s.map.territories.find((m) => m.number === t.number) || {}).name || "territory"} (${t.number})` +
-        `${t.contention ? ", contention" : ""}`)));
+      .map((t) => opt(String(t.number), `${territoryName(s, t.number)}${t.contention ? ", contention" : ""}`)));
     // Bouts are fought in play: without a soul in a territory, or with the game not in play, nothing to pick.
     const fight = s.phase === "play" && $("bout-territory").options.length > 0;
     $("bout-form").hidden = !fight;
