@@ -14,9 +14,10 @@ An integrity check (``PRAGMA quick_check``) runs on open; a damaged file is one 
 naming the file and the way back (``kipukas-board journal restore``, from the rolling backup of
 :mod:`kipukas_board.store.backup`).
 
-A tap from a phone (``X-Tap``, :mod:`kipukas_board.web.taps`) is kept in a small table beside the events,
-written in the same transaction as the first event it journals, with its answer once given: a tap
-sent again after the board restarted is answered from there, never done twice. The table keeps the
+A tap from a phone (``X-Tap``, :mod:`kipukas_board.web.taps`) that journals an event is kept in a
+small table beside the events, written in the same transaction as the first event it journals, with
+its answer once given: a tap sent again after the board restarted is answered from there, never done
+twice. A tap that journals nothing is not written at all. The table keeps the
 last :data:`TAPS_KEPT` taps of the last :data:`TAPS_MAX_AGE_S` seconds.
 
 A write that fails (disk full, file system gone read-only) raises :class:`JournalWriteError` with the
@@ -340,25 +341,15 @@ class Journal:
         return seq, (None if status is None else (int(status), bytes(body or b""), str(mimetype or "")))
 
     def keep_tap_answer(self, ref: str, status: int, body: bytes, mimetype: str) -> None:
-        """Keep the answer tap ``ref`` was given (beside the event it journaled, if any); the oldest
-        taps go past :data:`TAPS_KEPT` or :data:`TAPS_MAX_AGE_S`. Raises :class:`JournalWriteError`
-        when it cannot be written."""
+        """Keep the answer tap ``ref`` was given beside the event it journaled. A tap that journaled
+        no event (a refusal before the rules, a route that changes nothing the journal holds) is not
+        written: doing it again after a restart changes nothing, and a guest without the PIN could
+        otherwise make the board write to its card for every request. Raises
+        :class:`JournalWriteError` when it cannot be written."""
         with self._lock:
-            now = self._clock()
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    self._db.execute("INSERT INTO taps (ref, ts, status, body, mimetype) VALUES (?, ?, ?, ?, ?) "
-                                     "ON CONFLICT(ref) DO UPDATE SET status = excluded.status, "
-                                     "body = excluded.body, mimetype = excluded.mimetype",
-                                     (ref, now, status, body, mimetype))
-                    self._prune_taps(now)
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    if self._db.in_transaction:
-                        with contextlib.suppress(sqlite3.Error):
-                            self._db.execute("ROLLBACK")
-                    raise
+            try:  # one statement, its own transaction; it writes nothing when the tap journaled nothing
+                self._db.execute("UPDATE taps SET status = ?, body = ?, mimetype = ? WHERE ref = ?",
+                                 (status, body, mimetype, ref))
             except sqlite3.Error as exc:
                 raise JournalWriteError(f"the journal {self.path} cannot be written: {sqlite_reason(exc)}") from None
 

@@ -9,12 +9,14 @@ anything.
 
 Only answers of taps that were taken are remembered (2xx, and 409: the rules heard it and refused); a
 tap turned away before it was done (no PIN, a bad body, the board unable to record) is tried again for
-real. The answers are kept in memory and in the journal's database too (:class:`KeptTaps`, the
-journal's ``taps`` table): the event a tap journals is written in one transaction with the tap's
-reference (:func:`current`, which :class:`~kipukas_board.web.submit.Submitter` hands the core loop),
-and its answer once given. So a tap whose answer was lost as the board restarted, sent again by the
-phone after it (for up to :data:`RESEND_S` seconds), is answered as before and not done twice; one
-the board stopped before answering is answered "done already" with its journal number.
+real. The answers are kept in memory, and those of taps that journaled an event in the journal's
+database too (:class:`KeptTaps`, the journal's ``taps`` table): the event a tap journals is written in
+one transaction with the tap's reference (:func:`current`, which
+:class:`~kipukas_board.web.submit.Submitter` hands the core loop), and its answer once given. So a tap
+whose answer was lost as the board restarted, sent again by the phone after it (for up to
+:data:`RESEND_S` seconds), is answered as before and not done twice; one the board stopped before
+answering is answered "done already" with its journal number. A tap that journaled nothing is done
+again after a restart, which changes nothing the journal holds.
 
 Example::
 
@@ -91,7 +93,8 @@ class KeptTaps(Protocol):
 
 class TapMemory:
     """The answers of the last ``keep`` taps, by ``(phone, path, tap id)``; thread-safe. With ``kept``
-    (the journal) a tap not in memory is looked up there and every answer remembered is kept there too."""
+    (the journal) a tap not in memory is looked up there, and the answer of one that journaled an event
+    is kept there too."""
 
     def __init__(self, keep: int = KEEP, kept: KeptTaps | None = None) -> None:
         self._keep = keep

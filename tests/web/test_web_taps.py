@@ -162,12 +162,13 @@ def test_the_journal_keeps_taps_bounded_in_number_and_age() -> None:
     j.keep_tap_answer("first", 200, b"{}", "application/json")
     assert j.tap("first") == (1, (200, b"{}", "application/json"))
     for n in range(TAPS_KEPT):
+        j.append({"type": "stand", "stand": "T1", "occupied": n % 2 == 0}, tap=f"t{n}")
         j.keep_tap_answer(f"t{n}", 409, b"{}", "application/json")
     assert j.tap("first") is None and j.tap(f"t{TAPS_KEPT - 1}") is not None, "the oldest goes past the count"
     assert j._read("SELECT COUNT(*) FROM taps")[0][0] == TAPS_KEPT
     now[0] += TAPS_MAX_AGE_S + 1
     assert j.tap(f"t{TAPS_KEPT - 1}") is None, "a tap older than the age kept is not answered from the journal"
-    j.keep_tap_answer("late", 200, b"{}", "application/json")
+    j.append({"type": "stand", "stand": "T1", "occupied": True}, tap="late")
     assert j._read("SELECT COUNT(*) FROM taps")[0][0] == 1, "and it is gone at the next write"
 
 
@@ -190,3 +191,21 @@ def test_a_tap_whose_event_the_disk_refuses_is_not_kept_and_the_journal_writes_o
     seq = j.append({"type": "stand", "stand": "T1", "occupied": False}, tap=refused)
     assert j.tap(refused) == (seq, None) and j.last_seq() == seq
     j.close()
+
+
+def test_a_tap_that_journals_nothing_is_not_written_to_the_journal(client, board: BoardApp) -> None:
+    """Only a tap that journaled an event can be done twice across a restart, so only its answer is
+    written to the SD card: a guest without the PIN, tapping a route that changes nothing the journal
+    holds, makes the board write nothing and pushes no phone's tap out of the journal."""
+    _game(client, board)
+    assert client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "a-roll"}).status_code == 200
+    for n in range(3):
+        assert client.post("/api/pin/forget", json={}, headers={"X-Tap": f"guest-{n}"}).status_code == 200
+    refused = client.post("/api/actions/resolve-contention", json={"territory": 3, "winner": 1},
+                          headers={**PIN, "X-Tap": "refused"})
+    assert refused.status_code == 409
+    kept = board.journal._read("SELECT seq, status FROM taps")
+    assert kept == [(board.loop.state.seq, 200)], f"the journal kept taps that journaled nothing: {kept}"
+    again = client.post("/api/actions/resolve-contention", json={"territory": 3, "winner": 1},
+                        headers={**PIN, "X-Tap": "refused"})
+    assert again.get_json() == refused.get_json(), "a refusal is still answered again from memory"
