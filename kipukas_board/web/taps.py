@@ -66,8 +66,24 @@ _KEPT = frozenset({409})
 
 
 def tap_id(value: str | None) -> str | None:
-    """``value`` when it is a well-formed tap id, else None (a malformed one is not remembered)."""
+    """``value`` when it is a well-formed tap id, else None."""
     return value if value is not None and _ID.fullmatch(value) else None
+
+
+def malformed(value: str) -> str:
+    """Why ``value`` is no tap id, for a 400: the board could not remember the tap, so a client that
+    sent it again would have it done twice. Names the size, never echoes the value (it may be huge).
+
+    Example::
+
+        >>> malformed("a b").split("; ")[1]
+        'got 3 characters, not all of them allowed'
+    """
+    if not value:
+        what = "none"
+    else:
+        what = f"{len(value)} characters" + ("" if len(value) > 64 else ", not all of them allowed")
+    return f"the {HEADER} header must be 1 to 64 letters, digits, '-' or '_' (a new id for each tap); got {what}"
 
 
 def tap_ref(key: tuple[str, ...]) -> str:
@@ -177,9 +193,12 @@ def register(app: Flask, cookie: str, kept: KeptTaps | None = None) -> TapMemory
 
     @app.before_request
     def _repeat() -> Response | None:
-        tap = tap_id(request.headers.get(HEADER)) if request.method == "POST" else None
-        if tap is None:
+        raw = request.headers.get(HEADER) if request.method == "POST" else None
+        if raw is None:
             return None
+        tap = tap_id(raw)
+        if tap is None:  # done as an ordinary request, a tap sent again would be done twice
+            return Response(json.dumps({"error": malformed(raw)}), status=400, mimetype="application/json")
         key = (request.cookies.get(cookie) or request.remote_addr or "?", request.path, tap)
         answer = taps.begin(key)
         if answer is None:

@@ -39,7 +39,7 @@ def test_a_tap_turned_away_for_the_pin_is_done_when_sent_again_with_it(client, b
     assert unlocked.status_code == 200 and board.loop.state.seq == before + 1
 
 
-def test_a_refusal_is_remembered_too_and_a_malformed_tap_id_is_not(client, board: BoardApp) -> None:
+def test_a_refusal_is_remembered_too(client, board: BoardApp) -> None:
     _game(client, board)
     refused = client.post("/api/actions/resolve-contention", json={"territory": 3, "winner": 1},
                           headers={**PIN, "X-Tap": "tap-4"})
@@ -48,10 +48,20 @@ def test_a_refusal_is_remembered_too_and_a_malformed_tap_id_is_not(client, board
     again = client.post("/api/actions/resolve-contention", json={"territory": 3, "winner": 1},
                         headers={**PIN, "X-Tap": "tap-4"})
     assert again.get_json() == refused.get_json() and board.loop.state.seq == before
-    for bad in ("has space", "x" * 65):
-        client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": bad})
-        client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": bad})
-    assert board.loop.state.seq == before + 4, "a malformed tap id is an ordinary request"
+
+
+def test_a_malformed_tap_id_is_refused_naming_what_it_must_be(client, board: BoardApp) -> None:
+    """A tap whose id the board cannot remember would be done again when sent again: the client is
+    told, not served as if its tap were safe to send twice. The id is not echoed (it may be huge)."""
+    _game(client, board)
+    before = board.loop.state.seq
+    for bad in ("has space", "x" * 65, "", "é", "<b>", "x" * 100_000):
+        resp = client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": bad})
+        assert resp.status_code == 400, (len(bad), resp.status_code)
+        why = resp.get_json()["error"]
+        assert "X-Tap" in why and "1 to 64 letters, digits, '-' or '_'" in why and len(why) < 200, why
+    assert board.loop.state.seq == before, "a tap with a malformed id was done"
+    assert client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "x" * 64}).status_code == 200
 
 
 def test_the_memory_is_bounded_and_a_repeat_waits_for_the_first_answer() -> None:
