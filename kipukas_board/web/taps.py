@@ -58,6 +58,9 @@ MAX_ANSWER = 64 * 1024
 WAIT_S = 10.0
 #: How long the page goes on sending a tap the board does not answer (common.js has the same figure).
 RESEND_S = 20
+#: The longest device cookie that tells a phone apart (the board issues 75 characters); a longer one,
+#: written by the client, is none of the board's, and the phone's address tells it apart instead.
+MAX_COOKIE = 100
 #: The header that carries a tap's id: letters, digits, ``-`` and ``_``, at most 64 of them.
 HEADER = "X-Tap"
 
@@ -199,7 +202,10 @@ def register(app: Flask, cookie: str, kept: KeptTaps | None = None) -> TapMemory
         tap = tap_id(raw)
         if tap is None:  # done as an ordinary request, a tap sent again would be done twice
             return Response(json.dumps({"error": malformed(raw)}), status=400, mimetype="application/json")
-        key = (request.cookies.get(cookie) or request.remote_addr or "?", request.path, tap)
+        phone = request.cookies.get(cookie)
+        if not phone or len(phone) > MAX_COOKIE:  # bounded: the memory holds up to KEEP of these keys
+            phone = request.remote_addr or "?"
+        key = (phone, request.path, tap)
         answer = taps.begin(key)
         if answer is None:
             g.kipukas_tap = key

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from kipukas_board.app import BoardApp
 from kipukas_board.web.taps import KEEP, TapMemory
 
@@ -219,3 +221,22 @@ def test_a_tap_that_journals_nothing_is_not_written_to_the_journal(client, board
     again = client.post("/api/actions/resolve-contention", json={"territory": 3, "winner": 1},
                         headers={**PIN, "X-Tap": "refused"})
     assert again.get_json() == refused.get_json(), "a refusal is still answered again from memory"
+
+
+@pytest.mark.filterwarnings("ignore:The 'kipukas_device' cookie is too large")  # as a guest would send it
+def test_a_huge_cookie_does_not_swell_the_memory_of_taps(board: BoardApp) -> None:
+    """The phone is told apart by its device cookie, which the client writes: a guest sending 100 kB
+    cookies with every tap kept 256 of them (25 MB) in the board's memory. A cookie longer than any
+    the board issues is no phone of its own: the address tells that phone apart instead."""
+    from kipukas_board.web.server import create_app
+    from kipukas_board.web.sessions import COOKIE
+
+    app = create_app(board)
+    guest = app.test_client()
+    for n in range(3):
+        guest.set_cookie(COOKIE, f"{n}" * 100_000)  # set each time: forgetting the PIN deletes it
+        assert guest.post("/api/pin/forget", json={}, headers={"X-Tap": f"big-{n}"}).status_code == 200
+    again = guest.post("/api/pin/forget", json={}, headers={"X-Tap": "big-0"})
+    assert again.status_code == 200
+    held = sum(len(part) for key in app.extensions["kipukas_taps"]._answers for part in key)
+    assert held < 3 * 200, f"the memory of taps holds {held} characters of keys for 3 taps"
