@@ -137,9 +137,9 @@ class TapMemory:
             return answer
         if seq is None:
             return None
-        # journaled, then the board stopped before it answered: done, and said so
+        # journaled, then no answer kept (the board stopped, or failed, before it answered): done, and said so
         body = {"ok": True, "seq": seq, "effects": [],
-                "note": f"Already done (journal number {seq}) before the board restarted."}
+                "note": f"Already done (journal number {seq}); the board's first answer to it was lost."}
         return 200, json.dumps(body).encode(), "application/json"
 
     def begin(self, key: tuple[str, ...], wait_s: float = WAIT_S) -> tuple[int, bytes, str] | None:

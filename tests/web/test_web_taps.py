@@ -240,3 +240,28 @@ def test_a_huge_cookie_does_not_swell_the_memory_of_taps(board: BoardApp) -> Non
     assert again.status_code == 200
     held = sum(len(part) for key in app.extensions["kipukas_taps"]._answers for part in key)
     assert held < 3 * 200, f"the memory of taps holds {held} characters of keys for 3 taps"
+
+
+def test_a_tap_that_failed_after_its_event_was_journaled_is_not_done_again_nor_said_restarted(
+        client, board: BoardApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board failed while answering a tap whose event it had journaled (a 500): sent again, the
+    tap is found done in the journal and answered so, and the answer does not claim a restart."""
+    from kipukas_board.web import submit
+
+    _game(client, board)
+    before = board.loop.state.seq
+    real = submit.refused
+    failures = iter([RuntimeError("the answer failed")])
+
+    def refused_once(effects):  # type: ignore[no-untyped-def]
+        for exc in failures:
+            raise exc
+        return real(effects)
+
+    monkeypatch.setattr(submit, "refused", refused_once)
+    assert client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "t-500"}).status_code == 500
+    assert board.loop.state.seq == before + 1
+    again = client.post("/api/actions/roll-diel", json={}, headers={**PIN, "X-Tap": "t-500"})
+    assert again.status_code == 200 and board.loop.state.seq == before + 1, "the diel die was rolled twice"
+    note = again.get_json()["note"]
+    assert f"journal number {before + 1}" in note and "restart" not in note, note
