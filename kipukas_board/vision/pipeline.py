@@ -201,6 +201,11 @@ UNSMEARED_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("zxing", "gray", 2.0, "sharp", 19.0),
 )
 
+#: A code at least this many pixels on its side in a frame :data:`REFERENCE_SIDE` pixels long
+#: (modules of 6 pixels or more: a Kipukas code is 29 modules wide) is read at half size: the passes
+#: at full working size and above are there for smaller codes.
+LARGE_CODE_PX = 180.0
+
 #: A located region is looked at this many times the located symbol's size, centred on it: a symbol
 #: that was located but not decoded is often a wrong pairing of finder patterns, which can lie
 #: anywhere within about one code's width of the real code.
@@ -323,6 +328,15 @@ class Pipeline:
         extra = [s for s in SEARCH_STRATEGIES if s.decoder in self.decoders and s not in light]
         late = [s for s in DEBLUR_STRATEGIES if s.decoder in self.decoders]
         return self._sibling(light + extra + heavy + late, self.budget_ms, heavy_interval_s=float("inf"))
+
+    def up_to_scale(self, scale: float) -> Pipeline:
+        """A pipeline of this one's strategies that work at ``scale`` or less, and its ``located``
+        ones (they run only on a located symbol's region, for a few ms): the same decoders (and
+        worker process), budget, heavy interval and payload check, no camera state. For a look
+        whose code needs no upscaling (:data:`LARGE_CODE_PX`), which the passes at full working
+        size and more cost for nothing."""
+        return self._sibling([s for s in self.strategies if s.scale <= scale or s.located], self.budget_ms,
+                             heavy_interval_s=self.heavy_interval_s)
 
     def deep(self) -> Pipeline:
         """A pipeline of :data:`DEEP_STRATEGIES` (those whose decoder is here) for a still scene the

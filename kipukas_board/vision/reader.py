@@ -43,6 +43,9 @@ The rules, per frame:
   ladder goes on past them until another card is read or its budget is spent (once per card, some
   50 ms of cheap passes), and where it reads no other, the mean is taken back from its smear and
   glare if it shows them (behind a smear of :data:`LONG_SMEAR` pixels or more, at full size too).
+  Beside cards read large (:data:`~kipukas_board.vision.pipeline.LARGE_CODE_PX`) these looks run
+  only the ladder's passes at half size: a card laid beside them is seen from about as far, and
+  the upscaling passes, for small codes, cost some two fifths of the look.
 
 So a still, empty stand costs one thumbnail per frame, and a held card the same once it is read.
 
@@ -66,7 +69,7 @@ from typing import Any
 from kipukas_board.vision.gate import ChangeGate
 from kipukas_board.vision.light import even_light, glare
 from kipukas_board.vision.motion import UNSMEAR_SCALE, estimate_motion, unsmear
-from kipukas_board.vision.pipeline import DecodeResult
+from kipukas_board.vision.pipeline import LARGE_CODE_PX, REFERENCE_SIDE, DecodeResult
 from kipukas_board.vision.stack import FrameStack
 
 #: The stacked mean of an unread still scene is decoded at these frame counts (at 15 fps about
@@ -115,6 +118,7 @@ class CameraReader:
         self.miss_interval_s = miss_interval_s
         self.clock = clock
         self._codes: list[str] = []
+        self._sides: dict[str, float] = {}  # each code's side where it was read (see _code_sides)
         self._done = False
         self._missed_at: float | None = None  # when a decode of a changing scene last read nothing
         self.frames = 0
@@ -131,6 +135,7 @@ class CameraReader:
         self._located = False  # a decode of this unread scene located a symbol it could not read
         self._more = False  # the scene was read: its stack is looked at once, for a second card
         self._searcher: Any = None
+        self._half_searcher: Any = None  # the search ladder's half-size passes, for a second card
         self._unsmeared: Any = None  # the pipeline for a mean taken back from its smear at full size
         self._smear: tuple[int, int] | None = None  # the smear measured on the last mean looked at
         self._looked: tuple[Any, Any] | None = None  # that mean and its grey image
@@ -152,6 +157,7 @@ class CameraReader:
         result: DecodeResult = self.pipeline.decode(frame, thorough=not changed)
         self.decoded += 1
         self._codes = list(result.codes)
+        self._sides = _code_sides(result, frame)
         self._done = bool(result.complete)
         self._missed_at = now if changed and not result.codes else None
         if result.featureless or not self.stack_at:
@@ -184,10 +190,12 @@ class CameraReader:
         self._smear = self._looked = None
         if self._more:
             mean = self._stack.mean()
-            result = self._searcher.decode(mean, known=self._codes)
+            searcher = self._second_card_searcher()
+            result = searcher.decode(mean, known=self._codes)
             self.decoded += 1
             if self.second_looks and not set(result.codes) - set(self._codes):
-                result = self._second_look(self._looks(mean), thorough=False, known=self._codes) or result
+                result = self._second_look(self._looks(mean), thorough=False, known=self._codes,
+                                           pipeline=searcher) or result
                 if (not set(result.codes) - set(self._codes) and self._smear is not None
                         and math.hypot(*self._smear) >= LONG_SMEAR):
                     result = self._unsmeared_look(mean, known=self._codes) or result
@@ -226,8 +234,21 @@ class CameraReader:
             # for a second card (the pass that read this one stopped at its first read)
             self._more = True
         self._codes = list(result.codes)
+        self._sides = _code_sides(result, mean)
         return FrameRead(codes=list(result.codes), refused=dict(result.refused), decoded=True, result=result,
                          stacked=n)
+
+    def _second_card_searcher(self) -> Any:
+        """The ladder for the look for a second card: the search ladder; only its passes at half
+        size or less where every card read is large (:data:`~kipukas_board.vision.pipeline.LARGE_CODE_PX`):
+        a card laid beside it on the stand is seen from about as far, so as large, and the upscaling
+        passes, some two fifths of the look's cost, are there for small codes."""
+        if not self._codes or any(self._sides.get(c, 0.0) < LARGE_CODE_PX for c in self._codes):
+            return self._searcher
+        if self._half_searcher is None:
+            make = getattr(self._searcher, "up_to_scale", None)
+            self._half_searcher = make(0.5) if make is not None else self._searcher
+        return self._half_searcher
 
     def _looks(self, mean: Any) -> list[tuple[Any, float]]:
         """The mean with what the camera did taken back, as (image, its scale to the frame): its
@@ -268,12 +289,12 @@ class CameraReader:
                                  known=known)
 
     def _second_look(self, looks: list[tuple[Any, float]], thorough: bool,
-                     known: Collection[str] = ()) -> DecodeResult | None:
-        """Each of ``looks`` decoded by the search ladder: the first that reads a code not ``known``,
-        else the last one made; None when there are none."""
+                     known: Collection[str] = (), pipeline: Any = None) -> DecodeResult | None:
+        """Each of ``looks`` decoded by the search ladder (or ``pipeline``): the first that reads a
+        code not ``known``, else the last one made; None when there are none."""
         result: DecodeResult | None = None
         for image, scale in looks:
-            result = self._decode_look(self._searcher, image, scale, thorough, known)
+            result = self._decode_look(pipeline or self._searcher, image, scale, thorough, known)
             if set(result.codes) - set(known):
                 break
         return result
@@ -294,3 +315,15 @@ class CameraReader:
         close = getattr(self.pipeline, "close", None)
         if close is not None:
             close()
+
+
+def _code_sides(result: DecodeResult, frame: Any) -> dict[str, float]:
+    """The longest side of each code ``result`` read with its corners, in pixels of a frame
+    :data:`~kipukas_board.vision.pipeline.REFERENCE_SIDE` pixels long (``frame``: the image whose
+    pixels the corners are in)."""
+    corners = {code: pts for code, pts in result.points.items() if pts}
+    if not corners:
+        return {}
+    to_reference = REFERENCE_SIDE / max(frame.shape[:2])
+    return {code: to_reference * max(math.dist(pts[i], pts[i - 1]) for i in range(len(pts)))
+            for code, pts in corners.items()}

@@ -499,3 +499,43 @@ def test_a_text_read_on_the_full_size_look_that_is_no_card_is_no_read(looks) -> 
     reader = CameraReader(Pipeline(decoders={n: dec for n in ("zxing", "pyzbar", "wechat")}))
     reads = [reader.read(noise(clean, rng, 2)) for _ in range(2 * STACK_AT[-1])]
     assert UNSMEARED_STRATEGIES[0].name in dec.log and not any(r.codes for r in reads)
+
+
+class _Cornered:
+    """A fake decoder that reads ``code`` with its corners (a square ``side`` pixels wide) for the
+    strategy named ``by``, nothing for the others, and logs every strategy it runs for."""
+
+    def __init__(self, code: str, by: str, side: float) -> None:
+        self.code, self.by, self.side = code, by, side
+        self.strategy = ""
+        self.log: list[str] = []
+
+    def __call__(self, image) -> list[Decoded]:
+        self.log.append(self.strategy)
+        if self.strategy != self.by:
+            return []
+        s = self.side * image.shape[1] / 640  # the corners in the working image's pixels
+        return [Decoded(self.code, ((10.0, 10.0), (10.0 + s, 10.0), (10.0 + s, 10.0 + s), (10.0, 10.0 + s)))]
+
+
+@pytest.mark.parametrize("side, upscaled", [(125.0, False), (60.0, True)])
+def test_the_look_for_a_second_card_beside_a_large_one_spares_the_upscaling_passes(named, side, upscaled) -> None:
+    """A card read with a side of 250 px at 1280 (125 px of a 640x360 frame) needs no upscaling, nor
+    does one laid beside it: the look for it runs the half-size passes only. Beside a small card
+    (120 px at 1280) it runs them all."""
+    from kipukas_board.vision.pipeline import DEFAULT_STRATEGIES, LARGE_CODE_PX
+
+    assert (2 * side >= LARGE_CODE_PX) != upscaled
+    rng = np.random.default_rng(27)
+    clean = _scene(rng)
+    dec = _Cornered(P, DEFAULT_STRATEGIES[0].name, side)
+    reader = CameraReader(Pipeline(decoders={"zxing": dec, "pyzbar": dec}))
+    first = reader.read(noise(clean, rng, 2))
+    assert first.codes == [P] and dec.log == [DEFAULT_STRATEGIES[0].name]
+    reads = [reader.read(noise(clean, rng, 2)) for _ in range(STACK_AT[0])]
+    assert any(r.decoded for r in reads) and all(r.codes == [P] for r in reads)
+    look = dec.log[1:]  # the look at the stacked mean, past the code read already
+    assert DEFAULT_STRATEGIES[5].name in look  # ZBar on the blue channel at half size, in both
+    whole = [s.name for s in (*DEFAULT_STRATEGIES, *SEARCH_STRATEGIES, *DEBLUR_STRATEGIES)
+             if s.scale > 0.5 and not s.located and s.decoder != "wechat"]
+    assert whole and (set(whole) <= set(look)) == upscaled and (set(whole) & set(look) == set()) != upscaled
