@@ -181,18 +181,21 @@
   let saidGame = null;
   // A page opened (or reloaded) mid-game shows what the board said last, as a page left open does:
   // the state names the event it was said for (captions, with the game), the log has its written words.
-  let heard = false;
+  // So does a page shown again after it let its stream go (out of sight, common.js), or whose stream
+  // came back after a break: what was said meanwhile never reached it, and its caption would be stale.
+  let saidSeq = 0;  // the journal number of what the caption holds
   function recall(s, entries) {
-    if (heard) return;
-    heard = true;
     const last = (s.captions || []).filter((c) => c.game === "kipukas").map((c) => c.seq).pop();
+    if (last === undefined || last <= saidSeq) return;
     const entry = entries.find((e) => e.seq === last);
-    if (s.game === "kipukas" && entry && entry.said && entry.said.length) { lastSaid = entry.said; showCaption(s); }
+    if (s.game === "kipukas" && entry && entry.said && entry.said.length) {
+      saidSeq = last; lastSaid = entry.said; showCaption(s);
+    }
   }
   function onSaid(d) {
     if (d.game && d.game !== "kipukas") return;
-    heard = true;
     if (d.said && d.said.length) {
+      saidSeq = Math.max(saidSeq, d.seq || 0);
       lastSaid = d.said;
       showCaption(state);
       say(d.said);

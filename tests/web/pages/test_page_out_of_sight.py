@@ -1,0 +1,141 @@
+"""A page out of sight (another tab in front, the phone's screen off) in real headless Chromium at 390 px
+(CSP on): it lets its event stream go (common.js) and, shown again, shows the board as a page opened
+then would, its own tap made meanwhile done once, and it never opens streams in a loop.
+
+Headless Chromium never puts a page out of sight by itself (a tab brought in front of it, a minimised
+window and a background tab all leave it "visible"), so these tests say so as the browser would:
+``document.hidden`` and a ``visibilitychange`` event."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_page_table import _phone, _post, _set_up, _unlock
+from waiting import wait_for
+from web_helpers import serve_board
+
+pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+
+SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
+
+#: The page shown or put out of sight, as the browser says it.
+SEEN = """(hidden) => {
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+  const state = hidden ? "hidden" : "visible";
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => state });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def _streams(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """The stream requests the page makes, counted as they go out."""
+    opened: list[str] = []
+    page.on("request", lambda r: opened.append(r.url) if r.url.endswith("/api/stream") else None)
+    return opened
+
+
+def _as_opened_now(browser, url: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """What a phone opening the page now reads: the what-now line, the diel die, the caption."""
+    ctx, page, errors = _phone(browser, (390, 844))
+    page.goto(url + "/")
+    page.wait_for_selector("#link.up", timeout=5000)
+    page.wait_for_timeout(900)  # the caption is recalled from the log
+    seen = _read(page)
+    ctx.close()
+    assert not errors, errors
+    return seen
+
+
+def _read(page) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {k: page.text_content(sel) or "" for k, sel in (("now", "#now"), ("diel", "#diel"), ("caption", "#caption"))}
+
+
+def test_a_page_shown_again_reads_as_one_opened_now_and_its_own_tap_is_done_once(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        opened = _streams(page)
+        _unlock(page, srv.url, "/")
+        _set_up(srv)
+        page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
+                               timeout=3000)
+        page.wait_for_function("() => !document.getElementById('bar-roll').disabled", timeout=3000)
+        opened.clear()  # (the page loaded twice to take the PIN)
+        # the phone's own roll, its answer still on the way as the screen goes off
+        page.evaluate("() => document.getElementById('bar-roll').click()")  # its answer comes once out of sight
+        page.evaluate(SEEN, True)
+        assert wait_for(lambda: srv.board.broadcaster.clients() == 0), "a page out of sight holds its stream"
+        wait_for(lambda: sum(1 for *_, e in srv.board.journal.rows() if e.get("type") == "roll_diel") == 1)
+        _post(srv.url, "/api/actions/roll-diel", {})  # another phone rolls on meanwhile
+        page.wait_for_timeout(1500)
+        assert not opened, f"a page out of sight opened streams: {opened}"
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_timeout(900)
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "shown-again-390.png"))
+        rolls = [e for *_, e in srv.board.journal.rows() if e.get("type") == "roll_diel"]
+        assert len(rolls) == 2, f"the phone's roll was done {len(rolls) - 1} times"
+        assert _read(page) == _as_opened_now(browser, srv.url), "shown again, the page reads otherwise than a new one"
+        assert len(opened) == 1 and wait_for(lambda: srv.board.broadcaster.clients() == 1), opened
+        ctx.close()
+        assert not errors, errors
+
+
+def test_a_screen_off_for_a_second_mid_fight_comes_back_right(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        opened = _streams(page)
+        _unlock(page, srv.url, "/")
+        _set_up(srv)
+        _post(srv.url, "/api/actions/roll-diel", {})  # the opening night
+        _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
+        srv.board.sim_set_stand("M4b", True)  # a soul in Ben's Grey Peaks ...
+        _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
+        page.wait_for_selector("#contention-panel:not([hidden])", timeout=5000)
+        page.wait_for_timeout(600)
+        opened.clear()
+        fight = _read(page)
+        assert fight["now"] == "Ana and Ben fight over Grey Peaks (4): tap who won.", fight
+        page.evaluate(SEEN, True)  # a second of screen off: nothing happens meanwhile
+        page.wait_for_timeout(1000)
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_timeout(600)
+        assert _read(page) == fight and page.is_visible("#contention-panel")
+        page.evaluate(SEEN, True)  # and a second in which another phone settles the fight
+        _post(srv.url, "/api/actions/resolve-contention", {"territory": 4, "winner": 2})
+        page.wait_for_timeout(1000)
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#contention-panel", state="hidden", timeout=5000)
+        page.wait_for_timeout(900)
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "fight-settled-while-off-390.png"))
+        assert _read(page) == _as_opened_now(browser, srv.url)
+        assert len(opened) == 2, opened
+        ctx.close()
+        assert not errors, errors
+
+
+def test_a_page_shown_and_hidden_quickly_opens_one_stream_each_time_and_none_while_hidden(browser,
+                                                                                         tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        opened = _streams(page)
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        for _ in range(10):
+            page.evaluate(SEEN, True)
+            page.wait_for_timeout(50)
+            page.evaluate(SEEN, False)
+            page.wait_for_timeout(50)
+        page.wait_for_selector("#link.up", timeout=5000)
+        assert wait_for(lambda: srv.board.broadcaster.clients() == 1), srv.board.broadcaster.clients()
+        assert len(opened) == 11, f"{len(opened)} streams opened for 10 showings"
+        page.evaluate(SEEN, True)
+        page.wait_for_timeout(3500)  # the board's stream would have come back by itself by now
+        streams = srv.board.broadcaster.clients()
+        assert len(opened) == 11 and streams == 0, (len(opened), streams)
+        ctx.close()
+        assert not errors, errors
