@@ -210,11 +210,11 @@ def _saved_calibration(settings: Any, spath: Path | None, data_dir_arg: Path | N
     return saved
 
 
-def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], str, float]:
-    """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls and them
-    in words, and the settings' decode budget (``[vision] budget_ms``, which every seat of the board
-    uses)."""
-    from kipukas_board.calibrate.camera_controls import describe, saved_controls
+def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], str | None, float]:
+    """Seat ``args.seat``'s camera as the settings build it, that seat's calibrated controls, why the
+    calibration file was not applied (None: it was, or there is none), and the settings' decode
+    budget (``[vision] budget_ms``, which every seat of the board uses)."""
+    from kipukas_board.calibrate.camera_controls import saved_controls
     from kipukas_board.commands.run import settings_path
     from kipukas_board.hardware.registry import build
     from kipukas_board.settings import load_settings
@@ -235,41 +235,44 @@ def _seat_camera(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any], st
                          f"[[cameras]] table")
     saved = _saved_calibration(settings, spath, args.data_dir)
     controls = saved_controls(saved.calibration, args.seat)
-    said = describe(controls, saved.summary)
-    return build("cameras", choice.adapter, **choice.options), choice.adapter, controls, said, settings.budget_ms
+    cam = build("cameras", choice.adapter, **choice.options)
+    return cam, choice.adapter, controls, saved.summary, settings.budget_ms
 
 
 def scan_seat(args: argparse.Namespace) -> int:
     """Read seat N's camera for a few seconds the way the board does (its adapter, its pipeline),
     printing each code the first time it is read; exit 0 once a Kipukas code was read."""
-    from kipukas_board.calibrate.camera_controls import apply_controls
+    from kipukas_board.calibrate.camera_controls import apply_controls, describe
     from kipukas_board.hardware.registry import AdapterError
     from kipukas_board.settings import SettingsError
     from kipukas_board.vision.pipeline import Pipeline
     from kipukas_board.vision.preprocess import FrameError
 
     try:
-        cam, adapter, controls, said, budget_ms = _seat_camera(args)
+        cam, adapter, controls, not_applied, budget_ms = _seat_camera(args)
     except (SettingsError, AdapterError, ValueError) as exc:
         _err(str(exc))
         return 2
     except (OSError, RuntimeError) as exc:  # the device is missing, busy or refuses to start
         _err(f"seat {args.seat}'s camera did not open: {exc}")
         return 1
-    print(f"seat {args.seat}: {adapter} camera ({said})"
-          + f"; reading for {args.seconds:g} s with {args.budget_ms or budget_ms:g} ms of CPU a frame, "
-          "show a card's back 15-20 cm from the camera", flush=True)
     codes: dict[str, float] = {}
     refused: dict[str, str] = {}
     frames = decoded_ms = 0.0
     status = 1
     pipe: Pipeline | None = None
     try:
+        automatic = True
         try:  # as the board: a seat not calibrated runs on its camera's automatic settings
-            if not apply_controls(cam, controls) and controls:
+            applied = apply_controls(cam, controls)
+            if not applied and controls:
                 _err(f"camera controls not applied: the {adapter} adapter cannot set them (camera defaults)")
+            automatic = applied or bool(controls)  # else none to put it on: it keeps its defaults
         except (ValueError, OSError, RuntimeError) as exc:
             _err(f"camera controls not applied: {exc}")
+        print(f"seat {args.seat}: {adapter} camera ({describe(controls, not_applied, automatic=automatic)})"
+              + f"; reading for {args.seconds:g} s with {args.budget_ms or budget_ms:g} ms of CPU a frame, "
+              "show a card's back 15-20 cm from the camera", flush=True)
         pipe = Pipeline(remember_roi=True, budget_ms=args.budget_ms or budget_ms, isolate=True)
         pipe.warm_up()  # WeChat's worker process is started before the seconds count
         t0 = time.monotonic()

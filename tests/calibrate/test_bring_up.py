@@ -62,7 +62,9 @@ def test_scan_seat_reads_that_seats_camera_through_its_adapter_for_some_seconds(
     assert main(["scan", "--seat", "2", "--seconds", "2", "--settings", str(s), "--data-dir", str(tmp_path),
                  "--json"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("seat 2: files camera")
+    # recorded images have no automatic settings to be put on: said so, not "automatic exposure"
+    assert out[0].startswith("seat 2: files camera (not calibrated: camera defaults (this camera cannot be put on "
+                             "automatic settings)); reading")
     assert any(line.endswith(f"read {CARD}") for line in out), out
     doc = json.loads(out[-1])
     assert list(doc["codes"]) == [CARD] and doc["frames"] >= 3  # it kept reading: the loop, not one frame
