@@ -51,6 +51,12 @@ def territory_name(board: Any, number: Any) -> str:
     return f"{name} ({number})" if name else f"territory {number}"
 
 
+def territory_names(board: MapOfStands) -> dict[int, str]:
+    """The names the map gives its territories, by number (the unnamed left out): what the log's
+    sentences (:func:`kipukas_board.web.narrate.describe`) name territories with."""
+    return {n: t.name for n, t in board.territories.items() if t.name}
+
+
 def _home(board: MapOfStands, number: int) -> str:
     t = board.territories.get(number)
     return (t.name if t is not None else "") or f"territory {number}"
@@ -103,4 +109,4 @@ def in_words(board: MapOfStands, text: str) -> str:
     return re.sub(rf"(?:\bstands? )?\b({ids})\b", lambda m: names[m.group(1)], text)
 
 
-__all__ = ["in_words", "place_names", "territory_name"]
+__all__ = ["in_words", "place_names", "territory_name", "territory_names"]

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from flask import Flask, Response, jsonify, request
 
 from kipukas_board import strictjson
+from kipukas_board.board.places import territory_names
 from kipukas_board.table.problems import open_problems
 from kipukas_board.web.narrate import Narration, describe
 from kipukas_board.web.served import Changes, Games, Records, Streams, TableView
@@ -54,7 +55,7 @@ def register(app: Flask, board: EventLogBoard) -> None:
         state = board.state
         game = board.modes.get(state.game) or board.modes["kipukas"]
         names = game.seat_names(state)
-        places = {n: t.name for n, t in state.board.territories.items() if t.name}
+        places = territory_names(state.board)
         souls = game.id_words(state)
         rows = [{"seq": seq, "ts": ts, "type": ev.get("type"), "text": describe(ev, names, places, souls),
                  "said": narration.sentences(seq)}

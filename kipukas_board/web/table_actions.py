@@ -26,6 +26,7 @@ from flask import Response, jsonify
 
 from kipukas_board import strictjson
 from kipukas_board.board.mapfile import available_maps
+from kipukas_board.board.places import territory_names
 from kipukas_board.core_loop import MapBusy
 from kipukas_board.show.layout import map_key
 from kipukas_board.web.narrate import describe
@@ -119,7 +120,7 @@ def register(app: Any, board: TableActionsBoard) -> None:
         s = state()
         game = game_of(s)
         return describe(event, game.seat_names(s),
-                        {n: t.name for n, t in s.board.territories.items() if t.name}, game.id_words(s))
+                        territory_names(s.board), game.id_words(s))
 
     def redo_ready() -> dict[str, Any] | None:
         return redo_stack.ready(undo_top(state()))

@@ -122,3 +122,21 @@ def test_the_log_names_a_duel_card_by_its_card_not_by_a_later_games_player(data_
         t.new_game(2, first_placer=1)
         log = {e["seq"]: e["text"] for e in t.client.get("/api/log").get_json()["entries"]}
         assert log[shown] == "Punch was shown at seat 1.", log[shown]
+
+
+def test_the_report_names_the_territory_a_contention_was_won_over_as_the_map_does(data_dir):
+    """The report's moment for a contention the players settled is the log's sentence, with the
+    territory as the map names it ("Grey Peaks (4)"), never "territory 4"."""
+    with Table(data_dir) as t:
+        t.act("new-game", {"players": [
+            {"seat": 1, "name": "Ana", "color": "#e4572e"}, {"seat": 2, "name": "Ben", "color": "#1e90ff"}],
+            "first_placer": 1})
+        t.put("T1", "T8", "T2", "T7", "T5", "T4")  # Ben's last base camp on Grey Peaks (4)
+        t.roll()
+        t.roll()
+        t.put("M4b")
+        t.act("correction", {"target": "stand", "stand": "M4b", "owner": 1})  # Ana's soul in Ben's territory
+        t.act("resolve-contention", {"territory": 4, "winner": 2})
+        html = page(t)
+        assert "Ben won the contention over Grey Peaks (4)." in html, re.findall(r"contention[^<]*", html)
+        assert "territory 4" not in html

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kipukas_board.board.places import in_words
+from kipukas_board.board.places import in_words, territory_names
 from kipukas_board.modes.base import Step
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.modes.kipukas.phrases import phrases_for
@@ -38,7 +38,8 @@ def report(steps: list[Step]) -> dict[str, Any]:
         decisive = [e for e in effects if e.get("type") in DECISIVE]
         if decisive or ev.get("type") in ("resolve_contention", "end_game", "soul_lost"):
             names = {p.seat: p.name for p in s.players}
-            text = in_words(s.board, " ".join(said(s, decisive, _written)) or describe(ev, names))
+            text = in_words(s.board, " ".join(said(s, decisive, _written))
+                            or describe(ev, names, territory_names(s.board)))
             moments.append({"seq": step.seq, "ts": step.ts, "cycle": s.diel_cycle, "when": f"cycle {s.diel_cycle}",
                             "text": text})
     s = kipukas_state(steps[-1].state)
