@@ -77,7 +77,21 @@ UNDONE = {"roll_diel": "the diel roll", "stand": "the token's move", "new_game":
 
 def phrases_for(effect: Mapping[str, Any], state: KipukasState | None = None,
                 phrases: Mapping[str, str] = PHRASES) -> list[str]:
-    """The sentences to speak for one effect (``[]`` for effects the voice stays quiet about)."""
+    """The sentences to speak for one effect (``[]`` for effects the voice stays quiet about), each
+    opening with a capital: a sentence may open with a territory a map leaves unnamed ("Territory 4
+    is in contention between Ana and Ben.", not "territory 4 is ...").
+
+    Example::
+
+        >>> from kipukas_board.board.mapfile import load_map
+        >>> from kipukas_board.modes.kipukas.rules.state import initial_state
+        >>> phrases_for({"type": "released", "territory": 9}, initial_state(load_map("kipuka-8")))
+        ['Territory 9 is no longer held.']
+    """
+    return [line[:1].upper() + line[1:] for line in _sentences(effect, state, phrases)]
+
+
+def _sentences(effect: Mapping[str, Any], state: KipukasState | None, phrases: Mapping[str, str]) -> list[str]:
     n = _Namer(state, phrases)
     p = phrases
     kind = effect.get("type")

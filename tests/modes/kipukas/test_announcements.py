@@ -80,3 +80,25 @@ def test_a_draw_is_not_announced_as_a_win_and_dice_say_what_they_mean(data_dir) 
         said = heard(t)
         assert said[-1] == "This game of Domination ends without a winner."
         assert not any("wins" in s for s in said)
+
+
+def test_a_sentence_that_opens_with_an_unnamed_territory_opens_with_a_capital() -> None:
+    """On a map that leaves its territories unnamed a territory is "territory 4"; a sentence the
+    voice says, the caption shows and the report keeps that opens with it reads "Territory 4 is in
+    contention ...", not "territory 4 is ...", and one that opens with a name keeps it as written."""
+    from dataclasses import replace
+
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.modes.kipukas.phrases import phrases_for
+    from kipukas_board.modes.kipukas.rules.state import initial_state
+
+    named = load_map("kipuka-8")
+    unnamed = replace(named, territories={n: replace(t, name="") for n, t in named.territories.items()})
+    fight = {"type": "contention_started", "territory": 4, "players": [1, 2]}
+    for kind in ("contention_started", "contention_changed", "released"):
+        said = phrases_for({**fight, "type": kind}, initial_state(unnamed))
+        assert said and said[0].startswith("Territory 4 "), said
+    assert phrases_for(fight, initial_state(named)) == ["Grey Peaks (4) is in contention between Seat 1 and Seat 2."]
+    odd = replace(named, territories={**named.territories, 4: replace(named.territories[4], name="de Wolf's <b>")})
+    assert phrases_for(fight, initial_state(odd))[0].startswith("De Wolf's <b> (4) is in contention"), \
+        "a sentence opens with a capital whatever opens it"
