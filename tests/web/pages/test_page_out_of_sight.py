@@ -4,7 +4,7 @@ then would, its own tap made meanwhile done once, and it never opens streams in 
 
 Headless Chromium never puts a page out of sight by itself (a tab brought in front of it, a minimised
 window and a background tab all leave it "visible"), so these tests say so as the browser would:
-``document.hidden`` and a ``visibilitychange`` event."""
+``document.hidden`` and a ``visibilitychange`` event (``SEEN``)."""
 
 from __future__ import annotations
 
@@ -13,20 +13,13 @@ from pathlib import Path
 
 import pytest
 from test_page_table import _phone, _post, _set_up, _unlock
+from test_page_taps import SEEN
 from waiting import wait_for
 from web_helpers import serve_board
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
-
-#: The page shown or put out of sight, as the browser says it.
-SEEN = """(hidden) => {
-  Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
-  const state = hidden ? "hidden" : "visible";
-  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => state });
-  document.dispatchEvent(new Event("visibilitychange"));
-}"""
 
 
 def _streams(page) -> list[str]:  # type: ignore[no-untyped-def]
