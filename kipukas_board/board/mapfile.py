@@ -463,6 +463,7 @@ class _Checker:
             if not isinstance(tname, str):
                 self.bad(where, f"field 'name' must be a string, got {tname!r}")
                 tname = ""
+            tname = " ".join(tname.split())  # as it is said and shown: blanks alone are no name
             if ok:
                 out[num] = Territory(num, geo, transit, coast, tname)
         numbers = sorted(out)

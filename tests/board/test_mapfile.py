@@ -255,3 +255,17 @@ def test_each_physical_mistake_is_named(mutate, expected: list[str]) -> None:
     text = "\n".join(problems_of(data))
     for fragment in expected:
         assert fragment in text, f"{fragment!r} not in:\n{text}"
+
+
+def test_a_territory_name_of_blanks_is_no_name_and_its_spaces_are_single() -> None:
+    """A maker's placeholder name of spaces left the board saying "  (4) is in contention" and "the
+    stand in    towards Ash Field"; a name broken over lines read with the break on the page."""
+    from kipukas_board.board.places import place_names, territory_name
+
+    data = map_data()
+    data["territories"][3]["name"] = "   "  # territory 4
+    data["territories"][2]["name"] = "  Long\n   Grass "  # territory 3
+    board = parse_map(to_toml(data))
+    assert board.territories[4].name == "" and territory_name(board, 4) == "territory 4"
+    assert board.territories[3].name == "Long Grass" and territory_name(board, 3) == "Long Grass (3)"
+    assert place_names(board)["T4"] == "the territory stand of territory 4", place_names(board)["T4"]
