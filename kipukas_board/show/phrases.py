@@ -98,10 +98,6 @@ PHRASES: dict[str, str] = {
     "seat": "Seat {seat}",
     "someone": "Someone",
     "the_board": "The board",
-    # a territory as kipukas_board.board.places.territory_name words it on the page: "Grey Peaks (4)"
-    # (espeak-ng reads the brackets as a short pause: "Grey Peaks, four, with a base camp")
-    "territory": "{name} ({number})",
-    "territory_unnamed": "territory {number}",
     "stand": "stand {spelled}",
     # play styles, named as the rule books title them (and the new-game form lists them)
     "style_domination": "Domination",

@@ -13,11 +13,13 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kipukas_board.board.places import territory_name
 from kipukas_board.modes.kipukas.rules.state import KipukasState
 from kipukas_board.show.phrases import PHRASES
 
@@ -45,15 +47,11 @@ class _Namer:
         return self.p.get(f"style_{name}", str(name).replace("_", " "))
 
     def territory(self, number: Any) -> str:
-        t = None
-        if self.state is not None:
-            try:
-                t = self.state.board.territories.get(int(number))
-            except (TypeError, ValueError):
-                t = None
-        if t is not None and t.name:
-            return self.p["territory"].format(name=t.name, number=number)
-        return self.p["territory_unnamed"].format(number=number)
+        """As the page, the questions and the log name it: "Grey Peaks (4)" (espeak-ng reads the
+        brackets as a short pause, "Grey Peaks, four"), "territory 4" where the map leaves it unnamed."""
+        with contextlib.suppress(TypeError, ValueError):  # "4" from an effect names territory 4 too
+            number = int(number)
+        return territory_name(self.state.board if self.state is not None else {}, number)
 
     def stand(self, sid: Any) -> str:
         return self.p["stand"].format(spelled=spell_stand(str(sid)), id=sid)
