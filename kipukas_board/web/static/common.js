@@ -372,6 +372,8 @@ const KB = (function () {
       if (!document.hidden) { open(); return; }
       if (es) { es.close(); es = null; }
       streamOpen = () => false;
+      // shown again, the page draws the board as it was until the new stream brings it: not "live"
+      link.className = "pill down"; link.textContent = "connecting…";
     });
     const first = document.getElementById("initial-state");
     if (first) showPaused(JSON.parse(first.textContent));

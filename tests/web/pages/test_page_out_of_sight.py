@@ -132,3 +132,25 @@ def test_a_page_shown_and_hidden_quickly_opens_one_stream_each_time_and_none_whi
         assert len(opened) == 11 and streams == 0, (len(opened), streams)
         ctx.close()
         assert not errors, errors
+
+
+def test_a_page_shown_again_does_not_say_live_before_its_new_stream_is(browser, tmp_path: Path) -> None:
+    """Shown again after minutes out of sight, the page still draws the board as it was; its dot must
+    not say "live" until the new stream has opened (on a slow link, seconds), or the old state reads
+    as the board's now."""
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.evaluate(SEEN, True)
+        page.route("**/api/stream", lambda route: None)  # the new stream is slow to come: never answered here
+        page.evaluate(SEEN, False)
+        page.wait_for_timeout(300)
+        link = page.get_attribute("#link", "class"), page.text_content("#link")
+        assert link == ("pill down", "connecting…"), link
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "shown-again-connecting-390.png"), clip={"x": 0, "y": 0,
+                                                                                        "width": 390, "height": 120})
+        page.unroute("**/api/stream")
+        ctx.close()
+        assert not errors, errors
