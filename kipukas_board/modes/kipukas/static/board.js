@@ -11,7 +11,9 @@
   const player = (s, seat) => (s.players || []).find((p) => p.seat === seat);
   const who = (s, seat) => (player(s, seat) || {}).name || (seat == null ? "nobody" : `seat ${seat}`);
   const tname = (s, n) => ((s.map.territories || []).find((m) => m.number === n) || {}).name || "";
+  // "Grey Peaks (4)", or "territory 4" on a map that leaves it unnamed (board/places.py territory_name)
   const tlabel = (s, n) => (tname(s, n) ? `${tname(s, n)} (${n})` : `territory ${n}`);
+  KB.territory = (s, n) => tlabel(s, n);  // for souls.js
   // -- words players use: a stand by where it is, never its id (the map sent names each stand's
   // place, board/places.py: "the stand in Ember Ridge towards Fern Hollow"; made again when the map's
   // revision changes, as a renamed territory renames its stands' places) ---------------------------

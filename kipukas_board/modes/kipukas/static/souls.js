@@ -8,11 +8,8 @@
   const seatName = (s, seat) => ((s.players || []).find((p) => p.seat === seat) || {}).name || `seat ${seat}`;
   const where = (sid) => (KB.place ? KB.place(sid) : sid);  // a stand in words (board.js)
   const standTerritory = (s, sid) => ((s.stands || []).find((x) => x.id === sid) || {}).territory;
-  // "Grey Peaks (4)", or "territory 4" on a map that leaves it unnamed (board/places.py, board.js)
-  const territoryName = (s, n) => {
-    const name = ((s.map.territories || []).find((m) => m.number === n) || {}).name;
-    return name ? `${name} (${n})` : `territory ${n}`;
-  };
+  // "Grey Peaks (4)", or "territory 4" on a map that leaves it unnamed (board.js, as board/places.py words it)
+  const territoryName = (s, n) => KB.territory(s, n);
   // A downed soul cannot attack, nor one whose blow or retreat failed this diel cycle: the board says so
   // in each soul's ``downed`` and ``attack_spent`` (and refuses a plan for it), so the page offers such a
   // soul as a defender only and never asks the board for a bout it would refuse.
