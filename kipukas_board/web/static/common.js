@@ -275,6 +275,11 @@ const KB = (function () {
   // One game of a mode in a sentence, as the board names it ("a card duel", "a game of Kipukas").
   const aGame = (g, title) => (g && g.a_game) || `a game of ${(g && g.title) || title}`;
   const upFirst = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  // A board's text (a problem) shown as a sentence of its own: it opens with a capital ("territory 3
+  // is not in contention" reads "Territory 3 ..."), unless its first word is a name from code, shown
+  // as the board wrote it: a stand id or a card's payload ("m4b", "frlU", "t-1") is more than
+  // lower-case letters.
+  const sentence = (text) => (/^[a-z]+(?![\w-])/.test(text) ? upFirst(text) : text);
 
   // Starting a game while another is under way pauses that one (the board keeps it to resume):
   // ask first, in any mode's page. The board keeps one paused game: a game paused before is ended to
@@ -449,6 +454,6 @@ const KB = (function () {
   // How a stand is named to the players: a page that knows the map's words sets it (nameStands).
   let standName = (id) => `stand ${id}`;
   function nameStands(fn) { standName = fn; }
-  return { el, api, act, notDone, message, pin, setupPin, stream, paintBoard, keepMapDrawn, csrf, ask, okToStart, aGame, upFirst, askPin: (w) => askPin(w),
+  return { el, api, act, notDone, message, pin, setupPin, stream, paintBoard, keepMapDrawn, csrf, ask, okToStart, aGame, upFirst, sentence, askPin: (w) => askPin(w),
            nameStands, standName: (id) => standName(id), rebuildKeeping };
 })();

@@ -97,6 +97,8 @@ def test_a_problem_is_shown_at_the_top_and_no_empty_panel_otherwise(browser, tmp
         page.wait_for_selector("#duel-problems-panel:not([hidden])", timeout=3000)
         top = page.evaluate("document.getElementById('duel-problems-panel').getBoundingClientRect().top")
         assert 0 <= top < 844 / 2, f"the problem is told at {top} px, not near the top of the screen"
+        told = page.text_content("#duel-problems li") or ""
+        assert told[:1].isupper(), f"the problem does not read as a sentence: {told!r}"
         if SHOTS:
             page.screenshot(path=str(Path(SHOTS) / "duel-problem-390.png"))
         ctx.close()

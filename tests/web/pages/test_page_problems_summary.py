@@ -36,7 +36,7 @@ def test_several_problems_read_whole_in_the_folded_summary(browser, tmp_path: Pa
         assert not page.evaluate("document.getElementById('problems-panel').open"), "the panel starts folded"
         summary = page.text_content("#problems-summary")
         first = page.text_content("#problems li span")
-        assert first.startswith("3× a token was put on"), first
+        assert first.startswith("3× A token was put on"), f"a problem reads as a sentence: {first!r}"
         assert summary in (f"Please check: {first}", "Check 3 problems: tap to read"), summary
         cut = page.evaluate("(() => { const s = document.getElementById('problems-summary');"
                             " return s.scrollWidth > s.clientWidth + 1 || s.scrollHeight > s.clientHeight + 1; })()")
@@ -44,5 +44,30 @@ def test_several_problems_read_whole_in_the_folded_summary(browser, tmp_path: Pa
         lines = page.evaluate(LINES, "problems-summary")
         assert 1 <= lines <= 2, f"the summary takes {lines} lines at {size[0]} px: {summary!r}"
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"problems-summary-{size[0]}.png"))
+        ctx.close()
+        assert not errors, errors
+
+
+#: A problem's text -> as a page shows it: a sentence opening with a capital, but a first word that
+#: is a name from code (a stand id, a card's payload) as the board wrote it.
+AS_SENTENCES = [
+    ("correction: no territory 3 on this map", "Correction: no territory 3 on this map"),
+    ("territory 3 is not in contention", "Territory 3 is not in contention"),
+    ("nothing to undo", "Nothing to undo"),
+    ("T1 holds no token now; nothing to set", "T1 holds no token now; nothing to set"),
+    ("m4b is a movement stand", "m4b is a movement stand"),
+    ("frlU: unknown card", "frlU: unknown card"),
+    ("t-1 is a movement stand", "t-1 is a movement stand"),
+    ("'abc' is not a soul", "'abc' is not a soul"),
+    ("", ""),
+]
+
+
+def test_a_problem_opens_with_a_capital_unless_it_opens_with_a_name_from_code(browser, tmp_path: Path) -> None:
+    with serve_board(tmp_path / "data") as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        page.goto(srv.url + "/")
+        shown = page.evaluate("(texts) => texts.map((t) => KB.sentence(t))", [t for t, _ in AS_SENTENCES])
+        assert shown == [want for _, want in AS_SENTENCES]
         ctx.close()
         assert not errors, errors

@@ -50,7 +50,7 @@
     const caps = (s.captions || []).filter((c) => !c.game || c.game === "creature-combat");  // its own news
     $("cc-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
     const problems = s.game === "creature-combat" ? (s.problems || []).slice(-5) : [];  // another game's are on its page
-    $("cc-problems").replaceChildren(...problems.map((p) => el("li", { text: p })));
+    $("cc-problems").replaceChildren(...problems.map((p) => el("li", { text: KB.sentence(p) })));
     $("cc-problems-panel").hidden = !problems.length;
     if (s.game !== "creature-combat" || !cc) {
       $("cc-phase").textContent = "no game: start one under Controls";

@@ -68,7 +68,7 @@
     const caps = (s.captions || []).filter((c) => !c.game || c.game === "duel");  // the duel's own news
     $("duel-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
     const problems = s.game === "duel" ? (s.problems || []).slice(-5) : [];  // another game's are on its page
-    $("duel-problems").replaceChildren(...problems.map((p) => el("li", { text: p })));
+    $("duel-problems").replaceChildren(...problems.map((p) => el("li", { text: KB.sentence(p) })));
     $("duel-problems-panel").hidden = !problems.length;
     if (s.game !== "duel" || !d) {
       $("duel-phase").textContent = "no duel: start one under Controls";

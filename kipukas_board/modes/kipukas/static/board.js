@@ -358,7 +358,7 @@
       groups.get(kind).push(p);
     }
     const items = [...groups.values()].map((ps) => {
-      const text = plain(state, ps[0].text);
+      const text = KB.sentence(plain(state, ps[0].text));
       const more = ps.length > 1 ? `${ps.length}× ` : "";
       return el("li", { class: "error", dataset: { seq: String(ps[0].seq), count: String(ps.length) } }, el("span", { text: more + text }),
         el("button", { type: "button", class: "small", text: "OK", "aria-label": "put this aside",
