@@ -100,13 +100,26 @@ def place_names(board: MapOfStands) -> dict[str, str]:
     return names
 
 
+def _stand_ids(board: MapOfStands) -> re.Pattern[str]:
+    """Finds a stand id in a text ("stand M3a" and a bare "M3a" alike, group ``id``), and before it
+    any territory name of the map that has a stand id for a word (group ``name``): a name is matched
+    first where it starts, so the id inside it ("Route T4") is never taken for a stand."""
+    ids = "|".join(re.escape(sid) for sid in sorted(board.stands, key=len, reverse=True))
+    stand = rf"(?:\bstands? )?\b(?P<id>{ids})\b"
+    named = sorted({t.name for t in board.territories.values() if t.name and re.search(rf"\b({ids})\b", t.name)},
+                   key=len, reverse=True)
+    if not named:
+        return re.compile(stand)
+    return re.compile(rf"(?P<name>(?<!\w)(?:{'|'.join(re.escape(n) for n in named)})(?!\w))|{stand}")
+
+
 def in_words(board: MapOfStands, text: str) -> str:
-    """``text`` with every stand id ("stand M3a" and a bare "M3a" alike) put by where it is."""
+    """``text`` with every stand id ("stand M3a" and a bare "M3a" alike) put by where it is; a
+    territory's name is left as the map gives it, a stand id in it too ("Route T4 (1)")."""
     if not board.stands or not text:
         return text
     names = place_names(board)
-    ids = "|".join(re.escape(sid) for sid in sorted(board.stands, key=len, reverse=True))
-    return re.sub(rf"(?:\bstands? )?\b({ids})\b", lambda m: names[m.group(1)], text)
+    return _stand_ids(board).sub(lambda m: m.group(0) if m.group("id") is None else names[m.group("id")], text)
 
 
 __all__ = ["in_words", "place_names", "territory_name", "territory_names"]

@@ -269,3 +269,18 @@ def test_a_territory_name_of_blanks_is_no_name_and_its_spaces_are_single() -> No
     assert board.territories[4].name == "" and territory_name(board, 4) == "territory 4"
     assert board.territories[3].name == "Long Grass" and territory_name(board, 3) == "Long Grass (3)"
     assert place_names(board)["T4"] == "the territory stand of territory 4", place_names(board)["T4"]
+
+
+@pytest.mark.parametrize("name", ["Route T4", "T4 Hill", "Gate M1a West"])
+def test_a_territory_name_with_a_stand_id_for_a_word_is_said_as_the_map_gives_it(name: str) -> None:
+    """A map may name a territory "Route T4" where T4 is one of its stands: the report's sentences
+    (:func:`in_words`) said "Route the territory stand of Grey Peaks (1) is in contention"."""
+    from kipukas_board.board.places import in_words, place_names, territory_name
+
+    data = map_data()
+    data["territories"][0]["name"] = name  # territory 1
+    board = parse_map(to_toml(data))
+    places = place_names(board)
+    said = f"{territory_name(board, 1)} is in contention; stand T4 and M1a were lifted."
+    assert in_words(board, said) == f"{name} (1) is in contention; {places['T4']} and {places['M1a']} were lifted."
+    assert in_words(board, f"the stand in {name} towards Fern Hollow") == f"the stand in {name} towards Fern Hollow"

@@ -11,6 +11,8 @@ import pytest
 from test_page_table import _kipukas, _phone, _post, _set_up, _unlock
 from web_helpers import serve_board
 
+from tests.maptools import map_data, to_toml
+
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
@@ -116,5 +118,25 @@ def test_during_setup_the_caption_does_not_say_again_whose_placement_the_what_no
         srv.board.sim_set_stand("T4", True)  # setup complete: the line moves on, the caption tells it
         page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
                                timeout=3000)
+        ctx.close()
+        assert not errors, errors
+
+
+def test_a_territory_named_with_a_stand_id_keeps_its_name_in_the_caption(browser, tmp_path: Path) -> None:
+    """A map may name a territory "Route T4" where T4 is one of its stands: the page put the stand's
+    place in its name ("Ana places a capital on Route the territory stand of Grey Peaks (1).")."""
+    data = map_data()
+    data["territories"][0]["name"] = "Route T4"  # territory 1, where Ana's capital goes (T1)
+    (tmp_path / "route.toml").write_text(to_toml(data))
+    with serve_board(tmp_path / "data", map_name=str(tmp_path / "route.toml")) as srv:
+        ctx, page, errors = _phone(browser, (390, 844))
+        _unlock(page, srv.url, "/")
+        _kipukas(srv.url)
+        srv.board.sim_set_stand("T1", True)
+        page.wait_for_function("() => document.getElementById('caption').textContent.includes('capital on')",
+                               timeout=3000)
+        assert "Ana places a capital on Route T4 (1)." in _caption(page), _caption(page)
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "caption-route-t4-390.png"))
         ctx.close()
         assert not errors, errors

@@ -21,17 +21,23 @@
   const placeNames = (s) => new Map(((s.map && s.map.stands) || []).map((x) => [x.id, x.place]));
   const place = (s, sid) => ((places || (places = placeNames(s))).get(sid)) || "a stand";
   KB.place = (sid) => place(state, sid);  // for souls.js
-  // The board's sentences with each stand id put in words ("stand M3a" and bare "M3a" alike).
+  // The board's sentences with each stand id put in words ("stand M3a" and bare "M3a" alike). A
+  // territory's name is left as the map gives it, a stand id in it too ("Route T4 (1)"): such a
+  // name is matched first where it starts (board/places.py in_words does the same).
   let idPattern = null;
   function plain(s, text) {
     if (!text) return text;
     if (!idPattern) {
-      const ids = ((s.map && s.map.stands) || []).map((x) => x.id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-        .sort((a, b) => b.length - a.length);
+      const escape = (w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      const ids = ((s.map && s.map.stands) || []).map((x) => escape(x.id)).sort((a, b) => b.length - a.length);
       if (!ids.length) return text;
-      idPattern = new RegExp(`(?:\\bstands? )?\\b(${ids.join("|")})\\b`, "g");
+      const hasId = new RegExp(`\\b(${ids.join("|")})\\b`);
+      const named = [...new Set(((s.map && s.map.territories) || []).map((t) => t.name).filter((n) => n && hasId.test(n)))]
+        .sort((a, b) => b.length - a.length).map(escape);
+      const stand = `(?:\\bstands? )?\\b(${ids.join("|")})\\b`;
+      idPattern = new RegExp(named.length ? `(?<!\\w)(?:${named.join("|")})(?!\\w)|${stand}` : stand, "g");
     }
-    return text.replace(idPattern, (_, id) => place(s, id));
+    return text.replace(idPattern, (whole, id) => (id ? place(s, id) : whole));
   }
 
   // A player's initial, one letter unless another player's name starts the same way.
@@ -353,7 +359,7 @@
     const open = openProblems.filter((p) => !seen.includes(`${p.seq}:${p.text}`)).reverse();
     const groups = new Map();
     for (const p of open) {
-      const kind = idPattern ? p.text.replace(idPattern, "…") : p.text;
+      const kind = idPattern ? p.text.replace(idPattern, (whole, id) => (id ? "…" : whole)) : p.text;
       if (!groups.has(kind)) groups.set(kind, []);
       groups.get(kind).push(p);
     }
