@@ -213,7 +213,7 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         assert question not in page.text_content("#caption"), "the question is said once, in its panel"
         assert page.locator("#problems li").count() == 1, "problems of one kind are one line"
         assert page.get_attribute("#problems li", "data-count") == "4"  # M6a was put down at night too
-        assert page.text_content("#problems li span").startswith("4× a token was put on the")
+        assert page.text_content("#problems li span").startswith("4× A token was put on the")
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"question-{size[0]}.png"))
         page.click("#questions .buttons button >> nth=0")
         page.wait_for_selector("#questions-panel", state="hidden", timeout=5000)  # answered before play goes on
