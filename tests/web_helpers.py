@@ -62,6 +62,19 @@ def serve_board(data_dir: Path, cameras: list[Any] | None = None, map_name: str 
         board.stop()
 
 
+def unlock_page(page: Any, url: str, path: str = "/") -> None:
+    """Open ``url + path`` in a Playwright ``page`` and unlock it with the PIN as a phone does once:
+    the PIN checked with the page's CSRF token, so the board trusts this browser (a device-session
+    cookie), then the page loaded again and waited for until its stream is up and it shows unlocked."""
+    page.goto(url + path)
+    token = page.get_attribute('meta[name="csrf-token"]', "content")
+    r = page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token})
+    assert r.ok, f"the PIN was refused on {path}: {r.status} {r.text()}"
+    page.reload()
+    page.wait_for_selector("#link.up", timeout=5000)
+    page.wait_for_selector("#pin-button.unlocked", timeout=3000)
+
+
 @contextmanager
 def serve_again(data_dir: Path, port: int, map_name: str = "kipuka-8") -> Iterator[Served]:
     """The board started again on the same port, as after a restart (the old socket may take a moment

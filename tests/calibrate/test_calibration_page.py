@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from waiting import wait_for
-from web_helpers import PIN, FrameCamera, serve_again, serve_board
+from web_helpers import FrameCamera, serve_again, serve_board, unlock_page
 
 from kipukas_board.calibrate.sensor_walk import BUMP_S
 from tests.maptools import map_data, to_toml
@@ -29,15 +29,6 @@ def shot(page, tmp_path: Path, name: str) -> None:
     folder = Path(os.environ.get("KIPUKAS_SHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"calibrate-{name}.png"), full_page=False)
-
-
-def open_unlocked(page, url: str) -> None:
-    page.goto(url + "/calibrate")
-    page.wait_for_selector("#link.up", timeout=5000)
-    page.click("#pin-button")
-    page.fill("#pin-input", PIN)
-    page.click("#pin-ok")
-    page.wait_for_selector("#pin-dialog", state="hidden", timeout=3000)
 
 
 def asked(page, stand: str, step: str = "place") -> None:
@@ -60,7 +51,7 @@ def put_and_lift(page, stand: str, expect_lift: bool = True) -> None:
 
 def test_a_token_on_the_wrong_stand_is_caught_fixed_in_a_tap_and_checked_before_saving(page, tmp_path):
     with serve_board(tmp_path, channels="matrix") as srv:
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         stands = list(srv.board.loop.state.board.stands)
         page.click("#sensors-start")
         asked(page, "T1")
@@ -135,7 +126,7 @@ def test_a_token_on_the_wrong_stand_is_caught_fixed_in_a_tap_and_checked_before_
 
 def test_start_asks_before_throwing_a_walk_away(page, tmp_path):
     with serve_board(tmp_path, channels="matrix") as srv:
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         page.click("#sensors-start")
         asked(page, "T1")
         put_and_lift(page, "T1")
@@ -166,7 +157,7 @@ def test_start_asks_before_throwing_a_walk_away(page, tmp_path):
 def test_redo_a_stand_whose_token_was_left_on_at_the_start(page, tmp_path):
     with serve_board(tmp_path, channels="matrix") as srv:
         srv.board.sim_set_stand("M1a", True)  # a token left on the board
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         page.click("#sensors-start")
         asked(page, "T1")
         assert "closed with no token" in page.text_content("#sensor-flags")
@@ -192,7 +183,7 @@ def test_the_fast_walk_on_a_36_stand_board_and_the_moves_it_takes(browser, tmp_p
         ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
         page = ctx.new_page()
         with serve_board(tmp_path / mode, channels="matrix", map_name="kipuka-12") as srv:
-            open_unlocked(page, srv.url)
+            unlock_page(page, srv.url, "/calibrate")
             page.check(f'input[name="mode"][value="{mode}"]')
             page.click("#sensors-start")
             stands = list(srv.board.loop.state.board.stands)
@@ -257,7 +248,7 @@ def test_a_camera_test_shows_its_read_as_it_happens_even_for_a_card_already_show
         while not srv.board.loop.state.cards and time.monotonic() < deadline:  # already in front of the camera
             time.sleep(0.05)
         assert srv.board.loop.state.cards, "the files camera never read its card"
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         row = '#cameras li[data-seat="1"]'
         page.wait_for_selector(row, timeout=4000)
         page.click(f"{row} button.test")
@@ -292,7 +283,7 @@ def test_a_camera_test_shows_its_read_as_it_happens_even_for_a_card_already_show
 def test_the_led_walk_takes_the_strips_real_length_first(page, tmp_path):
     with serve_board(tmp_path) as srv:
         layout_count = srv.board.strip.count
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         assert page.input_value("#led-count") == str(layout_count)
         page.fill("#led-count", str(layout_count + 12))
         page.click("#leds-start")
@@ -313,7 +304,7 @@ def test_the_board_test_shows_wiring_faults_by_stand_while_it_runs(page, tmp_pat
         fault = {"kind": "diode-missing", "channel": 1, "line": None, "channel_name": "r0c1",
                  "text": "r0c1 conducts both ways: its diode is missing or shorted"}
         sensors.health = lambda: {**plain(), "wiring": {"checked": True, "faults": []}}
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         page.click("#board-test-toggle")
         page.wait_for_selector("#board-test-toggle[aria-pressed=true]", timeout=3000)
         assert page.locator("#board-test-wiring li").count() == 0
@@ -339,7 +330,7 @@ def test_the_map_is_drawn_again_when_the_board_restarts_on_a_redrawn_file_of_the
     page.on("pageerror", lambda e: errors.append(str(e)))
     with serve_board(tmp_path / "data", map_name=str(drawn)) as srv:
         port = int(srv.url.rsplit(":", 1)[1])
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         old = page.get_attribute("#board", "data-revision")
         assert old == srv.board.loop.state.board.revision
         old_hull = page.get_attribute('[data-territory="1"]', "points")
@@ -377,7 +368,7 @@ def test_the_camera_inputs_take_the_boards_own_limits(page, tmp_path, monkeypatc
     with serve_board(tmp_path / "data", cameras=[FrameCamera(seat=1)]) as srv:
         assert srv.board.calibration.status()["camera_limits"] == {
             "focus": {"min": 1.0, "max": 12.5}, "exposure_us": {"min": 200, "max": 500_000}}
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         row = '#cameras li[data-seat="1"]'
         page.wait_for_selector(row, timeout=4000)
         bounds = page.eval_on_selector_all(f"{row} input[type=range], {row} input[type=number]",
@@ -400,7 +391,7 @@ def test_the_map_stays_in_view_beside_the_walks_prompt(browser, tmp_path, size):
     with serve_board(tmp_path, channels="matrix") as srv:
         ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
         page = ctx.new_page()
-        open_unlocked(page, srv.url)
+        unlock_page(page, srv.url, "/calibrate")
         page.locator("#sensors-start").scroll_into_view_if_needed()  # the maker scrolled down to the walk
         page.click("#sensors-start")
         asked(page, "T1")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cct_decks import write_decks
-from web_helpers import PIN, serve_board
+from web_helpers import serve_board, unlock_page
 
 from kipukas_board.cli import main
 
@@ -34,11 +34,7 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(srv.url + "/creature-combat")
-        token = page.get_attribute('meta[name="csrf-token"]', "content")  # the PIN once: a device session
-        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        unlock_page(page, srv.url, "/creature-combat")  # the PIN once: a device session
         assert page.text_content("#cc-phase") == "no game: start one under Controls"
         page.wait_for_function("document.querySelectorAll('#cc-new-players select option').length >= 8")
         page.select_option('#cc-new-players fieldset[data-seat="2"] select', "ben")
@@ -138,11 +134,7 @@ def test_starting_over_kipukas_while_a_duel_waits_paused_says_the_duel_is_ended(
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(srv.url + "/creature-combat")
-        token = page.get_attribute('meta[name="csrf-token"]', "content")
-        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        unlock_page(page, srv.url, "/creature-combat")
         page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
         assert page.text_content("#paused-banner .text") == "Card duel is paused."
         page.evaluate("document.getElementById('cc-new-game').open = true")

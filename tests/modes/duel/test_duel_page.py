@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import serve_board, unlock_page
 
 from kipukas_board.cli import main
 
@@ -37,11 +37,7 @@ def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> N
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
-        page.goto(srv.url + "/duel")
-        token = page.get_attribute('meta[name="csrf-token"]', "content")  # the PIN once: a device session
-        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        unlock_page(page, srv.url, "/duel")  # the PIN once: a device session
         assert page.text_content("#duel-phase") == "no duel: start one under Controls"
         page.wait_for_function("document.querySelectorAll('#duel-new-players select option').length >= 4")
         page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
@@ -83,11 +79,7 @@ def test_a_problem_is_shown_at_the_top_and_no_empty_panel_otherwise(browser, tmp
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(srv.url + "/duel")
-        token = page.get_attribute('meta[name="csrf-token"]', "content")
-        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        unlock_page(page, srv.url, "/duel")
         assert page.is_hidden("#duel-problems-panel"), "an empty Problems panel is shown"
         page.wait_for_function("document.querySelectorAll('#duel-new-players select option').length >= 4")
         page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")

@@ -7,7 +7,7 @@ import os
 import urllib.request
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, serve_board, unlock_page
 
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.modes.kipukas.on_table import kipukas_state
@@ -59,13 +59,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         refused: list[str] = []  # a plan the board refuses is never asked for (the console would show it)
         page.on("response", lambda r: refused.append(r.url) if "/api/bout/plan" in r.url and r.status >= 400 else None)
         _two_souls_in_territory_3(srv, ana_affinity="Avian")
-        page.goto(srv.url + "/")  # the PIN entered once, as a phone does: the board trusts this browser
-        token = page.get_attribute('meta[name="csrf-token"]', "content")
-        r = page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token})
-        assert r.ok, r.text()
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
-        page.wait_for_selector("#pin-button.unlocked", timeout=3000)
+        unlock_page(page, srv.url)  # the PIN entered once, as a phone does: the board trusts this browser
         page.wait_for_function("document.querySelector('#souls').textContent.includes('Hilbert')", timeout=3000)
         hilbert = page.text_content('#souls [data-soul="HMPU#0001"]')  # where its token is, in words
         assert "the stand in Long Grass towards Fern Hollow" in hilbert and "M3a" not in hilbert
@@ -201,11 +195,7 @@ def test_a_soul_whose_card_has_only_a_base_fights_with_no_die_to_type(browser, t
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         _two_souls_in_territory_3(srv)
-        page.goto(srv.url + "/")
-        token = page.get_attribute('meta[name="csrf-token"]', "content")
-        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-        page.reload()
-        page.wait_for_selector("#pin-button.unlocked", timeout=5000)
+        unlock_page(page, srv.url)
         page.wait_for_selector('#contention li[data-fight="3"] .bout-open', timeout=5000)
         page.click('#contention li[data-fight="3"] .bout-open')
         page.select_option("#bout-attacker", "HMPU#0001")

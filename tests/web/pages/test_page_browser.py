@@ -11,7 +11,7 @@ import time
 import urllib.request
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, serve_board, unlock_page
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 
@@ -53,17 +53,6 @@ def test_click_stand_colours_territory_via_sse(page, tmp_path):
                                ".includes('lifted from the territory stand of Fern Hollow')", timeout=3000)
 
 
-def _unlock(page, url: str, path: str = "/") -> None:
-    """Enter the PIN as a phone does once: the board trusts this browser (a device-session cookie)."""
-    page.goto(url + path)
-    token = page.get_attribute('meta[name="csrf-token"]', "content")
-    r = page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token})
-    assert r.ok, r.text()
-    page.reload()
-    page.wait_for_selector("#link.up", timeout=5000)
-    page.wait_for_selector("#pin-button.unlocked", timeout=3000)
-
-
 def _post(url: str, path: str, body: dict) -> dict:
     """An action as another phone at the table sends it (real HTTP, with the PIN)."""
     req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
@@ -93,7 +82,7 @@ def test_new_game_then_claim_takes_the_players_colour(page, tmp_path):
     """New game from the page's form, then the first setup placement: the territory turns the placer's
     colour on this page, by the event stream alone, within a second."""
     with serve_board(tmp_path) as srv:
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         _new_game_on_the_page(page)
         page.wait_for_function("document.querySelector('#players').textContent.includes('Player 2')", timeout=2000)
         s = kipukas_state(srv.board.loop.state)
@@ -107,7 +96,7 @@ def test_new_game_then_claim_takes_the_players_colour(page, tmp_path):
 
 def test_new_game_form_asks_for_what_each_play_style_needs(page, tmp_path):
     with serve_board(tmp_path) as srv:
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         page.click("#new-game summary")
         shown = "() => [...document.querySelectorAll('#new-game-form [data-option]')].filter(l => !l.hidden)" \
                 ".map(l => l.dataset.option).sort().join(' ')"
@@ -132,7 +121,7 @@ def test_new_game_form_asks_for_what_each_play_style_needs(page, tmp_path):
 
 def test_soul_wasted_button_records_the_loss(page, tmp_path):
     with serve_board(tmp_path) as srv:
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         ps = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
         _post(srv.url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
@@ -191,7 +180,7 @@ def test_control_refused_without_pin_happens_once_the_pin_is_given(page, tmp_pat
 
 def test_sensor_calibration_walk_through_in_simulation(page, tmp_path):
     with serve_board(tmp_path, channels="matrix") as srv:
-        _unlock(page, srv.url, "/calibrate")
+        unlock_page(page, srv.url, "/calibrate")
         page.click("#sensors-start")
         stands = list(srv.board.loop.state.board.stands)
         for sid in stands:
@@ -230,7 +219,7 @@ def test_board_test_button_on_the_calibration_page(browser, tmp_path):
         ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)
         page = ctx.new_page()
         try:
-            _unlock(page, srv.url, "/calibrate")
+            unlock_page(page, srv.url, "/calibrate")
             assert page.text_content("#board-test-toggle") == "Start board test"
             page.click("#board-test-toggle")
             page.wait_for_selector('#board-test-toggle[aria-pressed="true"]', timeout=3000)
@@ -295,7 +284,7 @@ def test_camera_preview_and_focus_in_chromium(page, tmp_path):
 
     cam = FrameCamera(seat=1)
     with serve_board(tmp_path, cameras=[cam]) as srv:
-        _unlock(page, srv.url, "/calibrate")
+        unlock_page(page, srv.url, "/calibrate")
         row = '#cameras li[data-seat="1"]'
         page.click(f"{row} .preview-toggle")
         page.wait_for_function("s => { const i = document.querySelector(s); return !i.hidden && i.naturalWidth > 0; }",

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _kipukas, _phone, _post, _set_up, _unlock
-from web_helpers import serve_board
+from test_page_table import _kipukas, _phone, _post, _set_up
+from web_helpers import serve_board, unlock_page
 
 from tests.maptools import map_data, to_toml
 
@@ -26,7 +26,7 @@ def _caption(page) -> str:  # type: ignore[no-untyped-def]
 def test_a_problem_or_a_question_is_not_told_again_in_the_caption_nor_left_there(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, (390, 844))
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _set_up(srv)
         srv.board.sim_set_stand("T3", True)  # one token too many after setup: a problem
         page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)
@@ -56,7 +56,7 @@ def test_a_problem_or_a_question_is_not_told_again_in_the_caption_nor_left_there
 def test_a_page_reloaded_mid_game_shows_what_the_board_said_last(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, (390, 844))
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _set_up(srv)
         page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
                                timeout=3000)
@@ -75,7 +75,7 @@ def test_the_caption_names_a_territory_as_the_map_does(browser, tmp_path: Path, 
     territory 4"."""
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, size)
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _set_up(srv)  # Ben's last base camp goes down on T4, Grey Peaks
         page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
                                timeout=3000)
@@ -94,7 +94,7 @@ def test_during_setup_the_caption_does_not_say_again_whose_placement_the_what_no
     your capital." again. The voice still says it (nobody at the table reads the page)."""
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, size)
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _kipukas(srv.url)
         page.wait_for_function("() => document.getElementById('now').textContent.startsWith('Ana: place')",
                                timeout=3000)
@@ -130,7 +130,7 @@ def test_a_territory_named_with_a_stand_id_keeps_its_name_in_the_caption(browser
     (tmp_path / "route.toml").write_text(to_toml(data))
     with serve_board(tmp_path / "data", map_name=str(tmp_path / "route.toml")) as srv:
         ctx, page, errors = _phone(browser, (390, 844))
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _kipukas(srv.url)
         srv.board.sim_set_stand("T1", True)
         page.wait_for_function("() => document.getElementById('caption').textContent.includes('capital on')",

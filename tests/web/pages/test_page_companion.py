@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_again, serve_board
+from web_helpers import PIN, serve_again, serve_board, unlock_page
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 from tests.maptools import map_data, to_toml
@@ -57,15 +57,6 @@ def _post(url: str, path: str, body: dict) -> dict:
                                  headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
     with urllib.request.urlopen(req, timeout=10) as resp:
         return json.loads(resp.read())
-
-
-def _unlock(page, url: str, path: str = "/") -> None:
-    page.goto(url + path)
-    token = page.get_attribute('meta[name="csrf-token"]', "content")
-    assert page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-    page.reload()
-    page.wait_for_selector("#link.up", timeout=5000)
-    page.wait_for_selector("#pin-button.unlocked", timeout=3000)
 
 
 def _game_in_play(srv) -> None:
@@ -116,7 +107,7 @@ def test_a_whole_setup_and_cycle_say_what_to_do_now(browser, tmp_path, size):
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         assert "No game yet" in page.text_content("#now")
         _layout_ok(page, size[0])
         _shot(page, tmp_path, f"companion-empty-{size[0]}x{size[1]}")
@@ -212,7 +203,7 @@ def test_undo_asks_first_names_what_and_redo_brings_it_back(browser, tmp_path):
     with serve_board(tmp_path) as srv:
         ctx = _context(browser, PHONES[0])
         page = ctx.new_page()
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         _game_in_play(srv)
         seat = 2 if kipukas_state(srv.board.loop.state).initiative == 1 else 1
         _post(srv.url, "/api/actions/initiative", {"seat": seat})
@@ -246,7 +237,7 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
     with serve_board(tmp_path) as srv:
         ctx = _context(browser, PHONES[1])
         page = ctx.new_page()
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         _game_in_play(srv)
         _post(srv.url, "/api/actions/roll-diel", {})
         srv.board.sim_set_stand("M6a", True)  # a soul next to nobody's territory: the board asks whose
@@ -287,7 +278,7 @@ def test_an_open_page_keeps_working_across_a_board_restart(browser, tmp_path):
         port = int(srv.url.rsplit(":", 1)[1])
         ctx = _context(browser, PHONES[1])
         page = ctx.new_page()
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         _game_in_play(srv)
         _wait_text(page, "#now", "roll the diel die", 3000)
     page.wait_for_selector("#link.down", timeout=5000)  # the board is gone
@@ -320,7 +311,7 @@ def test_an_open_page_draws_the_map_again_when_the_board_restarts_on_a_redrawn_f
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         _game_in_play(srv)
         _wait_text(page, "#now", "roll the diel die", 3000)
         old = page.get_attribute("#board", "data-revision")
@@ -374,7 +365,7 @@ def test_unknown_pages_and_a_board_that_does_not_answer_are_said_plainly(browser
         assert resp.status == 404 and "no page at /no-such-page" in page.text_content("main")
         _layout_ok_plain = page.evaluate("document.documentElement.scrollWidth")
         assert _layout_ok_plain <= PHONES[0][0]
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         _game_in_play(srv)
         page.wait_for_function("!document.querySelector('#bar-roll').disabled", timeout=3000)
     page.click("#bar-roll")
@@ -394,7 +385,7 @@ def test_new_game_picks_another_map_and_plays_its_first_placement(browser, tmp_p
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        _unlock(page, srv.url)
+        unlock_page(page, srv.url)
         page.click('#actionbar a[href="#controls-panel"]')
         page.click("#new-game summary")
         assert "uncalibrated" in page.text_content('#map-pick option[value="kipuka-12"]')
@@ -439,7 +430,7 @@ def test_axe_finds_nothing_serious_or_critical(browser, tmp_path, path):
     with serve_board(tmp_path) as srv:
         ctx = _context(browser, PHONES[1], bypass_csp=True)  # axe is injected as a script
         page = ctx.new_page()
-        _unlock(page, srv.url, "/calibrate" if path == "/calibrate" else "/")  # controls show unlocked
+        unlock_page(page, srv.url, "/calibrate" if path == "/calibrate" else "/")  # controls show unlocked
         if path != "/calibrate":
             _game_in_play(srv)
             _post(srv.url, "/api/actions/roll-diel", {})

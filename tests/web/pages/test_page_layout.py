@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, serve_board, unlock_page
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 
@@ -135,11 +135,7 @@ def test_the_card_games_pages_mid_game_pass_axe_and_the_layout_checks(browser, t
     with serve_board(data) as srv:
         ctx = browser.new_context(viewport={"width": 390, "height": 800}, bypass_csp=True)  # axe is injected
         page = ctx.new_page()
-        page.goto(srv.url + "/duel")
-        token = page.get_attribute('meta[name="csrf-token"]', "content")
-        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        unlock_page(page, srv.url, "/duel")
         page.wait_for_function("() => document.querySelectorAll('#duel-new-players select option').length >= 4")
         page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
         page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")

@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _phone, _post, _set_up, _unlock
+from test_page_table import _phone, _post, _set_up
 from test_page_taps import SEEN
 from waiting import wait_for
-from web_helpers import serve_board
+from web_helpers import serve_board, unlock_page
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -49,7 +49,7 @@ def test_a_page_shown_again_reads_as_one_opened_now_and_its_own_tap_is_done_once
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, (390, 844))
         opened = _streams(page)
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _set_up(srv)
         page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
                                timeout=3000)
@@ -80,7 +80,7 @@ def test_a_screen_off_for_a_second_mid_fight_comes_back_right(browser, tmp_path:
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, (390, 844))
         opened = _streams(page)
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _set_up(srv)
         _post(srv.url, "/api/actions/roll-diel", {})  # the opening night
         _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day

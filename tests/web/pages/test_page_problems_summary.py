@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _kipukas, _phone, _post, _unlock
-from web_helpers import serve_board
+from test_page_table import _kipukas, _phone, _post
+from web_helpers import serve_board, unlock_page
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -23,7 +23,7 @@ LINES = """(id) => { const r = document.createRange(); r.selectNodeContents(docu
 def test_several_problems_read_whole_in_the_folded_summary(browser, tmp_path: Path, size) -> None:
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, size)
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _kipukas(srv.url)
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
             srv.board.sim_set_stand(sid, True)

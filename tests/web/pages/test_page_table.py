@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, serve_board, unlock_page
 
 from kipukas_board.cli import main
 from kipukas_board.modes.kipukas.on_table import kipukas_state
@@ -51,14 +51,6 @@ def _phone(browser, size: tuple[int, int]):
     return ctx, page, errors
 
 
-def _unlock(page, url: str, path: str) -> None:
-    page.goto(url + path)
-    token = page.get_attribute('meta[name="csrf-token"]', "content")
-    assert page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-    page.reload()
-    page.wait_for_selector("#link.up", timeout=5000)
-
-
 @pytest.mark.parametrize("size", SIZES)
 def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: Path, size) -> None:
     data = tmp_path / "data"
@@ -71,7 +63,7 @@ def test_a_duel_started_over_kipukas_asks_pauses_and_resumes(browser, tmp_path: 
         other_ctx, other, other_errors = _phone(browser, SIZES[1 - SIZES.index(size)])  # a second phone on /
         other.goto(srv.url + "/")
         other.wait_for_selector("#link.up", timeout=5000)
-        _unlock(page, srv.url, "/duel")
+        unlock_page(page, srv.url, "/duel")
         page.wait_for_function("() => document.querySelectorAll('#duel-new-players select option').length >= 4")
         assert page.text_content("#duel-caption") == "", "the duel page tells only the duel's news"
         page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
@@ -192,7 +184,7 @@ def _map_seen(page) -> float:
 def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(browser, tmp_path: Path, size) -> None:
     with serve_board(tmp_path / "data") as srv:
         ctx, page, errors = _phone(browser, size)
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         seen = {"no game": _map_seen(page)}
         _kipukas(srv.url)
         srv.board.sim_set_stand("T1", True)
@@ -296,7 +288,7 @@ def test_axe_finds_no_violation_on_any_page(browser, tmp_path: Path, moment: str
     with serve_board(data) as srv:
         ctx = browser.new_context(viewport={"width": 360, "height": 740}, bypass_csp=True)  # axe is injected
         page = ctx.new_page()
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         visits = [(path, None) for path in PAGES]
         if moment == "mid-game":
             _kipukas(srv.url)
@@ -337,7 +329,7 @@ def test_every_tap_target_is_24_px_and_nothing_is_wider_than_the_phone(browser, 
     with serve_board(tmp_path / "data", map_name=map_name) as srv:
         ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
         page = ctx.new_page()
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         _kipukas(srv.url)
         small, wide = {}, {}
         for path in PAGES:
@@ -367,7 +359,7 @@ def test_in_simulation_the_page_shows_any_known_card_at_a_seat(browser, tmp_path
     with serve_board(data) as srv:
         _kipukas(srv.url)
         ctx, page, errors = _phone(browser, SIZES[0])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.wait_for_selector("#sim-card:not([hidden])", timeout=3000)
         games = page.eval_on_selector_all("#sim-card-pick optgroup", "gs => gs.map(g => g.label)")
         assert games == ["Kipukas", "Card duel"]
@@ -396,7 +388,7 @@ def test_ending_the_game_from_more_actions_shows_the_end_on_the_map(browser, tmp
     with serve_board(tmp_path / "data") as srv:
         _set_up(srv)
         ctx, page, errors = _phone(browser, SIZES[0])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.click('#actionbar a[href="#controls-panel"]')
         page.click('#controls-panel [data-action="end-game"]')
         page.click("#confirm-yes")
@@ -414,7 +406,7 @@ def test_the_players_can_end_the_game_naming_its_winner(browser, tmp_path: Path)
     with serve_board(tmp_path / "data") as srv:
         _set_up(srv)
         ctx, page, errors = _phone(browser, SIZES[1])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.click('#actionbar a[href="#controls-panel"]')
         page.select_option("#end-winner", label="Ben")
         page.click('#controls-panel [data-action="end-game"]')
@@ -437,7 +429,7 @@ def test_a_tap_the_rules_refuse_says_it_was_not_done_and_why(browser, tmp_path: 
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # Ana's capital on T1, Ben's base camp on T7
             srv.board.sim_set_stand(sid, True)
         ctx, page, errors = _phone(browser, SIZES[0])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.click('[data-stand="T7"]')
         page.select_option("#fix-owner", label="Ana")
         page.select_option("#fix-claim", "capital")  # a second capital for Ana: the rules refuse it
@@ -456,7 +448,7 @@ def test_a_token_put_down_in_simulation_while_a_calibration_walk_is_open_is_told
         _kipukas(srv.url)
         _post(srv.url, "/api/calibration/sensors/start", {"mode": "lift"})
         ctx, page, errors = _phone(browser, SIZES[1])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.wait_for_selector("#calibration-banner:not([hidden])", timeout=3000)
         page.click('[data-stand="T1"]')
         page.click("#stand-sim button")
@@ -475,7 +467,7 @@ def test_a_questions_worded_answers_read_as_buttons(browser, tmp_path: Path) -> 
         _post(srv.url, "/api/actions/roll-diel", {})  # ... when the cycle ends: was the claim lost?
         assert [q["options"] for q in kipukas_state(srv.board.loop.state).questions] == [["lost", "keep"]]
         ctx, page, errors = _phone(browser, SIZES[0])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
         assert page.locator("#questions .buttons button").all_text_contents() == ["Lost", "Keep"]
         ctx.close()
@@ -495,7 +487,7 @@ def test_a_paused_game_is_one_slim_line_above_the_game_on_the_table(browser, tmp
             {"seat": 2, "name": "Ben", "color": "#1b98e0", "deck": "ben"}]})
         _kipukas(srv.url)  # Kipukas started over it: Creature Combat Territory is paused
         ctx, page, errors = _phone(browser, size)
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.wait_for_selector("#paused-banner:not([hidden])", timeout=3000)
         assert page.text_content("#paused-banner .text") == "Creature Combat Territory is paused."
         height = page.evaluate("document.getElementById('paused-banner').getBoundingClientRect().height")
@@ -515,7 +507,7 @@ def test_a_tapped_stands_panel_opens_whole_above_the_action_bar_with_the_stand_i
         srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
         _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
         ctx, page, errors = _phone(browser, (360, 640))
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.wait_for_selector("#contention-panel:not([hidden])", timeout=3000)
         page.click('[data-stand="M4b"]')
         page.wait_for_timeout(300)
@@ -534,7 +526,7 @@ def test_a_tap_on_what_the_message_lies_over_reaches_it(browser, tmp_path: Path)
     with serve_board(tmp_path / "data") as srv:
         _set_up(srv)
         ctx, page, errors = _phone(browser, SIZES[1])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.click("#bar-roll")  # "Rolled." lies over the page above the action bar for 3 s
         page.wait_for_selector("#message:not([hidden])", timeout=3000)
         box = page.locator("#message").bounding_box()
@@ -604,7 +596,7 @@ def test_a_fight_the_board_asks_about_is_not_offered_again_until_answered(browse
             _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": sid, "owner": seat})
         assert kipukas_state(srv.board.loop.state).territories[4].contention
         ctx, page, errors = _phone(browser, SIZES[1])
-        _unlock(page, srv.url, "/")
+        unlock_page(page, srv.url, "/")
         page.wait_for_selector("#contention-panel:not([hidden])", timeout=3000)
         page.click('#contention [data-fight="4"] button:has-text("Ben won")')  # Ana's soul still stands there
         page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)

@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, serve_board, unlock_page
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -32,11 +32,7 @@ def _rolls(srv) -> int:  # type: ignore[no-untyped-def]
 
 
 def _unlocked(page, url: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto(url + "/")
-    token = page.get_attribute('meta[name="csrf-token"]', "content")
-    assert page.request.post(url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-    page.reload()
-    page.wait_for_selector("#link.up", timeout=5000)
+    unlock_page(page, url)
     page.wait_for_function("() => !document.getElementById('bar-roll').disabled", timeout=3000)
 
 

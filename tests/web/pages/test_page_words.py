@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cct_decks import write_decks
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, serve_board, unlock_page
 
 from kipukas_board.cli import main
 
@@ -60,11 +60,7 @@ def test_no_word_is_broken_on_the_creature_combat_page_mid_round(browser, tmp_pa
         assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
     with serve_board(data) as srv:
         page = browser.new_page(viewport={"width": 390, "height": 800})
-        page.goto(srv.url + "/creature-combat")
-        token = page.get_attribute('meta[name="csrf-token"]', "content")
-        assert page.request.post(srv.url + "/api/pin/check", headers={"X-Admin-Pin": PIN, "X-CSRF-Token": token}).ok
-        page.reload()
-        page.wait_for_selector("#link.up", timeout=5000)
+        unlock_page(page, srv.url, "/creature-combat")
         page.wait_for_function("() => document.querySelectorAll('#cc-new-players select option').length >= 8")
         page.select_option('#cc-new-players fieldset[data-seat="2"] select', "ben")
         page.click('#cc-new-game-form button[type="submit"]')
