@@ -104,4 +104,3 @@ class ChangeGate:
     def reset(self) -> None:
         """Forget the reference: the next frame counts as new."""
         self._ref = None
-
