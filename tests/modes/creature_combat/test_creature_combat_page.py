@@ -42,6 +42,11 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         page.wait_for_function("document.getElementById('cc-phase').textContent === 'round 1 · round begin'",
                                timeout=3000)
         assert srv.board.loop.state.game == "creature-combat"
+        # every empty panel's note (a land slot not dealt yet, no land tallied) reads as a sentence, as on the
+        # Kipukas page
+        empty = page.eval_on_selector_all(".none", "els => els.map((e) => e.textContent.trim())")
+        assert len(empty) >= 5, f"the empty panels say nothing: {empty}"  # five slots and the results
+        assert all(t[:1].isupper() and t.endswith(".") for t in empty), empty
         for _ in range(5):
             dealt = page.input_value("#cc-deal-land")  # each deal once the page offers the next land
             page.click('#cc-deal button[type="submit"]')

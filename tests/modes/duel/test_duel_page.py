@@ -85,6 +85,11 @@ def test_a_problem_is_shown_at_the_top_and_no_empty_panel_otherwise(browser, tmp
         page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")
         page.click('#duel-new-game-form button[type="submit"]')
         _text(page, "#duel-phase", "turn 1")
+        # every empty panel's note (no terrain, an empty line, free hands) reads as a sentence, as on the
+        # Kipukas page
+        empty = page.eval_on_selector_all(".none", "els => els.map((e) => e.textContent.trim())")
+        assert len(empty) >= 5, f"the empty panels say nothing: {empty}"  # the terrain, each seat's line and hands
+        assert all(t[:1].isupper() and t.endswith(".") for t in empty), empty
         srv.board.card_desk.present(2, "duel:punch")  # shown at the seat whose turn it is not
         page.wait_for_selector("#duel-problems-panel:not([hidden])", timeout=3000)
         top = page.evaluate("document.getElementById('duel-problems-panel').getBoundingClientRect().top")

@@ -74,7 +74,7 @@
       if (sl.land) {
         li.append(el("span", { text: `${sl.land.name} · ${sl.land.biome}` }));
         li.style.borderColor = BIOME[sl.land.biome] || "#555";
-      } else li.append(el("span", { class: "none", text: "empty" }));
+      } else li.append(el("span", { class: "none", text: "Empty." }));
       li.classList.toggle("fighting", sl.number === fighting);
       return li;
     }));

@@ -49,10 +49,10 @@
         el("span", { class: "defense", text: `defense ${s.defense}` })));
     box.append(el("h3", { text: "Line" }),
       s.line.length ? el("ol", { class: "line" }, ...s.line.map((c) => cardRow(c, byCard[c.card])))
-        : el("p", { class: "hint", text: "no card in line" }));
+        : el("p", { class: "hint none", text: "No card in line." }));
     box.append(el("h3", { text: "Hands" }),
       s.hands.length ? el("ul", { class: "line" }, ...s.hands.map((c) => cardRow(c, byCard[c.card])))
-        : el("p", { class: "hint", text: "both hand slots free" }));
+        : el("p", { class: "hint none", text: "Both hand slots are free." }));
     if (s.aim) box.append(el("p", { class: "hint", text: `aims at ${s.aim.split("#")[0]}` }));
     if (s.limbo_cards.length) box.append(el("p", { class: "hint", text: `limbo: ${s.limbo_cards.map((c) => c.name).join(", ")}` }));
     if (d.phase !== "over") {
@@ -85,7 +85,8 @@
     $("duel-terrain").textContent = d.terrain
       ? `${d.terrain.name} (${nameOf(d, d.terrain.seat)})${d.terrain.text ? ` — ${d.terrain.text}` : ""}` +
         (d.terrain_safe_until >= d.turn ? ` · cannot be destroyed until turn ${d.terrain_safe_until} ends` : "")
-      : "no terrain in play";
+      : "No terrain in play.";
+    $("duel-terrain").classList.toggle("none", !d.terrain);  // an empty panel's note, as on the Kipukas page
     const r = d.last_result;
     $("duel-last").textContent = r ? `turn ${r.turn}: ${r.attack} attack against ${nameOf(d, r.seat)}'s ${r.defense}` +
       `${r.shield ? ` + shield ${r.shield}` : ""} defense → ${r.flipped ? "a Heart flips" : "held"}` +
