@@ -335,6 +335,9 @@ def test_a_failed_retreat_ends_the_souls_attacks_for_the_cycle_in_the_web_editio
         "Ana's Hilbert failed to retreat: it cannot attack this diel cycle."]
     why = plan_bout(web, 3, "HMPU#0001", "ZrrD#0001")
     assert isinstance(why, str) and "its retreat failed" in why and "forgo their ability to attack" in why
+    hilbert = next(x for x in state_json(web)["souls"] if x["id"] == "HMPU#0001")
+    assert hilbert["attack_spent"] and "the Kipukas web rules" in hilbert["attack_spent_why"]
+    assert "forgo their ability to attack" in hilbert["attack_spent_why"] and hilbert["attack_spent_why"] in why
     escaped, fx = fold([{**retreat, "escapee": [6, 6], "challenger": [3]}], met("web"))
     assert isinstance(plan_bout(escaped, 3, "HMPU#0001", "ZrrD#0001"), dict)  # it got away: no rule applies
     book, fx = fold([retreat], met("2023"))

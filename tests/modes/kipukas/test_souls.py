@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import load_map
+from kipukas_board.modes.kipukas.rules.bouts import FAILED_BLOW_RULE
 from kipukas_board.modes.kipukas.rules.core import apply
 from kipukas_board.modes.kipukas.rules.state import KipukasState, initial_state
 from kipukas_board.modes.kipukas.rules.view import state_json
@@ -64,7 +65,7 @@ def test_a_card_shown_before_a_token_binds_to_the_next_token_of_that_seat() -> N
     s, fx = fold([*opening(), card(1, "BbBb"), stand_event("M2b", True)])  # a soul steps out of T2
     assert souls(s) == {"BbBb#0001": {"id": "BbBb#0001", "seat": 1, "code": "BbBb", "title": "Bog Hound",
                                       "stand": "M2b", "keal": {"tolerance": 2, "lost": 0}, "downed": False,
-                                      "wasted": False, "attack_spent": False}}
+                                      "wasted": False, "attack_spent": False, "attack_spent_why": ""}}
     assert {"type": "soul_bound", "soul": "BbBb#0001", "title": "Bog Hound", "seat": 1, "stand": "M2b"} in fx
     s, _ = fold([stand_event("M2b", False), stand_event("M3a", True)], s)  # it walks on: the token carries it
     assert souls(s)["BbBb#0001"]["stand"] == "M3a"
@@ -334,7 +335,9 @@ def test_the_bout_plan_names_every_modifier_and_its_source() -> None:
 def test_a_won_attack_costs_a_keal_means_a_failed_one_nothing_and_the_final_blow_wastes() -> None:
     s = _duel()
     lost, fx = fold([bout_roll({"attacker": [[1, 1]], "defender": [[19]]})], s)  # 2+4 against 19
-    spent = {**souls(s)["HMPU#0001"], "attack_spent": True}  # nobody hurt; Hilbert attacks no more this cycle
+    # nobody hurt; Hilbert attacks no more this cycle, and the board says why
+    spent = {**souls(s)["HMPU#0001"], "attack_spent": True,
+             "attack_spent_why": f'its blow failed (both rule books: "{FAILED_BLOW_RULE}")'}
     assert souls(lost) == {**souls(s), "HMPU#0001": spent} and lost.last_bout["winner"] == "defender"
     assert lost.last_bout["rounds"] == [{"attacker": 6, "defender": 19, "won": "defender", "brawl": False}]
     s, fx = fold([bout_roll({"attacker": [[6, 6]], "defender": [[3]]})], s)

@@ -45,7 +45,7 @@ def test_souls_bind_fight_and_show_in_the_state(data_dir: Path) -> None:
         souls = {s["id"]: s for s in t.state()["souls"]}
         assert souls["HMPU#0001"] == {"id": "HMPU#0001", "seat": 1, "code": "HMPU", "title": "Hilbert",
                                       "stand": "M3a", "keal": {"tolerance": 1, "lost": 0}, "downed": False,
-                                      "wasted": False, "attack_spent": False}
+                                      "wasted": False, "attack_spent": False, "attack_spent_why": ""}
         assert souls["ZrrD#0001"]["stand"] == "M3b" and souls["ZrrD#0001"]["seat"] == 2
         plan = t.client.get("/api/bout/plan?territory=3&attacker=HMPU%230001&defender=ZrrD%230001&archetype=2")
         assert plan.status_code == 200

@@ -11,6 +11,8 @@ from web_helpers import PIN, serve_board, unlock_page
 
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.modes.kipukas.on_table import kipukas_state
+from kipukas_board.modes.kipukas.rules.bouts import FAILED_BLOW_RULE, FAILED_RETREAT_RULE
+from kipukas_board.modes.kipukas.rules.dice import ScriptedDice, SystemDice
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -243,3 +245,30 @@ def test_the_bout_assistant_names_a_territory_as_the_map_does_named_or_not(brows
                                    timeout=3000)
             assert page.text_content("#bout-territory option") == want
             ctx.close()
+
+
+def test_no_attack_this_cycle_quotes_the_rule_that_applies_a_failed_retreat_or_a_failed_blow(browser, tmp_path):
+    """The souls list's "no attack this cycle" says why: a failed retreat (the Kipukas web rules, "Retreat
+    and Reinforce") and a failed blow (both rule books, "Defeating a Soul") are different rules."""
+    Catalog.in_dir(tmp_path).import_records(CARDS)
+    with serve_board(tmp_path) as srv:
+        _two_souls_in_territory_3(srv)
+        srv.board.dice = ScriptedDice([1, 1, 12])  # the escapee's 2 D6 (2) against the D20 (12): caught
+        _post(srv.url, "/api/actions/roll-dice", {"kind": "retreat", "seat": 1, "souls": ["HMPU#0001"]})
+        ctx = browser.new_context(viewport={"width": 360, "height": 740})
+        page = ctx.new_page()
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        spent = '#souls [data-soul="HMPU#0001"] .pill.spent'
+        page.wait_for_selector(spent, timeout=3000)
+        why = page.get_attribute(spent, "title") or ""
+        assert FAILED_RETREAT_RULE in why and "the Kipukas web rules" in why and FAILED_BLOW_RULE not in why, why
+        srv.board.dice = SystemDice()
+        _post(srv.url, "/api/actions/roll-diel", {"phase": "night"})  # a new diel cycle: Hilbert may attack again
+        page.wait_for_selector(spent, state="detached", timeout=3000)
+        _post(srv.url, "/api/actions/bout-roll", {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001",
+                                                  "rolls": {"attacker": [[1, 1]], "defender": [[19]]}})  # lost
+        page.wait_for_selector(spent, timeout=3000)
+        why = page.get_attribute(spent, "title") or ""
+        assert FAILED_BLOW_RULE in why and "both rule books" in why and FAILED_RETREAT_RULE not in why, why
+        ctx.close()

@@ -73,6 +73,23 @@ FAILED_BLOW_RULE = ("After an unsuccessful blow, the player loses their ability 
 FAILED_RETREAT_RULE = "If unsuccessful, the retreating soul(s) forgo their ability to attack for the day"
 
 
+def spent_why(soul: Soul) -> str:
+    """Why ``soul`` attacks no more this diel cycle, with the rule that says so: a failed retreat and a
+    failed blow are different rules in different books. The refused bout and the page's souls list
+    (``attack_spent_why`` in ``GET /api/state``) say it in these same words.
+
+    Example::
+
+        >>> hilbert = Soul(id="HMPU#0001", seat=1, code="HMPU", copy=None, serial=None, title="Hilbert",
+        ...                tolerance=1, movement=2, failed_by="retreat")
+        >>> spent_why(hilbert)[:40]
+        'its retreat failed (the Kipukas web rule'
+    """
+    if soul.failed_by == "retreat":
+        return f'its retreat failed (the Kipukas web rules: "{FAILED_RETREAT_RULE}")'
+    return f'its blow failed (both rule books: "{FAILED_BLOW_RULE}")'
+
+
 def parse_die(text: str) -> tuple[tuple[int, ...], int, str | None]:
     """The dice a card's Die Rolls field names (sides of each die), the fixed base it adds ("Base 3"
     alone rolls no die), and what was assumed or left to the players, if anything."""
@@ -203,11 +220,8 @@ def plan_bout(state: KipukasState, territory: int, attacker: str, defender: str,
     if att.downed:
         return f"{att.title} is downed and cannot attack"
     if att.failed_cycle == state.diel_cycle:
-        if att.failed_by == "retreat":
-            return (f"{att.title} cannot attack in this diel cycle: its retreat failed (the web rules: "
-                    f"\"{FAILED_RETREAT_RULE}\"); it may still defend")
-        return (f"{att.title} cannot attack again in this diel cycle: its blow failed (both rule books: "
-                f"\"{FAILED_BLOW_RULE}\"); it may still defend")
+        again = "" if att.failed_by == "retreat" else " again"
+        return f"{att.title} cannot attack{again} in this diel cycle: {spent_why(att)}; it may still defend"
     final = dfn.downed
     geography = state.board.territories[territory].geography
     nomads = "nomad" in (att.habitat.strip().lower(), dfn.habitat.strip().lower())

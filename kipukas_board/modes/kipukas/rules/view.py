@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kipukas_board.modes.kipukas.rules.bouts import spent_why
 from kipukas_board.modes.kipukas.rules.editions import EDITIONS
 from kipukas_board.modes.kipukas.rules.guide import hill_json, next_json
 from kipukas_board.modes.kipukas.rules.playstyles import player_limits, scores
 from kipukas_board.modes.kipukas.rules.souls import where
-from kipukas_board.modes.kipukas.rules.state import KipukasState, turn_order, waiting_stands
+from kipukas_board.modes.kipukas.rules.state import KipukasState, Soul, turn_order, waiting_stands
 
 
 def state_json(state: KipukasState) -> dict[str, Any]:
@@ -85,11 +86,16 @@ def state_json(state: KipukasState) -> dict[str, Any]:
 
 def souls_json(state: KipukasState) -> list[dict[str, Any]]:
     """The souls the board knows (``souls`` in ``GET /api/state``): ``stand`` is null for one in a hand, a base camp or
-    a capital (or shown and not yet bound to a token)."""
+    a capital (or shown and not yet bound to a token). ``attack_spent``: it attacks no more this diel cycle;
+    ``attack_spent_why`` then says why, with the rule that applies (a failed blow or a failed retreat)."""
     if not state.souls:
         return []
     stands = where(state)
+
+    def spent(s: Soul) -> bool:
+        return s.failed_cycle == state.diel_cycle and not s.wasted
+
     return [{"id": s.id, "seat": s.seat, "code": s.code, "title": s.title, "stand": stands[s.id],
              "keal": {"tolerance": s.tolerance, "lost": s.lost}, "downed": s.downed, "wasted": s.wasted,
-             "attack_spent": s.failed_cycle == state.diel_cycle and not s.wasted}
+             "attack_spent": spent(s), "attack_spent_why": spent_why(s) if spent(s) else ""}
             for s in state.souls.values()]

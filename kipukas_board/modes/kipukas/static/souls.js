@@ -28,9 +28,9 @@
     const li = el("li", { dataset: { soul: soul.id } },
       el("strong", { text: soul.title }), ` ${seatName(s, soul.seat)} · ${soul.stand ? where(soul.stand) : "off the map"} · ${keal}`,
       status ? el("span", { class: `pill ${status}`, text: status }) : "");
-    if (soul.attack_spent) {  // both rule books: a failed blow ends that soul's attacks for the cycle
+    if (soul.attack_spent) {  // a failed blow (both rule books) or a failed retreat (the Kipukas web rules)
       li.append(" ", el("span", { class: "pill spent", text: "no attack this cycle",
-        title: "After an unsuccessful blow, the player loses their ability to attack with that card for this diel cycle" }));
+        title: KB.sentence(soul.attack_spent_why || "") }));  // the board's words, with the rule that applies
     }
     if (!soul.wasted && soul.keal.tolerance === 0) {  // the web rules' Myrthvither Raven
       li.append(" ", el("span", { class: "hint", text: "0 KEAL means: fights, and is wasted by the first bout it loses" }));
