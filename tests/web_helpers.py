@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,6 +76,21 @@ def unlock_page(page: Any, url: str, path: str = "/") -> None:
     page.reload()
     page.wait_for_selector("#link.up", timeout=5000)
     page.wait_for_selector("#pin-button.unlocked", timeout=3000)
+
+
+def post_action(url: str, path: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
+    """``body`` POSTed to ``url + path`` as another phone at the table sends an action (real HTTP, JSON,
+    with the PIN); the answer's JSON. A status other than ``status`` fails the test with the board's words,
+    so a refused action is told, not swallowed."""
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            got, doc = resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        got, doc = exc.code, json.loads(exc.read())
+    assert got == status, f"POST {path} {body!r:.200} answered {got}, not {status}: {doc}"
+    return doc
 
 
 @contextmanager

@@ -3,14 +3,11 @@ the pick kept across a restart (and an explicit --map winning over it), refused 
 
 from __future__ import annotations
 
-import json
 import logging
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import PIN, post_action, serve_board
 
 from kipukas_board import modes, textfile
 from kipukas_board.app import BoardApp
@@ -178,19 +175,9 @@ def test_an_open_calibration_walk_keeps_the_map(board) -> None:
     assert board.loop.state.board.name == "Kipuka of Eight"
 
 
-def _post(url: str, path: str, body: dict) -> tuple[int, dict]:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
 def test_the_pick_survives_a_restart_and_an_explicit_map_wins_saying_so(tmp_path: Path, caplog) -> None:
     with serve_board(tmp_path, map_name="kipuka-8") as srv:
-        assert _post(srv.url, "/api/actions/map", {"map": "kipuka-13"})[0] == 200
+        post_action(srv.url, "/api/actions/map", {"map": "kipuka-13"})
     with caplog.at_level(logging.WARNING, logger="kipukas_board.app"), \
             serve_board(tmp_path, map_name="kipuka-8") as srv:  # the settings still say kipuka-8
         assert srv.board.loop.state.board.name == "Kipuka of Thirteen"
@@ -211,7 +198,7 @@ def test_a_game_started_on_a_given_map_is_found_again_by_a_start_without_it(tmp_
     """Picked kipuka-12 on the page, then a start with --map kipuka-8 and a game on it: the service's
     next start (no --map) must come back to kipuka-8, where the game is, not refuse to start."""
     with serve_board(tmp_path, map_name="kipuka-8") as srv:
-        assert _post(srv.url, "/api/actions/map", {"map": "kipuka-12"})[0] == 200
+        post_action(srv.url, "/api/actions/map", {"map": "kipuka-12"})
     board = BoardApp(Settings(map="kipuka-8"), tmp_path, sim=True, admin_pin=PIN, map_given=True)
     board.start()
     try:

@@ -7,7 +7,7 @@ import os
 import urllib.request
 
 import pytest
-from web_helpers import PIN, serve_board, unlock_page
+from web_helpers import post_action, serve_board, unlock_page
 
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.modes.kipukas.on_table import kipukas_state
@@ -26,28 +26,21 @@ CARDS = [
 ]
 
 
-def _post(url: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
 def _two_souls_in_territory_3(srv, ana_affinity: str = "") -> None:
     """Setup done, two diel rolls, then Bo's ZrrD soul on M3b and Ana's HMPU soul walked to M3a: two
     souls of different players in territory 3, ready for a bout."""
     ana = {"seat": 1, "name": "Ana", "color": "#d7263d", **({"affinity": ana_affinity} if ana_affinity else {})}
-    _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+    post_action(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
         ana, {"seat": 2, "name": "Bo", "color": "#1b98e0"}]})
     for sid in ("T1", "T8", "T2", "T3", "T5", "T7"):
         srv.board.sim_set_stand(sid, True)
-    _post(srv.url, "/api/actions/roll-diel", {})
-    _post(srv.url, "/api/actions/roll-diel", {})
-    _post(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
+    post_action(srv.url, "/api/actions/roll-diel", {})
+    post_action(srv.url, "/api/actions/roll-diel", {})
+    post_action(srv.url, "/api/sim/cards", {"seat": 2, "payload": "kpks.us/ZrrD#0001?AbZrrD"})
     srv.board.sim_set_stand("M3b", True)
-    _post(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
+    post_action(srv.url, "/api/sim/cards", {"seat": 1, "payload": "kpks.us/HMPU#0001?AbHMPU"})
     for sid, on in (("M2b", True), ("M2b", False), ("M3a", True)):
         srv.board.sim_set_stand(sid, on)
-
 
 
 @pytest.mark.parametrize("viewport", [(360, 740), (390, 844)])
@@ -143,7 +136,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         page.locator("#bout-panel").screenshot(path=os.path.join(os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path)),
                                                                  f"bout-nobody-attacks-{viewport[0]}.png"),
                                                style="#message, #actionbar { visibility: hidden; }")
-        _post(srv.url, "/api/actions/roll-diel", {"phase": "night"})  # a new diel cycle: Hilbert may attack again
+        post_action(srv.url, "/api/actions/roll-diel", {"phase": "night"})  # a new diel cycle: Hilbert may attack again
         page.wait_for_function("document.querySelector('#bout-plan').textContent.includes('Final Blow')", timeout=3000)
         assert page.input_value("#bout-attacker") == "HMPU#0001" and not page.is_disabled("#bout-roll")
         shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
@@ -156,7 +149,7 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                                        style="#message, #actionbar { visibility: hidden; }")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
-        _post(srv.url, "/api/actions/end-game", {"winner": 2})  # over: no more bouts
+        post_action(srv.url, "/api/actions/end-game", {"winner": 2})  # over: no more bouts
         page.wait_for_selector("#bout-form", state="hidden", timeout=3000)
         assert page.text_content("#bout-none") == "The game is over: no more bouts."
         page.wait_for_timeout(500)
@@ -170,8 +163,9 @@ def test_a_wasted_souls_token_is_called_out_until_it_is_lifted(browser, tmp_path
     with serve_board(tmp_path) as srv:
         _two_souls_in_territory_3(srv, ana_affinity="Avian")
         fight = {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001", "archetype": 0}
-        _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]], "defender": [[1]]}})
-        _post(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]] * 3, "defender": [[1]] * 3}})
+        post_action(srv.url, "/api/actions/bout-roll", {**fight, "rolls": {"attacker": [[6, 6]], "defender": [[1]]}})
+        post_action(srv.url, "/api/actions/bout-roll",
+                    {**fight, "rolls": {"attacker": [[6, 6]] * 3, "defender": [[1]] * 3}})
         assert kipukas_state(srv.board.loop.state).souls["ZrrD#0001"].wasted
         ctx = browser.new_context(viewport={"width": 360, "height": 740})
         page = ctx.new_page()
@@ -254,7 +248,7 @@ def test_no_attack_this_cycle_quotes_the_rule_that_applies_a_failed_retreat_or_a
     with serve_board(tmp_path) as srv:
         _two_souls_in_territory_3(srv)
         srv.board.dice = ScriptedDice([1, 1, 12])  # the escapee's 2 D6 (2) against the D20 (12): caught
-        _post(srv.url, "/api/actions/roll-dice", {"kind": "retreat", "seat": 1, "souls": ["HMPU#0001"]})
+        post_action(srv.url, "/api/actions/roll-dice", {"kind": "retreat", "seat": 1, "souls": ["HMPU#0001"]})
         ctx = browser.new_context(viewport={"width": 360, "height": 740})
         page = ctx.new_page()
         page.goto(srv.url + "/")
@@ -264,10 +258,11 @@ def test_no_attack_this_cycle_quotes_the_rule_that_applies_a_failed_retreat_or_a
         why = page.get_attribute(spent, "title") or ""
         assert FAILED_RETREAT_RULE in why and "the Kipukas web rules" in why and FAILED_BLOW_RULE not in why, why
         srv.board.dice = SystemDice()
-        _post(srv.url, "/api/actions/roll-diel", {"phase": "night"})  # a new diel cycle: Hilbert may attack again
+        post_action(srv.url, "/api/actions/roll-diel", {"phase": "night"})  # a new diel cycle: Hilbert may attack again
         page.wait_for_selector(spent, state="detached", timeout=3000)
-        _post(srv.url, "/api/actions/bout-roll", {"territory": 3, "attacker": "HMPU#0001", "defender": "ZrrD#0001",
-                                                  "rolls": {"attacker": [[1, 1]], "defender": [[19]]}})  # lost
+        post_action(srv.url, "/api/actions/bout-roll", {"territory": 3, "attacker": "HMPU#0001",
+                                                        "defender": "ZrrD#0001",
+                                                        "rolls": {"attacker": [[1, 1]], "defender": [[19]]}})  # lost
         page.wait_for_selector(spent, timeout=3000)
         why = page.get_attribute(spent, "title") or ""
         assert FAILED_BLOW_RULE in why and "both rule books" in why and FAILED_RETREAT_RULE not in why, why

@@ -5,13 +5,11 @@ A real board is served by waitress on a free loopback port with a temporary data
 
 from __future__ import annotations
 
-import json
 import os
 import time
-import urllib.request
 
 import pytest
-from web_helpers import PIN, serve_board, unlock_page
+from web_helpers import PIN, post_action, serve_board, unlock_page
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 
@@ -19,8 +17,6 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright i
 
 
 CLAIMED_UNKNOWN = "rgb(200, 170, 120)"  # modes/kipukas/lights.py CLAIMED_UNKNOWN: a claim by an unknown holder
-
-
 
 
 def _fill(page, selector: str) -> str:
@@ -51,14 +47,6 @@ def test_click_stand_colours_territory_via_sse(page, tmp_path):
         _wait_fill(page, '[data-territory="2"]', before)
         page.wait_for_function("document.querySelector('#log').textContent"
                                ".includes('lifted from the territory stand of Fern Hollow')", timeout=3000)
-
-
-def _post(url: str, path: str, body: dict) -> dict:
-    """An action as another phone at the table sends it (real HTTP, with the PIN)."""
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
 
 
 def _new_game_on_the_page(page, style: str = "domination", **options: str) -> None:
@@ -123,10 +111,10 @@ def test_soul_wasted_button_records_the_loss(page, tmp_path):
     with serve_board(tmp_path) as srv:
         unlock_page(page, srv.url)
         ps = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
-        _post(srv.url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
+        post_action(srv.url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
             srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})
+        post_action(srv.url, "/api/actions/roll-diel", {})
         srv.board.sim_set_stand("M1a", True)  # a soul of seat 1 next to its capital
         page.wait_for_function("document.querySelector('#act-stand option[value=M1a]')", timeout=3000)
         assert page.text_content("#act-stand option[value=M1a]") == "Ana's, the west stand in Ember Ridge"  # no id
@@ -146,11 +134,11 @@ def test_a_sensor_walk_left_open_shows_a_banner_on_the_board_page(page, tmp_path
         page.goto(srv.url + "/")
         page.wait_for_selector("#link.up", timeout=5000)
         assert page.is_hidden("#calibration-banner")
-        _post(srv.url, "/api/calibration/sensors/start", {})  # from another phone, say
+        post_action(srv.url, "/api/calibration/sensors/start", {})  # from another phone, say
         page.wait_for_selector("#calibration-banner:not([hidden])", timeout=2000)
         assert "not reaching the game" in page.text_content("#calibration-banner")
         assert page.get_attribute("#calibration-banner a", "href") == "/calibrate"
-        _post(srv.url, "/api/calibration/sensors/cancel", {})
+        post_action(srv.url, "/api/calibration/sensors/cancel", {})
         page.wait_for_selector("#calibration-banner", state="hidden", timeout=2000)
 
 
@@ -318,16 +306,17 @@ def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path
         page.wait_for_selector("#link.up", timeout=5000)
         b, url = srv.board, srv.url
         ps = [{"seat": 1, "name": "Ana <b>", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
-        _post(url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
+        post_action(url, "/api/actions/new-game", {"players": ps, "first_placer": 1})
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # capitals 1 / 8, base camps 2, 7 / 5, 4
             b.sim_set_stand(sid, True)
         assert kipukas_state(b.loop.state).phase == "play"
-        _post(url, "/api/actions/roll-diel", {})  # the opening day
+        post_action(url, "/api/actions/roll-diel", {})  # the opening day
         b.sim_set_stand("M6a", True)  # a token next to nobody's territory: the board asks whose it is
         b.sim_set_stand("M2a", True)
-        _post(url, "/api/actions/correction", {"target": "stand", "stand": "M2a", "owner": 2})  # Ben's, in Ana's 2
-        _post(url, "/api/actions/timer", {"label": "Set-aside card", "cycles": 5, "seat": 1})
-        _post(url, "/api/sim/cards", {"payload": "kpks.us/HMPU#0004?BFxDCJ", "seat": 2})
+        # Ben's, in Ana's 2
+        post_action(url, "/api/actions/correction", {"target": "stand", "stand": "M2a", "owner": 2})
+        post_action(url, "/api/actions/timer", {"label": "Set-aside card", "cycles": 5, "seat": 1})
+        post_action(url, "/api/sim/cards", {"payload": "kpks.us/HMPU#0004?BFxDCJ", "seat": 2})
         s = kipukas_state(b.loop.state)
         assert s.questions and s.territories[2].contention and s.timers and s.cards
         page.wait_for_function("document.querySelector('#cards').textContent.includes('Wyrm')", timeout=3000)
@@ -347,6 +336,6 @@ def test_panels_show_what_the_rules_and_scanning_put_in_the_state(page, tmp_path
         card = page.text_content('#cards .card[data-seat="2"]')
         assert "Ben: Ember <i>Wyrm</i>" in card and "volcanic" in card
         assert "ember-wyrm" not in card and "slug" not in card.lower()  # what is printed on it, no internals
-        _post(url, "/api/actions/end-game", {"winner": 1})
+        post_action(url, "/api/actions/end-game", {"winner": 1})
         page.wait_for_selector("#winner:not([hidden])", timeout=3000)
         assert page.text_content("#winner") == "Ana <b> wins"

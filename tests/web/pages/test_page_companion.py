@@ -7,14 +7,12 @@ calibration pages. Screenshots go to ``$KIPUKAS_SCREENSHOTS`` (default: the test
 
 from __future__ import annotations
 
-import json
 import os
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_again, serve_board, unlock_page
+from web_helpers import post_action, serve_again, serve_board, unlock_page
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 from tests.maptools import map_data, to_toml
@@ -37,8 +35,6 @@ PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "
 SETUP = ("T1", "T8", "T2", "T7", "T5", "T4")  # capitals 1 / 8, then base camps 2, 7 / 5, 4 (first placer 1)
 
 
-
-
 def _context(browser, size, bypass_csp=True):
     """A phone. ``bypass_csp``: Playwright's wait_for_function evaluates strings, which the page's CSP
     forbids (test_page_browser.py checks the pages keep their own CSP)."""
@@ -52,15 +48,8 @@ def _shot(page, tmp_path, name: str, full: bool = False) -> None:
     page.screenshot(path=os.path.join(shots, f"{name}.png"), full_page=full)
 
 
-def _post(url: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
 def _game_in_play(srv) -> None:
-    _post(srv.url, "/api/actions/new-game", {"players": PLAYERS, "first_placer": 1})
+    post_action(srv.url, "/api/actions/new-game", {"players": PLAYERS, "first_placer": 1})
     for sid in SETUP:
         srv.board.sim_set_stand(sid, True)
     assert kipukas_state(srv.board.loop.state).phase == "play"
@@ -176,13 +165,13 @@ def test_storm_and_win_effects_end_and_the_map_shows_the_holders_again(browser, 
         assert page.text_content('[data-mark="M1a"]') == "?"
         srv.board.sim_set_stand("M1a", True)
         for _ in range(2):  # the rest of the fixed opening
-            _post(srv.url, "/api/actions/roll-diel", {})
+            post_action(srv.url, "/api/actions/roll-diel", {})
         red = "rgb(215, 38, 61)"
         page.wait_for_function("c => getComputedStyle(document.querySelector('[data-territory=\"1\"]')).fill === c",
                                arg=red, timeout=3000)
         # (how soon, measured: tests/page_effects_bench.py)
         seq = srv.board.loop.state.seq
-        _post(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
+        post_action(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
         page.wait_for_selector("#fx.fx-storm", timeout=3000)  # the storm is shown...
         page.wait_for_function("() => document.getElementById('fx').className === ''", timeout=3000)
         assert srv.board.loop.state.seq == seq + 1  # ...and over by itself, with no later change to repaint
@@ -191,7 +180,7 @@ def test_storm_and_win_effects_end_and_the_map_shows_the_holders_again(browser, 
         # The web rules: "Initiative does not apply to storm rolls": greyed out, the rules' reason beside it
         assert page.is_disabled('#seat-actions [data-action="initiative"]')
         assert page.text_content("#initiative-why") == "Initiative does not apply to storm rolls; it carries over."
-        _post(srv.url, "/api/actions/end-game", {"winner": 1})
+        post_action(srv.url, "/api/actions/end-game", {"winner": 1})
         page.wait_for_selector("#fx.fx-won", timeout=3000)
         page.wait_for_function("() => document.getElementById('fx').className === ''", timeout=3000)
         assert _fill(page, '[data-territory="1"]') == red
@@ -206,7 +195,7 @@ def test_undo_asks_first_names_what_and_redo_brings_it_back(browser, tmp_path):
         unlock_page(page, srv.url)
         _game_in_play(srv)
         seat = 2 if kipukas_state(srv.board.loop.state).initiative == 1 else 1
-        _post(srv.url, "/api/actions/initiative", {"seat": seat})
+        post_action(srv.url, "/api/actions/initiative", {"seat": seat})
         name = {1: "Ana", 2: "Ben"}[seat]
         _wait_text(page, "#bar-undo", "took the initiative", 3000, "title")
         page.click("#bar-undo")
@@ -224,7 +213,7 @@ def test_undo_asks_first_names_what_and_redo_brings_it_back(browser, tmp_path):
         assert kipukas_state(srv.board.loop.state).initiative == seat
         # Back to the new game: it is named, and goes only with a clear yes.
         while kipukas_state(srv.board.loop.state).undo[-1].action != "new_game":
-            _post(srv.url, "/api/actions/undo", {})
+            post_action(srv.url, "/api/actions/undo", {})
         _wait_text(page, "#bar-undo", "New game", 3000, "title")
         page.click("#bar-undo")
         _wait_text(page, "#confirm-text", "Undo the new game itself?", 3000)
@@ -239,7 +228,7 @@ def test_a_tapped_stand_shows_what_the_board_believes_and_corrects_it(browser, t
         page = ctx.new_page()
         unlock_page(page, srv.url)
         _game_in_play(srv)
-        _post(srv.url, "/api/actions/roll-diel", {})
+        post_action(srv.url, "/api/actions/roll-diel", {})
         srv.board.sim_set_stand("M6a", True)  # a soul next to nobody's territory: the board asks whose
         q = kipukas_state(srv.board.loop.state).questions[-1]
         page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
@@ -433,7 +422,7 @@ def test_axe_finds_nothing_serious_or_critical(browser, tmp_path, path):
         unlock_page(page, srv.url, "/calibrate" if path == "/calibrate" else "/")  # controls show unlocked
         if path != "/calibrate":
             _game_in_play(srv)
-            _post(srv.url, "/api/actions/roll-diel", {})
+            post_action(srv.url, "/api/actions/roll-diel", {})
             srv.board.sim_set_stand("M6a", True)  # a question on the page
         page.goto(srv.url + path)
         if path == "/":  # the board page with its new-game form open: both checked at once

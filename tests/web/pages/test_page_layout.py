@@ -6,13 +6,11 @@ play too, with axe-core's rules (tap target size and label-in-name on)."""
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board, unlock_page
+from web_helpers import post_action, serve_board, unlock_page
 
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 
@@ -60,24 +58,17 @@ CUT = """() => [...document.querySelectorAll('body *')]
               + `needs ${e.scrollWidth} px, has ${e.clientWidth}`)"""
 
 
-def _post(url: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
 @pytest.mark.parametrize("moment", ["first load", "mid-game"])
 def test_nothing_overlaps_or_is_cut_off_on_any_page(browser, tmp_path: Path, moment: str) -> None:
     with serve_board(tmp_path / "data", map_name="kipuka-13") as srv:
         if moment == "mid-game":
-            _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+            post_action(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
                 {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
             for stand in srv.board.state.board.stands.values():  # both capitals and base camps down
                 if stand.kind == "territory" and kipukas_state(srv.board.state).phase == "setup":
                     srv.board.sim_set_stand(stand.id, True)
             assert kipukas_state(srv.board.state).phase == "play"
-            _post(srv.url, "/api/actions/roll-diel", {})
+            post_action(srv.url, "/api/actions/roll-diel", {})
         page = browser.new_page(viewport={"width": 390, "height": 844})
         found = {}
         for path in PAGES:

@@ -5,12 +5,10 @@ as colours, on territories and on souls' tokens."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board
+from web_helpers import post_action, serve_board
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -49,26 +47,19 @@ def test_no_territory_number_lies_on_a_stand_or_another_number(browser, tmp_path
     assert not found, found
 
 
-def _post(url: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
 def test_ownership_is_marked_by_more_than_colour_on_territories_and_stands(browser, tmp_path: Path) -> None:
     """Two players in the same colour can still tell their tokens apart: each held territory's number
     carries its holder's initial and each soul's token its owner's, standing or downed."""
     with serve_board(tmp_path / "data") as srv:
         same = "#1b98e0"
-        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+        post_action(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
             {"seat": 1, "name": "Ana", "color": same}, {"seat": 2, "name": "Ben", "color": same}]})
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
             srv.board.sim_set_stand(sid, True)
         for stand, owner, downed in (("M1a", 1, False), ("M4a", 2, True)):
             srv.board.sim_set_stand(stand, True)
-            _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": stand, "owner": owner,
-                                                       "downed": downed})
+            post_action(srv.url, "/api/actions/correction", {"target": "stand", "stand": stand, "owner": owner,
+                                                             "downed": downed})
         page = browser.new_page(viewport={"width": 360, "height": 740})
         page.goto(srv.url + "/")
         page.wait_for_function("() => document.querySelector('[data-mark=\"M4a\"]').textContent === 'B×'",

@@ -4,13 +4,11 @@ action a locked phone tapped happens once the PIN is given."""
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board, unlock_page
+from web_helpers import PIN, post_action, serve_board, unlock_page
 
 from kipukas_board.cli import main
 from kipukas_board.modes.kipukas.on_table import kipukas_state
@@ -22,17 +20,10 @@ SIZES = [(360, 740), (390, 844)]
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
 
 
-def _post(url: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
 def _kipukas(url: str) -> None:
-    _post(url, "/api/actions/new-game", {"players": [{"seat": 1, "name": "Ana", "color": "#d7263d"},
-                                                     {"seat": 2, "name": "Ben", "color": "#1b98e0"}],
-                                         "first_placer": 1})  # Ana places first: who holds what is known
+    post_action(url, "/api/actions/new-game", {"players": [{"seat": 1, "name": "Ana", "color": "#d7263d"},
+                                                           {"seat": 2, "name": "Ben", "color": "#1b98e0"}],
+                                               "first_placer": 1})  # Ana places first: who holds what is known
 
 
 def _set_up(srv) -> None:  # type: ignore[no-untyped-def]
@@ -154,7 +145,7 @@ def test_a_tap_whose_pin_was_not_given_says_it_was_not_done(browser, tmp_path: P
 @pytest.mark.parametrize("size", SIZES)
 def test_king_of_the_hill_names_and_marks_its_hill_and_counts_only_while_held(browser, tmp_path: Path, size) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _post(srv.url, "/api/actions/new-game", {
+        post_action(srv.url, "/api/actions/new-game", {
             "players": [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}],
             "play_style": "king_of_the_hill", "options": {"territory": 6, "cycles": 2}, "first_placer": 1})
         ctx, page, errors = _phone(browser, size)
@@ -192,7 +183,7 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         seen["setup"] = _map_seen(page)
         for sid in ("T8", "T2", "T7", "T5", "T4"):
             srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})  # the opening night (the day came with setup)
+        post_action(srv.url, "/api/actions/roll-diel", {})  # the opening night (the day came with setup)
         for sid in ("M1a", "M2a", "M8a"):  # souls put down at night: problems of one kind
             srv.board.sim_set_stand(sid, True)
         srv.board.sim_set_stand("M6a", True)  # next to nobody's camp: the board asks whose
@@ -209,9 +200,9 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"question-{size[0]}.png"))
         page.click("#questions .buttons button >> nth=0")
         page.wait_for_selector("#questions-panel", state="hidden", timeout=5000)  # answered before play goes on
-        _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
+        post_action(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
         srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
-        _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
+        post_action(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
         assert kipukas_state(srv.board.loop.state).territories[4].contention, srv.board.loop.state.problems
         page.wait_for_selector("#contention-panel:not([hidden])", timeout=5000)
         page.wait_for_timeout(600)
@@ -220,7 +211,7 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         assert now == "Ana and Ben fight over Grey Peaks (4): tap who won.", now
         assert "Grey Peaks" not in caption and "contention" not in caption, f"the fight is said twice: {caption}"
         page.screenshot(path=str(Path(SHOTS or tmp_path) / f"fight-{size[0]}.png"))
-        _post(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
+        post_action(srv.url, "/api/actions/roll-diel", {"phase": "storm"})
         page.wait_for_function("() => document.querySelector('#caption').textContent.toLowerCase().includes('storm')",
                                timeout=3000)
         page.wait_for_timeout(1500)  # the storm's overlay has passed
@@ -233,7 +224,7 @@ def test_the_map_stays_in_view_through_setup_a_question_problems_and_a_storm(bro
         for text in [page.text_content("#caption"), page.text_content("#now"), page.text_content("#problems")]:
             for sid in srv.board.loop.state.board.stands:
                 assert f" {sid} " not in f" {text} ".replace(".", " ").replace(",", " "), (sid, text)
-        _post(srv.url, "/api/actions/end-game", {"winner": 1})
+        post_action(srv.url, "/api/actions/end-game", {"winner": 1})
         page.wait_for_selector("#winner:not([hidden])", timeout=3000)
         page.wait_for_timeout(1500)
         seen["the end"] = _map_seen(page)
@@ -304,7 +295,7 @@ def test_axe_finds_no_violation_on_any_page(browser, tmp_path: Path, moment: str
         bad = {}
         for path, start in visits:
             if start is not None:  # the game before is paused; its banner shows on every page
-                _post(srv.url, "/api/actions/new-game", start)
+                post_action(srv.url, "/api/actions/new-game", start)
             page.goto(srv.url + path)
             page.wait_for_timeout(500)
             found = _axe(page)
@@ -446,7 +437,7 @@ def test_a_token_put_down_in_simulation_while_a_calibration_walk_is_open_is_told
         browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
         _kipukas(srv.url)
-        _post(srv.url, "/api/calibration/sensors/start", {"mode": "lift"})
+        post_action(srv.url, "/api/calibration/sensors/start", {"mode": "lift"})
         ctx, page, errors = _phone(browser, SIZES[1])
         unlock_page(page, srv.url, "/")
         page.wait_for_selector("#calibration-banner:not([hidden])", timeout=3000)
@@ -464,7 +455,7 @@ def test_a_questions_worded_answers_read_as_buttons(browser, tmp_path: Path) -> 
     with serve_board(tmp_path / "data") as srv:
         _set_up(srv)
         srv.board.sim_set_stand("T5", False)  # a base camp's token off its stand ...
-        _post(srv.url, "/api/actions/roll-diel", {})  # ... when the cycle ends: was the claim lost?
+        post_action(srv.url, "/api/actions/roll-diel", {})  # ... when the cycle ends: was the claim lost?
         assert [q["options"] for q in kipukas_state(srv.board.loop.state).questions] == [["lost", "keep"]]
         ctx, page, errors = _phone(browser, SIZES[0])
         unlock_page(page, srv.url, "/")
@@ -482,7 +473,7 @@ def test_a_paused_game_is_one_slim_line_above_the_game_on_the_table(browser, tmp
     for deck in write_decks(tmp_path):
         assert main(["catalog", "import", str(deck), "--data-dir", str(data)]) == 0
     with serve_board(data) as srv:
-        _post(srv.url, "/api/actions/new-game", {"game": "creature-combat", "players": [
+        post_action(srv.url, "/api/actions/new-game", {"game": "creature-combat", "players": [
             {"seat": 1, "name": "Ana", "color": "#d7263d", "deck": "ana"},
             {"seat": 2, "name": "Ben", "color": "#1b98e0", "deck": "ben"}]})
         _kipukas(srv.url)  # Kipukas started over it: Creature Combat Territory is paused
@@ -502,10 +493,10 @@ def test_a_tapped_stands_panel_opens_whole_above_the_action_bar_with_the_stand_i
         browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
         _set_up(srv)
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/actions/roll-diel", {})  # day 3
+        post_action(srv.url, "/api/actions/roll-diel", {})
+        post_action(srv.url, "/api/actions/roll-diel", {})  # day 3
         srv.board.sim_set_stand("M4b", True)  # a soul in Ben's territory 4 ...
-        _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
+        post_action(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
         ctx, page, errors = _phone(browser, (360, 640))
         unlock_page(page, srv.url, "/")
         page.wait_for_selector("#contention-panel:not([hidden])", timeout=3000)
@@ -589,11 +580,11 @@ def test_a_fight_the_board_asks_about_is_not_offered_again_until_answered(browse
         _kipukas(srv.url)
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # Ben's base camp on T4 (Grey Peaks)
             srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})
-        _post(srv.url, "/api/actions/roll-diel", {})  # day 3
+        post_action(srv.url, "/api/actions/roll-diel", {})
+        post_action(srv.url, "/api/actions/roll-diel", {})  # day 3
         for sid, seat in (("M4b", 1), ("M4a", 2)):  # Ana's soul and Ben's in Grey Peaks
             srv.board.sim_set_stand(sid, True)
-            _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": sid, "owner": seat})
+            post_action(srv.url, "/api/actions/correction", {"target": "stand", "stand": sid, "owner": seat})
         assert kipukas_state(srv.board.loop.state).territories[4].contention
         ctx, page, errors = _phone(browser, SIZES[1])
         unlock_page(page, srv.url, "/")

@@ -4,13 +4,11 @@ often it arrives (web/taps.py)."""
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import PIN, serve_board, unlock_page
+from web_helpers import post_action, serve_board, unlock_page
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -19,10 +17,7 @@ PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "
 
 
 def _in_play(srv) -> None:  # type: ignore[no-untyped-def]
-    req = urllib.request.Request(srv.url + "/api/actions/new-game", method="POST",
-                                 data=json.dumps({"players": PLAYERS, "first_placer": 1}).encode(),
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    urllib.request.urlopen(req, timeout=10).close()
+    post_action(srv.url, "/api/actions/new-game", {"players": PLAYERS, "first_placer": 1})
     for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):  # capitals and base camps: day 1, the die may be rolled
         srv.board.sim_set_stand(sid, True)
 

@@ -4,13 +4,11 @@ Kipukas page mid-game."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from pathlib import Path
 
 import pytest
 from cct_decks import write_decks
-from web_helpers import PIN, serve_board, unlock_page
+from web_helpers import post_action, serve_board, unlock_page
 
 from kipukas_board.cli import main
 
@@ -34,13 +32,6 @@ BROKEN_WORDS = """() => {
   }
   return out;
 }"""
-
-
-def _post(url: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
 
 
 def _broken_at(page, widths=(360, 390)) -> dict[int, list[str]]:
@@ -82,11 +73,11 @@ def test_no_word_is_broken_on_the_creature_combat_page_mid_round(browser, tmp_pa
 
 def test_no_word_is_broken_on_the_kipukas_page_mid_game(browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+        post_action(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
             {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
             srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})
+        post_action(srv.url, "/api/actions/roll-diel", {})
         srv.board.sim_set_stand("M6a", True)  # a question on the page
         page = browser.new_page(viewport={"width": 390, "height": 800})
         page.goto(srv.url + "/")
@@ -106,7 +97,7 @@ GAME_WORDS = ("diel", "initiative", "capital", "base camp", "soul", "contention"
 def test_the_games_words_on_the_kipukas_page_are_explained_one_tap_from_the_what_now_line(
         browser, tmp_path: Path) -> None:
     with serve_board(tmp_path / "data") as srv:
-        _post(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
+        post_action(srv.url, "/api/actions/new-game", {"first_placer": 1, "players": [
             {"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]})
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
             srv.board.sim_set_stand(sid, True)
