@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _kipukas, _phone, _post, _set_up
-from web_helpers import serve_board, unlock_page
+from test_page_table import _kipukas, _phone, _set_up
+from web_helpers import post_action, serve_board, unlock_page
 
 from tests.maptools import map_data, to_toml
 
@@ -37,7 +37,7 @@ def test_a_problem_or_a_question_is_not_told_again_in_the_caption_nor_left_there
         srv.board.sim_set_stand("T3", False)  # put right
         page.wait_for_selector("#problems-panel", state="hidden", timeout=3000)
         assert not any(a in _caption(page) for a in ASKS), f"left asking for what was put right: {_caption(page)!r}"
-        _post(srv.url, "/api/actions/roll-diel", {})  # night
+        post_action(srv.url, "/api/actions/roll-diel", {})  # night
         srv.board.sim_set_stand("M6a", True)  # next to nobody's camp at night: a question and a problem
         page.wait_for_selector("#questions-panel:not([hidden])", timeout=3000)
         page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)

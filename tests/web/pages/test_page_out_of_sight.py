@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _phone, _post, _set_up
+from test_page_table import _phone, _set_up
 from test_page_taps import SEEN
 from waiting import wait_for
-from web_helpers import serve_board, unlock_page
+from web_helpers import post_action, serve_board, unlock_page
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -60,7 +60,7 @@ def test_a_page_shown_again_reads_as_one_opened_now_and_its_own_tap_is_done_once
         page.evaluate(SEEN, True)
         assert wait_for(lambda: srv.board.broadcaster.clients() == 0), "a page out of sight holds its stream"
         wait_for(lambda: sum(1 for *_, e in srv.board.journal.rows() if e.get("type") == "roll_diel") == 1)
-        _post(srv.url, "/api/actions/roll-diel", {})  # another phone rolls on meanwhile
+        post_action(srv.url, "/api/actions/roll-diel", {})  # another phone rolls on meanwhile
         page.wait_for_timeout(1500)
         assert not opened, f"a page out of sight opened streams: {opened}"
         page.evaluate(SEEN, False)
@@ -82,10 +82,10 @@ def test_a_screen_off_for_a_second_mid_fight_comes_back_right(browser, tmp_path:
         opened = _streams(page)
         unlock_page(page, srv.url, "/")
         _set_up(srv)
-        _post(srv.url, "/api/actions/roll-diel", {})  # the opening night
-        _post(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
+        post_action(srv.url, "/api/actions/roll-diel", {})  # the opening night
+        post_action(srv.url, "/api/actions/roll-diel", {})  # the opening's last day
         srv.board.sim_set_stand("M4b", True)  # a soul in Ben's Grey Peaks ...
-        _post(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
+        post_action(srv.url, "/api/actions/correction", {"target": "stand", "stand": "M4b", "owner": 1})  # ... is Ana's
         page.wait_for_selector("#contention-panel:not([hidden])", timeout=5000)
         page.wait_for_timeout(600)
         opened.clear()
@@ -98,7 +98,7 @@ def test_a_screen_off_for_a_second_mid_fight_comes_back_right(browser, tmp_path:
         page.wait_for_timeout(600)
         assert _read(page) == fight and page.is_visible("#contention-panel")
         page.evaluate(SEEN, True)  # and a second in which another phone settles the fight
-        _post(srv.url, "/api/actions/resolve-contention", {"territory": 4, "winner": 2})
+        post_action(srv.url, "/api/actions/resolve-contention", {"territory": 4, "winner": 2})
         page.wait_for_timeout(1000)
         page.evaluate(SEEN, False)
         page.wait_for_selector("#contention-panel", state="hidden", timeout=5000)

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_page_table import _kipukas, _phone, _post
-from web_helpers import serve_board, unlock_page
+from test_page_table import _kipukas, _phone
+from web_helpers import post_action, serve_board, unlock_page
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
@@ -27,7 +27,7 @@ def test_several_problems_read_whole_in_the_folded_summary(browser, tmp_path: Pa
         _kipukas(srv.url)
         for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
             srv.board.sim_set_stand(sid, True)
-        _post(srv.url, "/api/actions/roll-diel", {})  # night: souls put down now are problems
+        post_action(srv.url, "/api/actions/roll-diel", {})  # night: souls put down now are problems
         for sid in ("M1a", "M2a", "M8a"):
             srv.board.sim_set_stand(sid, True)
         page.wait_for_selector("#problems-panel:not([hidden])", timeout=3000)
