@@ -18,7 +18,13 @@ A tap from a phone (``X-Tap``, :mod:`kipukas_board.web.taps`) that journals an e
 small table beside the events, written in the same transaction as the first event it journals, with
 its answer once given: a tap sent again after the board restarted is answered from there, never done
 twice. A tap that journals nothing is not written at all. The table keeps the
-last :data:`TAPS_KEPT` taps of the last :data:`TAPS_MAX_AGE_S` seconds.
+last :data:`TAPS_KEPT` taps; of those kept in this boot of the machine, only the ones of the last
+:data:`TAPS_MAX_AGE_S` seconds. The age is measured on the monotonic clock, never the wall clock: a Pi
+has no real-time clock, so its wall clock can jump by years when NTP sets it after boot (forgetting
+every tap at once) or back (keeping them too long), while the monotonic clock only counts seconds
+since boot. A tap kept in another boot (the boot id of the kernel differs) has no age the board can
+trust, so it is kept by the count alone; the phone stops sending a tap 20 s after its first sending,
+well before a Pi has booted again, so such a tap is hardly ever asked for.
 
 A write that fails (disk full, file system gone read-only) raises :class:`JournalWriteError` with the
 reason, and :attr:`Journal.write_error` says so until a write succeeds again (:meth:`Journal.probe`).
@@ -42,6 +48,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -64,13 +71,17 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 CREATE TABLE IF NOT EXISTS taps (
     ref      TEXT PRIMARY KEY,      -- a phone's tap on a path, hashed (web/taps.py)
-    ts       REAL NOT NULL,         -- wall-clock seconds when it was first kept
+    ts       REAL NOT NULL,         -- wall-clock seconds when it was first kept (for people, never its age)
     seq      INTEGER,               -- the first event it journaled, if it journaled one
     status   INTEGER,               -- its answer, once given
     body     BLOB,
-    mimetype TEXT
+    mimetype TEXT,
+    boot     TEXT,                  -- the boot of the machine it was kept in (boot_id())
+    mono     REAL                   -- monotonic seconds (since that boot) when it was kept
 );
 """
+#: Columns the taps table gained after it was first shipped, added to an older journal on open.
+_TAPS_ADDED = (("boot", "TEXT"), ("mono", "REAL"))
 
 #: Bytes of the high-water mark file: one decimal number, padded, rewritten in place.
 HWM_WIDTH = 20
@@ -78,9 +89,11 @@ HWM_WIDTH = 20
 MAX_PROBLEMS = 5
 #: Taps kept (a long evening's last minutes at a busy table; web/taps.py remembers as many).
 TAPS_KEPT = 256
-#: How long a tap is kept, in seconds: far longer than a phone goes on sending it (20 s) across a
-#: restart of the board (well under a minute).
+#: How long a tap is kept within one boot, in seconds on the monotonic clock: far longer than a phone
+#: goes on sending it (20 s) across a restart of the board (well under a minute).
 TAPS_MAX_AGE_S = 600.0
+#: Where Linux names the current boot (a new random id at every boot).
+BOOT_ID_PATH = Path("/proc/sys/kernel/random/boot_id")
 #: Bytes :meth:`Journal.probe` writes: more than a page, so it needs room a real event could need.
 PROBE_BYTES = 8192
 
@@ -109,6 +122,24 @@ def sqlite_reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
     return f"{reason} ({exc})" if reason else str(exc)
+
+
+def boot_id(path: Path = BOOT_ID_PATH) -> str:
+    """The id of this boot of the machine, which the monotonic clock counts from; where the kernel
+    does not say (not Linux), a new id for this process, so every start counts as a new boot and a
+    kept tap's age is never compared across clocks that do not share a start.
+
+    Example::
+
+        >>> boot_id(Path("/nonexistent")).startswith("process-")
+        True
+    """
+    try:
+        with open(path, "rb") as f:
+            text = f.read(64).decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    return text if text and text.isprintable() else f"process-{uuid.uuid4().hex}"
 
 
 class JournalError(RuntimeError):
@@ -142,9 +173,13 @@ class Journal:
     FILENAME = "journal.sqlite"
     HWM_FILENAME = "journal.hwm"
 
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time, check: bool = True) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time, check: bool = True,
+                 monotonic: Callable[[], float] = time.monotonic, boot: str | None = None) -> None:
         self.path = str(path)
         self._clock = clock
+        #: Measures a kept tap's age (see the module's docstring); ``boot`` names the boot it counts from.
+        self._monotonic = monotonic
+        self.boot = boot if boot is not None else boot_id()
         self._lock = threading.Lock()
         self.memory = self.path == ":memory:"
         #: Why the last write failed (None while writes succeed): the board cannot record.
@@ -179,6 +214,10 @@ class Journal:
                 raise JournalError(f"{self.path}: the journal is damaged (SQLite's integrity check: "
                                    f"{'; '.join(problems)}); {restore_hint(self.path)}")
         self._db.executescript(_SCHEMA)
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(taps)")}
+        for column, kind in _TAPS_ADDED:  # a journal from before the column: its taps have no boot (count only)
+            if column not in have:
+                self._db.execute(f"ALTER TABLE taps ADD COLUMN {column} {kind}")
         row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if mode.lower() not in ("wal", "memory"):  # some filesystems (network shares) refuse WAL quietly
             raise JournalError(f"{self.path}: the filesystem refused SQLite's WAL mode (journal_mode is {mode!r}); "
@@ -286,9 +325,10 @@ class Journal:
                     try:
                         cur = self._db.execute("INSERT INTO events (ts, event) VALUES (?, ?)", (now, text))
                         # a tap that journals more than one event keeps the first
-                        self._db.execute("INSERT OR IGNORE INTO taps (ref, ts, seq) VALUES (?, ?, ?)",
-                                         (tap, now, cur.lastrowid))
-                        self._prune_taps(now)
+                        mono = self._monotonic()
+                        self._db.execute("INSERT OR IGNORE INTO taps (ref, ts, seq, boot, mono) "
+                                         "VALUES (?, ?, ?, ?, ?)", (tap, now, cur.lastrowid, self.boot, mono))
+                        self._prune_taps(mono)
                         self._db.execute("COMMIT")
                     except BaseException:  # a failed COMMIT (a full disk) too: nothing of it stays
                         if self._db.in_transaction:
@@ -332,9 +372,11 @@ class Journal:
     def tap(self, ref: str) -> tuple[int | None, tuple[int, bytes, str] | None] | None:
         """What was kept of tap ``ref``: ``(seq, answer)``, the first event it journaled (or None) and
         its answer ``(status, body, mimetype)`` (None when the board stopped before answering); None
-        for a tap not kept (new, or older than :data:`TAPS_MAX_AGE_S`)."""
-        rows = self._read("SELECT seq, status, body, mimetype FROM taps WHERE ref = ? AND ts >= ?",
-                          (ref, self._clock() - TAPS_MAX_AGE_S))
+        for a tap not kept (new, pushed out by newer ones, or kept in this boot more than
+        :data:`TAPS_MAX_AGE_S` seconds ago by the monotonic clock)."""
+        rows = self._read("SELECT seq, status, body, mimetype FROM taps WHERE ref = ? "
+                          "AND NOT (boot IS ? AND mono < ?)",
+                          (ref, self.boot, self._monotonic() - TAPS_MAX_AGE_S))
         if not rows:
             return None
         seq, status, body, mimetype = rows[0]
@@ -353,10 +395,11 @@ class Journal:
             except sqlite3.Error as exc:
                 raise JournalWriteError(f"the journal {self.path} cannot be written: {sqlite_reason(exc)}") from None
 
-    def _prune_taps(self, now: float) -> None:
-        """Inside a write: forget taps older than :data:`TAPS_MAX_AGE_S` and all but the newest
-        :data:`TAPS_KEPT` (a clock set back leaves the count as the bound)."""
-        self._db.execute("DELETE FROM taps WHERE ts < ?", (now - TAPS_MAX_AGE_S,))
+    def _prune_taps(self, mono: float) -> None:
+        """Inside a write: forget taps kept in this boot more than :data:`TAPS_MAX_AGE_S` seconds ago
+        (monotonic ``mono`` is now) and all but the newest :data:`TAPS_KEPT` (the only bound on taps
+        of other boots, whose age no clock here can tell)."""
+        self._db.execute("DELETE FROM taps WHERE boot IS ? AND mono < ?", (self.boot, mono - TAPS_MAX_AGE_S))
         self._db.execute("DELETE FROM taps WHERE rowid NOT IN (SELECT rowid FROM taps ORDER BY rowid DESC LIMIT ?)",
                          (TAPS_KEPT,))
 

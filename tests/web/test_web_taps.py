@@ -167,8 +167,8 @@ def test_a_tap_journaled_but_not_answered_before_a_restart_is_told_done_not_done
 def test_the_journal_keeps_taps_bounded_in_number_and_age() -> None:
     from kipukas_board.store.journal import TAPS_KEPT, TAPS_MAX_AGE_S, Journal
 
-    now = [1000.0]
-    j = Journal(":memory:", clock=lambda: now[0])
+    now = [1000.0]  # the monotonic clock: the age of a tap is never the wall clock's
+    j = Journal(":memory:", monotonic=lambda: now[0], boot="this-boot")
     j.append({"type": "stand", "stand": "T1", "occupied": True}, tap="first")
     assert j.tap("first") == (1, None)
     j.keep_tap_answer("first", 200, b"{}", "application/json")

@@ -1,0 +1,117 @@
+"""The journal's taps table (kipukas_board/store/journal.py): a tap is kept by a clock a jump of the
+wall clock cannot move, and by count."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kipukas_board.store.journal import TAPS_KEPT, TAPS_MAX_AGE_S, Journal, boot_id
+from kipukas_board.table.events import stand_event
+
+YEAR_S = 365 * 24 * 3600.0
+ANSWER = (200, b'{"ok": true}', "application/json")
+
+
+class Clocks:
+    """A wall clock and a monotonic clock the test moves apart, as NTP does on a Pi without a clock."""
+
+    def __init__(self) -> None:
+        self.wall = 1_700_000_000.0
+        self.mono = 50.0
+
+    def journal(self, path: str | Path = ":memory:", boot: str = "boot-a") -> Journal:
+        return Journal(path, clock=lambda: self.wall, monotonic=lambda: self.mono, boot=boot)
+
+
+def _tap(j: Journal, ref: str) -> None:
+    j.append(stand_event("T1", True), tap=ref)
+    j.keep_tap_answer(ref, *ANSWER)
+
+
+@settings(max_examples=40, deadline=None)
+@given(jumps=st.lists(st.floats(min_value=-30 * YEAR_S, max_value=30 * YEAR_S, allow_nan=False), max_size=4),
+       waited=st.floats(min_value=0, max_value=3 * TAPS_MAX_AGE_S, allow_nan=False))
+def test_a_kept_tap_lives_by_the_monotonic_clock_whatever_the_wall_clock_does(jumps: list[float],
+                                                                              waited: float) -> None:
+    """NTP setting the clock of a Pi that booted without one moves the wall clock by years either
+    way: a tap is still answered from the journal exactly while it is younger than the age kept."""
+    clocks = Clocks()
+    j = clocks.journal()
+    _tap(j, "roll")
+    for jump in jumps:
+        clocks.wall += jump
+        _tap(j, f"after-{jump!r}")  # a write prunes: it must not forget the tap either
+    clocks.mono += waited
+    j.append(stand_event("T1", False))
+    found = j.tap("roll")
+    if waited <= TAPS_MAX_AGE_S:
+        assert found == (1, ANSWER), f"forgotten after {waited:.0f} s with the wall clock moved by {jumps}"
+    else:
+        assert found is None, f"still answered {waited:.0f} s after, past the {TAPS_MAX_AGE_S:.0f} s kept"
+    _tap(j, "late")  # and a write after that age forgets it for good
+    assert (j.tap("roll") is None) == (waited > TAPS_MAX_AGE_S)
+
+
+def test_a_forward_jump_of_years_keeps_the_tap_and_a_backward_one_does_not_keep_it_longer() -> None:
+    clocks = Clocks()
+    j = clocks.journal()
+    _tap(j, "roll")
+    clocks.wall += 5 * YEAR_S  # NTP after boot
+    _tap(j, "next")
+    assert j.tap("roll") == (1, ANSWER), "a forward jump of the wall clock forgot the tap"
+    clocks.wall -= 10 * YEAR_S
+    clocks.mono += TAPS_MAX_AGE_S + 1
+    assert j.tap("roll") is None, "a backward jump of the wall clock kept the tap past its age"
+
+
+def test_a_tap_of_another_boot_is_kept_by_count_alone(tmp_path: Path) -> None:
+    """After a reboot the monotonic clock starts again near 0 and cannot tell the age of a tap kept
+    before it: the tap is answered until newer taps push it out."""
+    clocks = Clocks()
+    clocks.mono = 90_000.0
+    j = clocks.journal(tmp_path / "journal.sqlite", boot="boot-a")
+    _tap(j, "before-reboot")
+    j.close()
+    clocks.mono = 12.0  # a new boot: the monotonic clock began again
+    j = clocks.journal(tmp_path / "journal.sqlite", boot="boot-b")
+    assert j.tap("before-reboot") == (1, ANSWER)
+    for n in range(TAPS_KEPT - 1):
+        _tap(j, f"t{n}")
+    assert j.tap("before-reboot") == (1, ANSWER), "forgotten before the count was reached"
+    _tap(j, "one-more")
+    assert j.tap("before-reboot") is None, "a tap of another boot outlived the count"
+    j.close()
+
+
+def test_a_journal_from_before_the_boot_columns_gains_them_and_keeps_its_taps(tmp_path: Path) -> None:
+    """A journal written when the taps table had no boot nor monotonic time opens, and its taps are
+    kept by count (their age is unknown)."""
+    path = tmp_path / "journal.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, ts REAL NOT NULL, event TEXT NOT NULL);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE taps (ref TEXT PRIMARY KEY, ts REAL NOT NULL, seq INTEGER, status INTEGER, body BLOB,
+                           mimetype TEXT);
+        INSERT INTO meta VALUES ('schema', '1');
+        INSERT INTO events (ts, event) VALUES (1.0, '{"occupied":true,"stand":"T1","type":"stand"}');
+        INSERT INTO taps VALUES ('old', 1.0, 1, 200, X'7B7D', 'application/json');
+    """)
+    db.close()
+    j = Clocks().journal(path)
+    assert j.tap("old") == (1, (200, b"{}", "application/json"))
+    _tap(j, "new")
+    assert j.tap("new") == (2, ANSWER) and j.tap("old") is not None
+    j.close()
+
+
+def test_the_boot_id_is_the_kernels_or_one_per_process(tmp_path: Path) -> None:
+    f = tmp_path / "boot_id"
+    f.write_text("6f1c2b3a-0000-4000-8000-000000000001\n")
+    assert boot_id(f) == "6f1c2b3a-0000-4000-8000-000000000001"
+    a, b = boot_id(tmp_path / "none"), boot_id(tmp_path / "none")
+    assert a != b and a.startswith("process-"), "without the kernel's id every start must count as a boot"
