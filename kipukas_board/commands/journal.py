@@ -5,7 +5,8 @@
 
 ``check`` changes nothing. ``restore`` moves the damaged journal aside (``journal.sqlite.damaged-*``),
 rebuilds it from the newest sound backup and carries over every newer event the damaged file still
-gives up (:mod:`kipukas_board.store.backup`).
+gives up, with the phones' taps of those events, so a tap sent again is not done twice
+(:mod:`kipukas_board.store.backup`).
 """
 
 from __future__ import annotations

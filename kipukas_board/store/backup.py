@@ -10,6 +10,13 @@ aside (never deletes it), starts a new one from the newest sound backup, and car
 of the damaged journal that is still readable and newer than the backup. What neither holds is
 recorded as lost, so the numbers are never handed out again.
 
+The journal's ``taps`` table (the phones' taps that journaled an event, with their answers:
+:mod:`kipukas_board.web.taps`) comes back with the events: the backup holds the taps of its time, and
+the damaged journal's readable taps are carried over for every event the restored journal holds (a
+newer tap, or an answer given after the backup). A tap whose event did not come back is left out: its
+event is not in the journal, so the tap, sent again, is done again rather than answered as done.
+Without them a phone that sent a tap again just after a restore would have it done twice.
+
 Example::
 
     kipukas-board journal check --data-dir ~/.local/state/kipukas-board
@@ -27,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.store.journal import MAX_PROBLEMS, Journal, JournalError, sqlite_reason
+from kipukas_board.store.journal import MAX_PROBLEMS, TAPS_KEPT, Journal, JournalError, sqlite_reason
 from kipukas_board.textfile import atomic_path, replace_durably
 
 log = logging.getLogger(__name__)
@@ -221,16 +228,69 @@ def _readable_rows(path: Path, after: int) -> tuple[list[tuple[int, float, str]]
         db.close()
 
 
-def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]]) -> tuple[list[dict[str, Any]], int]:
-    """Fill ``dest`` with the backup ``source`` plus the ``newer`` rows carried over from the damaged
-    journal; returns the gaps in its numbering (the events lost, as its meta table records them)
-    and its last event number."""
+def _readable_taps(path: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """The rows of a (possibly damaged) journal's ``taps`` table, each a dict by column, as far as
+    they can be read (none from a journal older than the table)."""
+    taps: list[dict[str, Any]] = []
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return taps, sqlite_reason(exc)
+    try:
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'taps'").fetchone() is None:
+            return taps, None
+        cur = db.execute("SELECT * FROM taps ORDER BY rowid")
+        names = [d[0] for d in cur.description]
+        while True:
+            try:
+                row = cur.fetchone()
+            except sqlite3.Error as exc:
+                return taps, sqlite_reason(exc)
+            if row is None:
+                return taps, None
+            taps.append(dict(zip(names, row, strict=True)))
+    except sqlite3.Error as exc:
+        return taps, sqlite_reason(exc)
+    finally:
+        db.close()
+
+
+def _carry_taps(dst: sqlite3.Connection, taps: list[dict[str, Any]]) -> int:
+    """Inside ``dst``'s write: put in the ``taps`` of the damaged journal whose event ``dst`` holds
+    (over the backup's row of the same tap, which may lack the answer given since), then keep the
+    newest :data:`TAPS_KEPT`. Returns how many were carried."""
+    if not taps:
+        return 0
+    dst.execute("CREATE TABLE IF NOT EXISTS taps (ref TEXT PRIMARY KEY, ts REAL NOT NULL, seq INTEGER, "
+                "status INTEGER, body BLOB, mimetype TEXT)")  # a backup older than the table
+    columns = [r[1] for r in dst.execute("PRAGMA table_info(taps)")]
+    carried = 0
+    for tap in taps:
+        seq = tap.get("seq")
+        if not isinstance(tap.get("ref"), str) or not isinstance(seq, int) or dst.execute(
+                "SELECT 1 FROM events WHERE seq = ?", (seq,)).fetchone() is None:
+            continue  # its event did not come back: sent again, the tap is done again
+        names = [c for c in columns if c in tap]
+        dst.execute(f"INSERT OR REPLACE INTO taps ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                    [tap[c] for c in names])
+        carried += 1
+    dst.execute("DELETE FROM taps WHERE rowid NOT IN (SELECT rowid FROM taps ORDER BY seq DESC LIMIT ?)",
+                (TAPS_KEPT,))
+    return carried
+
+
+def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]],
+                   taps: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], int, int]:
+    """Fill ``dest`` with the backup ``source`` plus the ``newer`` rows and the ``taps`` carried over
+    from the damaged journal; returns the gaps in its numbering (the events lost, as its meta table
+    records them), its last event number and how many taps were carried over."""
     src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     dst = sqlite3.connect(str(dest), isolation_level=None)
     try:
         src.backup(dst)
         dst.execute("BEGIN IMMEDIATE")
         dst.executemany("INSERT INTO events (seq, ts, event) VALUES (?, ?, ?)", newer)
+        carried = _carry_taps(dst, taps or [])
         seqs = [r[0] for r in dst.execute("SELECT seq FROM events ORDER BY seq")]
         row = dst.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
         lost: list[dict[str, Any]] = json.loads(row[0]) if row else []
@@ -248,7 +308,7 @@ def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]]) -> tu
     finally:
         src.close()
         dst.close()
-    return lost, top
+    return lost, top, carried
 
 
 def restore(data_dir: Path, source: Path | None = None) -> list[str]:
@@ -269,6 +329,7 @@ def restore(data_dir: Path, source: Path | None = None) -> list[str]:
         raise JournalError(f"no sound backup to restore from ({why})")
     lines = [f"restoring from {chosen.path} (events {chosen.first} to {chosen.last})"]
     newer, problem = _readable_rows(path, chosen.last) if path.exists() else ([], None)
+    taps, tap_problem = _readable_taps(path) if path.exists() else ([], None)
     if path.exists():
         stamp = time.strftime("%Y%m%dT%H%M%S")
         for suffix in ("", "-wal", "-shm"):
@@ -279,10 +340,14 @@ def restore(data_dir: Path, source: Path | None = None) -> list[str]:
                 lines.append(f"moved {part} aside to {aside}")
     if problem:
         lines.append(f"the old journal was readable only in part ({problem})")
+    if tap_problem:
+        lines.append(f"the old journal's taps were readable only in part ({tap_problem})")
     with atomic_path(path, suffix=".restoring") as tmp:
-        lost, top = _restored_copy(chosen.path, tmp, newer)
+        lost, top, carried = _restored_copy(chosen.path, tmp, newer, taps)
     lines.append(f"carried over {len(newer)} newer event(s) from the old journal" if newer else
                  "no newer events could be carried over from the old journal")
+    lines.append(f"carried over {carried} phone tap(s) of those events, so a tap sent again is not done twice"
+                 if carried else "no phone taps were carried over from the old journal (the backup's are kept)")
     for gap in lost:
         lines.append(f"lost: events {gap['first']} to {gap['last']}")
     lines.append(f"{path} now holds events up to {top}; the board numbers on from its high-water mark")
