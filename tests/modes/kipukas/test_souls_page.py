@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from pathlib import Path
 
 import pytest
 from web_helpers import post_action, serve_board, unlock_page
@@ -15,6 +16,7 @@ from kipukas_board.modes.kipukas.rules.bouts import FAILED_BLOW_RULE, FAILED_RET
 from kipukas_board.modes.kipukas.rules.dice import ScriptedDice, SystemDice
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
 
 CARDS = [
     {"code": "HMPU", "slug": "hilbert", "title": "Hilbert", "type": "Character", "genetic_disposition": "Avian",
@@ -241,29 +243,69 @@ def test_the_bout_assistant_names_a_territory_as_the_map_does_named_or_not(brows
             ctx.close()
 
 
-def test_no_attack_this_cycle_quotes_the_rule_that_applies_a_failed_retreat_or_a_failed_blow(browser, tmp_path):
-    """The souls list's "no attack this cycle" says why: a failed retreat (the Kipukas web rules, "Retreat
-    and Reinforce") and a failed blow (both rule books, "Defeating a Soul") are different rules."""
+@pytest.mark.parametrize("viewport", [(360, 740), (390, 844)])
+def test_no_attack_this_cycle_says_why_on_a_tap_quoting_the_rule_that_applies(browser, tmp_path, viewport):
+    """The souls list's "no attack this cycle" says why on a phone, which cannot hover a tooltip: a tap
+    opens the board's own words (``attack_spent_why``), a failed retreat (the Kipukas web rules,
+    "Retreat and Reinforce") or a failed blow (both rule books, "Defeating a Soul"), different rules. Opened,
+    it stays open while the board's state changes around it."""
     Catalog.in_dir(tmp_path).import_records(CARDS)
+    shots = os.environ.get("KIPUKAS_SCREENSHOTS", str(tmp_path))
     with serve_board(tmp_path) as srv:
         _two_souls_in_territory_3(srv)
         srv.board.dice = ScriptedDice([1, 1, 12])  # the escapee's 2 D6 (2) against the D20 (12): caught
         post_action(srv.url, "/api/actions/roll-dice", {"kind": "retreat", "seat": 1, "souls": ["HMPU#0001"]})
-        ctx = browser.new_context(viewport={"width": 360, "height": 740})
+        ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, has_touch=True,
+                                  bypass_csp=True)  # axe is injected
         page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(srv.url + "/")
         page.wait_for_selector("#link.up", timeout=5000)
-        spent = '#souls [data-soul="HMPU#0001"] .pill.spent'
-        page.wait_for_selector(spent, timeout=3000)
-        why = page.get_attribute(spent, "title") or ""
-        assert FAILED_RETREAT_RULE in why and "the Kipukas web rules" in why and FAILED_BLOW_RULE not in why, why
+        spent = '#souls [data-soul="HMPU#0001"] .spent'
+        pill, why = f"{spent} summary", f"{spent} .spent-why"
+        page.wait_for_selector(pill, timeout=3000)
+        assert page.text_content(pill) == "no attack this cycle"
+        assert not page.is_visible(why), "the reason shows before it is asked for"
+        box = page.locator(pill).bounding_box()
+        assert box and box["height"] >= 24 and box["x"] + box["width"] <= viewport[0], box
+        page.locator(pill).scroll_into_view_if_needed()
+        page.tap(pill)
+        page.wait_for_selector(why, state="visible", timeout=3000)
+        told = page.text_content(why) or ""
+        assert told.startswith("Its retreat failed"), told
+        assert FAILED_RETREAT_RULE in told and "the Kipukas web rules" in told and FAILED_BLOW_RULE not in told, told
+        assert page.get_attribute(f"{spent} summary", "title") is None, "the reason is a tooltip again"
+        srv.board.sim_set_stand("T3", True)  # the board's state changes: the souls list is drawn again
+        page.wait_for_timeout(600)
+        assert page.is_visible(why), "the reason a player opened closed when the state changed"
+        page.locator("#souls-panel").screenshot(path=os.path.join(shots, f"souls-why-retreat-{viewport[0]}.png"),
+                                                style="#message, #actionbar { visibility: hidden; }")
+        if AXE.exists():  # the disclosure open, with axe-core's tap target and label-in-name rules on
+            page.add_script_tag(path=str(AXE))
+            found = page.evaluate("() => axe.run('#souls-panel', {resultTypes: ['violations'], rules: {"
+                                  "'target-size': {enabled: true}, 'label-content-name-mismatch': {enabled: true}}})")
+            assert not found["violations"], [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3])
+                                             for v in found["violations"]]
+        page.tap(pill)
+        page.wait_for_selector(why, state="hidden", timeout=3000)
+        srv.board.sim_set_stand("T3", False)
         srv.board.dice = SystemDice()
         post_action(srv.url, "/api/actions/roll-diel", {"phase": "night"})  # a new diel cycle: Hilbert may attack again
         page.wait_for_selector(spent, state="detached", timeout=3000)
         post_action(srv.url, "/api/actions/bout-roll", {"territory": 3, "attacker": "HMPU#0001",
                                                         "defender": "ZrrD#0001",
                                                         "rolls": {"attacker": [[1, 1]], "defender": [[19]]}})  # lost
-        page.wait_for_selector(spent, timeout=3000)
-        why = page.get_attribute(spent, "title") or ""
-        assert FAILED_BLOW_RULE in why and "both rule books" in why and FAILED_RETREAT_RULE not in why, why
+        page.wait_for_selector(pill, timeout=3000)
+        assert not page.is_visible(why), "a new failure opens closed"
+        page.tap(pill)
+        page.wait_for_selector(why, state="visible", timeout=3000)
+        told = page.text_content(why) or ""
+        assert told.startswith("Its blow failed"), told
+        assert FAILED_BLOW_RULE in told and "both rule books" in told and FAILED_RETREAT_RULE not in told, told
+        page.locator("#souls-panel").screenshot(path=os.path.join(shots, f"souls-why-blow-{viewport[0]}.png"),
+                                                style="#message, #actionbar { visibility: hidden; }")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
         ctx.close()
+        assert not errors, errors

@@ -29,8 +29,14 @@
       el("strong", { text: soul.title }), ` ${seatName(s, soul.seat)} · ${soul.stand ? where(soul.stand) : "off the map"} · ${keal}`,
       status ? el("span", { class: `pill ${status}`, text: status }) : "");
     if (soul.attack_spent) {  // a failed blow (both rule books) or a failed retreat (the Kipukas web rules)
-      li.append(" ", el("span", { class: "pill spent", text: "no attack this cycle",
-        title: KB.sentence(soul.attack_spent_why || "") }));  // the board's words, with the rule that applies
+      // Why, in the board's words with the rule that applies, one tap away: a phone cannot hover a
+      // tooltip. Opened, it stays open across redraws until it is closed or the soul may attack again.
+      const why = el("details", { class: "spent",
+        ontoggle: (ev) => (ev.target.open ? openWhy.add(soul.id) : openWhy.delete(soul.id)) },
+      el("summary", { class: "pill spent", text: "no attack this cycle" }),
+      el("p", { class: "spent-why", text: KB.sentence(soul.attack_spent_why || "The board gave no reason.") }));
+      why.open = openWhy.has(soul.id);
+      li.append(" ", why);
     }
     if (!soul.wasted && soul.keal.tolerance === 0) {  // the web rules' Myrthvither Raven
       li.append(" ", el("span", { class: "hint", text: "0 KEAL means: fights, and is wasted by the first bout it loses" }));
@@ -47,9 +53,11 @@
     return li;
   }
 
+  const openWhy = new Set();  // the souls whose "no attack this cycle" a player opened to read why
   function render(s) {
     state = s;
     const souls = s.souls || [];
+    for (const id of openWhy) if (!souls.some((x) => x.id === id && x.attack_spent)) openWhy.delete(id);
     $("souls").replaceChildren(...(souls.length ? souls.map((x) => soulRow(s, x))
       : [el("li", { class: "none", text: "No soul card bound yet." })]));
     const live = souls.filter((x) => !x.wasted);
