@@ -18,15 +18,22 @@ whose answer was lost as the board restarted, sent again by the phone after it (
 answering is answered "done already" with its journal number. A tap that journaled nothing is done
 again after a restart, which changes nothing the journal holds.
 
+An answer is remembered with the headers of it that matter to the phone (:data:`REPLAYED`), above all
+``Set-Cookie``: the right PIN's answer makes the phone trusted by its cookie, and a phone whose answer
+was lost and that sends the tap again must still get that cookie. They are bounded
+(:data:`MAX_HEADERS`); an answer with more is not remembered, like one with too large a body. They are
+kept in memory only, never in the journal's database: a device session's cookie is a credential the
+SD card and its backups must not hold, and no answer to a tap that journals an event sets one.
+
 Example::
 
     >>> taps = TapMemory(keep=2)
     >>> key = ("phone-a", "/api/actions/roll-diel", "t1")
     >>> taps.begin(key) is None      # a new tap: do it
     True
-    >>> taps.done(key, 200, b'{"ok": true}', "application/json")
+    >>> taps.done(key, 200, b'{"ok": true}', "application/json", (("Set-Cookie", "k=v; HttpOnly"),))
     >>> taps.begin(key)              # the same tap again: its answer, nothing done
-    (200, b'{"ok": true}', 'application/json')
+    Answer(status=200, body=b'{"ok": true}', mimetype='application/json', headers=(('Set-Cookie', 'k=v; HttpOnly'),))
     >>> tap_id("abc-DEF_123"), tap_id("no spaces"), tap_id("x" * 65)
     ('abc-DEF_123', None, None)
     >>> len(tap_ref(key))            # how the journal's database knows the tap: bounded whatever the cookie
@@ -41,7 +48,7 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from flask import Flask, Response, g, has_request_context, request
 
@@ -63,9 +70,39 @@ RESEND_S = 20
 MAX_COOKIE = 100
 #: The header that carries a tap's id: letters, digits, ``-`` and ``_``, at most 64 of them.
 HEADER = "X-Tap"
+#: The headers of an answer given again with it (lower case): what the route set for the phone. The
+#: rest (security headers, Content-Length) the board adds to every answer, the replayed one too.
+REPLAYED = frozenset({"set-cookie", "cache-control", "content-disposition", "location"})
+#: The most bytes of :data:`REPLAYED` headers (names and values) an answer remembered may carry: a
+#: device session's cookie is under 300.
+MAX_HEADERS = 4096
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _KEPT = frozenset({409})
+
+
+class Answer(NamedTuple):
+    """An answer to give a tap again: its status, body, mimetype and the :data:`REPLAYED` headers."""
+
+    status: int
+    body: bytes
+    mimetype: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def replayed_headers(headers: Any) -> tuple[tuple[str, str], ...] | None:
+    """The :data:`REPLAYED` ones of ``headers`` (``(name, value)`` pairs, in order, repeats kept);
+    None when they are more than :data:`MAX_HEADERS` bytes, too many to remember.
+
+    Example::
+
+        >>> replayed_headers([("Set-Cookie", "a=1"), ("X-Frame-Options", "DENY"), ("Set-Cookie", "b=2")])
+        (('Set-Cookie', 'a=1'), ('Set-Cookie', 'b=2'))
+        >>> replayed_headers([("Set-Cookie", "a" * MAX_HEADERS)]) is None
+        True
+    """
+    kept = tuple((str(k), str(v)) for k, v in headers if str(k).lower() in REPLAYED)
+    return kept if sum(len(k) + len(v) for k, v in kept) <= MAX_HEADERS else None
 
 
 def tap_id(value: str | None) -> str | None:
@@ -118,10 +155,10 @@ class TapMemory:
     def __init__(self, keep: int = KEEP, kept: KeptTaps | None = None) -> None:
         self._keep = keep
         self._kept = kept
-        self._answers: OrderedDict[tuple[str, ...], tuple[int, bytes, str] | threading.Event] = OrderedDict()
+        self._answers: OrderedDict[tuple[str, ...], Answer | threading.Event] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _from_kept(self, key: tuple[str, ...]) -> tuple[int, bytes, str] | None:
+    def _from_kept(self, key: tuple[str, ...]) -> Answer | None:
         """The answer the journal's database kept for ``key`` (from before a restart), if any."""
         if self._kept is None:
             return None
@@ -134,15 +171,15 @@ class TapMemory:
             return None
         seq, answer = found
         if answer is not None:
-            return answer
+            return Answer(*answer)
         if seq is None:
             return None
         # journaled, then no answer kept (the board stopped, or failed, before it answered): done, and said so
         body = {"ok": True, "seq": seq, "effects": [],
                 "note": f"Already done (journal number {seq}); the board's first answer to it was lost."}
-        return 200, json.dumps(body).encode(), "application/json"
+        return Answer(200, json.dumps(body).encode(), "application/json")
 
-    def begin(self, key: tuple[str, ...], wait_s: float = WAIT_S) -> tuple[int, bytes, str] | None:
+    def begin(self, key: tuple[str, ...], wait_s: float = WAIT_S) -> Answer | None:
         """None when ``key`` is a new tap (it is marked under way: call :meth:`done` or :meth:`drop`),
         else the answer it was given (waiting up to ``wait_s`` for a first sending still under way)."""
         with self._lock:
@@ -160,14 +197,17 @@ class TapMemory:
             seen.wait(wait_s)
             with self._lock:
                 seen = self._answers.get(key)
-            if not isinstance(seen, tuple):
-                return (409, b'{"error": "this tap is still being done: look at the board before tapping again"}',
-                        "application/json")
+            if not isinstance(seen, Answer):
+                return Answer(409, b'{"error": "this tap is still being done: look at the board before tapping again"}',
+                              "application/json")
         return seen
 
-    def done(self, key: tuple[str, ...], status: int, body: bytes, mimetype: str) -> None:
-        """Remember the answer to ``key`` (when it was taken and is small), or forget the tap."""
-        taken = (200 <= status < 300 or status in _KEPT) and len(body) <= MAX_ANSWER
+    def done(self, key: tuple[str, ...], status: int, body: bytes, mimetype: str,
+             headers: Any = ()) -> None:
+        """Remember the answer to ``key`` with its :data:`REPLAYED` ``headers`` (``(name, value)``
+        pairs) when it was taken and is small, or forget the tap."""
+        kept_headers = replayed_headers(headers)
+        taken = (200 <= status < 300 or status in _KEPT) and len(body) <= MAX_ANSWER and kept_headers is not None
         if taken and self._kept is not None:
             try:
                 self._kept.keep_tap_answer(tap_ref(key), status, body, mimetype)
@@ -176,7 +216,7 @@ class TapMemory:
         with self._lock:
             under_way = self._answers.get(key)
             if taken:
-                self._answers[key] = (status, body, mimetype)
+                self._answers[key] = Answer(status, body, mimetype, kept_headers or ())
             else:
                 self._answers.pop(key, None)
         if isinstance(under_way, threading.Event):
@@ -210,8 +250,10 @@ def register(app: Flask, cookie: str, kept: KeptTaps | None = None) -> TapMemory
         if answer is None:
             g.kipukas_tap = key
             return None
-        status, body, mimetype = answer
-        return Response(body, status=status, mimetype=mimetype)
+        resp = Response(answer.body, status=answer.status, mimetype=answer.mimetype)
+        for name, value in answer.headers:
+            resp.headers.add(name, value)
+        return resp
 
     @app.after_request
     def _remember(resp: Response) -> Response:
@@ -219,7 +261,7 @@ def register(app: Flask, cookie: str, kept: KeptTaps | None = None) -> TapMemory
         if key is not None and resp.is_streamed:
             taps.drop(key)
         elif key is not None:
-            taps.done(key, resp.status_code, resp.get_data(), resp.mimetype or "")
+            taps.done(key, resp.status_code, resp.get_data(), resp.mimetype or "", resp.headers.items())
         return resp
 
     @app.teardown_request

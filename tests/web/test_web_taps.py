@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from kipukas_board.app import BoardApp
-from kipukas_board.web.taps import KEEP, TapMemory
+from kipukas_board.web.taps import KEEP, MAX_HEADERS, Answer, TapMemory
 
 PIN = {"X-Admin-Pin": "2468"}
 PLAYERS = [{"seat": 1, "name": "Ana", "color": "#d7263d"}, {"seat": 2, "name": "Ben", "color": "#1b98e0"}]
@@ -72,12 +72,12 @@ def test_the_memory_is_bounded_and_a_repeat_waits_for_the_first_answer() -> None
         assert taps.begin(("p", "/x", str(n))) is None
         taps.done(("p", "/x", str(n)), 200, b"{}", "application/json")
     assert taps.begin(("p", "/x", "0")) is None, "the oldest answer is forgotten past keep"
-    assert taps.begin(("p", "/x", "4")) == (200, b"{}", "application/json")
+    assert taps.begin(("p", "/x", "4")) == Answer(200, b"{}", "application/json")
     assert KEEP >= 100
     key = ("p", "/x", "slow")
     assert taps.begin(key) is None
     threading.Timer(0.05, taps.done, (key, 200, b'{"ok": true}', "application/json")).start()
-    assert taps.begin(key, wait_s=5) == (200, b'{"ok": true}', "application/json")
+    assert taps.begin(key, wait_s=5) == Answer(200, b'{"ok": true}', "application/json")
     failed = ("p", "/x", "failed")
     assert taps.begin(failed) is None
     taps.drop(failed)
@@ -265,3 +265,37 @@ def test_a_tap_that_failed_after_its_event_was_journaled_is_not_done_again_nor_s
     assert again.status_code == 200 and board.loop.state.seq == before + 1, "the diel die was rolled twice"
     note = again.get_json()["note"]
     assert f"journal number {before + 1}" in note and "restart" not in note, note
+
+
+def test_the_pin_answer_given_again_sets_the_phones_cookie_again(board: BoardApp) -> None:
+    """The right PIN's answer makes the phone trusted by the cookie it sets. The answer was lost on
+    the way (the phone has no cookie) and the page sends the tap again: the answer given again must
+    set the cookie too, or the phone stays locked though the board counted the PIN as given."""
+    from kipukas_board.web.server import create_app
+    from kipukas_board.web.sessions import COOKIE
+
+    app = create_app(board)
+    first = app.test_client().post("/api/pin/check", json={}, headers={**PIN, "X-Tap": "pin-1"})
+    assert first.status_code == 200 and COOKIE in first.headers.get("Set-Cookie", "")
+    phone = app.test_client()  # the same phone (its address), without the cookie it never got
+    again = phone.post("/api/pin/check", json={}, headers={**PIN, "X-Tap": "pin-1"})
+    assert again.status_code == 200 and again.get_json() == first.get_json()
+    assert again.headers.getlist("Set-Cookie") == first.headers.getlist("Set-Cookie"), "the cookie was not set again"
+    csrf = app.extensions["kipukas_keys"].csrf_token  # as the page sends it
+    assert phone.get("/api/pin/status", headers={"X-CSRF-Token": csrf}).get_json()["trusted"] is True
+    assert again.headers.get("X-Frame-Options") == "DENY", "the board's own headers are on the answer given again"
+
+
+def test_only_the_headers_that_matter_are_remembered_and_only_so_many() -> None:
+    taps = TapMemory(keep=4)
+    key = ("p", "/api/pin/check", "t")
+    assert taps.begin(key) is None
+    taps.done(key, 200, b"{}", "application/json",
+              [("Set-Cookie", "a=1; HttpOnly"), ("Content-Length", "2"), ("X-Frame-Options", "DENY"),
+               ("Set-Cookie", "b=2")])
+    assert taps.begin(key) == Answer(200, b"{}", "application/json", (("Set-Cookie", "a=1; HttpOnly"),
+                                                                      ("Set-Cookie", "b=2")))
+    big = ("p", "/api/pin/check", "big")
+    assert taps.begin(big) is None
+    taps.done(big, 200, b"{}", "application/json", [("Set-Cookie", "c=" + "x" * MAX_HEADERS)])
+    assert taps.begin(big) is None, "an answer with more headers than are kept is remembered without them"
