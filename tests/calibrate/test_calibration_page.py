@@ -406,3 +406,23 @@ def test_the_map_stays_in_view_beside_the_walks_prompt(browser, tmp_path, size):
         page.click("#confirm-yes")  # "Go ahead": the walk is thrown away
         page.wait_for_function("!document.body.classList.contains('walking')", timeout=4000)
         ctx.close()
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_an_empty_cameras_or_saved_list_says_so_in_a_sentence(browser, tmp_path, size):
+    """A board with no camera and no calibration saved: each list's note opens with a capital and ends
+    with a full stop, as every empty panel's note on the board's pages does."""
+    with serve_board(tmp_path / "data", cameras=[]) as srv:
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        unlock_page(page, srv.url, "/calibrate")
+        page.wait_for_selector("#cameras li.none", timeout=4000)
+        page.wait_for_selector("#saved li.none", timeout=4000)
+        assert page.text_content("#cameras li.none") == "No cameras configured."
+        assert page.text_content("#saved li.none") == "Nothing saved yet."
+        page.locator("#saved-panel").scroll_into_view_if_needed()
+        shot(page, tmp_path, f"empty-notes-{size[0]}")
+        ctx.close()
+        assert not errors, errors

@@ -123,6 +123,8 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
                 page.wait_for_selector('tr[data-board="table-02"].alarm')
                 assert "sensor link down" in page.inner_text('tr[data-board="table-02"]')
                 assert "Ana (" in page.inner_text('tr[data-board="table-01"]')
+                # a board with no game says so in a sentence, as every empty note does
+                assert page.text_content('tr[data-board="table-02"] td[data-label="players"]') == "No game."
                 one.stop()  # the board goes away: its row turns to offline, live
                 page.wait_for_selector('tr[data-board="table-01"].offline', timeout=10_000)
                 assert "board offline" in page.inner_text('tr[data-board="table-01"]')

@@ -39,7 +39,7 @@
     return el("tr", { class: cls, "data-board": b.board_id },
       el("td", { class: "name" }, el("b", { text: b.name || b.board_id }),
         el("small", { text: b.board_id })),
-      el("td", { "data-label": "players" }, ...(players.length ? players : [el("span", { class: "none", text: "no game" })])),
+      el("td", { "data-label": "players" }, ...(players.length ? players : [el("span", { class: "none", text: "No game." })])),
       el("td", { "data-label": "phase", text: phase }),
       el("td", { "data-label": "cycle", text: cycle }),
       el("td", { class: "age", "data-label": "last event", "data-at": b.last_event_at == null ? "" : String(b.last_event_at),

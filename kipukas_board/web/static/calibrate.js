@@ -233,7 +233,7 @@
   function renderCameras(cams) {
     const ul = document.getElementById("cameras");
     ul.querySelectorAll("li.none").forEach((e) => e.remove());
-    if (!cams.length) { ul.replaceChildren(el("li", { class: "none", text: "no cameras configured" })); return; }
+    if (!cams.length) { ul.replaceChildren(el("li", { class: "none", text: "No cameras configured." })); return; }
     for (const cam of cams) {
       const row = cameraRow(cam);
       const read = cam.card ? (cam.card.title || cam.card.code || cam.card.payload || "a card") : null;
@@ -269,7 +269,7 @@
       saved.push(el("li", { text: `LEDs: ${Object.keys(c.saved.leds.territories).length} territory segments` + (c.saved.leds.count ? ` on ${c.saved.leds.count} pixels` : "") }));
       saved.push(el("li", { text: `Cameras tested: seat ${c.saved.cameras.map((x) => x.seat).join(", ") || "none"}` }));
     }
-    document.getElementById("saved").replaceChildren(...(saved.length ? saved : [el("li", { class: "none", text: "nothing saved yet" })]));
+    document.getElementById("saved").replaceChildren(...(saved.length ? saved : [el("li", { class: "none", text: "Nothing saved yet." })]));
   }
 
   // The header's height, for the map that stays under it during a walk (it wraps on a narrow phone).

@@ -35,7 +35,7 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         unlock_page(page, srv.url, "/creature-combat")  # the PIN once: a device session
-        assert page.text_content("#cc-phase") == "no game: start one under Controls"
+        assert page.text_content("#cc-phase") == "No game: start one under Controls."
         page.wait_for_function("document.querySelectorAll('#cc-new-players select option').length >= 8")
         page.select_option('#cc-new-players fieldset[data-seat="2"] select', "ben")
         page.click('#cc-new-game-form button[type="submit"]')

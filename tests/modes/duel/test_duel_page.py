@@ -38,7 +38,7 @@ def test_a_turn_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> N
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
         unlock_page(page, srv.url, "/duel")  # the PIN once: a device session
-        assert page.text_content("#duel-phase") == "no duel: start one under Controls"
+        assert page.text_content("#duel-phase") == "No duel: start one under Controls."
         page.wait_for_function("document.querySelectorAll('#duel-new-players select option').length >= 4")
         page.select_option('#duel-new-players fieldset[data-seat="1"] select', "iv8-p1")
         page.select_option('#duel-new-players fieldset[data-seat="2"] select', "iv8-p2")

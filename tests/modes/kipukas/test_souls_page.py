@@ -76,6 +76,9 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
         assert page.is_visible("#bout-archetype-how"), "the fists tool's number is explained where it is typed"
         assert "fists tool on kipukas.cards" in page.text_content("#bout-archetype-how")
         assert "D6 + D6" in plan and "affinity" in plan and "+3 habitat" in plan and "-1 archetypal material" in plan
+        # a side with nothing to add reads so in a sentence, as the other empty notes do
+        notes = page.eval_on_selector_all("#bout-plan .bout-side li.none", "ls => ls.map((l) => l.textContent)")
+        assert notes == ["No modifier."], notes
         page.fill("#bout-att-rolls", "6 6, 5 3")  # two rounds said for a bout of one
         page.fill("#bout-def-rolls", "4")
         page.click("#bout-physical")

@@ -53,7 +53,7 @@
     $("cc-problems").replaceChildren(...problems.map((p) => el("li", { text: KB.sentence(p) })));
     $("cc-problems-panel").hidden = !problems.length;
     if (s.game !== "creature-combat" || !cc) {
-      $("cc-phase").textContent = "no game: start one under Controls";
+      $("cc-phase").textContent = "No game: start one under Controls.";
       $("cc-slots").replaceChildren();
       $("cc-combat-panel").hidden = true;
       $("cc-deal").hidden = true;

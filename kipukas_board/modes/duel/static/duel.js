@@ -71,7 +71,7 @@
     $("duel-problems").replaceChildren(...problems.map((p) => el("li", { text: KB.sentence(p) })));
     $("duel-problems-panel").hidden = !problems.length;
     if (s.game !== "duel" || !d) {
-      $("duel-phase").textContent = "no duel: start one under Controls";
+      $("duel-phase").textContent = "No duel: start one under Controls.";
       $("duel-seats").replaceChildren();
       $("duel-play-panel").hidden = true;
       $("duel-new-game").open = true;

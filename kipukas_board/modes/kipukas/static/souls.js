@@ -130,7 +130,7 @@
     if (side.assumed) box.append(el("div", { class: "hint", text: side.assumed }));
     const ul = el("ul");
     for (const m of side.modifiers) ul.append(el("li", { text: `${m.value > 0 ? "+" : ""}${m.value} ${m.source}` }));
-    if (!side.modifiers.length) ul.append(el("li", { class: "none", text: "no modifier" }));
+    if (!side.modifiers.length) ul.append(el("li", { class: "none", text: "No modifier." }));
     box.append(ul);
     return box;
   }
