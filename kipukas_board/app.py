@@ -120,7 +120,9 @@ class BoardApp:
         if why:
             log.warning("%s", why)
             self.settings.map = start
-        board = load_map(self.settings.map)
+        # Not new=True here: a map the journal already holds must still start the board; the core
+        # applies the limits of a map coming to the board when it journals one (CoreLoop._rebuild).
+        board = load_map(self.settings.map, new=False)
         s = self.settings
         #: Set while a map picked on the page cannot be lit until a restart (the strip's length is fixed).
         self.map_led_problem: str | None = None

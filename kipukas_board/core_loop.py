@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kipukas_board.board.mapfile import BoardMap, MapError
+from kipukas_board.board.mapfile import BoardMap, MapError, new_map_problems
 from kipukas_board.store.journal import Journal, JournalWriteError
 from kipukas_board.table.events import Effect, Event, EventError, check_event, map_event, without_unknown
 from kipukas_board.table.problems import not_applied
@@ -134,6 +134,9 @@ class CoreLoop:
                 state.paused is not None and self._rules.game_in_progress(state.paused) is not None)
             if replayed and held and state.board.structure() != board.structure():
                 raise MapChanged(state.board, board, self.journal.path)
+            problems = new_map_problems(board.territories)  # a map coming to the board: today's limits
+            if problems:
+                raise MapError(board.source or board.name, problems)
             text = board.source_text or ""
             event = map_event(board.name, text, board.source or None)
             seq = self.journal.append(event)

@@ -71,6 +71,11 @@ MAP_SIZE_MM = (50.0, 3000.0)
 #: How many millimetres one page unit may be (``mm_per_unit``), at most.
 MAX_MM_PER_UNIT = 100.0
 
+#: The longest territory name a map brought to the board may give, in characters: the page shows it
+#: beside the number in a phone's lists and options ("Grey Peaks (4)") and the voice says it, often two
+#: in one sentence ("the stand in Ember Ridge towards Fern Hollow"); as long as a player's name.
+MAX_TERRITORY_NAME = 40
+
 #: The folder of maps shipped with the project (in the checkout or the installed package); ``--map NAME`` looks here.
 MAPS_DIR = shipped_dir("maps")
 
@@ -289,8 +294,9 @@ def map_exists(name_or_path: str) -> bool:
     return resolve_map_path(name_or_path).is_file()
 
 
-def load_map(name_or_path: str | Path) -> BoardMap:
-    """Read and check a map file by name or path. Raises :class:`MapError` listing every problem."""
+def load_map(name_or_path: str | Path, *, new: bool = True) -> BoardMap:
+    """Read and check a map file by name or path. Raises :class:`MapError` listing every problem.
+    ``new=False`` leaves out the limits of :func:`new_map_problems` (see :func:`parse_map`)."""
     path = resolve_map_path(str(name_or_path))
     if not path.exists():
         raise MapError(str(path), [
@@ -300,18 +306,39 @@ def load_map(name_or_path: str | Path) -> BoardMap:
         text = read_text(path)
     except TextFileError as exc:
         raise MapError(str(path), [f"cannot read the file: {exc.reason}"]) from None
-    return parse_map(text, source=str(path))
+    return parse_map(text, source=str(path), new=new)
 
 
-def parse_map(text: str, source: str = "<map>") -> BoardMap:
-    """Check map TOML ``text``; ``source`` names it in error messages."""
+def parse_map(text: str, source: str = "<map>", *, new: bool = True) -> BoardMap:
+    """Check map TOML ``text``; ``source`` names it in error messages.
+
+    ``new``: the map is coming to the board (a file read to be played, ``kipukas-board map check``),
+    so the limits added after maps were first journaled apply too (:func:`new_map_problems`). A map
+    read back from the journal passes ``new=False``: it was taken when it came, and a board that
+    played on it must replay it as it was, not lose its game to a newer limit."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MapError(source, [f"not valid TOML: {exc}"]) from None
     except RecursionError:
         raise MapError(source, ["nested too deeply to be a map"]) from None
-    return _Checker(source, data, text).check()
+    return _Checker(source, data, text, new).check()
+
+
+def new_map_problems(territories: dict[int, Territory]) -> list[str]:
+    """What keeps a map from coming to the board that a journaled one may still hold: a territory
+    name longer than :data:`MAX_TERRITORY_NAME` characters, which a phone's lists and the voice
+    cannot carry (a name is data: quoted in part, never whole).
+
+    Example::
+
+        >>> new_map_problems({4: Territory(4, "plains", False, 0, "x" * 41)})[0].split(":")[0]
+        'territory 4'
+    """
+    return [f"territory {n}: field 'name' is {len(t.name)} characters ({t.name[:MAX_TERRITORY_NAME]!r}...); "
+            f"a territory's name may be at most {MAX_TERRITORY_NAME} characters (the page shows it beside the "
+            f"number and the voice says it); shorten it"
+            for n, t in sorted(territories.items()) if len(t.name) > MAX_TERRITORY_NAME]
 
 
 class _Checker:
@@ -324,8 +351,9 @@ class _Checker:
     PATH_KEYS = {"a", "b", "kind"}
     DOCK_KEYS = {"stand"}
 
-    def __init__(self, source: str, data: dict[str, Any], text: str = "") -> None:
+    def __init__(self, source: str, data: dict[str, Any], text: str = "", new: bool = True) -> None:
         self.source = source
+        self.new = new
         self.text = text
         self.data = data
         self.problems: list[str] = []
@@ -355,6 +383,8 @@ class _Checker:
             self.bad("top level", "field 'name' must be a non-empty string (the map's name)")
             name = Path(self.source).stem
         territories = self._territories()
+        if self.new:
+            self.problems += new_map_problems(territories)
         stands = self._stands(territories)
         paths = self._paths(stands)
         docks = self._docks(stands, paths, territories)

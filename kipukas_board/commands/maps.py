@@ -53,7 +53,7 @@ def list_stands(args: argparse.Namespace) -> int:
     """Wiring the reeds in this order lets the board test light each stand's LED before calibration
     (kipukas_board/calibrate/board_test.py maps channel r*cols+c to the map's stand at that index)."""
     try:
-        b = load_map(args.map)
+        b = load_map(args.map, new=False)  # a board may run on it already: its wiring is still wanted
     except MapError as exc:
         print(exc.report(), file=sys.stderr)
         return 2

@@ -103,7 +103,7 @@ def _map_refused(state: TableState, event: Event) -> str | None:
     holder = holding_the_map(state)
     if holder is None:
         return None
-    board = parse_map(event["toml"], source=event.get("path") or event["name"])
+    board = parse_map(event["toml"], source=event.get("path") or event["name"], new=False)
     if board.structure() == state.board.structure():
         return None
     mode, is_paused = holder

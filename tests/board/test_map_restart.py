@@ -53,3 +53,42 @@ def test_before_a_game_another_map_simply_replaces_the_board(data_dir) -> None:
         assert board.loop.state.board.name == "Kipuka of Twelve"
     finally:
         board.stop()
+
+
+def _long_named(tmp_path: Path) -> Path:
+    data = map_data()
+    data["territories"][2]["name"] = "The Long Ridge Where The Old Fire Mountain Sleeps"  # 49 characters
+    f = tmp_path / "long-names.toml"
+    f.write_text(to_toml(data))
+    return f
+
+
+def test_a_board_whose_journal_holds_a_map_from_before_the_name_limit_still_starts_and_plays(
+        data_dir, tmp_path: Path) -> None:
+    """A map journaled before territory names were bounded replays as it was and starts the board on
+    its file again; only a map coming to the board anew is held to the limit."""
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.store.journal import Journal
+    from kipukas_board.table.events import map_event, stand_event
+
+    f = _long_named(tmp_path)
+    old = load_map(f, new=False)
+    j = Journal.in_dir(data_dir)  # as a board of an earlier version journaled it
+    j.append(map_event(old.name, old.source_text or "", str(f)))
+    j.append(stand_event("T1", True))
+    j.close()
+    board = BoardApp(settings_for(f), data_dir, sim=True, admin_pin="2468")
+    try:
+        state = kipukas_state(board.loop.state)
+        assert state.board.territories[3].name == "The Long Ridge Where The Old Fire Mountain Sleeps"
+        assert state.stands["T1"].occupied and not board.loop.unapplied
+        assert board.journal.last_seq() == 2, "the map was journaled again"
+    finally:
+        board.stop()
+
+
+def test_a_board_started_anew_on_a_map_over_the_name_limit_says_which_territory(data_dir, tmp_path: Path) -> None:
+    from kipukas_board.board.mapfile import MapError
+
+    with pytest.raises(MapError, match=r"territory 3: field 'name' is 49 characters.*at most 40 characters"):
+        BoardApp(settings_for(_long_named(tmp_path)), data_dir, sim=True, admin_pin="2468")

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kipukas_board.board.mapfile import MapError, available_maps, load_map, parse_map
 from tests.maptools import map_data, to_toml
@@ -284,3 +286,51 @@ def test_a_territory_name_with_a_stand_id_for_a_word_is_said_as_the_map_gives_it
     said = f"{territory_name(board, 1)} is in contention; stand T4 and M1a were lifted."
     assert in_words(board, said) == f"{name} (1) is in contention; {places['T4']} and {places['M1a']} were lifted."
     assert in_words(board, f"the stand in {name} towards Fern Hollow") == f"the stand in {name} towards Fern Hollow"
+
+
+def _named(name: str, number: int = 3) -> dict:
+    data = map_data()
+    for t in data["territories"]:
+        if t["number"] == number:
+            t["name"] = name
+    return data
+
+
+def test_a_territory_name_over_the_limit_is_refused_naming_the_territory_and_the_limit() -> None:
+    from kipukas_board.board.mapfile import MAX_TERRITORY_NAME
+
+    assert MAX_TERRITORY_NAME == 40  # as long as a player's name (table/events.py)
+    long = "The Long Ridge Where The Old Fire Mountain Sleeps"  # 49 characters
+    problems = problems_of(_named(long))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("territory 3: field 'name' is 49 characters"), problems
+    assert "at most 40 characters" in problems[0] and "shorten it" in problems[0]
+    huge = problems_of(_named("x" * 100_000))[0]
+    assert len(huge) < 300, "the name is data: quoted in part, never whole"
+    assert parse_map(to_toml(_named("y" * 40))).territories[3].name == "y" * 40
+
+
+def test_the_limit_is_for_maps_coming_to_the_board_not_for_one_read_back_from_the_journal(tmp_path: Path) -> None:
+    text = to_toml(_named("z" * 70))
+    assert parse_map(text, new=False).territories[3].name == "z" * 70
+    f = tmp_path / "long.toml"
+    f.write_text(text)
+    with pytest.raises(MapError, match="territory 3: field 'name' is 70 characters"):
+        load_map(f)
+    assert load_map(f, new=False).territories[3].name == "z" * 70
+
+
+@settings(max_examples=60, deadline=None)
+# the test writer escapes text as JSON does, and TOML takes no surrogate pairs: the first plane only
+@given(st.text(alphabet=st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs", "Cc")), max_size=90))
+def test_any_name_is_taken_exactly_when_it_is_at_most_the_limit_as_shown(name: str) -> None:
+    """The limit counts the name as the page shows and the voice says it (blanks read as one)."""
+    from kipukas_board.board.mapfile import MAX_TERRITORY_NAME
+
+    shown = " ".join(name.split())
+    try:
+        board = parse_map(to_toml(_named(name)))
+    except MapError as exc:
+        assert len(shown) > MAX_TERRITORY_NAME and exc.problems[0].startswith("territory 3:"), exc.problems
+    else:
+        assert len(shown) <= MAX_TERRITORY_NAME and board.territories[3].name == shown

@@ -134,7 +134,7 @@ def _undo(state: KipukasState, effects: list[Effect]) -> KipukasState:
 def _on_map(state: KipukasState, event: Event, effects: list[Effect]) -> KipukasState:
     """A map file loaded at start. Redrawn only (positions, names): the game goes on, on the new
     drawing. Different stands or paths: a fresh board (the runtime refuses that mid-game)."""
-    board = parse_map(event["toml"], source=event.get("path") or event["name"])
+    board = parse_map(event["toml"], source=event.get("path") or event["name"], new=False)
     same = board.structure() == state.board.structure()
     effects.append({"type": "map", "name": board.name, "kept": same})
     return state.evolve(board=board) if same else initial_state(board)
