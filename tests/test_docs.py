@@ -79,3 +79,56 @@ def test_nothing_sends_a_reader_outside_the_repository() -> None:
             if "DESIGN.md" in line or "../shared" in line or "shared/seeds" in line:
                 offenders.append(f"{name}:{n}: {line.strip()[:100]}")
     assert not offenders, "cite the rule books by name and the docs by page:\n" + "\n".join(offenders)
+
+
+def _doc_files() -> list[Path]:
+    found = [ROOT / "README.md"]
+    for folder in ("docs", "hardware", "firmware", "systemd", "calibration"):
+        found += [p for p in (ROOT / folder).rglob("*.md") if "_build" not in p.parts and "_api" not in p.parts]
+    return found
+
+
+def _command_lines(text: str) -> list[tuple[int, str]]:
+    """Every piece of a page that is code: whole lines inside fenced blocks, else the inline code spans."""
+    out, fenced = [], False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        out += [(n, line)] if fenced or line.startswith("    ") else [(n, s) for s in re.findall(r"`([^`]+)`", line)]
+    return out
+
+
+def test_every_command_in_the_docs_exists_with_its_options() -> None:
+    """A maker types what the page says: each ``kipukas-board ACTION ... --option`` written in code must
+    be one the command's own parser knows (a renamed option fails here, not at the table)."""
+    import argparse
+
+    from kipukas_board.cli import build_parser
+
+    def actions(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        return next((a.choices for a in p._actions if isinstance(a, argparse._SubParsersAction)), {})
+
+    root = build_parser()
+    wrong, checked = [], 0
+    for path in _doc_files():
+        for n, code in _command_lines(path.read_text()):
+            for m in re.finditer(r"kipukas-board(?![-\w/.\[])((?:[^|;&>#`]|#(?!\s))*)", code):
+                words = m.group(1).split()
+                parser, said = root, []
+                while words and words[0] in actions(parser):
+                    parser = actions(parser)[words[0]]
+                    said.append(words.pop(0))
+                if not said:
+                    continue
+                checked += 1
+                known = {s for a in parser._actions for s in a.option_strings}
+                for word in words:
+                    for flag in re.findall(r"(?<![\w-])(--[a-z][\w-]*)", word):
+                        if flag not in known:
+                            wrong.append(f"{path.relative_to(ROOT)}:{n}: kipukas-board {' '.join(said)} has no {flag}")
+                if actions(parser) and words and re.fullmatch(r"[a-z][a-z-]+", words[0]):
+                    wrong.append(f"{path.relative_to(ROOT)}:{n}: kipukas-board {' '.join(said)} has no action "
+                                 f"{words[0]!r} (it has {', '.join(sorted(actions(parser)))})")
+    assert checked > 50, f"only {checked} commands found in the docs: is the search still finding them?"
+    assert not wrong, "commands in the docs that the command line does not have:\n" + "\n".join(wrong)
