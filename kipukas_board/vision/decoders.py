@@ -12,7 +12,8 @@ differ tenfold, so :mod:`kipukas_board.vision.pipeline` combines them:
   4.6, whose cv2 links ``libopencv-contrib406`` and exposes ``cv2.wechat_qrcode_WeChatQRCode``;
   plain pip ``opencv-python`` lacks it): the most robust alone, but it retries several binarisers
   on a frame where it fails and can then take hundreds of milliseconds. Without its CNN model
-  files (which we do not ship) it uses its traditional detector.
+  files (which we do not ship) it uses its traditional detector; with them it reads no card the
+  camera loop misses, at twice the CPU a frame (``kipukas_board.bench.wechat_models`` measures it).
 
 Every decoder takes a 2-D uint8 (grey) or 3-channel BGR numpy array and returns :class:`Decoded`
 results: the text and the corner points in that image's pixel coordinates. zxing also returns the
