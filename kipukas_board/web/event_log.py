@@ -3,7 +3,7 @@
 - the narration: after each event, the sentences the game writes for it go out on the event streams
   (``said``) and are kept for the log (:class:`~kipukas_board.web.narrate.Narration`);
 - ``GET /api/log?limit=N``: the last N journal entries (at most :data:`LOG_LIMIT`), newest last, each
-  described in words with what was said;
+  described in words with what was said and the game it was said in (``game``, "" when nothing was);
 - ``GET /api/problems``: the problems still open, with what each is about.
 """
 
@@ -58,7 +58,7 @@ def register(app: Flask, board: EventLogBoard) -> None:
         places = territory_names(state.board)
         souls = game.id_words(state)
         rows = [{"seq": seq, "ts": ts, "type": ev.get("type"), "text": describe(ev, names, places, souls),
-                 "said": narration.sentences(seq)}
+                 "said": narration.sentences(seq), "game": narration.game(seq)}
                 for seq, ts, ev in board.journal.rows(after)]
         return jsonify({"entries": rows})
 

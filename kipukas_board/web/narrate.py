@@ -182,23 +182,31 @@ class Narration:
     def __init__(self, say_for: SayFor, publish: Callable[[int, list[str], list[str], str], None] | None = None,
                  keep: int = KEEP) -> None:
         self._say_for = say_for
-        self._by_seq: OrderedDict[int, tuple[float, list[str]]] = OrderedDict()
+        self._by_seq: OrderedDict[int, tuple[float, list[str], str]] = OrderedDict()
         self._keep = keep
         self._lock = threading.Lock()
         self._publish = publish
 
     def __call__(self, state: Any, effects: list[dict[str, Any]]) -> None:
         text = said(state, effects, self._say_for)
+        game = str(getattr(state, "game", "") or "")
         with self._lock:
             if text:
-                self._by_seq[state.seq] = (time.time(), text)
+                self._by_seq[state.seq] = (time.time(), text, game)
                 while len(self._by_seq) > self._keep:
                     self._by_seq.popitem(last=False)
         kinds = sorted({str(e.get("type")) for e in effects})
         if self._publish is not None and (text or {"storm", "won"} & set(kinds)):
-            self._publish(state.seq, text, kinds, str(getattr(state, "game", "") or ""))
+            self._publish(state.seq, text, kinds, game)
 
     def sentences(self, seq: int) -> list[str]:
         with self._lock:
             got = self._by_seq.get(seq)
         return list(got[1]) if got else []
+
+    def game(self, seq: int) -> str:
+        """The game the sentences of event ``seq`` were said in ("" when none are kept), so a game's
+        page reads back only its own news."""
+        with self._lock:
+            got = self._by_seq.get(seq)
+        return got[2] if got else ""

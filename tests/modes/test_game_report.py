@@ -60,7 +60,11 @@ def test_a_duel_then_kipukas_each_reported_by_its_own_rules(data_dir, capsys):
 
         t.new_game(2, first_placer=1)
         t.put("T1", "T8", "T2", "T7", "T5", "T4")
-        t.roll()
+        roll = t.roll()["seq"]
+        # each event's words name the game they were said in (the Kipukas page reads back only its own)
+        games = {e["seq"]: e["game"] for e in t.client.get("/api/log?limit=200").get_json()["entries"] if e["said"]}
+        assert games[flip] == "duel" and games[roll] == "kipukas", games
+        assert all(e["game"] == "" for e in t.client.get("/api/log?limit=200").get_json()["entries"] if not e["said"])
         html = page(t)  # a 500 (KeyError 'play_style') when the duel's events went to Kipukas's rules
         assert "Kipukas game report" in html and "Domination on Kipuka of Eight." in html
         assert "<polyline" in html and "Setup is complete" in html

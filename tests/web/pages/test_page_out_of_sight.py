@@ -20,6 +20,7 @@ from web_helpers import post_action, serve_board, unlock_page
 pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 SHOTS = os.environ.get("KIPUKAS_SCREENSHOTS")  # a folder to keep the screenshots in, to look at
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def _streams(page) -> list[str]:  # type: ignore[no-untyped-def]
@@ -152,5 +153,81 @@ def test_a_page_shown_again_does_not_say_live_before_its_new_stream_is(browser, 
             page.screenshot(path=str(Path(SHOTS) / "shown-again-connecting-390.png"), clip={"x": 0, "y": 0,
                                                                                         "width": 390, "height": 120})
         page.unroute("**/api/stream")
+        ctx.close()
+        assert not errors, errors
+
+
+def _said_after(url: str, seq: int) -> list[str]:
+    """What the board said for each event after journal number ``seq``, oldest first, as its log has it."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{url}/api/log?limit=40", timeout=10) as resp:
+        entries = json.loads(resp.read())["entries"]
+    return [" ".join(e["said"]) for e in entries if e["seq"] > seq and e["said"]]
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_a_page_shown_again_shows_what_the_board_said_meanwhile_newest_last_each_once(browser, tmp_path: Path,
+                                                                                      size) -> None:
+    """A player who looked away reads what the board said meanwhile, not only its last words: the last
+    five events' lines, newest last (the newest in the caption, as on a page opened now), each once;
+    the next thing said live takes their place (the log keeps them)."""
+    with serve_board(tmp_path / "data") as srv:
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)  # axe is injected
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        unlock_page(page, srv.url, "/")
+        _set_up(srv)
+        page.wait_for_function("() => document.getElementById('caption').textContent.includes('Setup is complete')",
+                               timeout=3000)
+        page.wait_for_timeout(600)  # the log is read after the state: nothing recalled as missed
+        assert page.is_hidden("#caption-missed"), "a page in sight all along missed nothing"
+        away_from = srv.board.journal.last_seq()
+        page.evaluate(SEEN, True)
+        assert wait_for(lambda: srv.board.broadcaster.clients() == 0), "a page out of sight holds its stream"
+        for _ in range(7):  # another phone plays on: each diel roll is said
+            post_action(srv.url, "/api/actions/roll-diel", {})
+        said = _said_after(srv.url, away_from)
+        assert len(said) == 7, said
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_selector("#caption-missed:not([hidden])", timeout=3000)
+        page.wait_for_timeout(300)
+        shown = page.eval_on_selector_all("#caption-missed-list li", "ls => ls.map((l) => l.textContent)")
+        assert shown == said[-5:-1], shown
+        assert page.text_content("#caption") == said[-1]
+        assert _read(page)["caption"] == _as_opened_now(browser, srv.url)["caption"]
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"shown-again-missed-{size[0]}.png"))
+        if AXE.exists():  # the list shown, with axe-core's tap target and label-in-name rules on
+            page.add_script_tag(path=str(AXE))
+            found = page.evaluate("() => axe.run('#now-panel', {resultTypes: ['violations'], rules: {"
+                                  "'target-size': {enabled: true}, 'label-content-name-mismatch': {enabled: true}}})")
+            assert not found["violations"], [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3])
+                                             for v in found["violations"]]
+        page.evaluate(SEEN, True)  # away again, nothing said meanwhile: nothing shown twice
+        page.wait_for_timeout(300)
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_timeout(900)
+        again = page.eval_on_selector_all("#caption-missed-list li", "ls => ls.map((l) => l.textContent)")
+        assert again == shown and page.text_content("#caption") == said[-1], again
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
+        post_action(srv.url, "/api/actions/roll-diel", {})  # said live, in sight: the missed lines go
+        page.wait_for_selector("#caption-missed", state="hidden", timeout=3000)
+        assert page.text_content("#caption") == _said_after(srv.url, away_from)[-1]
+        page.evaluate(SEEN, True)  # away once more, two things said: read, then put away with a tap
+        for _ in range(2):
+            post_action(srv.url, "/api/actions/roll-diel", {})
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#caption-missed:not([hidden])", timeout=5000)
+        page.wait_for_timeout(300)
+        shown = page.eval_on_selector_all("#caption-missed-list li", "ls => ls.map((l) => l.textContent)")
+        assert shown == _said_after(srv.url, away_from)[-2:-1], shown
+        page.click("#caption-missed-hide")
+        page.wait_for_selector("#caption-missed", state="hidden", timeout=3000)
+        assert page.text_content("#caption") == _said_after(srv.url, away_from)[-1]
         ctx.close()
         assert not errors, errors

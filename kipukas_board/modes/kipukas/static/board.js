@@ -180,31 +180,49 @@
     const told = (line) => [...toldInPanels].some((text) => line.includes(text));
     const now = document.getElementById("now").textContent;
     const nowTells = NOW_TELLS.filter(([line]) => line.test(now)).map(([, said]) => said);
-    const text = lastSaid.filter((line) => !told(line) && !nowTells.some((said) => said.test(line)))
+    const words = (lines) => lines.filter((line) => !told(line) && !nowTells.some((said) => said.test(line)))
       .map((line) => plain(s, line)).join(" ");
+    const text = words(lastSaid);
     document.getElementById("caption").textContent = text;
     document.getElementById("caption-full").textContent = text ? `The board said: ${text}` : "";
+    const before = missed.map(words).filter(Boolean);
+    document.getElementById("caption-missed").hidden = !before.length;
+    document.getElementById("caption-missed-list").replaceChildren(...before.map((t) => el("li", { text: t })));
   }
   // Only Kipukas's news is told here: what another game says is on its own page.
   let saidGame = null;
   // A page opened (or reloaded) mid-game shows what the board said last, as a page left open does:
-  // the state names the event it was said for (captions, with the game), the log has its written words.
-  // So does a page shown again after it let its stream go (out of sight, common.js), or whose stream
-  // came back after a break: what was said meanwhile never reached it, and its caption would be stale.
-  let saidSeq = 0;  // the journal number of what the caption holds
+  // the log has each event's written words and the game they were said in. A page shown again after
+  // it let its stream go (out of sight, common.js), or whose stream came back after a break, never
+  // heard what was said meanwhile: it lists the earlier events' lines (up to MISSED_MAX with the
+  // caption's, each once, newest last) above the caption until the board says something new. A page
+  // opened new shows only the last; the log below has the rest.
+  const MISSED_MAX = 5;
+  let saidSeq = 0;  // the journal number of what the caption holds (or of the news before the page)
+  let missed = [];  // the lines of each event said before the caption's while the page was away
+  let recalled = false;  // a page's first recall is its opening, not a return
   function recall(s, entries) {
-    const last = (s.captions || []).filter((c) => c.game === "kipukas").map((c) => c.seq).pop();
-    if (last === undefined || last <= saidSeq) return;
-    const entry = entries.find((e) => e.seq === last);
-    if (s.game === "kipukas" && entry && entry.said && entry.said.length) {
-      saidSeq = last; lastSaid = entry.said; showCaption(s);
+    const returning = recalled;
+    recalled = true;
+    const said = s.game !== "kipukas" ? [] : entries
+      .filter((e) => e.seq > saidSeq && e.game === "kipukas" && e.said && e.said.length)
+      .sort((a, b) => a.seq - b.seq).slice(returning ? -MISSED_MAX : -1);
+    if (!said.length) {  // opened with nothing of Kipukas to show: what was said before it is not missed
+      if (!returning) saidSeq = Math.max(saidSeq, ...entries.map((e) => e.seq));
+      return;
     }
+    saidSeq = said[said.length - 1].seq;
+    lastSaid = said[said.length - 1].said;
+    missed = said.slice(0, -1).map((e) => e.said);
+    showCaption(s);
   }
+  document.getElementById("caption-missed-hide").addEventListener("click", () => { missed = []; showCaption(state); });
   function onSaid(d) {
     if (d.game && d.game !== "kipukas") return;
     if (d.said && d.said.length) {
       saidSeq = Math.max(saidSeq, d.seq || 0);
       lastSaid = d.said;
+      missed = [];  // something new is said: what was missed is in the log
       showCaption(state);
       say(d.said);
     }
@@ -214,7 +232,7 @@
 
   function render(s) {
     state = s;
-    if (saidGame !== s.game) { saidGame = s.game; lastSaid = []; }  // another game's news is gone with it
+    if (saidGame !== s.game) { saidGame = s.game; lastSaid = []; missed = []; }  // another game's news is gone with it
     if (s.map.revision !== wordsRevision) { wordsRevision = s.map.revision; places = null; idPattern = null; }
     document.dispatchEvent(new CustomEvent("kb:state", { detail: s }));  // for souls.js
     drawBoard(s);
