@@ -137,3 +137,25 @@ def test_every_command_in_the_docs_exists_with_its_options() -> None:
                                  f"{words[0]!r} (it has {', '.join(sorted(actions(parser)))})")
     assert checked > 50, f"only {checked} commands found in the docs: is the search still finding them?"
     assert not wrong, "commands in the docs that the command line does not have:\n" + "\n".join(wrong)
+
+
+def test_every_settings_example_in_the_docs_is_one_the_board_takes(tmp_path: Path) -> None:
+    """A settings block copied from a page into settings.toml must start the board: each ```toml block
+    with a settings section ([sensors], [leds], [[cameras]] ...) goes through the board's own checks."""
+    from kipukas_board.settings import SettingsError, load_settings
+
+    sections = re.compile(r"^\[\[?(board|web|sensors|leds|voice|vision|fleet|cameras)\]\]?\s*(#.*)?$", re.M)
+    refused, checked = [], 0
+    for path in _doc_files():
+        for n, block in enumerate(re.findall(r"^```toml\n(.*?)^```", path.read_text(), re.M | re.S), 1):
+            if not sections.search(block):
+                continue  # a map, a card file or a calibration file, not settings
+            checked += 1
+            file = tmp_path / f"{path.stem}-{n}.toml"
+            file.write_text(block)
+            try:
+                load_settings(file)
+            except SettingsError as exc:
+                refused.append(f"{path.relative_to(ROOT)}, settings block {n}: {exc.problems}")
+    assert checked >= 3, f"only {checked} settings blocks found in the docs: is the search still finding them?"
+    assert not refused, "settings in the docs that the board refuses:\n" + "\n".join(refused)
