@@ -68,6 +68,21 @@ class MapChanged(ValueError):
             f"(journal.sqlite with its journal.hwm; the journal alone would be reported as lost)")
 
 
+class StillQueued(TimeoutError):
+    """A caller stopped waiting for its event, which is still under way: queued behind others, or
+    journaled and not yet applied. It will be done in its turn; ``pending`` (the event's journal
+    number, or the error that refused it) says when, so a caller that answers now can tell the
+    outcome later, and a tap sent again meanwhile is not done a second time."""
+
+    def __init__(self, waited: float, pending: Future[int]) -> None:
+        super().__init__(f"the board's core is busy: the event is still under way after {waited:g} s "
+                         f"and will be done in its turn")
+        self.pending = pending
+        #: The caller's answer once the event is done, from its journal number (status, JSON body): set
+        #: by a page route, so a tap sent again then gets the answer its first sending would have had.
+        self.answer: Callable[[int], tuple[int, bytes]] | None = None
+
+
 class MapBusy(Exception):
     """The map cannot change now (a game is under way, a calibration walk is open); the message says why."""
 
@@ -200,14 +215,18 @@ class CoreLoop:
         With ``wait`` (the default) returns the event's journal number once it is durable and
         applied; otherwise returns None at once. Raises
         :class:`~kipukas_board.store.journal.JournalWriteError` when it could not be journaled (it was
-        then not applied either).
+        then not applied either), and :class:`StillQueued` when it is not done within ``timeout``
+        seconds (it is still queued, and will be done).
         """
         check_event(event)
         item = _Item(event, Future(), tap)
         self._queue.put(item)
         if not wait:
             return None
-        return item.done.result(timeout)
+        try:
+            return item.done.result(timeout)
+        except TimeoutError:  # concurrent.futures' own (the built-in one since Python 3.11)
+            raise StillQueued(timeout, item.done) from None
 
     def _run(self) -> None:
         while not self._stopping.is_set():

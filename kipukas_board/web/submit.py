@@ -15,6 +15,7 @@ Example, inside a route plugin::
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, jsonify
 
+from kipukas_board.core_loop import StillQueued
 from kipukas_board.strictjson import is_int
 from kipukas_board.table.events import EventError, check_event, refused
 from kipukas_board.web import taps
@@ -29,6 +31,11 @@ from kipukas_board.web.server import BadRequest
 
 if TYPE_CHECKING:
     from kipukas_board.web.served import Table
+
+
+#: How long an action waits for the core loop to journal and apply its event before it answers "still
+#: under way" (503): the event is still done in its turn, and a repeat of its tap is not done again.
+WAIT_S = 10.0
 
 
 class EffectsBySeq:
@@ -61,14 +68,28 @@ class Submitter:
     def __call__(self, event: dict[str, Any]) -> Response | tuple[Response, int]:
         try:
             check_event(event)
-            seq = self.board.submit(event, tap=taps.current())  # kept with it: done once across a restart
+            # the tap is journaled with it: done once across a restart
+            seq = self.board.submit(event, timeout=WAIT_S, tap=taps.current())
         except EventError as exc:
             raise BadRequest(str(exc)) from None
+        except StillQueued as exc:  # answered 503 (web/taps.py); the tap's answer, once it is done, is this one
+            exc.answer = lambda seq: self._answer_bytes(event, seq)
+            raise
+        doc, status = self.answer(event, seq)
+        return jsonify(doc), status
+
+    def answer(self, event: dict[str, Any], seq: int | None) -> tuple[dict[str, Any], int]:
+        """The answer to ``event``, journaled as ``seq``: its effects, or a 409 naming why the rules refused it."""
         effects = self.recorder.get(seq)
         if refused(effects):
-            return jsonify({"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
-                            "event": event, "effects": effects}), 409
-        return jsonify({"ok": True, "seq": seq, "event": event, "effects": effects})
+            return {"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
+                    "event": event, "effects": effects}, 409
+        return {"ok": True, "seq": seq, "event": event, "effects": effects}, 200
+
+    def _answer_bytes(self, event: dict[str, Any], seq: int) -> tuple[int, bytes]:
+        """:meth:`answer` as the status and JSON body a tap memory keeps (outside any request)."""
+        doc, status = self.answer(event, seq)
+        return status, json.dumps(doc).encode()
 
     def unless_refused(self, event: dict[str, Any],
                        why_not: Callable[[Any, dict[str, Any]], str | None]) -> Response | tuple[Response, int]:

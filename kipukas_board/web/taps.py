@@ -18,6 +18,14 @@ whose answer was lost as the board restarted, sent again by the phone after it (
 answering is answered "done already" with its journal number. A tap that journaled nothing is done
 again after a restart, which changes nothing the journal holds.
 
+A tap is under way from its first sending until it has an answer; that includes a tap whose event
+the board's core, busy, has not journaled within :data:`~kipukas_board.web.submit.WAIT_S` seconds:
+its sending is answered "still under way" (:data:`BUSY_STATUS`, ``Retry-After``) and the event is done
+in its turn. A tap under way is pinned in memory (newer taps never push it out) until it has its
+answer, so a repeat never starts it again: the repeat waits (up to :data:`WAIT_S`) and gets the first
+sending's answer, or is told it is still under way. At most :data:`UNDER_WAY` taps are under way; past
+that a new tap is told the board is busy and is not done.
+
 An answer is remembered with the headers of it that matter to the phone (:data:`REPLAYED`), above all
 ``Set-Cookie``: the right PIN's answer makes the phone trusted by its cookie, and a phone whose answer
 was lost and that sends the tap again must still get that cookie. They are bounded
@@ -47,11 +55,15 @@ import json
 import logging
 import re
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, NamedTuple, Protocol
 
 from flask import Flask, Response, g, has_request_context, request
 
+from kipukas_board.core_loop import StillQueued
 from kipukas_board.store.journal import TAPS_KEPT, JournalError
 
 log = logging.getLogger(__name__)
@@ -63,6 +75,16 @@ KEEP = TAPS_KEPT
 MAX_ANSWER = 64 * 1024
 #: How long a repeat waits for the first sending of its tap to be answered, in seconds.
 WAIT_S = 10.0
+#: Taps under way at most (pinned in memory until answered): more than the web server's 48 request
+#: threads, as a tap answered "still under way" stays under way while the core loop holds its event.
+UNDER_WAY = 64
+#: The status of "not done yet, ask again" (with ``Retry-After``): a repeat of a tap still under way,
+#: a tap whose event the busy core loop has not done in time, a new tap when :data:`UNDER_WAY` are.
+BUSY_STATUS = 503
+#: The seconds ``Retry-After`` asks a phone to wait before sending a tap under way again.
+RETRY_AFTER_S = 2
+#: Why a tap under way is not answered yet.
+UNDER_WAY_WORDS = "this tap is still under way; it will be done once, not again"
 #: How long the page goes on sending a tap the board does not answer (common.js has the same figure).
 RESEND_S = 20
 #: The longest device cookie that tells a phone apart (the board issues 75 characters); a longer one,
@@ -148,14 +170,22 @@ class KeptTaps(Protocol):
 
 
 class TapMemory:
-    """The answers of the last ``keep`` taps, by ``(phone, path, tap id)``; thread-safe. With ``kept``
-    (the journal) a tap not in memory is looked up there, and the answer of one that journaled an event
-    is kept there too."""
+    """The answers of the last ``keep`` taps, by ``(phone, path, tap id)``, and the taps under way;
+    thread-safe. With ``kept`` (the journal) a tap not in memory is looked up there, and the answer of
+    one that journaled an event is kept there too.
 
-    def __init__(self, keep: int = KEEP, kept: KeptTaps | None = None) -> None:
+    A tap under way (begun, not yet answered, or answered "still under way" while its event waits
+    for the core loop) is pinned: newer taps never push it out, so a repeat of it can never start it
+    again. There are at most ``under_way`` of them: one per request thread, and those whose event
+    the busy core loop still holds; past that a new tap is answered "busy" (:data:`BUSY_STATUS`) and
+    not done."""
+
+    def __init__(self, keep: int = KEEP, kept: KeptTaps | None = None, under_way: int = UNDER_WAY) -> None:
         self._keep = keep
         self._kept = kept
-        self._answers: OrderedDict[tuple[str, ...], Answer | threading.Event] = OrderedDict()
+        self._max_under_way = under_way
+        self._answers: OrderedDict[tuple[str, ...], Answer] = OrderedDict()
+        self._under_way: dict[tuple[str, ...], threading.Event] = {}
         self._lock = threading.Lock()
 
     def _from_kept(self, key: tuple[str, ...]) -> Answer | None:
@@ -175,32 +205,46 @@ class TapMemory:
         if seq is None:
             return None
         # journaled, then no answer kept (the board stopped, or failed, before it answered): done, and said so
-        body = {"ok": True, "seq": seq, "effects": [],
-                "note": f"Already done (journal number {seq}); the board's first answer to it was lost."}
-        return Answer(200, json.dumps(body).encode(), "application/json")
+        return done_answer(seq, "the board's first answer to it was lost")
 
-    def begin(self, key: tuple[str, ...], wait_s: float = WAIT_S) -> Answer | None:
-        """None when ``key`` is a new tap (it is marked under way: call :meth:`done` or :meth:`drop`),
-        else the answer it was given (waiting up to ``wait_s`` for a first sending still under way)."""
-        with self._lock:
-            seen = self._answers.get(key)
-        if seen is None:
-            kept = self._from_kept(key)  # outside the lock: a read of the database
+    def _seen(self, key: tuple[str, ...]) -> Answer | threading.Event | None:
+        """Inside the lock: ``key``'s answer, or the event set when the tap under way is answered."""
+        return self._answers.get(key) or self._under_way.get(key)
+
+    def _remember(self, key: tuple[str, ...], answer: Answer) -> None:
+        """Inside the lock: keep ``answer``, forgetting the oldest answers past ``keep``."""
+        self._answers[key] = answer
+        self._answers.move_to_end(key)
+        while len(self._answers) > self._keep:
+            self._answers.popitem(last=False)
+
+    def begin(self, key: tuple[str, ...], wait_s: float | None = None) -> Answer | None:
+        """None when ``key`` is a new tap (it is marked under way: call :meth:`done`, :meth:`drop` or
+        :meth:`pending`), else the answer to give: the one it was given, waiting up to ``wait_s``
+        seconds (:data:`WAIT_S`) for a first sending still under way, else "still under way"
+        (:data:`BUSY_STATUS`, never done again); "busy" when too many taps are under way."""
+        deadline = time.monotonic() + (WAIT_S if wait_s is None else wait_s)
+        while True:
             with self._lock:
-                seen = self._answers.get(key)  # begun by another request meanwhile?
-                if seen is None:
-                    self._answers[key] = kept if kept is not None else threading.Event()
-                    while len(self._answers) > self._keep:
-                        self._answers.popitem(last=False)
-                    return kept
-        if isinstance(seen, threading.Event):
-            seen.wait(wait_s)
-            with self._lock:
-                seen = self._answers.get(key)
-            if not isinstance(seen, Answer):
-                return Answer(409, b'{"error": "this tap is still being done: look at the board before tapping again"}',
-                              "application/json")
-        return seen
+                seen = self._seen(key)
+            if seen is None:
+                kept = self._from_kept(key)  # outside the lock: a read of the database
+                with self._lock:
+                    seen = self._seen(key)  # begun by another request meanwhile?
+                    if seen is None and kept is not None:
+                        self._remember(key, kept)
+                        return kept
+                    if seen is None and len(self._under_way) >= self._max_under_way:
+                        return busy(f"{len(self._under_way)} taps are under way, as many as it takes "
+                                    f"at once; this one was not done", under_way=False)
+                    if seen is None:
+                        self._under_way[key] = threading.Event()
+                        return None
+            if isinstance(seen, Answer):
+                return seen
+            if not seen.wait(max(0.0, deadline - time.monotonic())):
+                return busy(UNDER_WAY_WORDS)
+            # answered: its answer, or forgotten (the first sending failed before it did anything)
 
     def done(self, key: tuple[str, ...], status: int, body: bytes, mimetype: str,
              headers: Any = ()) -> None:
@@ -214,17 +258,81 @@ class TapMemory:
             except JournalError as exc:  # the memory still has it; only a restart would forget it
                 log.error("a tap's answer could not be kept in the journal: %s", exc)
         with self._lock:
-            under_way = self._answers.get(key)
+            under_way = self._under_way.pop(key, None)
             if taken:
-                self._answers[key] = Answer(status, body, mimetype, kept_headers or ())
+                self._remember(key, Answer(status, body, mimetype, kept_headers or ()))
             else:
                 self._answers.pop(key, None)
-        if isinstance(under_way, threading.Event):
+        if under_way is not None:
             under_way.set()
 
     def drop(self, key: tuple[str, ...]) -> None:
         """Forget ``key`` (its first sending failed before it had an answer)."""
         self.done(key, 0, b"", "")
+
+    def pending(self, key: tuple[str, ...], outcome: Future[int],
+                answer: Callable[[int], tuple[int, bytes]] | None = None) -> None:
+        """``key``'s request was answered "still under way" while its event waits in the core loop:
+        keep the tap under way until ``outcome`` (the event's journal number, or the error that
+        refused it) is known, then remember ``answer(seq)`` (status, JSON body; by default "done,
+        journal number seq"), or forget the tap if its event was refused (it did nothing)."""
+
+        def finished(result: Future[int]) -> None:
+            error = result.exception()
+            if error is not None:
+                self.drop(key)
+                return
+            seq = result.result()
+            if answer is None:
+                done = done_answer(seq, "the board was busy when it first answered")
+                self.done(key, done.status, done.body, done.mimetype)
+                return
+            try:
+                status, body = answer(seq)
+            except Exception:  # the event is done: a repeat must still not do it again
+                log.exception("the answer to a tap done late could not be made")
+                done = done_answer(seq, "the board was busy when it first answered")
+                status, body = done.status, done.body
+            self.done(key, status, body, "application/json")
+
+        outcome.add_done_callback(finished)
+
+    def under_way(self) -> int:
+        """How many taps are under way now (pinned in memory)."""
+        with self._lock:
+            return len(self._under_way)
+
+
+def done_answer(seq: int, why: str) -> Answer:
+    """The answer to a tap found done (journal number ``seq``) whose own answer the board does not
+    have, saying ``why``."""
+    body = {"ok": True, "seq": seq, "effects": [], "note": f"Already done (journal number {seq}); {why}."}
+    return Answer(200, json.dumps(body).encode(), "application/json")
+
+
+def busy(why: str, under_way: bool = True) -> Answer:
+    """The answer "not done now, ask again" (:data:`BUSY_STATUS` with ``Retry-After``), saying
+    ``why``: never remembered, and it starts nothing. ``under_way``: the tap is being done (a repeat
+    gets its answer once it is), else it was not done at all.
+
+    Example::
+
+        >>> answer = busy(UNDER_WAY_WORDS)
+        >>> answer.status, answer.headers, json.loads(answer.body)["error"][:52]
+        (503, (('Retry-After', '2'),), 'Not done yet: the board is busy (this tap is still u')
+    """
+    body = {"error": f"Not done yet: the board is busy ({why}). Look at the board before tapping again.",
+            "under_way": under_way}
+    return Answer(BUSY_STATUS, json.dumps(body).encode(), "application/json",
+                  (("Retry-After", str(RETRY_AFTER_S)),))
+
+
+def _response(answer: Answer) -> Response:
+    """``answer`` as the response to give."""
+    resp = Response(answer.body, status=answer.status, mimetype=answer.mimetype)
+    for name, value in answer.headers:
+        resp.headers.add(name, value)
+    return resp
 
 
 def register(app: Flask, cookie: str, kept: KeptTaps | None = None) -> TapMemory:
@@ -250,15 +358,25 @@ def register(app: Flask, cookie: str, kept: KeptTaps | None = None) -> TapMemory
         if answer is None:
             g.kipukas_tap = key
             return None
-        resp = Response(answer.body, status=answer.status, mimetype=answer.mimetype)
-        for name, value in answer.headers:
-            resp.headers.add(name, value)
-        return resp
+        return _response(answer)
+
+    @app.errorhandler(StillQueued)
+    def _still_under_way(exc: StillQueued) -> Response:
+        # The core loop is busy: the event will still be done in its turn. A tap stays under way until
+        # it is (a repeat waits for it, or is told it is still under way, never does it again); a
+        # request that is no tap is told the same.
+        if g.get("kipukas_tap") is None:
+            return _response(busy("it is still under way and will be done in its turn"))
+        g.kipukas_tap_pending = exc
+        return _response(busy(UNDER_WAY_WORDS))
 
     @app.after_request
     def _remember(resp: Response) -> Response:
         key = g.pop("kipukas_tap", None)
-        if key is not None and resp.is_streamed:
+        still: StillQueued | None = g.pop("kipukas_tap_pending", None)
+        if key is not None and still is not None:
+            taps.pending(key, still.pending, still.answer)
+        elif key is not None and resp.is_streamed:
             taps.drop(key)
         elif key is not None:
             taps.done(key, resp.status_code, resp.get_data(), resp.mimetype or "", resp.headers.items())

@@ -299,3 +299,117 @@ def test_only_the_headers_that_matter_are_remembered_and_only_so_many() -> None:
     assert taps.begin(big) is None
     taps.done(big, 200, b"{}", "application/json", [("Set-Cookie", "c=" + "x" * MAX_HEADERS)])
     assert taps.begin(big) is None, "an answer with more headers than are kept is remembered without them"
+
+
+def _post(url: str, path: str, tap: str | None = None,
+          body: object = None) -> tuple[int, dict[str, str], dict]:  # type: ignore[type-arg]
+    """POST ``body`` (``{}``) to ``url + path`` over real HTTP with the PIN (and ``tap`` as its X-Tap):
+    the status, headers and JSON of the answer."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    headers = {"Content-Type": "application/json", **PIN, **({"X-Tap": tap} if tap else {})}
+    data = json.dumps({} if body is None else body).encode()
+    req = urllib.request.Request(url + path, data=data, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, dict(resp.headers), json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), json.loads(exc.read())
+
+
+def test_a_tap_the_busy_core_has_not_done_is_never_done_twice_and_its_repeat_gets_its_answer(
+        data_dir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core loop is busy (here: the journal's write of the roll is held by a gate): the tap is
+    answered "still under way" (503, Retry-After), not 500; the phone sends it again, once too early
+    (told the same, not done again) and once while it is finished (it waits, and gets the roll's own
+    answer); the diel die is rolled once. Real HTTP through waitress, as a phone sends it."""
+    from kipukas_board.table.events import stand_event
+    from kipukas_board.web import submit, taps
+    from tests.web_helpers import serve_board
+
+    monkeypatch.setattr(submit, "WAIT_S", 0.3)  # the core call's wait, 10 s on the board
+    monkeypatch.setattr(taps, "WAIT_S", 0.3)  # a repeat's wait for the first sending
+    with serve_board(data_dir) as srv:
+        board = srv.board
+        assert _post(srv.url, "/api/actions/new-game", None, {"players": PLAYERS, "first_placer": 1})[0] == 200
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            board.sim_set_stand(sid, True)
+        board.submit(stand_event("T4", True))  # behind the stands: all of them journaled
+        before = board.journal.last_seq()
+        gate = threading.Event()
+        real_append = board.journal.append
+
+        def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+            if event.get("type") == "roll_diel":
+                gate.wait(20)
+            return real_append(event, tap=tap)
+
+        monkeypatch.setattr(board.journal, "append", held_append)
+        status, headers, doc = _post(srv.url, "/api/actions/roll-diel", "busy-roll")
+        assert status == 503 and headers.get("Retry-After"), (status, doc)
+        assert "still under way" in doc["error"] and "done once" in doc["error"], doc
+        status, headers, doc = _post(srv.url, "/api/actions/roll-diel", "busy-roll")  # sent again, too early
+        assert status == 503 and headers.get("Retry-After") and "still under way" in doc["error"], (status, doc)
+        assert taps.WAIT_S == 0.3 and board.journal.last_seq() == before
+        status, _, doc = _post(srv.url, "/api/actions/roll-diel")  # no tap: told, never a 500
+        assert status == 503 and "will be done in its turn" in doc["error"], (status, doc)
+
+        monkeypatch.setattr(taps, "WAIT_S", 10.0)
+        waited: list[tuple[int, dict[str, str], dict]] = []  # type: ignore[type-arg]
+        repeat = threading.Thread(target=lambda: waited.append(_post(srv.url, "/api/actions/roll-diel",
+                                                                     "busy-roll")))
+        repeat.start()
+        threading.Timer(0.3, gate.set).start()  # the core gets to it while the repeat waits
+        repeat.join(15)
+        board.submit(stand_event("T3", True))  # behind anything queued: every roll is journaled now
+        rolls = [seq for seq, e in board.journal.events() if seq > before and e["type"] == "roll_diel"]
+        assert len(rolls) == 2, f"the diel die was rolled {len(rolls)} times for two taps of one and one untapped"
+        status, _, doc = waited[0]
+        assert status == 200 and doc["ok"] and doc["seq"] == rolls[0] and doc["event"]["type"] == "roll_diel", doc
+        again = _post(srv.url, "/api/actions/roll-diel", "busy-roll")
+        assert again[0] == 200 and again[2] == doc, "sent again later: the same answer"
+        kept = board.journal.tap(taps.tap_ref(("127.0.0.1", "/api/actions/roll-diel", "busy-roll")))
+        assert kept is not None and kept[0] == rolls[0] and kept[1] is not None and kept[1][0] == 200, \
+            "the answer given late is not kept for a restart"
+
+
+def test_a_tap_under_way_is_not_pushed_out_by_newer_ones_and_their_number_is_bounded() -> None:
+    """A slow tap's repeat must find it under way however many taps were answered meanwhile: were it
+    forgotten, the repeat would do it a second time. Taps under way are bounded apart: past the bound
+    a new tap is told "busy" and not done."""
+    from concurrent.futures import Future
+
+    from kipukas_board.web.taps import BUSY_STATUS
+
+    taps = TapMemory(keep=3, under_way=2)
+    slow = ("p", "/x", "slow")
+    assert taps.begin(slow) is None
+    for n in range(KEEP + 1):
+        key = ("p", "/x", str(n))
+        assert taps.begin(key) is None
+        taps.done(key, 200, b"{}", "application/json")
+    repeat = taps.begin(slow, wait_s=0.01)
+    assert repeat is not None, "the tap under way was forgotten: its repeat would be done again"
+    assert repeat.status == BUSY_STATUS and ("Retry-After", "2") in repeat.headers and b"still under way" in repeat.body
+
+    other = ("p", "/x", "other")
+    assert taps.begin(other) is None
+    refused = taps.begin(("p", "/x", "third"), wait_s=0.01)
+    assert refused is not None and refused.status == BUSY_STATUS and b"was not done" in refused.body
+    taps.done(other, 200, b"{}", "application/json")
+    assert taps.begin(("p", "/x", "third")) is None, "a place under way freed is taken again"
+
+    queued: Future[int] = Future()  # answered "still under way": the core loop still holds its event
+    taps.pending(slow, queued, lambda seq: (200, b'{"seq": %d}' % seq))
+    assert taps.begin(slow, wait_s=0.01).status == BUSY_STATUS  # type: ignore[union-attr]
+    queued.set_result(7)
+    assert taps.begin(slow) == Answer(200, b'{"seq": 7}', "application/json")
+    refused_event: Future[int] = Future()
+    lost = ("p", "/x", "lost")
+    taps.drop(("p", "/x", "third"))
+    assert taps.begin(lost) is None
+    taps.pending(lost, refused_event)
+    refused_event.set_exception(RuntimeError("the disk is full"))
+    assert taps.begin(lost) is None, "a tap whose event was refused did nothing: sent again, it is done"
