@@ -1,7 +1,7 @@
 # Kipukas sensor board: wiring and timing. Edit to match the board, then copy to the Pico.
 ROW_PINS = (2, 3, 4, 5, 6, 7, 8, 9)  # open-drain outputs, one per matrix row (GP numbers)
 COL_PINS = (10, 11, 12, 13, 14, 15, 16, 17)  # inputs, 10 kOhm pull-up each (and the Pico's own); rows x cols <= 64
-SETTLE_US = 20  # wait after pulling a row low before reading the columns (see README, "Column settling")
+SETTLE_US = 20  # wait after pulling a row low before reading the columns (see hardware/README.md, "Column settling")
 DEBOUNCE_MS = 20  # a change is reported once the switch has held its new state this long
 SCAN_US = 1000  # one full matrix scan every millisecond
 SNAPSHOT_MS = 1000  # full snapshot this often (and whenever the host asks)

@@ -32,7 +32,7 @@ section (``calibration/settings.example.toml`` has the commented version)::
     [vision]
     budget_ms = 80            # CPU ms each camera frame may cost every seat's decoding (a Pi 4: ~300)
 
-    [fleet]                   # optional: publish to an MQTT broker (README "Many tables")
+    [fleet]                   # optional: publish to an MQTT broker (docs/admins/fleet.md)
     broker = "mqtts://fleet.local:8883"
     board_id = "table-07"     # letters, digits, - and _; the broker's ACL ties it to the username
     name = "Table 7"          # shown on the organiser's dashboard (default: board_id)

@@ -137,3 +137,49 @@ def test_every_command_in_the_docs_exists_with_its_options() -> None:
                                  f"{words[0]!r} (it has {', '.join(sorted(actions(parser)))})")
     assert checked > 50, f"only {checked} commands found in the docs: is the search still finding them?"
     assert not wrong, "commands in the docs that the command line does not have:\n" + "\n".join(wrong)
+
+
+def test_every_settings_example_in_the_docs_is_one_the_board_takes(tmp_path: Path) -> None:
+    """A settings block copied from a page into settings.toml must start the board: each ```toml block
+    with a settings section ([sensors], [leds], [[cameras]] ...) goes through the board's own checks."""
+    from kipukas_board.settings import SettingsError, load_settings
+
+    sections = re.compile(r"^\[\[?(board|web|sensors|leds|voice|vision|fleet|cameras)\]\]?\s*(#.*)?$", re.M)
+    refused, checked = [], 0
+    for path in _doc_files():
+        for n, block in enumerate(re.findall(r"^```toml\n(.*?)^```", path.read_text(), re.M | re.S), 1):
+            if not sections.search(block):
+                continue  # a map, a card file or a calibration file, not settings
+            checked += 1
+            file = tmp_path / f"{path.stem}-{n}.toml"
+            file.write_text(block)
+            try:
+                load_settings(file)
+            except SettingsError as exc:
+                refused.append(f"{path.relative_to(ROOT)}, settings block {n}: {exc.problems}")
+    assert checked >= 3, f"only {checked} settings blocks found in the docs: is the search still finding them?"
+    assert not refused, "settings in the docs that the board refuses:\n" + "\n".join(refused)
+
+
+def test_every_repository_path_in_the_docs_exists() -> None:
+    """Files move: a path written in code in a page (``kipukas_board/show/layout.py``, ``tests/maker/``,
+    ``modes/duel/effects.py`` inside the package, ``scripts/flash-pico``) must still name something."""
+    tops = ("kipukas_board/", "tests/", "scripts/", "hardware/", "firmware/", "calibration/", "systemd/", "docs/")
+    inside = ("board/", "bench/", "calibrate/", "cards/", "fleet/", "maker/", "modes/", "show/", "store/", "table/",
+              "vision/", "web/")
+    # made by setup.py inside the wheel only (docs/admins/install.md says so)
+    built = {"kipukas_board/data/"}
+    missing, checked = [], 0
+    for path in _doc_files():
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            for name in re.findall(r"`([^`\s]+)`", line):
+                name = name.rstrip(".,:;").split(":")[0]
+                if not name.startswith(tops + inside) or name in built or re.search(r"[<*]|\.\.\.|/[A-Z]/", name):
+                    continue
+                checked += 1
+                # a package path may be written from inside the package (hardware/ is both)
+                places = [ROOT / name, path.parent / name, ROOT / "kipukas_board" / name]
+                if not any(p.exists() for p in places):
+                    missing.append(f"{path.relative_to(ROOT)}:{n}: {name}")
+    assert checked > 100, f"only {checked} paths found in the docs: is the search still finding them?"
+    assert not missing, "paths in the docs that name nothing in the repository:\n" + "\n".join(missing)

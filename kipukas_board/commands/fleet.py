@@ -4,7 +4,7 @@
                                   [--username U --password-file F] [--ca-file F]
     kipukas-board fleet bench --boards 50 --changes 200 --broker URL [--rate R] [--json]
 
-``dashboard`` serves a page with every board that publishes to the broker (README "Many tables").
+``dashboard`` serves a page with every board that publishes to the broker (docs/admins/fleet.md).
 ``bench`` runs simulated boards through the broker to the dashboard's subscriber and prints a table,
 then (with ``--json``) one JSON object as its last line: ``sent``, ``delivered``, ``lost``,
 ``duplicates``, ``out_of_order``, ``latency_ms`` {``p50``, ``p99``, ``max``}, ``seconds``. It exits 1

@@ -1,7 +1,7 @@
 """Joins a running board to its fleet when the settings have a ``[fleet]`` section.
 
 The board publishes and nothing more: it subscribes to no topic and takes no command over MQTT
-(the broker's ACL lets it write only under its own id, README "Many tables"). What the fleet uses of
+(the broker's ACL lets it write only under its own id, docs/admins/fleet.md). What the fleet uses of
 the board is :class:`FleetHost` (the assembled board implements it).
 """
 

@@ -16,7 +16,7 @@ its key. Everything outside a mode calls these functions, never a game's rules d
   mode a scanned payload names.
 
 To add a game, write a :class:`~kipukas_board.modes.base.GameMode` subclass in a package of its own
-and add it to :data:`MODES` (README "Game modes").
+and add it to :data:`MODES` (docs/explanation/game-modes.md).
 
 Example::
 

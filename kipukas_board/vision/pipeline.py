@@ -119,7 +119,7 @@ class Strategy:
 
 #: Ordered greedily by measured yield per CPU millisecond on real camouflaged captures (each next
 #: strategy is the one reading the most codes the earlier ones missed, per ms of the decoding
-#: thread's CPU; see README, "Card scanning", and ``bench-qr --strategies``): zxing on half-size
+#: thread's CPU; see docs/explanation/card-scanning.md and ``bench-qr --strategies``): zxing on half-size
 #: CLAHE and sharpened images first (about 1 ms each; the blue channel sharpened twice comes
 #: second, measured on the captures under the robustness bench's camera conditions: after the
 #: first it reads the most frames the first misses (44-47 of 680 frames over two draws, about half

@@ -451,9 +451,36 @@ const KB = (function () {
     }));
   }
 
+  // A card game's page (the duel, Creature Combat) shows the board's last words as its caption: the
+  // sentences of the last event that said something, from the captions the state keeps (newest last,
+  // each with its event's journal number). A page shown again after it let its stream go (out of
+  // sight, see stream) lists the events said meanwhile before the newest, up to four, newest last,
+  // each once, above the caption (#PREFIX-missed), until the board says something new or Hide is
+  // tapped. The page's first state only says where it starts. Returns the function its render calls
+  // with each state, which answers the caption.
+  function gameCaptions(prefix, game) {
+    const box = document.getElementById(`${prefix}-missed`);
+    const list = document.getElementById(`${prefix}-missed-list`);
+    const put = (lines) => { box.hidden = !lines.length; list.replaceChildren(...lines.map((t) => el("li", { text: t }))); };
+    document.getElementById(`${prefix}-missed-hide`).addEventListener("click", () => put([]));
+    let heard = null;  // the journal number of the last event the page showed the words of
+    return (s) => {
+      const events = [];
+      for (const c of (s.captions || []).filter((x) => !x.game || x.game === game)) {
+        const last = events[events.length - 1];
+        if (last && last.seq === c.seq) last.text += ` ${c.text}`; else events.push({ seq: c.seq, text: c.text });
+      }
+      const fresh = heard === null ? [] : events.filter((e) => e.seq > heard);
+      heard = Math.max(heard || 0, ...events.map((e) => e.seq));
+      if (fresh.length) put(fresh.slice(-5, -1).map((e) => e.text));
+      else if (!events.length) put([]);  // another game's page, or a game just started: no news of this one
+      return events.length ? events[events.length - 1].text : "";
+    };
+  }
+
   // How a stand is named to the players: a page that knows the map's words sets it (nameStands).
   let standName = (id) => `stand ${id}`;
   function nameStands(fn) { standName = fn; }
   return { el, api, act, notDone, message, pin, setupPin, stream, paintBoard, keepMapDrawn, csrf, ask, okToStart, aGame, upFirst, sentence, askPin: (w) => askPin(w),
-           nameStands, standName: (id) => standName(id), rebuildKeeping };
+           nameStands, standName: (id) => standName(id), rebuildKeeping, gameCaptions };
 })();

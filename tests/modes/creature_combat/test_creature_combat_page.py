@@ -107,8 +107,11 @@ def test_a_round_on_the_page(browser, tmp_path: Path, size: tuple[int, int]) -> 
         result = srv.board.loop.state.mode_state.results[0]
         text = page.text_content("#cc-results")
         assert str(result["totals"]["1"]) in text and str(result["totals"]["2"]) in text
-        page.wait_for_function("document.getElementById('cc-caption').textContent.startsWith('Combat at land 2')",
+        page.wait_for_function("document.getElementById('cc-caption').textContent.includes('Combat at land 2')",
                                timeout=3000)
+        # the caption is the whole of what was said: the land's result as well as the next combat
+        caption = page.text_content("#cc-caption") or ""
+        assert f"Player 1 {result['totals']['1']} and Player 2 {result['totals']['2']}." in caption, caption
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
         assert "(sacrificed: removed at round end)" in page.text_content('.cc-seat[data-seat="2"]')

@@ -154,6 +154,15 @@ def test_souls_panel_and_bout_assistant_on_a_phone(browser, tmp_path, viewport):
                                                        style="#message, #actionbar { visibility: hidden; }")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport[0], f"the page scrolls sideways at {viewport[0]} px ({width} px wide)"
+        # every control of the souls panel (the bind form's long stand names too) lies inside the panel
+        assert page.is_visible("#soul-bind")
+        outside = page.evaluate("""() => { const p = document.getElementById('souls-panel').getBoundingClientRect();
+          return [...document.querySelectorAll('#souls-panel select, #souls-panel button, #souls-panel summary')]
+            .map((e) => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
+            .filter(([, r]) => r.width && (r.left < p.left || r.right > p.right + 0.5))
+            .map(([what, r]) => `${what} ${Math.round(r.left)}..${Math.round(r.right)}`
+                                + ` (panel ${p.left}..${p.right})`); }""")
+        assert not outside, outside
         post_action(srv.url, "/api/actions/end-game", {"winner": 2})  # over: no more bouts
         page.wait_for_selector("#bout-form", state="hidden", timeout=3000)
         assert page.text_content("#bout-none") == "The game is over: no more bouts."

@@ -231,3 +231,59 @@ def test_a_page_shown_again_shows_what_the_board_said_meanwhile_newest_last_each
         assert page.text_content("#caption") == _said_after(srv.url, away_from)[-1]
         ctx.close()
         assert not errors, errors
+
+
+@pytest.mark.parametrize("size", [(360, 740), (390, 844)])
+def test_the_duel_page_shown_again_shows_what_was_said_meanwhile(browser, tmp_path: Path, size) -> None:
+    """The card games' pages too: a duel played on by other phones while this one was out of sight, its
+    turns said meanwhile are listed above the caption, newest last, each once; the page opened with the
+    duel under way lists nothing (the news before it is not missed)."""
+    import json
+    import urllib.request
+
+    from test_page_table import DECKS
+
+    from kipukas_board.cli import main
+
+    data = tmp_path / "data"
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data)]) == 0
+
+    def events_after(url: str, seq: int) -> list[str]:  # the state's duel captions, one line per event
+        with urllib.request.urlopen(f"{url}/api/state", timeout=10) as resp:
+            caps = [c for c in json.loads(resp.read())["captions"] if c["game"] == "duel" and c["seq"] > seq]
+        lines: dict[int, list[str]] = {}
+        for c in caps:
+            lines.setdefault(c["seq"], []).append(c["text"])
+        return [" ".join(v) for _, v in sorted(lines.items())]
+
+    with serve_board(data) as srv:
+        post_action(srv.url, "/api/actions/new-game", {"game": "duel", "players": [
+            {"seat": 1, "name": "Ana", "color": "#e4572e", "deck": "iv8-p1"},
+            {"seat": 2, "name": "Ben", "color": "#1e90ff", "deck": "iv8-p2"}]})
+        post_action(srv.url, "/api/actions/duel/pass", {"seat": 1})
+        ctx, page, errors = _phone(browser, size)
+        page.goto(srv.url + "/duel")
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => document.getElementById('duel-caption').textContent !== ''", timeout=3000)
+        assert page.is_hidden("#duel-missed"), "a page opened now missed nothing"
+        away_from = srv.board.journal.last_seq()
+        page.evaluate(SEEN, True)
+        assert wait_for(lambda: srv.board.broadcaster.clients() == 0), "a page out of sight holds its stream"
+        for seat in (2, 1, 2):  # the duel goes on: each turn is said
+            post_action(srv.url, "/api/actions/duel/pass", {"seat": seat})
+        said = events_after(srv.url, away_from)
+        assert len(said) >= 3, said
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_selector("#duel-missed:not([hidden])", timeout=3000)
+        shown = page.eval_on_selector_all("#duel-missed-list li", "ls => ls.map((l) => l.textContent)")
+        assert shown == said[-5:-1], shown
+        assert page.text_content("#duel-caption") == said[-1], "the caption is the last event's words, whole"
+        page.screenshot(path=str(Path(SHOTS or tmp_path) / f"duel-shown-again-missed-{size[0]}.png"))
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
+        page.click("#duel-missed-hide")
+        page.wait_for_selector("#duel-missed", state="hidden", timeout=3000)
+        ctx.close()
+        assert not errors, errors

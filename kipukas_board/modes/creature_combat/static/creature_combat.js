@@ -44,11 +44,11 @@
   // An empty panel says why it is empty: no land of this game tallied yet.
   const noResults = () => el("li", { class: "none", text: "No land tallied yet: each land's result is listed here." });
 
+  const said = KB.gameCaptions("cc", "creature-combat");
   function render(s) {
     state = s;
     const cc = s.creature_combat;
-    const caps = (s.captions || []).filter((c) => !c.game || c.game === "creature-combat");  // its own news
-    $("cc-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
+    $("cc-caption").textContent = said(s);  // its own news (and what was said while out of sight)
     const problems = s.game === "creature-combat" ? (s.problems || []).slice(-5) : [];  // another game's are on its page
     $("cc-problems").replaceChildren(...problems.map((p) => el("li", { text: KB.sentence(p) })));
     $("cc-problems-panel").hidden = !problems.length;

@@ -62,11 +62,11 @@
     return box;
   }
 
+  const said = KB.gameCaptions("duel", "duel");
   function render(s) {
     state = s;
     const d = s.duel;
-    const caps = (s.captions || []).filter((c) => !c.game || c.game === "duel");  // the duel's own news
-    $("duel-caption").textContent = caps.length ? caps[caps.length - 1].text : "";
+    $("duel-caption").textContent = said(s);  // its own news (and what was said while out of sight)
     const problems = s.game === "duel" ? (s.problems || []).slice(-5) : [];  // another game's are on its page
     $("duel-problems").replaceChildren(...problems.map((p) => el("li", { text: KB.sentence(p) })));
     $("duel-problems-panel").hidden = !problems.length;
