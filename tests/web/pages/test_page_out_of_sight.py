@@ -157,14 +157,16 @@ def test_a_page_shown_again_does_not_say_live_before_its_new_stream_is(browser, 
         assert not errors, errors
 
 
-def _said_after(url: str, seq: int) -> list[str]:
-    """What the board said for each event after journal number ``seq``, oldest first, as its log has it."""
+def _said_after(url: str, seq: int, before: int | None = None) -> list[str]:
+    """What the board said in Kipukas for each event after journal number ``seq`` (and up to ``before``),
+    oldest first, as its log has it."""
     import json
     import urllib.request
 
     with urllib.request.urlopen(f"{url}/api/log?limit=40", timeout=10) as resp:
         entries = json.loads(resp.read())["entries"]
-    return [" ".join(e["said"]) for e in entries if e["seq"] > seq and e["said"]]
+    return [" ".join(e["said"]) for e in entries
+            if seq < e["seq"] <= (before or e["seq"]) and e["said"] and e["game"] == "kipukas"]
 
 
 @pytest.mark.parametrize("size", [(360, 740), (390, 844)])
@@ -285,5 +287,45 @@ def test_the_duel_page_shown_again_shows_what_was_said_meanwhile(browser, tmp_pa
         assert width <= size[0], f"the page scrolls sideways at {size[0]} px ({width} px wide)"
         page.click("#duel-missed-hide")
         page.wait_for_selector("#duel-missed", state="hidden", timeout=3000)
+        ctx.close()
+        assert not errors, errors
+
+
+def test_kipukas_news_from_before_the_page_was_opened_is_not_listed_as_missed(browser, tmp_path: Path) -> None:
+    """A Kipukas page opened while a duel is played (Kipukas paused), then out of sight while Kipukas is
+    resumed and played on: shown again, it lists what was said since it was opened, never the Kipukas
+    news from before it was (that was not missed by this page; the log has it)."""
+    from test_page_table import DECKS
+
+    from kipukas_board.cli import main
+
+    data = tmp_path / "data"
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(DECKS / f"{deck}.toml"), "--data-dir", str(data)]) == 0
+    with serve_board(data) as srv:
+        _set_up(srv)  # Kipukas says a good deal during setup
+        before = srv.board.journal.last_seq()
+        post_action(srv.url, "/api/actions/new-game", {"game": "duel", "players": [
+            {"seat": 1, "name": "Ana", "color": "#e4572e", "deck": "iv8-p1"},
+            {"seat": 2, "name": "Ben", "color": "#1e90ff", "deck": "iv8-p2"}]})
+        ctx, page, errors = _phone(browser, (390, 844))
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_timeout(900)  # the log is read after the state
+        assert page.text_content("#caption") == "", "the Kipukas page told another game's news"
+        page.evaluate(SEEN, True)
+        assert wait_for(lambda: srv.board.broadcaster.clients() == 0), "a page out of sight holds its stream"
+        opened_at = srv.board.journal.last_seq()
+        post_action(srv.url, "/api/actions/resume", {})
+        for _ in range(2):
+            post_action(srv.url, "/api/actions/roll-diel", {})
+        said = _said_after(srv.url, opened_at)
+        assert len(_said_after(srv.url, 0, before)) >= 5, "Kipukas said too little before to fill the list"
+        page.evaluate(SEEN, False)
+        page.wait_for_selector("#link.up", timeout=5000)
+        page.wait_for_function("() => document.getElementById('caption').textContent !== ''", timeout=3000)
+        page.wait_for_timeout(300)
+        shown = page.eval_on_selector_all("#caption-missed-list li", "ls => ls.map((l) => l.textContent)")
+        assert shown == said[-5:-1] and page.text_content("#caption") == said[-1], (shown, said)
         ctx.close()
         assert not errors, errors
