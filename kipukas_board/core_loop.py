@@ -149,7 +149,8 @@ class CoreLoop:
                 state.paused is not None and self._rules.game_in_progress(state.paused) is not None)
             if replayed and held and state.board.structure() != board.structure():
                 raise MapChanged(state.board, board, self.journal.path)
-            problems = new_map_problems(board.territories)  # a map coming to the board: today's limits
+            # a map coming to the board: today's limits
+            problems = new_map_problems(board.territories, board.name, board.description)
             if problems:
                 raise MapError(board.source or board.name, problems)
             text = board.source_text or ""

@@ -75,6 +75,15 @@ MAX_MM_PER_UNIT = 100.0
 #: beside the number in a phone's lists and options ("Grey Peaks (4)") and the voice says it, often two
 #: in one sentence ("the stand in Ember Ridge towards Fern Hollow"); as long as a player's name.
 MAX_TERRITORY_NAME = 40
+#: The longest name a map brought to the board may give itself, in characters: the page shows it in the
+#: new-game form ("Map: Kipuka of Eight") and in the map picker's options on a phone, the game report's
+#: one-line summary ("Mass Contention on Kipuka of Eight.") and the calibration file's ``board`` line;
+#: as long as a player's or a territory's name (the shipped maps' longest is 18).
+MAX_MAP_NAME = 40
+#: The longest description a map brought to the board may give, in characters: ``kipukas-board map
+#: list`` prints it on the map's line, and it goes to every phone with the map's drawing in the state
+#: the page follows (the page does not show it); two sentences (the shipped maps' longest is 160).
+MAX_MAP_DESCRIPTION = 300
 
 #: The folder of maps shipped with the project (in the checkout or the installed package); ``--map NAME`` looks here.
 MAPS_DIR = shipped_dir("maps")
@@ -325,20 +334,33 @@ def parse_map(text: str, source: str = "<map>", *, new: bool = True) -> BoardMap
     return _Checker(source, data, text, new).check()
 
 
-def new_map_problems(territories: dict[int, Territory]) -> list[str]:
+def new_map_problems(territories: dict[int, Territory], name: str = "", description: str = "") -> list[str]:
     """What keeps a map from coming to the board that a journaled one may still hold: a territory
     name longer than :data:`MAX_TERRITORY_NAME` characters, which a phone's lists and the voice
-    cannot carry (a name is data: quoted in part, never whole).
+    cannot carry, a map ``name`` longer than :data:`MAX_MAP_NAME` or a ``description`` longer than
+    :data:`MAX_MAP_DESCRIPTION` (text is data: quoted in part, never whole).
 
     Example::
 
         >>> new_map_problems({4: Territory(4, "plains", False, 0, "x" * 41)})[0].split(":")[0]
         'territory 4'
+        >>> new_map_problems({}, name="y" * 41)[0][:44]
+        "top level: field 'name' is 41 characters ('y"
     """
-    return [f"territory {n}: field 'name' is {len(t.name)} characters ({t.name[:MAX_TERRITORY_NAME]!r}...); "
-            f"a territory's name may be at most {MAX_TERRITORY_NAME} characters (the page shows it beside the "
-            f"number and the voice says it); shorten it"
-            for n, t in sorted(territories.items()) if len(t.name) > MAX_TERRITORY_NAME]
+    problems = [f"territory {n}: field 'name' is {len(t.name)} characters ({t.name[:MAX_TERRITORY_NAME]!r}...); "
+                f"a territory's name may be at most {MAX_TERRITORY_NAME} characters (the page shows it beside the "
+                f"number and the voice says it); shorten it"
+                for n, t in sorted(territories.items()) if len(t.name) > MAX_TERRITORY_NAME]
+    if len(name) > MAX_MAP_NAME:
+        problems.append(f"top level: field 'name' is {len(name)} characters ({name[:MAX_MAP_NAME]!r}...); a map's "
+                        f"name may be at most {MAX_MAP_NAME} characters (the page shows it in the map picker and "
+                        f"the game report's summary); shorten it")
+    if len(description) > MAX_MAP_DESCRIPTION:
+        problems.append(f"top level: field 'description' is {len(description)} characters "
+                        f"({description[:40]!r}...); a map's description may be at most {MAX_MAP_DESCRIPTION} "
+                        f"characters (a line or two: 'kipukas-board map list' prints it, every phone gets it "
+                        f"with the map); shorten it")
+    return problems
 
 
 class _Checker:
@@ -383,8 +405,12 @@ class _Checker:
             self.bad("top level", "field 'name' must be a non-empty string (the map's name)")
             name = Path(self.source).stem
         territories = self._territories()
+        description = d.get("description", "")
+        if self.new and not isinstance(description, str):
+            self.bad("top level", f"field 'description' must be text (a line or two about the map), got "
+                                  f"{type(description).__name__}")
         if self.new:
-            self.problems += new_map_problems(territories)
+            self.problems += new_map_problems(territories, name, description if isinstance(description, str) else "")
         stands = self._stands(territories)
         paths = self._paths(stands)
         docks = self._docks(stands, paths, territories)
@@ -394,7 +420,7 @@ class _Checker:
             raise MapError(self.source, self.problems)
         return BoardMap(name=name, territories=territories, stands=stands, paths=paths,
                         docks=frozenset(docks), source=self.source,
-                        description=str(d.get("description", "")), source_text=self.text,
+                        description=str(description), source_text=self.text,
                         physical=physical)
 
     def _mm(self, where: str, entry: dict[str, Any], key: str, low: float, high: float) -> float | None:

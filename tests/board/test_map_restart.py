@@ -92,3 +92,38 @@ def test_a_board_started_anew_on_a_map_over_the_name_limit_says_which_territory(
 
     with pytest.raises(MapError, match=r"territory 3: field 'name' is 49 characters.*at most 40 characters"):
         BoardApp(settings_for(_long_named(tmp_path)), data_dir, sim=True, admin_pin="2468")
+
+
+def _long_described(tmp_path: Path) -> Path:
+    data = map_data()
+    data["name"] = "The Kipuka Of The Long Ridge Where Fire Sleeps"  # 46 characters
+    data["description"] = "A very long story. " * 20  # 380 characters
+    f = tmp_path / "long-description.toml"
+    f.write_text(to_toml(data))
+    return f
+
+
+def test_a_board_whose_journal_holds_a_map_named_at_length_still_starts_but_a_new_one_is_refused(
+        data_dir, tmp_path: Path) -> None:
+    """The map's own name and description are held to their limits as a territory's name is: a map
+    the journal already holds starts the board as it was; started anew on it, the board says why not."""
+    from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.store.journal import Journal
+    from kipukas_board.table.events import map_event, stand_event
+
+    f = _long_described(tmp_path)
+    with pytest.raises(MapError, match=r"(?s)field 'name' is 46 characters.*field 'description' is 380 characters"):
+        BoardApp(settings_for(f), data_dir, sim=True, admin_pin="2468")
+    old = load_map(f, new=False)
+    j = Journal.in_dir(data_dir)  # as a board of an earlier version journaled it
+    j.append(map_event(old.name, old.source_text or "", str(f)))
+    j.append(stand_event("T1", True))
+    j.close()
+    board = BoardApp(settings_for(f), data_dir, sim=True, admin_pin="2468")
+    try:
+        state = kipukas_state(board.loop.state)
+        assert state.board.name == old.name and state.board.description == "A very long story. " * 20
+        assert state.stands["T1"].occupied and not board.loop.unapplied
+        assert board.journal.last_seq() == 2, "the map was journaled again"
+    finally:
+        board.stop()

@@ -334,3 +334,38 @@ def test_any_name_is_taken_exactly_when_it_is_at_most_the_limit_as_shown(name: s
         assert len(shown) > MAX_TERRITORY_NAME and exc.problems[0].startswith("territory 3:"), exc.problems
     else:
         assert len(shown) <= MAX_TERRITORY_NAME and board.territories[3].name == shown
+
+
+def test_a_maps_own_name_and_description_over_their_limits_are_refused_saying_which_and_the_limit() -> None:
+    from kipukas_board.board.mapfile import MAX_MAP_DESCRIPTION, MAX_MAP_NAME
+
+    assert MAX_MAP_NAME == 40 and MAX_MAP_DESCRIPTION == 300
+    data = map_data()
+    data["name"] = "The Kipuka Of The Long Ridge Where Fire Sleeps"  # 46 characters
+    data["description"] = "d" * 301
+    problems = problems_of(data)
+    assert len(problems) == 2, problems
+    assert problems[0].startswith("top level: field 'name' is 46 characters"), problems
+    assert "at most 40 characters" in problems[0] and "shorten it" in problems[0]
+    assert problems[1].startswith("top level: field 'description' is 301 characters"), problems
+    assert "at most 300 characters" in problems[1]
+    data["name"], data["description"] = "n" * 100_000, "d" * 1_000_000
+    assert all(len(p) < 400 for p in problems_of(data)), "the text is data: quoted in part, never whole"
+    data["name"], data["description"] = "n" * 40, "d" * 300
+    taken = parse_map(to_toml(data))
+    assert (taken.name, taken.description) == ("n" * 40, "d" * 300)
+    data["description"] = 7
+    assert problems_of(data) == ["top level: field 'description' must be text (a line or two about the map), got int"]
+
+
+def test_the_maps_name_and_description_limits_are_not_for_a_map_read_back_from_the_journal(tmp_path: Path) -> None:
+    data = map_data()
+    data["name"], data["description"] = "N" * 70, "D" * 500
+    text = to_toml(data)
+    board = parse_map(text, new=False)
+    assert (board.name, board.description) == ("N" * 70, "D" * 500)
+    f = tmp_path / "long.toml"
+    f.write_text(text)
+    with pytest.raises(MapError, match="field 'name' is 70 characters"):
+        load_map(f)
+    assert load_map(f, new=False).description == "D" * 500
