@@ -16,6 +16,9 @@ the damaged journal's readable taps are carried over for every event the restore
 newer tap, or an answer given after the backup). A tap whose event did not come back is left out: its
 event is not in the journal, so the tap, sent again, is done again rather than answered as done.
 Without them a phone that sent a tap again just after a restore would have it done twice.
+:func:`check` counts each file's taps and reports a tap whose event the journal does not hold (only
+damage leaves one: a tap and its event are written in one transaction) as a problem, since sent again
+it would be answered as done.
 
 Example::
 
@@ -57,6 +60,16 @@ class FileReport:
     last: int = 0
     lost: list[dict[str, Any]] = field(default_factory=list)
     modified: float | None = None
+    #: Rows of the ``taps`` table (None: the file has none, a journal from before taps were kept).
+    taps: int | None = None
+    #: Of those, the rows that point at an event the file does not hold (each tap is written in one
+    #: transaction with its event, so only damage or a bad copy leaves one): the tap, sent again,
+    #: would be answered "done" though its event is gone.
+    taps_astray: int = 0
+    #: The journal numbers of the first :data:`~kipukas_board.store.journal.MAX_PROBLEMS` of them.
+    taps_astray_seqs: list[int] = field(default_factory=list)
+    #: Why the ``taps`` table could not be read, if it could not.
+    taps_problem: str | None = None
 
     def line(self) -> str:
         if not self.exists:
@@ -65,12 +78,35 @@ class FileReport:
         if not self.sound:
             return f"{self.path}: DAMAGED ({self.problem}); written {when}"
         held = f"events {self.first} to {self.last}" if self.events else "no events"
-        return f"{self.path}: sound, {held} ({self.events} rows); written {when}"
+        return f"{self.path}: sound, {held} ({self.events} rows){self._taps_words()}; written {when}"
+
+    def _taps_words(self) -> str:
+        if self.taps_problem is not None:
+            return f", its phone taps unreadable ({self.taps_problem})"
+        if self.taps is None:
+            return ", no table of phone taps"
+        words = f", {self.taps} phone tap(s) kept"
+        if self.taps_astray:
+            more = ", ..." if self.taps_astray > len(self.taps_astray_seqs) else ""
+            words += (f" ({self.taps_astray} of them for events it does not hold: "
+                      f"{', '.join(map(str, self.taps_astray_seqs))}{more})")
+        return words
+
+    def taps_trouble(self) -> str | None:
+        """What is wrong with the file's taps, for ``journal check`` to report as a problem; None if nothing."""
+        if self.taps_problem is not None:
+            return f"TAPS: {self.path}: the phones' taps cannot be read ({self.taps_problem})"
+        if not self.taps_astray:
+            return None
+        return (f"TAPS: {self.path}: {self.taps_astray} phone tap(s) point at events the journal does not hold: "
+                f"sent again, such a tap would be answered as done though its event is gone. "
+                f"`kipukas-board journal restore` keeps only the taps of the events it brings back")
 
     def to_json(self) -> dict[str, Any]:
         return {"path": str(self.path), "exists": self.exists, "sound": self.sound, "problem": self.problem,
                 "events": self.events, "first": self.first, "last": self.last, "lost": self.lost,
-                "modified": self.modified}
+                "modified": self.modified, "taps": self.taps, "taps_astray": self.taps_astray,
+                "taps_astray_seqs": self.taps_astray_seqs, "taps_problem": self.taps_problem}
 
 
 def inspect(path: Path) -> FileReport:
@@ -99,11 +135,30 @@ def inspect(path: Path) -> FileReport:
         row = db.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
         rep.lost = json.loads(row[0]) if row else []
         rep.sound = True
+        _inspect_taps(db, rep)
     except (sqlite3.Error, ValueError) as exc:
         rep.problem = sqlite_reason(exc)
     finally:
         db.close()
     return rep
+
+
+def _inspect_taps(db: sqlite3.Connection, rep: FileReport) -> None:
+    """Count the ``taps`` rows of ``db`` into ``rep``, and those whose event it does not hold; a table
+    that cannot be read is said in ``rep.taps_problem``, never raised (the events are what matters).
+    A row without an event (``seq`` NULL: a tap that journaled nothing, as an older version kept
+    them) points at none and is fine."""
+    try:
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'taps'").fetchone() is None:
+            return
+        rep.taps = int(db.execute("SELECT COUNT(*) FROM taps").fetchone()[0])
+        astray = "FROM taps WHERE seq IS NOT NULL AND seq NOT IN (SELECT seq FROM events)"
+        rep.taps_astray = int(db.execute(f"SELECT COUNT(*) {astray}").fetchone()[0])
+        rep.taps_astray_seqs = [r[0] for r in db.execute(f"SELECT seq {astray} ORDER BY seq LIMIT ?",
+                                                         (MAX_PROBLEMS,))]
+    except sqlite3.Error as exc:
+        rep.taps, rep.taps_astray, rep.taps_astray_seqs = None, 0, []
+        rep.taps_problem = sqlite_reason(exc)
 
 
 def backups(data_dir: Path) -> list[Path]:
@@ -196,6 +251,10 @@ def check(data_dir: Path) -> tuple[bool, list[str], dict[str, Any]]:
             ok = False
     for gap in main.lost:
         lines.append(f"recorded as lost: events {gap['first']} to {gap['last']}")
+    trouble = main.taps_trouble() if main.sound else None
+    if trouble is not None:
+        lines.append(trouble)
+        ok = False
     reports = [inspect(p) for p in backups(data_dir)]
     lines += [r.line() for r in reports]
     return ok, lines, {"journal": main.to_json(), "high_water": mark, "backups": [r.to_json() for r in reports]}

@@ -172,3 +172,66 @@ def test_a_restore_from_a_journal_older_than_the_taps_table_still_works(tmp_path
     j = Clocks().journal(data / Journal.FILENAME)
     assert [s for s, _ in j.events()] == [1, 2] and j.tap("a") == (1, ANSWER) and j.tap("b") is None
     j.close()
+
+
+def _check(data: Path, capsys, *extra: str) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    from kipukas_board import cli
+
+    code = cli.main(["journal", "check", "--data-dir", str(data), *extra])
+    return code, capsys.readouterr().out
+
+
+def test_journal_check_says_how_many_taps_are_kept_and_names_those_whose_event_is_gone(tmp_path: Path,
+                                                                                       capsys) -> None:
+    """A tap and its event are written in one transaction, so a tap whose event the journal does not
+    hold is damage: sent again it would be answered "done" though nothing of it is left. ``journal
+    check`` counts the taps and reports such a one as a problem (exit 1), naming its journal number."""
+    import json
+
+    data = tmp_path / "data"
+    data.mkdir()
+    j = Clocks().journal(data / Journal.FILENAME)
+    for ref in ("a", "b", "c"):
+        _tap(j, ref)                                     # events 1, 2, 3
+    j.append(stand_event("T2", True))                    # 4, no tap
+    j.close()
+    code, out = _check(data, capsys)
+    assert code == 0 and "events 1 to 4 (4 rows), 3 phone tap(s) kept;" in out, out
+    assert "TAPS" not in out
+
+    db = sqlite3.connect(data / Journal.FILENAME)
+    with db:  # the event of tap "b" is gone, as damage or a hand edit would leave it
+        db.execute("DELETE FROM events WHERE seq = 2")
+    db.close()
+    code, out = _check(data, capsys)
+    assert code == 1, out
+    assert "3 phone tap(s) kept (1 of them for events it does not hold: 2)" in out, out
+    assert "TAPS: " in out and "1 phone tap(s) point at events the journal does not hold" in out, out
+    code, out = _check(data, capsys, "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False
+    assert (doc["journal"]["taps"], doc["journal"]["taps_astray"], doc["journal"]["taps_astray_seqs"]) == (3, 1, [2])
+
+
+def test_journal_check_reports_a_taps_table_it_cannot_read_and_does_not_fail_on_none(tmp_path: Path,
+                                                                                     capsys) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    j = Clocks().journal(data / Journal.FILENAME)
+    _tap(j, "a")
+    j.close()
+    db = sqlite3.connect(data / Journal.FILENAME)
+    with db:  # a taps table no version wrote: it names no events
+        db.execute("DROP TABLE taps")
+        db.execute("CREATE TABLE taps (ref TEXT PRIMARY KEY)")
+    db.close()
+    code, out = _check(data, capsys)
+    assert code == 1 and "Traceback" not in out, out
+    assert "its phone taps unreadable (" in out and "TAPS: " in out and "cannot be read" in out, out
+
+    db = sqlite3.connect(data / Journal.FILENAME)
+    with db:  # a journal from before taps were kept
+        db.execute("DROP TABLE taps")
+    db.close()
+    code, out = _check(data, capsys)
+    assert code == 0 and "no table of phone taps" in out, out
