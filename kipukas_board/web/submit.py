@@ -35,7 +35,9 @@ if TYPE_CHECKING:
 
 #: How long an action waits for the core loop to journal and apply its event before it answers "still
 #: under way" (503): the event is still done in its turn, and a repeat of its tap is not done again.
-WAIT_S = 10.0
+#: Under the page's 8 s before it gives up on a request (common.js ``API_TIMEOUT_MS``), so the page
+#: hears "still under way" and asks again, rather than taking the board for gone.
+WAIT_S = 6.0
 
 
 class EffectsBySeq:

@@ -73,8 +73,9 @@ log = logging.getLogger(__name__)
 KEEP = TAPS_KEPT
 #: The longest answer remembered, in bytes (an action's answer is a few kilobytes of effects).
 MAX_ANSWER = 64 * 1024
-#: How long a repeat waits for the first sending of its tap to be answered, in seconds.
-WAIT_S = 10.0
+#: How long a repeat waits for the first sending of its tap to be answered, in seconds: under the
+#: page's 8 s before it gives up on a request (common.js ``API_TIMEOUT_MS``), as the action's own wait.
+WAIT_S = 6.0
 #: Taps under way at most (pinned in memory until answered): more than the web server's 48 request
 #: threads, as a tap answered "still under way" stays under way while the core loop holds its event.
 UNDER_WAY = 64

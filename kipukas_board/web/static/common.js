@@ -78,17 +78,31 @@ const KB = (function () {
     else if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;
     const giveUp = Date.now() + (method === "GET" ? 0 : RESEND_MS);
+    let underWay = false;  // the board said it is doing this tap: never "not done" after that
     for (let tries = 1; ; tries += 1) {
       const stop = new AbortController();
       const timer = setTimeout(() => stop.abort(), API_TIMEOUT_MS);  // a board that went away mid-request
       try {
         resp = await fetch(path, { method, headers, credentials: "same-origin", signal: stop.signal,
                                    body: o.upload || (body === undefined ? undefined : JSON.stringify(body)) });
+        // The board is busy and still doing this very tap (web/taps.py): ask again, with the same tap id,
+        // after its Retry-After; the board answers with the tap's own result once it is done.
+        const wait = 1000 * (Number(resp.headers.get("Retry-After")) || 2);
+        if (method !== "GET" && resp.status === 503 && Date.now() + wait < giveUp
+            && (await resp.clone().json().catch(() => ({}))).under_way === true) {
+          underWay = true;
+          if (streamOpen()) showLink(true, "live");
+          message(`Not done yet: the board is busy and still doing it (done once, never twice). This phone asks again by itself (try ${tries})…`, "wait");
+          await pause(wait);
+          continue;
+        }
         break;
       } catch (e) {
         showLink(false, "not answering");
         if (Date.now() + RESEND_EVERY_MS > giveUp) {
           const err = new Error(method === "GET" ? "The board does not answer. Is it switched on and is this phone on its network?"
+            : underWay ? "Not done yet: the board was still busy with it when this phone stopped asking; it will be " +
+              "done once, never twice. Look at the board before tapping again."
             : `Not done: the board did not answer for ${Math.round(RESEND_MS / 1000)} s. Is it switched on and is this ` +
               "phone on its network? Tap again once the dot at the top is green.");
           err.status = 0; throw err;

@@ -108,3 +108,42 @@ def test_pages_out_of_sight_let_their_streams_go_so_more_tabs_still_load(browser
         tabs[0].wait_for_selector('[data-stand="T3"].occupied', timeout=5000)
         assert srv.board.broadcaster.clients() == 3
         ctx.close()
+
+
+def test_a_roll_the_busy_board_is_still_doing_is_asked_for_again_and_rolled_once(
+        page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board's core is busy (the roll's journal write is held): the page hears "still under way"
+    (503), says so, asks again with the same tap id after Retry-After, and shows the roll once it is
+    done; the diel die is rolled once."""
+    import threading
+
+    from kipukas_board.web import submit, taps
+
+    monkeypatch.setattr(submit, "WAIT_S", 0.5)
+    monkeypatch.setattr(taps, "WAIT_S", 0.5)
+    with serve_board(tmp_path / "data") as srv:
+        _in_play(srv)
+        _unlocked(page, srv.url)
+        gate = threading.Event()
+        real_append = srv.board.journal.append
+
+        def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+            if event.get("type") == "roll_diel":
+                gate.wait(20)
+            return real_append(event, tap=tap)
+
+        monkeypatch.setattr(srv.board.journal, "append", held_append)
+        sent: list[tuple[str, int]] = []
+        page.on("response", lambda r: sent.append((r.request.headers.get("x-tap", ""), r.status))
+                if r.url.endswith("/api/actions/roll-diel") else None)
+        page.click("#bar-roll")
+        page.wait_for_selector("#message.wait", timeout=5000)
+        said = page.text_content("#message") or ""
+        assert "the board is busy and still doing it" in said, said
+        if SHOTS:
+            page.screenshot(path=str(Path(SHOTS) / "tap-busy-390.png"))
+        gate.set()
+        page.wait_for_function("() => document.getElementById('message').textContent === 'Rolled.'", timeout=8000)
+        assert _rolls(srv) == 1, "the tap was rolled twice"
+        assert len(sent) >= 2 and sent[0][1] == 503 and sent[-1][1] == 200, sent
+        assert len({tap for tap, _ in sent}) == 1 and sent[0][0], f"asked again with another tap id: {sent}"
