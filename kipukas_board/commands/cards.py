@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 from kipukas_board.bench.qr import VARIANTS
 from kipukas_board.cards.store import CATALOG_FILE
 from kipukas_board.commands.argtypes import at_least, between, milliseconds, non_negative, positive
-from kipukas_board.settings import DEFAULT_BUDGET_MS, default_data_dir
+from kipukas_board.commands.run import DATA_DIR_HELP
+from kipukas_board.settings import DEFAULT_BUDGET_MS
 
 if TYPE_CHECKING:
     from kipukas_board.calibrate.files import SavedFile
@@ -170,11 +171,11 @@ def register(sub: Any) -> None:
     ci = csub.add_parser("import", help="import a catalog JSON file or https URL, or a game mode's TOML card "
                                         "file (all-or-nothing)")
     ci.add_argument("source", metavar="PATH_OR_URL")
-    ci.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
+    ci.add_argument("--data-dir", type=Path, help=DATA_DIR_HELP)
     ci.set_defaults(func=catalog_import)
     cs = csub.add_parser("show", help="print one card's data by its code")
     cs.add_argument("code")
-    cs.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
+    cs.add_argument("--data-dir", type=Path, help=DATA_DIR_HELP)
     cs.set_defaults(func=catalog_show)
     st = csub.add_parser("stickers", help="print a game mode's card file as a sheet of QR stickers (PDF or SVG)")
     st.add_argument("file", type=Path, help="the TOML card file")
@@ -198,11 +199,11 @@ def _saved_calibration(settings: Any, spath: Path | None, data_dir_arg: Path | N
     board's reason and none of it is used, as the board uses none of it."""
     from kipukas_board.board.mapfile import load_map, map_exists
     from kipukas_board.calibrate.files import read_saved
-    from kipukas_board.commands.run import diagnostic_data_dir
+    from kipukas_board.commands.run import board_data_dir
     from kipukas_board.show.layout import map_calibration_path
     from kipukas_board.store.map_choice import start_map
 
-    data_dir = diagnostic_data_dir(data_dir_arg, spath)
+    data_dir = board_data_dir(data_dir_arg, spath)
     board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
     saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)
     if saved.problem is not None:
@@ -517,9 +518,23 @@ def bench_pi(args: argparse.Namespace) -> int:
 
 def catalog_import(args: argparse.Namespace) -> int:
     from kipukas_board.cards.catalog import Catalog, CatalogError
+    from kipukas_board.commands.run import find_data_dir
     from kipukas_board.modes.card_files import is_deck_file
 
-    data_dir = args.data_dir or default_data_dir()
+    try:
+        where = find_data_dir(args.data_dir)
+    except ValueError as exc:
+        _err(str(exc))
+        return 2
+    problem = where.write_problem("catalog import")
+    if problem is not None:
+        _err(problem)
+        return 2
+    note = where.write_note()
+    if note is not None:
+        _err(note)
+    print(where.line())
+    data_dir = where.path
     if is_deck_file(args.source):
         return _import_card_file(Path(args.source), Path(data_dir))
     cat = Catalog.in_dir(data_dir)
@@ -603,7 +618,14 @@ def catalog_stickers(args: argparse.Namespace) -> int:
 
 def catalog_show(args: argparse.Namespace) -> int:
     from kipukas_board.cards.catalog import Catalog, UnknownCard
+    from kipukas_board.commands.run import find_data_dir
 
+    try:
+        where = find_data_dir(args.data_dir)
+    except ValueError as exc:
+        _err(str(exc))
+        return 2
+    print(where.line(), file=sys.stderr)  # stdout holds only the card's JSON
     if ":" in args.code:  # a game mode's sticker payload, e.g. cct:fox-1
         from kipukas_board.cards.mode_catalog import ModeCards, parse_mode_payload
         from kipukas_board.modes import payload_prefixes
@@ -612,7 +634,7 @@ def catalog_show(args: argparse.Namespace) -> int:
         if hit is None:
             _err(f"{args.code!r} is no game mode's card payload (prefixes: {', '.join(payload_prefixes())})")
             return 2
-        store = ModeCards.in_dir(args.data_dir or default_data_dir())
+        store = ModeCards.in_dir(where.path)
         try:
             print(json.dumps(store.card(*hit), indent=1, ensure_ascii=False))
         except UnknownCard as exc:
@@ -621,7 +643,7 @@ def catalog_show(args: argparse.Namespace) -> int:
         finally:
             store.close()
         return 0
-    cat = Catalog.in_dir(args.data_dir or default_data_dir())
+    cat = Catalog.in_dir(where.path)
     try:
         print(json.dumps(cat.card(args.code), indent=1, ensure_ascii=False))
     except UnknownCard as exc:

@@ -3,6 +3,12 @@
     kipukas-board journal check [--data-dir DIR] [--json]     # exit 0 sound, 1 damaged or lost events
     kipukas-board journal restore [--data-dir DIR] [--from BACKUP]   # stop the board first
 
+Without ``--data-dir`` both use the board's data directory: on a Pi set up by ``scripts/install-pi``
+the service's (``/var/lib/kipukas-board``), found as the diagnostics find it
+(:func:`~kipukas_board.commands.run.find_data_dir`); each says which directory it used. ``restore``
+refuses a directory the service does not use unless ``--data-dir`` names it, and the service's
+directory to anyone but the service's user (``sudo -u kipukas``).
+
 ``check`` changes nothing. ``restore`` moves the damaged journal aside (``journal.sqlite.damaged-*``),
 rebuilds it from the newest sound backup and carries over every newer event the damaged file still
 gives up, with the phones' taps of those events, so a tap sent again is not done twice
@@ -17,47 +23,67 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kipukas_board.settings import default_data_dir
+from kipukas_board.commands.run import DATA_DIR_HELP
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("journal", help="check the journal and its backups, or restore it from a backup")
     jsub = p.add_subparsers(dest="journal_command", metavar="ACTION")
     c = jsub.add_parser("check", help="report what the journal, its high-water mark and its backups hold")
-    c.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
+    c.add_argument("--data-dir", type=Path, help=DATA_DIR_HELP)
     c.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     c.set_defaults(func=check)
     r = jsub.add_parser("restore", help="rebuild the journal from its newest sound backup (stop the board first)")
-    r.add_argument("--data-dir", type=Path, help=f"the board's data directory (default {default_data_dir()})")
+    r.add_argument("--data-dir", type=Path, help=DATA_DIR_HELP)
     r.add_argument("--from", dest="source", type=Path, help="a backup file to restore from")
     r.set_defaults(func=restore)
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
 
 
 def check(args: argparse.Namespace) -> int:
+    from kipukas_board.commands.run import find_data_dir
     from kipukas_board.store.backup import check as check_dir
 
-    data_dir = args.data_dir or default_data_dir()
+    try:
+        where = find_data_dir(args.data_dir)
+    except ValueError as exc:
+        print(f"kipukas-board journal check: {exc}", file=sys.stderr)
+        return 2
+    data_dir = where.path
     if not data_dir.is_dir():
-        print(f"kipukas-board journal check: no data directory at {data_dir}", file=sys.stderr)
+        print(f"kipukas-board journal check: no data directory at {data_dir} ({where.line()})", file=sys.stderr)
         return 2
     ok, lines, details = check_dir(data_dir)
     if args.json:
-        print(json.dumps({"ok": ok, **details}))
+        print(json.dumps({"ok": ok, "data_dir": str(data_dir), "service": where.is_service, **details}))
     else:
-        print("\n".join(lines))
+        print("\n".join([where.line(), *lines]))
         print("sound" if ok else "PROBLEMS FOUND: see above; `kipukas-board journal restore` rebuilds from a backup")
     return 0 if ok else 1
 
 
 def restore(args: argparse.Namespace) -> int:
+    from kipukas_board.commands.run import find_data_dir
     from kipukas_board.store.backup import restore as restore_dir
     from kipukas_board.store.journal import JournalError
 
-    data_dir = args.data_dir or default_data_dir()
-    if not data_dir.is_dir():
-        print(f"kipukas-board journal restore: no data directory at {data_dir}", file=sys.stderr)
+    try:
+        where = find_data_dir(args.data_dir)
+    except ValueError as exc:
+        print(f"kipukas-board journal restore: {exc}", file=sys.stderr)
         return 2
+    data_dir = where.path
+    if not data_dir.is_dir():
+        print(f"kipukas-board journal restore: no data directory at {data_dir} ({where.line()})", file=sys.stderr)
+        return 2
+    problem = where.write_problem("journal restore")
+    if problem is not None:
+        print(f"kipukas-board journal restore: {problem}", file=sys.stderr)
+        return 2
+    note = where.write_note()
+    if note is not None:
+        print(f"kipukas-board journal restore: {note}", file=sys.stderr)
+    print(where.line())
     try:
         lines = restore_dir(data_dir, args.source)
     except (JournalError, OSError) as exc:

@@ -1,13 +1,15 @@
 """``kipukas-board replay | export | bench-replay``: the journal as JSON lines, rebuilt and timed.
 
-    kipukas-board export --data-dir DIR [--out FILE]     # the journal as JSON lines
+    kipukas-board export [--data-dir DIR] [--out FILE]   # the journal as JSON lines
     kipukas-board replay FILE [--map NAME_OR_PATH]       # rebuild a game, print its final state (JSON)
     kipukas-board bench-replay --events N [--json]       # how fast a journal rebuilds
 
 Each exported line is ``{"seq": N, "ts": T, "event": {...}}``; ``replay`` also reads bare events, one
-per line. A line that is not JSON or not a well-formed event stops ``replay`` with exit code 2 and a
-message naming the file, the line and what was wrong. ``bench-replay`` prints a table and, with
-``--json``, one JSON object as its last line: ``{"events": N, "events_per_s": ...}``.
+per line. ``export`` without ``--data-dir`` reads the installed service's journal, as ``journal
+check`` finds it, and names the directory on stderr. A line that is not JSON or not a well-formed
+event stops ``replay`` with exit code 2 and a message naming the file, the line and what was wrong.
+``bench-replay`` prints a table and, with ``--json``, one JSON object as its last line:
+``{"events": N, "events_per_s": ...}``.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from typing import Any
 
 from kipukas_board.board.mapfile import MapError, load_map
 from kipukas_board.commands.argtypes import at_least, between, whole
+from kipukas_board.commands.run import DATA_DIR_HELP, find_data_dir
 from kipukas_board.modes import new_table, state_json
 from kipukas_board.modes.replay import ReplayError, read_lines, replay_events
 
 
 def register(sub: Any) -> None:
     e = sub.add_parser("export", help="print the journal as JSON lines")
-    e.add_argument("--data-dir", type=Path, required=True, help="the board's data directory (holds journal.sqlite)")
+    e.add_argument("--data-dir", type=Path, help=DATA_DIR_HELP)
     e.add_argument("--out", type=Path, help="write to this file instead of standard output")
     e.set_defaults(func=export)
     r = sub.add_parser("replay", help="rebuild a game from exported JSON lines and print the final state")
@@ -66,11 +69,16 @@ def replay(args: argparse.Namespace) -> int:
 def export(args: argparse.Namespace) -> int:
     from kipukas_board.store.journal import Journal, JournalError
 
-    path = args.data_dir / Journal.FILENAME
-    if not path.is_file():
-        print(f"kipukas-board export: no journal at {path} (is --data-dir the board's data directory?)",
-              file=sys.stderr)
+    try:
+        where = find_data_dir(args.data_dir)
+    except ValueError as exc:
+        print(f"kipukas-board export: {exc}", file=sys.stderr)
         return 2
+    path = where.path / Journal.FILENAME
+    if not path.is_file():
+        print(f"kipukas-board export: no journal at {path} ({where.line()}; is it the board's?)", file=sys.stderr)
+        return 2
+    print(where.line(), file=sys.stderr)  # stdout holds only the journal's lines
     try:
         journal = Journal(path)
     except JournalError as exc:

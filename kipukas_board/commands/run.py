@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,8 @@ log = logging.getLogger("kipukas_board")
 SYSTEM_SETTINGS = Path("/etc/kipukas-board/settings.toml")
 #: The service's data directory (systemd's StateDirectory=kipukas-board): its journal and calibration.
 SERVICE_DATA_DIR = Path("/var/lib/kipukas-board")
+#: ``--data-dir``'s help for the commands that find it with :func:`find_data_dir`.
+DATA_DIR_HELP = "the board's data directory (default: the installed service's, else your own state directory)"
 
 
 def register(sub: Any) -> None:
@@ -58,10 +61,11 @@ def settings_path(arg: Path | None) -> Path | None:
     return SYSTEM_SETTINGS if SYSTEM_SETTINGS.exists() else None
 
 
-def diagnostic_data_dir(arg: Path | None, spath: Path | None) -> Path:
-    """The data directory a diagnostic reads: ``--data-dir``, else the service's when it runs with
-    the same (system) settings file, so a diagnostic run by the Pi's first user reads the very
-    calibration the service reads, else the default.
+def board_data_dir(arg: Path | None, spath: Path | None) -> Path:
+    """The board's data directory for a command run by hand: ``--data-dir``, else the service's when
+    the command reads the same (system) settings file, so a command run by the Pi's first user reads
+    and writes the very journal, calibration and cards the service uses, else the default (a
+    development machine, where no service is installed).
 
     Raises ValueError naming the fix when the service's directory is there but not readable (the
     first user is put in the ``kipukas`` group by ``scripts/install-pi``; a new group needs a new
@@ -76,6 +80,85 @@ def diagnostic_data_dir(arg: Path | None, spath: Path | None) -> Path:
                              f"or pass --data-dir")
         return SERVICE_DATA_DIR
     return default_data_dir()
+
+
+@dataclass(frozen=True)
+class DataDir:
+    """The data directory a command uses and how it was chosen, so that the command can say which one
+    it used and refuse to write where the running board never looks.
+
+    Example::
+
+        >>> d = DataDir(Path("/home/me/state"), given=True, service=Path("/var/lib/kipukas-board"))
+        >>> d.line()
+        'data directory: /home/me/state (given with --data-dir; the installed service uses /var/lib/kipukas-board)'
+        >>> d.write_problem("catalog import") is None, d.write_note() is not None
+        (True, True)
+    """
+
+    path: Path
+    given: bool  #: named with ``--data-dir``
+    service: Path | None  #: the installed service's data directory, when there is one
+
+    @property
+    def is_service(self) -> bool:
+        return self.service is not None and self.path == self.service
+
+    def line(self) -> str:
+        """One line saying which directory the command uses, and whose it is."""
+        if self.is_service:
+            return f"data directory: {self.path} (the installed service's)"
+        if self.service is None:
+            return f"data directory: {self.path}"
+        how = "given with --data-dir" if self.given else "not the installed service's"
+        return f"data directory: {self.path} ({how}; the installed service uses {self.service})"
+
+    def write_problem(self, command: str) -> str | None:
+        """Why ``command`` must not write here, with the way to go on; None when it may.
+
+        It refuses a directory the running board never reads unless ``--data-dir`` named it, and the
+        service's directory to anyone but its owner: a file written there by root or the first user
+        is one the service cannot write afterwards.
+        """
+        if self.service is not None and not self.is_service and not self.given:
+            return (f"{self.path} is not the data directory of the installed service, which uses {self.service}: "
+                    f"{command} would write where the running board never looks. Pass --data-dir "
+                    f"{self.service} (as the service's user: sudo -u kipukas kipukas-board {command} ...), "
+                    f"or --data-dir {self.path} if you mean this one")
+        if self.is_service and self.path.exists():
+            owner = self.path.stat().st_uid
+            if owner != os.geteuid():
+                name = _user_name(owner)
+                return (f"{self.path} belongs to the service's user {name}: run {command} as that user so "
+                        f"what it writes stays the service's (sudo -u {name} kipukas-board {command} ...)")
+        return None
+
+    def write_note(self) -> str | None:
+        """A warning for a write into a directory named with ``--data-dir`` that is not the service's."""
+        if self.given and self.service is not None and not self.is_service:
+            return (f"note: {self.path} is not the installed service's data directory ({self.service}); "
+                    f"the running board will not see what this writes")
+        return None
+
+
+def _user_name(uid: int) -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def find_data_dir(arg: Path | None) -> DataDir:
+    """The data directory of a command without a ``--settings`` of its own (``journal``, ``catalog``,
+    ``export``): as :func:`board_data_dir` finds it for the settings file the service reads.
+
+    Raises ValueError as :func:`board_data_dir` does.
+    """
+    path = board_data_dir(arg, settings_path(None))
+    service = SERVICE_DATA_DIR if SERVICE_DATA_DIR.is_dir() else None
+    return DataDir(path, given=arg is not None, service=service)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -203,7 +203,7 @@ def board_test(args: argparse.Namespace) -> int:
     from kipukas_board.board.mapfile import MapError, load_map, map_exists
     from kipukas_board.calibrate.board_test import BoardTest, matrix_cols
     from kipukas_board.calibrate.files import CalibrationError, read_saved
-    from kipukas_board.commands.run import diagnostic_data_dir, settings_path
+    from kipukas_board.commands.run import board_data_dir, settings_path
     from kipukas_board.settings import SettingsError, load_settings
     from kipukas_board.show.layout import LayoutError, map_calibration_path
     from kipukas_board.store.map_choice import start_map
@@ -220,7 +220,7 @@ def board_test(args: argparse.Namespace) -> int:
             raise ValueError(f"{' and '.join(sim)} adapter = \"sim\" in {spath or 'the default settings'}: "
                              f"the board test checks real reeds and LEDs (bring-up 1.2 and 2.2 set them), or "
                              f"pass --sim")
-        data_dir = diagnostic_data_dir(args.data_dir, spath)
+        data_dir = board_data_dir(args.data_dir, spath)
         board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
         saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)  # as the board reads it
         if saved.error is not None:

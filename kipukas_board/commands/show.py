@@ -165,7 +165,7 @@ def leds_test(args: argparse.Namespace) -> int:
 
     from kipukas_board.board.mapfile import MapError, load_map
     from kipukas_board.calibrate.files import strip_layout
-    from kipukas_board.commands.run import diagnostic_data_dir
+    from kipukas_board.commands.run import board_data_dir
     from kipukas_board.hardware.registry import build
     from kipukas_board.settings import SettingsError
     from kipukas_board.show.colors import parse_rgb
@@ -180,7 +180,7 @@ def leds_test(args: argparse.Namespace) -> int:
                          f"to run the pattern on the simulated strip")
         color = parse_rgb(args.color)
         board = load_map(args.map or settings.map)
-        layout = strip_layout(settings, board, diagnostic_data_dir(args.data_dir, spath))
+        layout = strip_layout(settings, board, board_data_dir(args.data_dir, spath))
         count = args.count if args.count is not None else settings.led_count
         if count is None and layout.source != "default":
             count = layout.count  # a calibration written before the settings held the count

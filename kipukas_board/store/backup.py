@@ -22,7 +22,7 @@ it would be answered as done.
 
 Example::
 
-    kipukas-board journal check --data-dir ~/.local/state/kipukas-board
+    kipukas-board journal check        # the installed service's journal, else your own
     kipukas-board journal restore --data-dir ~/.local/state/kipukas-board
 """
 

@@ -96,15 +96,15 @@ def test_diagnostics_on_the_system_settings_read_the_service_data_directory(tmp_
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "home-state"))
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
     mine = tmp_path / "mine"
-    assert run_cmd.diagnostic_data_dir(mine, system) == mine  # --data-dir always wins
-    assert run_cmd.diagnostic_data_dir(None, system) == tmp_path / "home-state" / "kipukas-board"  # no service yet
+    assert run_cmd.board_data_dir(mine, system) == mine  # --data-dir always wins
+    assert run_cmd.board_data_dir(None, system) == tmp_path / "home-state" / "kipukas-board"  # no service yet
     service.mkdir(parents=True)
-    assert run_cmd.diagnostic_data_dir(None, system) == service
-    assert run_cmd.diagnostic_data_dir(None, tmp_path / "other.toml") == tmp_path / "home-state" / "kipukas-board"
+    assert run_cmd.board_data_dir(None, system) == service
+    assert run_cmd.board_data_dir(None, tmp_path / "other.toml") == tmp_path / "home-state" / "kipukas-board"
     service.chmod(0o700)
     monkeypatch.setattr(run_cmd.os, "access", lambda *_a, **_k: False)  # as a user outside the group
     with pytest.raises(ValueError, match="join the kipukas group"):
-        run_cmd.diagnostic_data_dir(None, system)
+        run_cmd.board_data_dir(None, system)
 
 
 def test_the_calibration_file_is_readable_by_the_service_group(tmp_path):

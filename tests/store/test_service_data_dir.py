@@ -1,0 +1,147 @@
+"""The admin's commands (``journal check|restore``, ``catalog import|show``, ``export``) find the data
+directory the installed service uses, as the diagnostics do, say which one they used, and refuse to
+write where the running board never looks.
+
+The Pi is faked in tmp_path: a system settings file and the service's data directory, as
+``scripts/install-pi`` leaves them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kipukas_board import cli
+from kipukas_board.cards.store import CATALOG_FILE
+from kipukas_board.commands import run as run_cmd
+from kipukas_board.store.backup import RollingBackup
+from kipukas_board.store.journal import Journal
+from kipukas_board.table.events import stand_event
+
+CARD = {"code": "RrDC", "slug": "a", "title": "A", "type": "Species", "injury_tolerance": 1, "movement": 1,
+        "keal_means": []}
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Path:
+    """The user's own state directory (the default without a service)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "home-state"))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    monkeypatch.delenv("KIPUKAS_SETTINGS", raising=False)
+    monkeypatch.setattr(run_cmd, "SYSTEM_SETTINGS", tmp_path / "etc" / "settings.toml")
+    monkeypatch.setattr(run_cmd, "SERVICE_DATA_DIR", tmp_path / "var" / "lib" / "kipukas-board")
+    return tmp_path / "home-state" / "kipukas-board"
+
+
+@pytest.fixture
+def service(home: Path) -> Path:
+    """A Pi set up by install-pi: the system settings file and the service's data directory."""
+    run_cmd.SYSTEM_SETTINGS.parent.mkdir(parents=True)
+    run_cmd.SYSTEM_SETTINGS.write_text("")
+    run_cmd.SERVICE_DATA_DIR.mkdir(parents=True)
+    return run_cmd.SERVICE_DATA_DIR
+
+
+@pytest.fixture
+def cards(tmp_path: Path) -> Path:
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps([CARD]))
+    return path
+
+
+def _journal(data: Path, events: int) -> None:
+    j = Journal.in_dir(data)
+    for i in range(events):
+        j.append(stand_event("T1", i % 2 == 0))
+    RollingBackup(j, data).run_once()
+    j.close()
+
+
+def test_journal_check_reads_the_service_journal_and_says_so(service: Path, home: Path, capsys) -> None:
+    _journal(service, 3)
+    assert cli.main(["journal", "check"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"data directory: {service} (the installed service's)"
+    assert out[1].startswith(f"{service / 'journal.sqlite'}: sound, events 1 to 3")
+    assert cli.main(["journal", "check", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["data_dir"] == str(service) and doc["service"] is True and doc["journal"]["last"] == 3
+    assert not home.exists()
+
+
+def test_journal_restore_rebuilds_the_service_journal(service: Path, capsys) -> None:
+    _journal(service, 4)
+    (service / "journal.sqlite").unlink()
+    assert cli.main(["journal", "restore"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"data directory: {service} (the installed service's)\n")
+    assert f"{service / 'journal.sqlite'} now holds events up to 4" in out
+    j = Journal.in_dir(service)
+    assert [s for s, _ in j.events()] == [1, 2, 3, 4]
+    j.close()
+
+
+def test_catalog_import_and_show_use_the_service_cards(service: Path, home: Path, cards: Path, capsys) -> None:
+    assert cli.main(["catalog", "import", str(cards)]) == 0
+    out = capsys.readouterr().out
+    assert f"data directory: {service} (the installed service's)" in out
+    assert (service / CATALOG_FILE).exists() and not home.exists()
+    assert cli.main(["catalog", "show", "RrDC"]) == 0
+    got = capsys.readouterr()
+    assert json.loads(got.out)["code"] == "RrDC"  # stdout stays the card's JSON alone
+    assert f"data directory: {service}" in got.err
+
+
+def test_export_reads_the_service_journal(service: Path, capsys) -> None:
+    _journal(service, 2)
+    assert cli.main(["export"]) == 0
+    got = capsys.readouterr()
+    assert [json.loads(line)["seq"] for line in got.out.splitlines()] == [1, 2]
+    assert f"data directory: {service}" in got.err
+
+
+def test_a_write_elsewhere_than_the_service_is_refused_unless_named(service: Path, home: Path, cards: Path,
+                                                                  tmp_path: Path, monkeypatch, capsys) -> None:
+    other = tmp_path / "bench.toml"  # settings of another board: its data directory is not the service's
+    other.write_text("")
+    monkeypatch.setenv("KIPUKAS_SETTINGS", str(other))
+    assert cli.main(["catalog", "import", str(cards)]) == 2
+    err = capsys.readouterr().err
+    assert f"{home} is not the data directory of the installed service, which uses {service}" in err
+    assert f"--data-dir {service}" in err and not home.exists()
+    _journal(home, 2)
+    assert cli.main(["journal", "restore"]) == 2
+    assert "is not the data directory of the installed service" in capsys.readouterr().err
+
+    mine = tmp_path / "mine"
+    assert cli.main(["catalog", "import", str(cards), "--data-dir", str(mine)]) == 0  # named: done, with a word
+    got = capsys.readouterr()
+    assert f"note: {mine} is not the installed service's data directory ({service})" in got.err
+    assert f"data directory: {mine} (given with --data-dir; the installed service uses {service})" in got.out
+    assert (mine / CATALOG_FILE).exists() and not (service / CATALOG_FILE).exists()
+    assert cli.main(["journal", "check"]) == 0  # a read goes on, saying whose directory it read
+    assert f"data directory: {home} (not the installed service's; the installed service uses {service})" in \
+        capsys.readouterr().out
+
+
+def test_a_write_into_the_service_directory_by_another_user_is_refused(service: Path, cards: Path,
+                                                                       monkeypatch, capsys) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: service.stat().st_uid + 1)  # root, or the Pi's first user
+    assert cli.main(["catalog", "import", str(cards)]) == 2
+    err = capsys.readouterr().err
+    assert f"{service} belongs to the service's user" in err and "sudo -u" in err
+    assert not (service / CATALOG_FILE).exists()
+    assert cli.main(["journal", "restore"]) == 2
+    assert "sudo -u" in capsys.readouterr().err
+
+
+def test_without_a_service_the_commands_use_the_users_own_directory(home: Path, cards: Path, capsys) -> None:
+    assert cli.main(["catalog", "import", str(cards)]) == 0
+    assert f"data directory: {home}\n" in capsys.readouterr().out
+    assert (home / CATALOG_FILE).exists()
+    _journal(home, 1)
+    assert cli.main(["journal", "check"]) == 0
+    assert capsys.readouterr().out.startswith(f"data directory: {home}\n")
