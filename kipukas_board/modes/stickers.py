@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from kipukas_board.install_hints import extra_hint
 from kipukas_board.textfile import atomic_path
 
 PAGE_MM = (210.0, 297.0)
@@ -37,7 +38,7 @@ def _matrix(payload: str) -> list[list[bool]]:
     try:
         import segno
     except ImportError:
-        raise StickerError("sticker sheets need segno: pip install 'kipukas-board[stickers]'") from None
+        raise StickerError(f"sticker sheets need segno: {extra_hint('stickers')}") from None
     qr = segno.make(payload, error="m", micro=False)
     return [[bool(v) for v in row] for row in qr.matrix]
 
@@ -118,8 +119,8 @@ def _pdf(items: list[tuple[str, str, str, list[list[bool]]]], path: str) -> int:
         from reportlab.lib.units import mm
         from reportlab.pdfgen import canvas
     except ImportError:
-        raise StickerError("PDF sticker sheets need reportlab: pip install 'kipukas-board[stickers]' "
-                           "(or write an .svg)") from None
+        raise StickerError(f"PDF sticker sheets need reportlab: {extra_hint('stickers')}; "
+                           "or write an .svg") from None
     pdf = canvas.Canvas(path, pagesize=(PAGE_MM[0] * mm, PAGE_MM[1] * mm), invariant=1)
     pdf.setTitle("Card stickers")
     page_h = PAGE_MM[1]

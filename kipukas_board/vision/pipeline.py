@@ -80,6 +80,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kipukas_board.cards.payload import PayloadError, parse_payload
+from kipukas_board.install_hints import extra_hint
 from kipukas_board.vision.decoders import Decoded, DecoderTimeout, available_decoders
 from kipukas_board.vision.preprocess import Frame
 
@@ -297,7 +298,8 @@ class Pipeline:
                 decoders.update({n: IsolatedDecoder(n) for n in ISOLATED_DECODERS if n in decoders})
         self.decoders = decoders
         if not self.decoders:
-            raise RuntimeError("no QR decoder is installed (pip install 'kipukas-board[vision]')")
+            raise RuntimeError(f"no QR decoder is installed: {extra_hint('vision')}; on a Pi, "
+                               "sudo scripts/install-pi")
         chosen = DEFAULT_STRATEGIES if strategies is None else tuple(strategies)
         self.strategies = tuple(s for s in chosen if s.decoder in self.decoders)
         self.budget_ms = budget_ms

@@ -219,7 +219,7 @@ def test_the_board_starts_without_loading_the_cad_library() -> None:
 def test_without_the_cad_extra_the_command_says_how_to_install_it(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.setattr(cad, "available", lambda: False)
     assert main(["hardware", "parts", "--map", "kipuka-8", "--out", str(tmp_path)]) == 1
-    assert "pip install 'kipukas-board[parts]'" in capsys.readouterr().err
+    assert ".venv/bin/pip install -e '.[parts]'" in capsys.readouterr().err
     assert (tmp_path / "kipuka-8-template.svg").exists()
 
 

@@ -13,8 +13,10 @@ import importlib
 import importlib.util
 import types
 
-INSTALL_HINT = ("the printed parts need the CAD extra: pip install 'kipukas-board[parts]' "
-                "(build123d, trimesh, matplotlib, reportlab; about 700 MB on a development machine, not the Pi)")
+from kipukas_board.install_hints import extra_hint
+
+INSTALL_HINT = (f"the printed parts need the CAD extra: {extra_hint('parts')}; build123d, trimesh, matplotlib, "
+                f"reportlab, about 700 MB on a development machine, not the Pi")
 
 
 class CadMissing(RuntimeError):
