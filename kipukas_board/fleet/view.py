@@ -80,11 +80,16 @@ class BoardSummary:
                 for p in self.state.get("players") or [] if isinstance(p, dict)]
 
     def to_json(self) -> dict[str, Any]:
-        diel = self.state.get("diel") if isinstance(self.state.get("diel"), dict) else {}
+        players = self.players()
+        # A board with no game (no players named by a new game) still reports Kipukas's first phase,
+        # "setup", and diel cycle 0: they describe no game, so the summary gives none (the page's "–").
+        game_on = bool(players)
+        diel = self.state.get("diel") if game_on and isinstance(self.state.get("diel"), dict) else {}
         return {"board_id": self.board_id, "name": self.name or self.board_id, "online": self.online,
                 "game": self.state.get("game", "kipukas" if self.state else None),
-                "phase": self.state.get("phase"), "cycle": diel.get("cycle"), "diel_phase": diel.get("phase"),
-                "winner": self.state.get("winner"), "players": self.players(),
+                "phase": self.state.get("phase") if game_on else None, "cycle": diel.get("cycle"),
+                "diel_phase": diel.get("phase"), "winner": self.state.get("winner") if game_on else None,
+                "players": players,
                 "last_seq": self.last_seq, "last_event_at": self.last_event_at, "events": self.events,
                 "duplicates": self.duplicates, "missed": self.missed, "alarms": self.alarms()}
 

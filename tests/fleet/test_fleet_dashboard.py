@@ -21,9 +21,11 @@ from mqtt_broker import Mosquitto
 from test_fleet_publish import fleet_board, toggle, wait_for
 from web_helpers import CHROMIUM, CHROMIUM_ARGS, PIN
 
+from kipukas_board.board.mapfile import load_map
 from kipukas_board.cli import main
 from kipukas_board.fleet.dashboard import Dashboard, make_server
 from kipukas_board.fleet.view import BoardSummary, FleetView
+from kipukas_board.modes import new_table, state_json
 from kipukas_board.settings import BrokerAddress
 from kipukas_board.web.server import create_app
 from kipukas_board.web.serving import make_server as make_board_server
@@ -71,6 +73,14 @@ def test_players_and_territories_held_are_counted_per_seat() -> None:
     assert [(p["name"], p["territories"]) for p in doc["players"]] == [("Ana", 2), ("Bo", 1)]
     assert (doc["phase"], doc["cycle"], doc["diel_phase"]) == ("play", 3, "night")
     assert doc["alarms"] == ["board offline", "sensor link down", "camera seat 2 failing", "journal not writing"]
+
+
+def test_a_board_with_no_game_reports_no_phase_and_no_cycle() -> None:
+    """A board with no game still has Kipukas's first phase ("setup") and diel cycle 0 in its state;
+    the dashboard shows neither beside "No game."."""
+    doc = BoardSummary("t", state=state_json(new_table(load_map("kipuka-8")))).to_json()
+    assert doc["players"] == [] and doc["game"] == "kipukas"
+    assert (doc["phase"], doc["cycle"], doc["diel_phase"], doc["winner"]) == (None, None, None, None)
 
 
 def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, monkeypatch) -> None:
@@ -125,6 +135,9 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
                 assert "Ana (" in page.inner_text('tr[data-board="table-01"]')
                 # a board with no game says so in a sentence, as every empty note does
                 assert page.text_content('tr[data-board="table-02"] td[data-label="players"]') == "No game."
+                assert page.text_content('tr[data-board="table-02"] td[data-label="phase"]') == "–"  # not "setup"
+                assert page.text_content('tr[data-board="table-02"] td[data-label="cycle"]') == "–"
+                assert by_id(url)["table-02"]["phase"] is None
                 one.stop()  # the board goes away: its row turns to offline, live
                 page.wait_for_selector('tr[data-board="table-01"].offline', timeout=10_000)
                 assert "board offline" in page.inner_text('tr[data-board="table-01"]')
