@@ -82,6 +82,47 @@ class StillQueued(TimeoutError):
         #: by a page route, so a tap sent again then gets the answer its first sending would have had.
         self.answer: Callable[[int], tuple[int, bytes]] | None = None
 
+    def then(self, finish: Callable[[int], tuple[int, bytes]]) -> StillQueued:
+        """Run ``finish(seq)`` once, when the event is done: what its caller does after the event (write
+        a file, read the switches again), and the answer it would have given (status, JSON body), which
+        becomes :attr:`answer`. It runs on a thread of its own, never the core's (it may submit events
+        and wait for them), after the event is journaled and applied; not at all if it could not
+        be journaled. :attr:`pending` then stands for both: it is done, with the journal number, once
+        ``finish`` has run, so a tap sent again meanwhile is answered only when all of it is done.
+        Returns ``self``, to raise again.
+
+        Example::
+
+            >>> from concurrent.futures import Future
+            >>> core: Future[int] = Future()
+            >>> late = StillQueued(0.1, core).then(lambda seq: (200, b'{"seq": %d}' % seq))
+            >>> core.set_result(7)
+            >>> late.pending.result(5), late.answer(7)
+            (7, (200, b'{"seq": 7}'))
+        """
+        core = self.pending
+        finished: Future[int] = Future()
+        answers: list[tuple[int, bytes]] = []
+
+        def run(seq: int) -> None:
+            try:
+                answers.append(finish(seq))
+            except Exception:  # the event is done all the same: a tap sent again must not do it again
+                log.exception("what follows event %d, done late, failed", seq)
+            finished.set_result(seq)
+
+        def done(outcome: Future[int]) -> None:  # on the core thread, as it finishes the event
+            error = outcome.exception()
+            if error is not None:
+                finished.set_exception(error)
+                return
+            threading.Thread(target=run, args=(outcome.result(),), name="late-event", daemon=True).start()
+
+        core.add_done_callback(done)
+        self.pending = finished
+        self.answer = lambda seq: answers[0]  # none when finish failed: the tap is told "done" (web/taps.py)
+        return self
+
 
 class MapBusy(Exception):
     """The map cannot change now (a game is under way, a calibration walk is open); the message says why."""

@@ -67,7 +67,12 @@ class Submitter:
         self.recorder = EffectsBySeq()
         board.subscribe(self.recorder)
 
-    def __call__(self, event: dict[str, Any]) -> Response | tuple[Response, int]:
+    def __call__(self, event: dict[str, Any], then: Callable[[int, bool], None] | None = None,
+                 ) -> Response | tuple[Response, int]:
+        """Journal ``event`` and answer with its effects. ``then(seq, taken)``: what the route does
+        after the event (journal number ``seq``; ``taken``: the rules did not refuse it), run once,
+        before the answer: in this request, or, when the busy core does the event late (503 "still
+        under way"), once it is done (:meth:`StillQueued.then <kipukas_board.core_loop.StillQueued.then>`)."""
         try:
             check_event(event)
             # the tap is journaled with it: done once across a restart
@@ -75,9 +80,16 @@ class Submitter:
         except EventError as exc:
             raise BadRequest(str(exc)) from None
         except StillQueued as exc:  # answered 503 (web/taps.py); the tap's answer, once it is done, is this one
-            exc.answer = lambda seq: self._answer_bytes(event, seq)
-            raise
+            def late(seq: int) -> tuple[int, bytes]:
+                doc, status = self.answer(event, seq)
+                if then is not None:
+                    then(seq, status == 200)
+                return status, json.dumps(doc).encode()
+
+            raise exc.then(late) from None
         doc, status = self.answer(event, seq)
+        if then is not None and seq is not None:
+            then(seq, status == 200)
         return jsonify(doc), status
 
     def answer(self, event: dict[str, Any], seq: int | None) -> tuple[dict[str, Any], int]:
@@ -87,11 +99,6 @@ class Submitter:
             return {"ok": False, "error": "; ".join(e["text"] for e in effects), "seq": seq,
                     "event": event, "effects": effects}, 409
         return {"ok": True, "seq": seq, "event": event, "effects": effects}, 200
-
-    def _answer_bytes(self, event: dict[str, Any], seq: int) -> tuple[int, bytes]:
-        """:meth:`answer` as the status and JSON body a tap memory keeps (outside any request)."""
-        doc, status = self.answer(event, seq)
-        return status, json.dumps(doc).encode()
 
     def unless_refused(self, event: dict[str, Any],
                        why_not: Callable[[Any, dict[str, Any]], str | None]) -> Response | tuple[Response, int]:

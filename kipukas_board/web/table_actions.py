@@ -54,7 +54,7 @@ def register(app: Any, board: TableActionsBoard) -> None:
     # Redo: the actions undo took back, kept in the journal's database so a restart still offers them;
     # any new action in between makes them stale (kipukas_board.web.redo).
     redo_stack = RedoStack(board.journal)
-    undo_lock = threading.Lock()
+    undo_lock = threading.RLock()  # re-entered by an undo's follow-up run in its own request
 
     @app.errorhandler(Conflict)
     def _conflict(exc: Conflict) -> tuple[Response, int]:
@@ -160,10 +160,13 @@ def register(app: Any, board: TableActionsBoard) -> None:
             if undo_top(state()) != undo_top(s):
                 raise Conflict("the board changed meanwhile; look again before undoing")
             redo_ready()  # an offer left from before the action now undone is stale: drop it first
-            resp = submit({"type": "undo"})
-            if original is not None and not isinstance(resp, tuple):
-                redo_stack.push(original, undo_top(state()))
-        return resp
+
+            def undone(seq: int, taken: bool) -> None:  # in this request, or once the busy core did it
+                if original is not None and taken:
+                    with undo_lock:
+                        redo_stack.push(original, undo_top(state()))
+
+            return submit({"type": "undo"}, then=undone)
 
 
     @app.post("/api/actions/redo")
@@ -175,9 +178,12 @@ def register(app: Any, board: TableActionsBoard) -> None:
             if taken is None:
                 raise Conflict("nothing to redo (only what undo just took back, before anything else is done)")
             event, rest = taken
-            resp = submit(event)
-            redo_stack.after_redo(rest, undo_top(state()), done=not isinstance(resp, tuple))
-        return resp
+
+            def redone(seq: int, done: bool) -> None:  # in this request, or once the busy core did it
+                with undo_lock:
+                    redo_stack.after_redo(rest, undo_top(state()), done=done)
+
+            return submit(event, then=redone)
 
 
     exports = threading.BoundedSemaphore(MAX_EXPORTS)

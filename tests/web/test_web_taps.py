@@ -413,3 +413,58 @@ def test_a_tap_under_way_is_not_pushed_out_by_newer_ones_and_their_number_is_bou
     taps.pending(lost, refused_event)
     refused_event.set_exception(RuntimeError("the disk is full"))
     assert taps.begin(lost) is None, "a tap whose event was refused did nothing: sent again, it is done"
+
+
+def test_an_undo_and_a_redo_the_busy_core_does_late_still_keep_redo_right(
+        data_dir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undo keeps what it took back for redo, redo keeps the rest of what undo took back: both after
+    their event. Done late by the busy core (503 "still under way"), that must still happen, once:
+    the late undo offers its action for redo, the late redo leaves the older undone action offered."""
+    from kipukas_board.modes.kipukas.on_table import kipukas_state
+    from kipukas_board.web import submit, taps
+    from tests.web_helpers import serve_board
+
+    def redo_offer(url: str) -> str | None:
+        import json
+        import urllib.request
+
+        with urllib.request.urlopen(url + "/api/undo", timeout=10) as resp:
+            offer = json.loads(resp.read())["redo"]
+        return offer["action"] if offer else None
+
+    with serve_board(data_dir) as srv:
+        board = srv.board
+        assert _post(srv.url, "/api/actions/new-game", None, {"players": PLAYERS, "first_placer": 1})[0] == 200
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            board.sim_set_stand(sid, True)
+        assert _post(srv.url, "/api/actions/roll-dice", None, {"kind": "d6"})[0] == 200
+        seat = 2 if kipukas_state(board.state).initiative == 1 else 1
+        assert _post(srv.url, "/api/actions/initiative", None, {"seat": seat})[0] == 200
+        assert _post(srv.url, "/api/actions/undo")[0] == 200  # the initiative undone in time
+        assert redo_offer(srv.url) == "take_initiative"
+
+        monkeypatch.setattr(submit, "WAIT_S", 0.3)
+        monkeypatch.setattr(taps, "WAIT_S", 0.3)
+        gate = threading.Event()
+        real_append = board.journal.append
+
+        def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+            if event.get("type") in ("undo", "dice_roll"):
+                gate.wait(20)
+            return real_append(event, tap=tap)
+
+        monkeypatch.setattr(board.journal, "append", held_append)
+        # the late undo takes the roll back and offers it; the late redo rolls it again, and the
+        # initiative undone before is offered again
+        for action, offered in (("undo", "dice_roll"), ("redo", "take_initiative")):
+            gate.clear()
+            status, _, doc = _post(srv.url, f"/api/actions/{action}", f"late-{action}")
+            assert status == 503 and "still under way" in doc["error"], (action, status, doc)
+            monkeypatch.setattr(taps, "WAIT_S", 10.0)
+            threading.Timer(0.3, gate.set).start()
+            status, _, doc = _post(srv.url, f"/api/actions/{action}", f"late-{action}")
+            monkeypatch.setattr(taps, "WAIT_S", 0.3)
+            assert status == 200 and doc["ok"], (action, status, doc)
+            assert redo_offer(srv.url) == offered, f"after the late {action}, redo must offer {offered}"
+        rolls = [e for _, e in board.journal.events() if e["type"] == "dice_roll"]
+        assert len(rolls) == 2 and rolls[0]["rolls"] == rolls[1]["rolls"], "rolled once, redone with its rolls"
