@@ -134,6 +134,7 @@ class BoardApp:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self._report_lock = threading.Lock()
+        self._map_lock = threading.Lock()  # map_picked: one pick's file written at a time
         self._report: tuple[int, dict[str, Any]] | None = None  # (journal length, the report then)
         try:  # another board's journal is refused before anything of it is replayed
             self.identity = claim_journal(self.journal, self.data_dir,
@@ -326,11 +327,19 @@ class BoardApp:
 
         The pick is an input: it is journaled as a ``map`` event first (replay starts the board on it
         the same way a start does), then the core's subscriber :meth:`_follow_map` gives the lights
-        and the sensors that map's own calibration, and the pick is written to the data directory so
-        a restart comes back on it (:mod:`kipukas_board.store.map_choice`). Returns the event's
-        journal number. Raises ``ValueError`` for a map that is not shipped and :class:`MapBusy`
+        and the sensors that map's own calibration, and :meth:`map_picked` keeps the pick. Returns the
+        event's journal number. Raises ``ValueError`` for a map that is not shipped and :class:`MapBusy`
         while a game runs (the rules core refuses it too, should a game start in between).
         """
+        seq = self.submit_map(name)
+        self.map_picked(name, seq)
+        return seq
+
+    def submit_map(self, name: str, timeout: float = 10.0, tap: str | None = None) -> int:
+        """The first half of :meth:`pick_map`: journal and apply the ``map`` event for ``name``
+        (``tap``: the phone's tap that sent it); its journal number. Raises what :meth:`pick_map`
+        does, and :class:`~kipukas_board.core_loop.StillQueued` when the busy core has not done it
+        within ``timeout`` seconds: then :meth:`map_picked` is still owed once it is done."""
         shipped = available_maps()
         if name not in shipped:
             raise ValueError(f"no shipped map {name!r:.60}; the board ships {', '.join(shipped)}")
@@ -338,15 +347,23 @@ class BoardApp:
         if why is not None:
             raise MapBusy(why)
         board = load_map(name)
-        seq = self.loop.submit(map_event(board.name, board.source_text or "", board.source))
-        now = self.loop.state.board
-        if now.structure() != board.structure():
-            problems = self.loop.state.problems
-            raise MapBusy(problems[-1] if problems else f"the board stays on {now.name}")
-        write_choice(self.data_dir, name)
+        seq = self.loop.submit(map_event(board.name, board.source_text or "", board.source), timeout=timeout, tap=tap)
+        assert seq is not None  # waited for
+        return seq
+
+    def map_picked(self, name: str, seq: int) -> None:
+        """The second half of :meth:`pick_map`, once its event (journal number ``seq``) is done, in
+        time or late: the pick written to the data directory, so a restart comes back on it
+        (:mod:`kipukas_board.store.map_choice`), and the switches read again through the new map's
+        channel map. :class:`MapBusy` when the map did not come onto the table (the rules refused it)."""
+        with self._map_lock:  # two picks finishing at once: the one that sees the table last writes last
+            now = self.loop.state.board
+            if now.structure() != load_map(name).structure():
+                problems = self.loop.state.problems
+                raise MapBusy(problems[-1] if problems else f"the board stays on {now.name}")
+            write_choice(self.data_dir, name)
         log.info("map %s picked on the page (journal event %d)", name, seq)
         self._reconcile()  # a real board's switches, read through the new map's channel map
-        return seq
 
     def _follow_map(self, state: TableState, effects: list[dict[str, Any]]) -> None:
         """On the core thread, when a ``map`` event put another map on the table: that map's LED layout,

@@ -151,8 +151,14 @@ class MapChoice(Protocol):
         """Why the map may not change now, or None."""
         ...
 
-    def pick_map(self, name: str) -> int:
-        """Put the shipped map ``name`` on the table; returns the map event's journal number."""
+    def submit_map(self, name: str, timeout: float = 10.0, tap: str | None = None) -> int:
+        """Journal and apply the event that puts the shipped map ``name`` on the table; its journal
+        number (``StillQueued`` when the busy core has not done it within ``timeout`` seconds)."""
+        ...
+
+    def map_picked(self, name: str, seq: int) -> None:
+        """Once the map event ``seq`` is done: keep the pick for a restart, read the switches again
+        (``MapBusy`` when the map did not come onto the table)."""
         ...
 
 

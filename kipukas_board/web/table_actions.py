@@ -18,6 +18,7 @@ are its mode's routes (Kipukas's in :mod:`kipukas_board.modes.kipukas.actions`):
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -27,8 +28,10 @@ from flask import Response, jsonify
 from kipukas_board import strictjson
 from kipukas_board.board.mapfile import available_maps
 from kipukas_board.board.places import territory_names
-from kipukas_board.core_loop import MapBusy
+from kipukas_board.core_loop import MapBusy, StillQueued
 from kipukas_board.show.layout import map_key
+from kipukas_board.web import submit as submission
+from kipukas_board.web import taps
 from kipukas_board.web.narrate import describe
 from kipukas_board.web.redo import RedoStack
 from kipukas_board.web.served import GameRoutes, MapChoice, Records
@@ -78,22 +81,36 @@ def register(app: Any, board: TableActionsBoard) -> None:
     @app.post("/api/actions/map")
     @pin
     def pick_map() -> Response:
-        """Put another shipped map on the table while no game runs (see ServedBoard.pick_map)."""
+        """Put another shipped map on the table while no game runs (see BoardApp.pick_map)."""
         body = json_body()
         only(body, {"map"})
         name = body.get("map")
         if not isinstance(name, str):
             raise BadRequest(f"field 'map' must be a shipped map's name ({', '.join(available_maps())}), "
                              f"got {name!r:.60}")
-        try:
-            seq = board.pick_map(name)
+
+        def picked(seq: int) -> dict[str, Any]:
+            """What follows the map event once it is done (in time, or late): the pick kept, redo dropped."""
+            board.map_picked(name, seq)
             redo_stack.clear()  # an undone new game must not come back on another map
+            now = state().board
+            return {"ok": True, "seq": seq, "map": {"key": map_key(now), "name": now.name}}
+
+        def picked_late(seq: int) -> tuple[int, bytes]:
+            try:
+                return 200, json.dumps(picked(seq)).encode()
+            except MapBusy as exc:
+                return 409, json.dumps({"error": str(exc)}).encode()
+
+        try:
+            seq = board.submit_map(name, timeout=submission.WAIT_S, tap=taps.current())
+            return jsonify(picked(seq))
+        except StillQueued as exc:  # answered 503: the pick is finished once the busy core has done it
+            raise exc.then(picked_late) from None
         except MapBusy as exc:
             raise Conflict(str(exc)) from None
         except ValueError as exc:
             raise BadRequest(f"field 'map': {exc}") from None
-        now = state().board
-        return jsonify({"ok": True, "seq": seq, "map": {"key": map_key(now), "name": now.name}})
 
 
     def event_at(seq: int | None) -> dict[str, Any] | None:

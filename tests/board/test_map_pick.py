@@ -3,8 +3,13 @@ the pick kept across a restart (and an explicit --map winning over it), refused 
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from web_helpers import PIN, post_action, serve_board
@@ -16,6 +21,7 @@ from kipukas_board.calibrate import files
 from kipukas_board.modes.kipukas.on_table import kipukas_state
 from kipukas_board.settings import Settings
 from kipukas_board.show.layout import default_layout, map_calibration_path
+from kipukas_board.store import map_choice
 from kipukas_board.store.map_choice import read_choice
 from kipukas_board.table.events import map_event
 from kipukas_board.web.map_list import shipped_maps
@@ -312,3 +318,68 @@ def test_a_seat_camera_follows_the_picked_maps_calibration_and_goes_back_to_auto
         assert cam.controls == {}
     finally:
         board.stop()
+
+
+def _tap(url: str, path: str, tap: str, body: object) -> tuple[int, dict[str, Any]]:
+    """``body`` POSTed over real HTTP with the PIN and ``tap`` as its X-Tap, as the page sends a tap:
+    the status and JSON of the answer."""
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Admin-Pin": PIN, "X-Tap": tap})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_pick_the_busy_core_does_late_still_keeps_the_map_rereads_the_switches_and_drops_redo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core loop is busy (the journal's write of the map event is held): the pick is answered
+    "still under way" (503) and done in its turn. What the pick does after its event must still be
+    done, once: map-choice.json written (a restart comes back on the picked map), the switches read
+    again through the new map, redo's offer dropped. The phone's repeat, answered once it is all
+    done, finds it so."""
+    from kipukas_board import app as app_module
+    from kipukas_board.web import redo, submit, taps
+
+    with serve_board(tmp_path, map_name="kipuka-8") as srv:
+        board = srv.board
+        post_action(srv.url, "/api/actions/new-game", {"players": PLAYERS, "first_placer": 1})
+        post_action(srv.url, "/api/actions/undo", {"confirm": "new_game"})
+        assert board.journal.note(redo.NOTE), "undo offers the new game for redo"
+        monkeypatch.setattr(submit, "WAIT_S", 0.3)  # the action's wait for the core, 6 s on the board
+        monkeypatch.setattr(taps, "WAIT_S", 0.3)  # a repeat's wait for the first sending
+        before = board.journal.last_seq()
+        gate = threading.Event()
+        real_append = board.journal.append
+
+        def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+            if event.get("type") == "map":
+                gate.wait(30)
+            return real_append(event, tap=tap)
+
+        rereads: list[int] = []
+        real_reconcile = board._reconcile
+        monkeypatch.setattr(board, "_reconcile", lambda: (rereads.append(1), real_reconcile())[1])
+        writes: list[str] = []
+        monkeypatch.setattr(app_module, "write_choice", lambda d, name: (writes.append(name),
+                                                                         map_choice.write_choice(d, name))[1])
+        monkeypatch.setattr(board.journal, "append", held_append)
+        status, doc = _tap(srv.url, "/api/actions/map", "late-pick", {"map": "kipuka-12"})
+        assert status == 503 and "still under way" in doc["error"], (status, doc)
+        assert read_choice(tmp_path) is None and not rereads
+
+        monkeypatch.setattr(taps, "WAIT_S", 10.0)
+        threading.Timer(0.3, gate.set).start()  # the core gets to it while the repeat waits
+        status, doc = _tap(srv.url, "/api/actions/map", "late-pick", {"map": "kipuka-12"})
+        assert status == 200 and doc["ok"], (status, doc)
+        assert doc["map"] == {"key": "kipuka-12", "name": "Kipuka of Twelve"}, doc
+        maps = [seq for seq, e in board.journal.events() if seq > before and e["type"] == "map"]
+        assert len(maps) == 1 and doc["seq"] == maps[0], "the map was picked once, and the answer says where"
+        assert read_choice(tmp_path) == "kipuka-12", "the late pick was not kept for a restart"
+        assert writes == ["kipuka-12"] and rereads == [1], "what follows the pick was not done exactly once"
+        assert board.journal.note(redo.NOTE) is None, "redo still offers the new game undone on the old map"
+        assert _tap(srv.url, "/api/actions/map", "late-pick", {"map": "kipuka-12"}) == (status, doc)
+        assert writes == ["kipuka-12"] and rereads == [1]
+    with serve_board(tmp_path, map_name="kipuka-8") as srv:  # the settings still say kipuka-8
+        assert srv.board.loop.state.board.name == "Kipuka of Twelve"
