@@ -32,7 +32,7 @@ from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
 from kipukas_board.cards.store import CardStore
-from kipukas_board.core_loop import CoreLoop, MapBusy, Subscriber
+from kipukas_board.core_loop import CoreLoop, MapBusy, StillQueued, Subscriber
 from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors.port import SwitchChange
@@ -409,6 +409,8 @@ class BoardApp:
         source = "sim" if self.sim else "sensor"
         try:
             self.loop.submit(stand_event(sid, change.closed, source))
+        except StillQueued:  # journaled in its turn: the token did move, and the switch stays as it is
+            log.warning("switch %s (stand %s): the busy core will journal it in its turn", change.channel, sid)
         except JournalWriteError as exc:
             if isinstance(self.sensors, SimulatedStandSensors):
                 raise  # the simulated hand is refused and its switch put back (the page is told why)

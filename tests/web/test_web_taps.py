@@ -468,3 +468,34 @@ def test_an_undo_and_a_redo_the_busy_core_does_late_still_keep_redo_right(
             assert redo_offer(srv.url) == offered, f"after the late {action}, redo must offer {offered}"
         rolls = [e for _, e in board.journal.events() if e["type"] == "dice_roll"]
         assert len(rolls) == 2 and rolls[0]["rolls"] == rolls[1]["rolls"], "rolled once, redone with its rolls"
+
+
+def test_a_simulated_token_the_busy_core_records_late_stays_where_the_hand_put_it(
+        data_dir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stand's change the busy core has not journaled in time is still journaled in its turn: the
+    simulated switch must not be put back as if it had been refused, or the switch and the game
+    disagree (the journal says a token is on the stand, the switch that it is not)."""
+    from tests.web_helpers import serve_board
+
+    with serve_board(data_dir) as srv:
+        board = srv.board
+        gate = threading.Event()
+        real_append = board.journal.append
+        real_submit = board.loop.submit
+
+        def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+            if event.get("type") == "stand":
+                gate.wait(20)
+            return real_append(event, tap=tap)
+
+        def quick_submit(event, wait=True, timeout=10.0, tap=None):  # type: ignore[no-untyped-def]
+            return real_submit(event, wait, min(timeout, 0.3), tap)  # the core's wait, 10 s on the board
+
+        monkeypatch.setattr(board.journal, "append", held_append)
+        monkeypatch.setattr(board.loop, "submit", quick_submit)
+        status, _, doc = _post(srv.url, "/api/sim/stands/T1", None, {"occupied": True})
+        gate.set()
+        assert status == 200 and doc["changed"], (status, doc)
+        real_submit({"type": "undo"}, timeout=10)  # behind it: the stand's event is done by now
+        assert board.sensors.snapshot().get("T1") is True, "the hand's token was taken back"
+        assert board.state.switches["T1"] is True, "the late stand event was not journaled"
