@@ -1,10 +1,11 @@
 """The organiser's view of every board: what the dashboard shows and the load bench counts.
 
 :class:`FleetView` subscribes to every board's topics (``kipukas/+/state``, ``/events``, ``/health``)
-and keeps one summary per board: its name, players and the territories each holds, the phase and
-the diel cycle, the last event's number and when it came, and the alarms an organiser must see at
-once (offline, sensor link down, camera failing, journal not writing). Events are de-duplicated by
-board and sequence number, as the contract asks of every consumer.
+and keeps one summary per board: its name, the game on its table (Kipukas, a card duel or Creature
+Combat Territory: :mod:`~kipukas_board.fleet.games` reads each) with its players and progress, the last
+event's number and when it came, and the alarms an organiser must see at once (offline, sensor link
+down, camera failing, journal not writing). Events are de-duplicated by board and sequence number, as
+the contract asks of every consumer.
 
 It only reads: it publishes nothing and sends no command to a board.
 
@@ -31,6 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from kipukas_board.fleet import topics
+from kipukas_board.fleet.games import game_on_table, paused_title
 from kipukas_board.fleet.mqtt import KEEPALIVE_S, make_client
 from kipukas_board.settings import BrokerAddress
 
@@ -72,24 +74,18 @@ class BoardSummary:
             out.append("core loop stalled")
         return out
 
-    def players(self) -> list[dict[str, Any]]:
-        held: collections.Counter[Any] = collections.Counter(
-            t.get("owner") for t in self.state.get("territories") or [] if isinstance(t, dict))
-        return [{"seat": p.get("seat"), "name": p.get("name"), "color": p.get("color"),
-                 "territories": held.get(p.get("seat"), 0)}
-                for p in self.state.get("players") or [] if isinstance(p, dict)]
-
     def to_json(self) -> dict[str, Any]:
-        players = self.players()
-        # A board with no game (no players named by a new game) still reports Kipukas's first phase,
-        # "setup", and diel cycle 0: they describe no game, so the summary gives none (the page's "–").
-        game_on = bool(players)
-        diel = self.state.get("diel") if game_on and isinstance(self.state.get("diel"), dict) else {}
+        game = game_on_table(self.state)
+        # A board with no game (no players named by a new game, no duel or Creature Combat game) still
+        # reports Kipukas's first phase, "setup", and diel cycle 0: they describe no game, so the summary
+        # gives none (the page's "No game." and "–").
         return {"board_id": self.board_id, "name": self.name or self.board_id, "online": self.online,
                 "game": self.state.get("game", "kipukas" if self.state else None),
-                "phase": self.state.get("phase") if game_on else None, "cycle": diel.get("cycle"),
-                "diel_phase": diel.get("phase"), "winner": self.state.get("winner") if game_on else None,
-                "players": players,
+                "playing": game.game if game else None, "title": game.title if game else None,
+                "progress": game.progress if game else None, "paused": paused_title(self.state),
+                "phase": game.phase if game else None, "cycle": game.cycle if game else None,
+                "diel_phase": game.diel_phase if game else None, "winner": game.winner if game else None,
+                "players": game.players if game else [],
                 "last_seq": self.last_seq, "last_event_at": self.last_event_at, "events": self.events,
                 "duplicates": self.duplicates, "missed": self.missed, "alarms": self.alarms()}
 

@@ -26,6 +26,7 @@ from kipukas_board.cli import main
 from kipukas_board.fleet.dashboard import Dashboard, make_server
 from kipukas_board.fleet.view import BoardSummary, FleetView
 from kipukas_board.modes import new_table, state_json
+from kipukas_board.modes.duel.rules import example_new_game
 from kipukas_board.settings import BrokerAddress
 from kipukas_board.web.server import create_app
 from kipukas_board.web.serving import make_server as make_board_server
@@ -96,17 +97,26 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
     url = f"http://127.0.0.1:{server.effective_port}"
     one = fleet_board(tmp_path / "one", broker.url, "table-01")
     two = fleet_board(tmp_path / "two", broker.url, "table-02")
-    one.start()
-    two.start()
+    three = fleet_board(tmp_path / "three", broker.url, "table-03")
+    for board in (one, two, three):
+        board.start()
     try:
         new_game(one, ["Ana", "Bo"])
         toggle(one, 2)
+        # A card duel on table-03, as the duel page starts one (its decks written in), one turn played.
+        three.loop.submit(example_new_game())
+        three.loop.submit({"type": "duel_pass", "seat": 1})
+        wait_for(lambda: by_id(url).get("table-03", {}).get("progress") == "turn 2 · Ben to play",
+                 why="table-03's duel on the dashboard")
         wait_for(lambda: by_id(url).get("table-01", {}).get("players"), why="table-01's players on the dashboard")
         wait_for(lambda: "table-02" in by_id(url), why="table-02 on the dashboard")
         row = by_id(url)["table-01"]
         assert row["name"] == "Table 01" and [p["name"] for p in row["players"]] == ["Ana", "Bo"]
         assert row["online"] is True and row["alarms"] == [] and row["last_seq"] == one.journal.last_seq()
-        assert row["phase"] == one.state_json()["phase"]
+        assert row["phase"] == one.state_json()["phase"] and row["title"] == "Kipukas"
+        duel = by_id(url)["table-03"]
+        assert (duel["game"], duel["title"], duel["phase"], duel["cycle"]) == ("duel", "Card duel", "play", None)
+        assert [(p["name"], p["detail"]) for p in duel["players"]] == [("Ana", "3/3 Hearts"), ("Ben", "3/3 Hearts")]
 
         broken = {**two.sensors.health(), "ok": False, "connected": False, "last_error": "unplugged"}
         monkeypatch.setattr(two.sensors, "health", lambda: broken)
@@ -133,11 +143,20 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
                 page.wait_for_selector('tr[data-board="table-02"].alarm')
                 assert "sensor link down" in page.inner_text('tr[data-board="table-02"]')
                 assert "Ana (" in page.inner_text('tr[data-board="table-01"]')
+                assert page.text_content('tr[data-board="table-01"] td[data-label="game"]') == "Kipukas"
                 # a board with no game says so in a sentence, as every empty note does
-                assert page.text_content('tr[data-board="table-02"] td[data-label="players"]') == "No game."
-                assert page.text_content('tr[data-board="table-02"] td[data-label="phase"]') == "–"  # not "setup"
-                assert page.text_content('tr[data-board="table-02"] td[data-label="cycle"]') == "–"
+                assert page.text_content('tr[data-board="table-02"] td[data-label="game"]') == "No game."
+                assert page.text_content('tr[data-board="table-02"] td[data-label="players"]') == "–"
+                assert page.text_content('tr[data-board="table-02"] td[data-label="progress"]') == "–"  # not "setup"
                 assert by_id(url)["table-02"]["phase"] is None
+                # a duel says so, with its two players, their Hearts and whose turn it is
+                duel_row = 'tr[data-board="table-03"]'
+                assert page.text_content(f'{duel_row} td[data-label="game"]') == "Card duel"
+                assert page.text_content(f'{duel_row} td[data-label="players"]') == "Ana (3/3 Hearts)Ben (3/3 Hearts)"
+                assert page.text_content(f'{duel_row} td[data-label="progress"]') == "turn 2 · Ben to play"
+                box = page.locator(duel_row).bounding_box()
+                assert box is not None and box["width"] <= 390, box  # a card of its own at phone width
+                page.screenshot(path=str(tmp_path / "dashboard-duel-390.png"), full_page=True)
                 one.stop()  # the board goes away: its row turns to offline, live
                 page.wait_for_selector('tr[data-board="table-01"].offline', timeout=10_000)
                 assert "board offline" in page.inner_text('tr[data-board="table-01"]')
@@ -145,14 +164,14 @@ def test_the_dashboard_shows_every_board_live_with_its_alarms(broker, tmp_path, 
                 page.set_viewport_size({"width": 1280, "height": 720})
                 page.screenshot(path=str(tmp_path / "dashboard-1280.png"))
                 if os.environ.get("KIPUKAS_SHOTS"):
-                    for name in ("dashboard-390.png", "dashboard-1280.png"):
+                    for name in ("dashboard-duel-390.png", "dashboard-390.png", "dashboard-1280.png"):
                         Path(os.environ["KIPUKAS_SHOTS"], name).write_bytes((tmp_path / name).read_bytes())
                 assert not errors, errors
             finally:
                 browser.close()
     finally:
-        one.stop()
-        two.stop()
+        for board in (one, two, three):
+            board.stop()
         dash.stop()
         server.close()
 

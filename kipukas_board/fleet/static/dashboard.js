@@ -31,17 +31,18 @@
   function row(b) {
     const alarms = b.alarms || [];
     const cls = [alarms.length ? "alarm" : "", b.online === false ? "offline" : ""].join(" ").trim();
+    // Each game says its players' standing in its own terms (territories held, Hearts, lands won).
     const players = (b.players || []).map((p) => el("span", { class: "player" },
       el("span", { class: "swatch", style: `background:${safeColor(p.color)}` }),
-      `${p.name || "seat " + p.seat} (${p.territories})`));
-    const phase = [b.phase || "–", b.winner != null ? `winner seat ${b.winner}` : ""].filter(Boolean).join(", ");
-    const cycle = b.cycle != null ? `${b.cycle}${b.diel_phase ? " · " + b.diel_phase : ""}` : "–";
-    return el("tr", { class: cls, "data-board": b.board_id },
+      `${p.name || "seat " + p.seat}${p.detail ? " (" + p.detail + ")" : ""}`));
+    const game = b.title ? [el("b", { text: b.title })] : [el("span", { class: "none", text: "No game." })];
+    if (b.paused) game.push(el("small", { text: `${b.paused} paused` }));
+    return el("tr", { class: cls, "data-board": b.board_id, "data-game": b.playing || "" },
       el("td", { class: "name" }, el("b", { text: b.name || b.board_id }),
         el("small", { text: b.board_id })),
-      el("td", { "data-label": "players" }, ...(players.length ? players : [el("span", { class: "none", text: "No game." })])),
-      el("td", { "data-label": "phase", text: phase }),
-      el("td", { "data-label": "cycle", text: cycle }),
+      el("td", { class: "game", "data-label": "game" }, ...game),
+      el("td", { "data-label": "players" }, ...(players.length ? players : ["–"])),
+      el("td", { "data-label": "progress", text: b.progress || "–" }),
       el("td", { class: "age", "data-label": "last event", "data-at": b.last_event_at == null ? "" : String(b.last_event_at),
         text: `${age(b.last_event_at)}${b.last_seq ? " (#" + b.last_seq + ")" : ""}` }),
       el("td", { class: "alarms", "data-label": "alarms" },
