@@ -4,7 +4,8 @@ Kipukas's catalog (:class:`~kipukas_board.cards.catalog.Catalog`) and the other 
 (:class:`~kipukas_board.cards.mode_catalog.ModeCards`) are two views of it; this class is the one
 place that opens the file, sets its durability (WAL, synchronous FULL), creates its tables, says
 what to do when it cannot be opened, and serialises access (one connection, one lock), so the
-board holds one connection to it, not one per view.
+board holds one connection to it, not one per view. A command that only reads opens it with
+``read_only=True`` (:meth:`CardStore.read_only_in`): nothing is created, set or written.
 
 Example::
 
@@ -18,11 +19,14 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from kipukas_board.store.read_only import connect_read_only
 
 CATALOG_FILE = "cards.sqlite"
 
@@ -42,11 +46,14 @@ class CatalogFileError(ValueError):
 class CardStore:
     """``cards.sqlite``: see the module docstring. Safe to share between threads."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, read_only: bool = False) -> None:
         self.path = str(path)
         self._lock = threading.Lock()
         self._closed = False
         try:
+            if read_only:
+                self._db = self._open_read_only()
+                return
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             if self.path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -56,6 +63,29 @@ class CardStore:
         except sqlite3.Error as exc:
             raise CatalogFileError(f"{self.path}: the card catalog cannot be opened ({exc}); move it aside "
                                    f"and import the catalogs again (kipukas-board catalog import)") from None
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The file as it is, for a command that only reads (``catalog show``): nothing made or changed,
+        so the Pi's first user (who may read the service's files, not write them) may run it, and
+        root running it leaves no file of root's behind (:mod:`kipukas_board.store.read_only`)."""
+        if not Path(self.path).is_file():
+            raise CatalogFileError(f"{self.path}: no card catalog here yet; import one first "
+                                   f"(kipukas-board catalog import FILE_OR_URL)")
+        if not os.access(self.path, os.R_OK):
+            raise CatalogFileError(f"{self.path}: this user may not read the card catalog; run the command as "
+                                   f"the board's user, or as a member of its group, or with sudo")
+        db = connect_read_only(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # a file that is not SQLite says so here
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    @classmethod
+    def read_only_in(cls, data_dir: str | Path) -> CardStore:
+        """``data_dir``'s catalog opened for reading only (the directory is never created)."""
+        return cls(Path(data_dir) / CATALOG_FILE, read_only=True)
 
     @classmethod
     def in_dir(cls, data_dir: str | Path) -> CardStore:

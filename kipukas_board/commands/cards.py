@@ -617,7 +617,13 @@ def catalog_stickers(args: argparse.Namespace) -> int:
 
 
 def catalog_show(args: argparse.Namespace) -> int:
+    """Print one card. It only reads, so it opens the catalog read-only (``CardStore.read_only_in``):
+    the Pi's first user may run it on the service's files, and nothing is created or changed."""
+    import sqlite3
+
     from kipukas_board.cards.catalog import Catalog, UnknownCard
+    from kipukas_board.cards.mode_catalog import ModeCards
+    from kipukas_board.cards.store import CardStore, CatalogFileError
     from kipukas_board.commands.run import find_data_dir
 
     try:
@@ -626,31 +632,32 @@ def catalog_show(args: argparse.Namespace) -> int:
         _err(str(exc))
         return 2
     print(where.line(), file=sys.stderr)  # stdout holds only the card's JSON
+    hit = None
     if ":" in args.code:  # a game mode's sticker payload, e.g. cct:fox-1
-        from kipukas_board.cards.mode_catalog import ModeCards, parse_mode_payload
+        from kipukas_board.cards.mode_catalog import parse_mode_payload
         from kipukas_board.modes import payload_prefixes
 
         hit = parse_mode_payload(args.code, payload_prefixes())
         if hit is None:
             _err(f"{args.code!r} is no game mode's card payload (prefixes: {', '.join(payload_prefixes())})")
             return 2
-        store = ModeCards.in_dir(where.path)
-        try:
-            print(json.dumps(store.card(*hit), indent=1, ensure_ascii=False))
-        except UnknownCard as exc:
-            _err(str(exc))
-            return 1
-        finally:
-            store.close()
-        return 0
-    cat = Catalog.in_dir(where.path)
     try:
-        print(json.dumps(cat.card(args.code), indent=1, ensure_ascii=False))
+        store = CardStore.read_only_in(where.path)
+    except CatalogFileError as exc:
+        _err(str(exc))
+        return 1
+    try:
+        card = ModeCards(store).card(*hit) if hit is not None else Catalog(store).card(args.code)
     except UnknownCard as exc:
         _err(str(exc))
         return 1
+    except sqlite3.Error as exc:  # damaged, or a catalog of an older board without the table asked for
+        _err(f"{store.path}: the card catalog cannot be read ({exc}); importing a catalog into it "
+             f"(kipukas-board catalog import) brings an older one up to date")
+        return 1
     finally:
-        cat.close()
+        store.close()
+    print(json.dumps(card, indent=1, ensure_ascii=False))
     return 0
 
 

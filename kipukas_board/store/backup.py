@@ -5,10 +5,11 @@ board) into ``journal-backup.sqlite`` every few minutes when something new was j
 moving the previous copy to ``journal-backup.1.sqlite``: two generations, so a backup that an SD card
 damaged still leaves one. Each copy is checked (``PRAGMA quick_check``) before it replaces one.
 
-:func:`check` reads a data directory without changing it; :func:`restore` moves a damaged journal
-aside (never deletes it), starts a new one from the newest sound backup, and carries over every event
-of the damaged journal that is still readable and newer than the backup. What neither holds is
-recorded as lost, so the numbers are never handed out again.
+:func:`check` reads a data directory without changing it or adding a file to it (every file is
+opened through :mod:`~kipukas_board.store.read_only`, so anyone who may read them may check them);
+:func:`restore` moves a damaged journal aside (never deletes it), starts a new one from the newest
+sound backup, and carries over every event of the damaged journal that is still readable and newer
+than the backup. What neither holds is recorded as lost, so the numbers are never handed out again.
 
 The journal's ``taps`` table (the phones' taps that journaled an event, with their answers:
 :mod:`kipukas_board.web.taps`) comes back with the events: the backup holds the taps of its time, and
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board.store.journal import MAX_PROBLEMS, TAPS_KEPT, Journal, JournalError, sqlite_reason
+from kipukas_board.store.read_only import connect_read_only
 from kipukas_board.textfile import atomic_path, replace_durably
 
 log = logging.getLogger(__name__)
@@ -120,7 +122,7 @@ def inspect(path: Path) -> FileReport:
         rep.problem = "not a file"
         return rep
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = connect_read_only(path)
     except sqlite3.Error as exc:
         rep.problem = sqlite_reason(exc)
         return rep
@@ -264,7 +266,7 @@ def _readable_rows(path: Path, after: int) -> tuple[list[tuple[int, float, str]]
     """Rows of a (possibly damaged) journal with seq > ``after``, as far as they can be read."""
     rows: list[tuple[int, float, str]] = []
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = connect_read_only(path)
     except sqlite3.Error as exc:
         return rows, sqlite_reason(exc)
     try:
@@ -292,7 +294,7 @@ def _readable_taps(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     they can be read (none from a journal older than the table)."""
     taps: list[dict[str, Any]] = []
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = connect_read_only(path)
     except sqlite3.Error as exc:
         return taps, sqlite_reason(exc)
     try:
@@ -343,7 +345,7 @@ def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]],
     """Fill ``dest`` with the backup ``source`` plus the ``newer`` rows and the ``taps`` carried over
     from the damaged journal; returns the gaps in its numbering (the events lost, as its meta table
     records them), its last event number and how many taps were carried over."""
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    src = connect_read_only(source)
     dst = sqlite3.connect(str(dest), isolation_level=None)
     try:
         src.backup(dst)

@@ -145,3 +145,95 @@ def test_without_a_service_the_commands_use_the_users_own_directory(home: Path, 
     _journal(home, 1)
     assert cli.main(["journal", "check"]) == 0
     assert capsys.readouterr().out.startswith(f"data directory: {home}\n")
+
+
+def _files(d: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every file in ``d`` with its mode, its modification time and its bytes, and ``d``'s own time
+    under ".": a file made and removed again (SQLite's ``-wal`` and ``-shm`` of a writer) changes it."""
+    return {".": (d.stat().st_mode, d.stat().st_mtime_ns, b""),
+            **{p.name: (p.stat().st_mode, p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(d.iterdir())}}
+
+
+def test_the_read_only_commands_read_a_read_only_service_directory_and_change_nothing(
+        service: Path, cards: Path, capsys) -> None:
+    """``catalog show`` and ``journal check`` as the Pi's first user, who may read the service's files
+    (0440 here, the directory 0550) but not write them, with the board stopped. As root (the tests'
+    user) the modes refuse nothing, so what is checked there is that the commands created, changed and
+    left behind nothing: SQLite opening a WAL file for writing, or even with ``mode=ro`` alone, makes
+    ``-wal`` and ``-shm`` files, which root would own and the service then could not write."""
+    assert cli.main(["catalog", "import", str(cards)]) == 0
+    _journal(service, 3)
+    capsys.readouterr()
+    for p in service.iterdir():
+        p.chmod(0o440)
+    service.chmod(0o550)
+    try:
+        before = _files(service)
+        assert not [n for n in before if n.endswith(("-wal", "-shm"))]  # the board is stopped
+        assert cli.main(["catalog", "show", "RrDC"]) == 0
+        assert json.loads(capsys.readouterr().out)["code"] == "RrDC"
+        assert _files(service) == before
+        assert cli.main(["catalog", "show", "ZZZZ"]) == 1
+        assert "unknown card ZZZZ" in capsys.readouterr().err
+        assert cli.main(["catalog", "show", "duel:jab"]) == 1  # the other modes' decks: the same file
+        assert "unknown card duel card 'jab'" in capsys.readouterr().err
+        assert cli.main(["journal", "check"]) == 0
+        out = capsys.readouterr().out
+        assert f"{service / 'journal.sqlite'}: sound, events 1 to 3" in out and out.endswith("sound\n")
+        assert _files(service) == before
+    finally:
+        service.chmod(0o750)
+        for p in service.iterdir():
+            p.chmod(0o640)
+
+
+def test_catalog_show_without_a_catalog_says_so_and_creates_none(service: Path, capsys) -> None:
+    assert cli.main(["catalog", "show", "RrDC"]) == 1
+    assert "no card catalog here yet; import one first (kipukas-board catalog import" in capsys.readouterr().err
+    assert list(service.iterdir()) == []
+
+
+def test_the_read_only_commands_see_what_a_running_board_has_not_copied_into_its_files_yet(
+        service: Path, cards: Path, capsys) -> None:
+    """With the board running, its last writes may be only in the ``-wal`` file: the commands read
+    through it, and the board goes on writing after them."""
+    from kipukas_board.cards.catalog import Catalog
+
+    journal = Journal.in_dir(service)
+    catalog = Catalog.in_dir(service)
+    try:
+        for i in range(3):
+            journal.append(stand_event("T1", i % 2 == 0))
+        catalog.import_source(str(cards))
+        assert (service / "journal.sqlite-wal").stat().st_size > 0
+        assert cli.main(["journal", "check"]) == 0
+        assert f"{service / 'journal.sqlite'}: sound, events 1 to 3" in capsys.readouterr().out
+        assert cli.main(["catalog", "show", "RrDC"]) == 0
+        assert json.loads(capsys.readouterr().out)["code"] == "RrDC"
+        journal.append(stand_event("T1", True))  # the board still writes
+        assert journal.last_seq() == 4
+    finally:
+        journal.close()
+        catalog.close()
+
+
+def test_a_read_only_open_reads_a_path_a_uri_would_misread(tmp_path: Path) -> None:
+    import sqlite3
+
+    from kipukas_board.store.read_only import connect_read_only
+
+    odd = tmp_path / "a dir?x=1#%20" / "c.sqlite"
+    odd.parent.mkdir()
+    db = sqlite3.connect(odd)
+    db.execute("CREATE TABLE t (a)")
+    db.execute("INSERT INTO t VALUES (7)")
+    db.commit()
+    db.close()
+    ro = connect_read_only(odd)
+    try:
+        assert ro.execute("SELECT a FROM t").fetchall() == [(7,)]
+    finally:
+        ro.close()
+    with pytest.raises(sqlite3.OperationalError):
+        connect_read_only(tmp_path / "missing.sqlite")
+    assert not (tmp_path / "missing.sqlite").exists()
