@@ -80,7 +80,7 @@ def export(args: argparse.Namespace) -> int:
         return 2
     print(where.line(), file=sys.stderr)  # stdout holds only the journal's lines
     try:
-        journal = Journal(path)
+        journal = Journal(path, read_only=True)  # it only reads: the Pi's first user may run it, root leaves no file
     except JournalError as exc:
         print(f"kipukas-board export: {exc}", file=sys.stderr)
         return 2

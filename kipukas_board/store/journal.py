@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board import strictjson
+from kipukas_board.store.read_only import connect_read_only
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +175,11 @@ class Journal:
     HWM_FILENAME = "journal.hwm"
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time, check: bool = True,
-                 monotonic: Callable[[], float] = time.monotonic, boot: str | None = None) -> None:
+                 monotonic: Callable[[], float] = time.monotonic, boot: str | None = None,
+                 read_only: bool = False) -> None:
+        """``read_only``: for a command that only reads (``export``): the file is opened through
+        :mod:`~kipukas_board.store.read_only` and nothing is set, checked against the mark, recorded or
+        created, so whoever may read the data directory may run it, and it leaves no file behind."""
         self.path = str(path)
         self._clock = clock
         #: Measures a kept tap's age (see the module's docstring); ``boot`` names the boot it counts from.
@@ -192,11 +197,15 @@ class Journal:
         self._hwm = 0
         self._repaired_seqs: set[int] = set()
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db = (connect_read_only(self.path, check_same_thread=False, isolation_level=None) if read_only
+                        else sqlite3.connect(self.path, check_same_thread=False, isolation_level=None))
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: not a usable journal: {sqlite_reason(exc)}") from None
         try:
-            self._open(check)
+            if read_only:
+                self._open_read_only(check)
+            else:
+                self._open(check)
         except JournalError:
             self._db.close()
             raise
@@ -204,6 +213,20 @@ class Journal:
             self._db.close()
             raise JournalError(f"{self.path}: not a usable journal: {sqlite_reason(exc)}; "
                                f"{restore_hint(self.path)}") from None
+
+    def _open_read_only(self, check: bool) -> None:
+        """What :meth:`_open` reads of the file (its integrity, its schema version, the ranges recorded
+        as lost), and nothing of what it writes."""
+        if check:
+            problems = [r[0] for r in self._db.execute(f"PRAGMA quick_check({MAX_PROBLEMS})").fetchall()]
+            if problems != ["ok"]:
+                raise JournalError(f"{self.path}: the journal is damaged (SQLite's integrity check: "
+                                   f"{'; '.join(problems)}); {restore_hint(self.path)}")
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is not None and int(row[0]) != SCHEMA_VERSION:
+            raise JournalError(f"{self.path}: journal schema {row[0]}, this version reads {SCHEMA_VERSION}")
+        lost = self._db.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
+        self.lost = json.loads(lost[0]) if lost else []
 
     def _open(self, check: bool) -> None:
         mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]

@@ -156,7 +156,7 @@ def _files(d: Path) -> dict[str, tuple[int, int, bytes]]:
 
 def test_the_read_only_commands_read_a_read_only_service_directory_and_change_nothing(
         service: Path, cards: Path, capsys) -> None:
-    """``catalog show`` and ``journal check`` as the Pi's first user, who may read the service's files
+    """``catalog show``, ``journal check`` and ``export`` as the Pi's first user, who may read the service's files
     (0440 here, the directory 0550) but not write them, with the board stopped. As root (the tests'
     user) the modes refuse nothing, so what is checked there is that the commands created, changed and
     left behind nothing: SQLite opening a WAL file for writing, or even with ``mode=ro`` alone, makes
@@ -180,6 +180,9 @@ def test_the_read_only_commands_read_a_read_only_service_directory_and_change_no
         assert cli.main(["journal", "check"]) == 0
         out = capsys.readouterr().out
         assert f"{service / 'journal.sqlite'}: sound, events 1 to 3" in out and out.endswith("sound\n")
+        assert _files(service) == before
+        assert cli.main(["export"]) == 0  # it only reads too
+        assert [json.loads(line)["seq"] for line in capsys.readouterr().out.splitlines()] == [1, 2, 3]
         assert _files(service) == before
     finally:
         service.chmod(0o750)
@@ -210,6 +213,8 @@ def test_the_read_only_commands_see_what_a_running_board_has_not_copied_into_its
         assert f"{service / 'journal.sqlite'}: sound, events 1 to 3" in capsys.readouterr().out
         assert cli.main(["catalog", "show", "RrDC"]) == 0
         assert json.loads(capsys.readouterr().out)["code"] == "RrDC"
+        assert cli.main(["export"]) == 0
+        assert [json.loads(line)["seq"] for line in capsys.readouterr().out.splitlines()] == [1, 2, 3]
         journal.append(stand_event("T1", True))  # the board still writes
         assert journal.last_seq() == 4
     finally:
