@@ -55,6 +55,8 @@ def test_the_errors_carry_the_hint(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "segno", None)  # as if it were not installed
     with pytest.raises(stickers.StickerError, match=re.escape(extra_hint("stickers"))):
         stickers._matrix("cct:fox-1")
-    monkeypatch.setitem(sys.modules, "reportlab", None)
+    # its submodules too: imported by an earlier test, they would be found in sys.modules without it
+    for name in [n for n in sys.modules if n == "reportlab" or n.startswith("reportlab.")] or ["reportlab"]:
+        monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(stickers.StickerError, match=re.escape(extra_hint("stickers"))):
         stickers._pdf([], "unused.pdf")
