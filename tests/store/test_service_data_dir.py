@@ -190,6 +190,38 @@ def test_the_read_only_commands_read_a_read_only_service_directory_and_change_no
             p.chmod(0o640)
 
 
+def test_the_diagnostics_and_replay_read_the_service_directory_and_change_nothing(
+        service: Path, cards: Path, tmp_path: Path, capsys) -> None:
+    """The other commands that read the service's directory (the LED and board tests read its map
+    choice and calibration; ``replay`` rebuilds what ``export`` wrote) open no SQLite file of it and
+    write nothing there either, run as the first user or as root."""
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.store.map_choice import write_choice
+
+    assert cli.main(["catalog", "import", str(cards)]) == 0
+    _journal(service, 3)
+    write_choice(service, "kipuka-12")
+    run_cmd.SYSTEM_SETTINGS.write_text("[leds]\ncount = 60\n")
+    out = tmp_path / "events.jsonl"
+    for p in service.iterdir():
+        p.chmod(0o440)
+    service.chmod(0o550)
+    try:
+        before = _files(service)
+        assert cli.main(["export", "--out", str(out)]) == 0
+        assert cli.main(["replay", str(out)]) == 0
+        assert cli.main(["leds", "test", "--sim", "--seconds", "0", "--json"]) == 0
+        assert cli.main(["leds", "identify", "--sim", "--seconds", "0", "--json"]) == 0
+        assert cli.main(["board-test", "--sim", "--seconds", "0.05", "--json"]) == 0
+        summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+        assert summary["stands"] == len(load_map("kipuka-12").stands)  # it read the service's map choice
+        assert _files(service) == before
+    finally:
+        service.chmod(0o750)
+        for p in service.iterdir():
+            p.chmod(0o640)
+
+
 def test_catalog_show_without_a_catalog_says_so_and_creates_none(service: Path, capsys) -> None:
     assert cli.main(["catalog", "show", "RrDC"]) == 1
     assert "no card catalog here yet; import one first (kipukas-board catalog import" in capsys.readouterr().err
