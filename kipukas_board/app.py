@@ -25,14 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from kipukas_board import modes, strictjson
-from kipukas_board.board.mapfile import BoardMap, available_maps, load_map, map_exists
+from kipukas_board.board.mapfile import BoardMap, available_maps, load_map, map_exists, parse_map
 from kipukas_board.calibrate.board_test import BoardTestSession, faults_by_stand, for_board
 from kipukas_board.calibrate.files import SavedFile, read_saved
 from kipukas_board.calibrate.session import attach
 from kipukas_board.cards.catalog import Catalog
 from kipukas_board.cards.mode_catalog import ModeCards
 from kipukas_board.cards.store import CardStore
-from kipukas_board.core_loop import CoreLoop, MapBusy, StillQueued, Subscriber
+from kipukas_board.core_loop import CoreLoop, MapBusy, MapChanged, StillQueued, Subscriber
 from kipukas_board.hardware.cameras.simulated import SimulatedCamera
 from kipukas_board.hardware.registry import build
 from kipukas_board.hardware.sensors.port import SwitchChange
@@ -45,7 +45,7 @@ from kipukas_board.show.lighting import Lighting, rgb_to_hex
 from kipukas_board.store.backup import RollingBackup
 from kipukas_board.store.identity import claim_journal
 from kipukas_board.store.journal import Journal, JournalError, JournalWriteError
-from kipukas_board.store.map_choice import start_map, write_choice
+from kipukas_board.store.map_choice import JournaledPick, journaled_pick, read_choice, start_map, write_choice
 from kipukas_board.table.events import map_event, stand_event
 from kipukas_board.table.state import TableState
 from kipukas_board.vision.desk import CameraWorker, CardDesk
@@ -115,14 +115,11 @@ class BoardApp:
         self.settings = settings.simulated() if sim else replace(settings)
         self.sim = sim
         self.data_dir = Path(data_dir)
-        start, why = start_map(self.settings.map, self.data_dir, map_given, exists=map_exists)
-        overrides_pick = why is not None and start == self.settings.map  # --map, or a pick no longer there
-        if why:
-            log.warning("%s", why)
-            self.settings.map = start
-        # Not new=True here: a map the journal already holds must still start the board; the core
-        # applies the limits of a map coming to the board when it journals one (CoreLoop._rebuild).
-        board = load_map(self.settings.map, new=False)
+        # The journal is the truth: a pick it holds wins over map-choice.json, which a board stopped
+        # between the two writes never got (see store/map_choice.py).
+        pick = journaled_pick(self.data_dir)
+        configured = self.settings.map
+        board, start, overrides_pick = self._start_board(map_given, pick)
         s = self.settings
         #: Set while a map picked on the page cannot be lit until a restart (the strip's length is fixed).
         self.map_led_problem: str | None = None
@@ -131,6 +128,7 @@ class BoardApp:
         # reading. Read before anything is created, so a bad one is reported on a board left as it was.
         saved = self._read_calibration(board)
         layout = self._layout_for(board, saved)
+        held = pick.key if pick is not None and start == pick.key else None
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.in_dir(self.data_dir)
         self._report_lock = threading.Lock()
@@ -144,9 +142,25 @@ class BoardApp:
             raise
         #: The dice the routes roll into the events they write (the rules never roll).
         self.dice: Dice = dice or SystemDice()
-        self.loop = CoreLoop(self.journal, board, rules=modes)
+        try:
+            self.loop = CoreLoop(self.journal, board, rules=modes)
+        except MapChanged:
+            if held is None:
+                raise
+            # The rules refused the pick (a game started just before it): the table still holds the
+            # game on its map, so start as if the pick had never been made.
+            log.warning("map %s picked on the page (journal event %d) did not come onto the table (a game "
+                        "held it); starting as without it", held, pick.seq if pick else 0)
+            self.settings.map = configured
+            board, start, overrides_pick = self._start_board(map_given, None)
+            saved = self._read_calibration(board)
+            layout = self._layout_for(board, saved)
+            held = None
+            self.loop = CoreLoop(self.journal, board, rules=modes)
         if overrides_pick:  # the journal runs on this map now: a later start comes back to it
             write_choice(self.data_dir, start)
+        elif held is not None and read_choice(self.data_dir) != held:
+            write_choice(self.data_dir, held)  # the pick the board stopped before keeping
         self.backup = RollingBackup(self.journal, self.data_dir)
         self.pins = PinStore(self.data_dir)
         self.generated_pin: str | None = None
@@ -307,6 +321,25 @@ class BoardApp:
                 log.exception("while stopping %r", part)
 
     # -- the map -------------------------------------------------------------------------------
+    def _start_board(self, map_given: bool, pick: JournaledPick | None) -> tuple[BoardMap, str, bool]:
+        """The map to start on (:func:`~kipukas_board.store.map_choice.start_map`, with the pick the
+        journal holds), its name, and whether it overrides a pick (then it is kept as the map to come
+        back to once journaled). ``self.settings.map`` is set to the name when it is not the settings'."""
+        held = pick.key if pick is not None else None
+        start, why = start_map(self.settings.map, self.data_dir, map_given, journaled=held,
+                               exists=lambda name: map_exists(name) or name == held)
+        overrides_pick = why is not None and start == self.settings.map  # --map, or a pick no longer there
+        if why:
+            log.warning("%s", why)
+            self.settings.map = start
+        if pick is not None and start == pick.key and not map_exists(start):
+            log.warning("map %s picked on the page (journal event %d) is no longer shipped; starting on the "
+                        "journal's copy of it", start, pick.seq)
+            return parse_map(pick.toml, source=pick.path or start, new=False), start, overrides_pick
+        # Not new=True here: a map the journal already holds must still start the board; the core
+        # applies the limits of a map coming to the board when it journals one (CoreLoop._rebuild).
+        return load_map(self.settings.map, new=False), start, overrides_pick
+
     def map_busy(self, state: TableState | None = None) -> str | None:
         """Why the map may not change now (a game under way, a calibration walk or board test open)."""
         state = state or self.loop.state
@@ -347,7 +380,8 @@ class BoardApp:
         if why is not None:
             raise MapBusy(why)
         board = load_map(name)
-        seq = self.loop.submit(map_event(board.name, board.source_text or "", board.source), timeout=timeout, tap=tap)
+        seq = self.loop.submit(map_event(board.name, board.source_text or "", board.source, picked=name),
+                               timeout=timeout, tap=tap)
         assert seq is not None  # waited for
         return seq
 

@@ -165,6 +165,52 @@ def restore_hint(path: str | Path) -> str:
             f"`kipukas-board journal restore --data-dir {data_dir}` rebuilds it from the last backup")
 
 
+#: How many of the last events mentioning a type :func:`last_event_of` reads before it gives up.
+PEEK_ROWS = 200
+
+
+def last_event_of(path: str | Path, kind: str) -> tuple[int, dict[str, Any]] | None:
+    """The last event of type ``kind`` in the journal file at ``path``, as ``(seq, event)``, or None
+    (no such event, no file, or a file that does not read: the board's own open reports that).
+
+    For a decision taken before the board opens its journal (which map it starts on): a plain
+    connection for one query, which creates nothing when there is no file and reads what a power cut
+    left in the WAL. Only the last :data:`PEEK_ROWS` events naming ``kind`` are looked at.
+
+    Example::
+
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / Journal.FILENAME
+        >>> last_event_of(p, "map") is None and not p.exists()
+        True
+        >>> j = Journal(p); _ = j.append({"type": "map", "name": "A", "toml": ""})
+        >>> _ = j.append({"type": "stand", "stand": "T1", "occupied": True}); j.close()
+        >>> last_event_of(p, "map")
+        (1, {'name': 'A', 'toml': '', 'type': 'map'})
+    """
+    if not Path(path).is_file():
+        return None
+    needle = "%" + json.dumps(kind).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    try:
+        db = sqlite3.connect(str(path), isolation_level=None)
+        try:
+            rows = db.execute("SELECT seq, event FROM events WHERE event LIKE ? ESCAPE '\\' "
+                              "ORDER BY seq DESC LIMIT ?", (needle, PEEK_ROWS)).fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        log.debug("%s: not read before the start (%s)", path, sqlite_reason(exc))
+        return None
+    for seq, text in rows:
+        try:
+            event, _repaired = strictjson.repair_loads(text)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(event, dict) and event.get("type") == kind:
+            return int(seq), event
+    return None
+
+
 class Journal:
     """An append-only log of events in one SQLite file (``":memory:"`` for tests).
 

@@ -1,16 +1,22 @@
 """The map picked on the page, kept in the data directory so a restart comes back on it.
 
 New game on the page may switch the board to another shipped map while no game runs
-(:meth:`kipukas_board.app.BoardApp.pick_map`); the pick is written here, ``map-choice.json``, once the
-journal holds it. At start :func:`start_map` decides which map the board loads:
+(:meth:`kipukas_board.app.BoardApp.pick_map`); the pick is journaled first, as a ``map`` event that
+names it (``picked``), then written here, ``map-choice.json``. The journal is the truth: a board
+stopped between the two (a power cut, ``kill -9``) holds the pick only in the journal, so a start
+reads the journal's last ``map`` event (:func:`journaled_pick`) and, when it is a pick, takes it over
+whatever this file says (the file is written again once the board is up). At start :func:`start_map`
+decides which map the board loads:
 
 * a ``--map`` given on the command line wins (it is the operator's word for this start), and the
   log says when it overrides a map picked on the page; once the start has journaled it, it becomes
   the map to come back to (:func:`write_choice`), since a game may now be played on it and a later
   start without ``--map`` (the service's) must find that game's map;
-* otherwise the map picked on the page (or last given with ``--map``) wins over the settings file's
-  ``[board] map`` (the later word; the log says so);
-* otherwise the settings' map.
+* otherwise the map picked on the page (the journal's last ``map`` event when it is a pick, else this
+  file: the map picked or last given with ``--map``) wins over the settings file's ``[board] map``
+  (the later word; the log says so);
+* otherwise the settings' map (a first start, a journal whose last map came from a start, or one
+  journaled by an earlier version, which did not name picks).
 
 Example::
 
@@ -29,8 +35,10 @@ import json
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from kipukas_board.store.journal import Journal, last_event_of
 from kipukas_board.textfile import TextFileError, read_text, write_text_atomic
 
 log = logging.getLogger(__name__)
@@ -66,14 +74,63 @@ def write_choice(data_dir: str | os.PathLike[str], name: str) -> None:
     write_text_atomic(choice_path(data_dir), json.dumps({"map": name}) + "\n")
 
 
+@dataclass(frozen=True)
+class JournaledPick:
+    """A map picked on the page as the journal holds it: its event's number, the shipped map's short
+    name, and the map file's text and path as they were when it was picked."""
+
+    seq: int
+    key: str
+    toml: str
+    path: str | None
+
+
+def journaled_pick(data_dir: str | os.PathLike[str]) -> JournaledPick | None:
+    """The pick the journal's last ``map`` event holds, or None: no journal yet, or its last map came
+    from a start (or from an earlier version, which did not name picks), so it says nothing new.
+
+    Example::
+
+        >>> import tempfile
+        >>> from kipukas_board.table.events import map_event
+        >>> d = tempfile.mkdtemp()
+        >>> journaled_pick(d) is None
+        True
+        >>> j = Journal.in_dir(d); _ = j.append(map_event("Kipuka of Twelve", "", picked="kipuka-12")); j.close()
+        >>> journaled_pick(d).key
+        'kipuka-12'
+    """
+    found = last_event_of(Path(data_dir) / Journal.FILENAME, "map")
+    if found is None:
+        return None
+    seq, event = found
+    key, toml, path = event.get("picked"), event.get("toml"), event.get("path")
+    if not isinstance(key, str) or not key or not isinstance(toml, str):
+        return None
+    return JournaledPick(seq, key, toml, path if isinstance(path, str) and path else None)
+
+
 def start_map(configured: str, data_dir: str | os.PathLike[str], given: bool,
-              exists: Callable[[str], bool] = lambda name: True) -> tuple[str, str | None]:
+              exists: Callable[[str], bool] = lambda name: True,
+              journaled: str | None = None) -> tuple[str, str | None]:
     """The map to start on and, when that is not simply ``configured``, a sentence for the log.
 
     ``configured`` is the settings' map, or ``--map``'s when ``given``; ``exists`` says whether a
-    picked map can still be loaded (a map no longer shipped falls back to ``configured``).
+    picked map can still be loaded (a map no longer shipped falls back to ``configured``);
+    ``journaled``: the map the journal's last ``map`` event picked (:func:`journaled_pick`), which
+    wins over this file's.
+
+    Example (the board stopped before the pick was written here)::
+
+        >>> import tempfile
+        >>> d = tempfile.mkdtemp()
+        >>> start_map("kipuka-8", d, given=False, journaled="kipuka-12")[0]
+        'kipuka-12'
     """
-    picked = read_choice(data_dir)
+    kept = read_choice(data_dir)
+    picked = journaled if journaled is not None else kept
+    where = (f"the journal; {choice_path(data_dir)} said {kept or 'nothing'}" if picked != kept
+             else str(choice_path(data_dir)))
     if picked is None or picked == configured:
         return configured, None
     if not exists(picked):
@@ -81,5 +138,4 @@ def start_map(configured: str, data_dir: str | os.PathLike[str], given: bool,
     if given:
         return configured, (f"--map {configured} given: starting on it, not on {picked} picked on the page; "
                             f"a start without --map comes back to {configured}")
-    return picked, (f"starting on map {picked} picked on the page ({choice_path(data_dir)}), not the settings' "
-                    f"{configured}")
+    return picked, f"starting on map {picked} picked on the page ({where}), not the settings' {configured}"

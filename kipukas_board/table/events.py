@@ -110,10 +110,17 @@ def stand_event(stand: str, occupied: bool, source: str = "sensor") -> Event:
     return {"type": "stand", "stand": stand, "occupied": occupied, "source": source}
 
 
-def map_event(name: str, toml_text: str, path: str | None = None) -> Event:
-    """The board was (re)started on a map; the map's text goes into the journal so replay is exact
-    (``path``: where the file was, for messages that tell a player which ``--map`` to give)."""
-    return {"type": "map", "name": name, "toml": toml_text, **({"path": path} if path else {})}
+#: The longest shipped map's short name a ``map`` event's ``picked`` may carry.
+MAX_PICKED = 64
+
+
+def map_event(name: str, toml_text: str, path: str | None = None, picked: str | None = None) -> Event:
+    """The board was (re)started on a map, or one was picked on the page; the map's text goes into the
+    journal so replay is exact (``path``: where the file was, for messages that tell a player which
+    ``--map`` to give; ``picked``: the shipped map's short name when it was picked on the page, so a
+    start finds the pick in the journal even if the board stopped before it was kept elsewhere)."""
+    return {"type": "map", "name": name, "toml": toml_text, **({"path": path} if path else {}),
+            **({"picked": picked} if picked else {})}
 
 
 def required_field(event: Event, name: str, kind: type | tuple[type, ...], what: str) -> Any:
@@ -158,6 +165,11 @@ def _check_stand(e: Event) -> None:
 def _check_map(e: Event) -> None:
     required_field(e, "name", str, "the map's name")
     required_field(e, "toml", str, "the map file's text")
+    if "picked" in e:
+        picked = required_field(e, "picked", str, "the short name of the map picked on the page")
+        if not 0 < len(picked) <= MAX_PICKED:
+            raise EventError(f"'map' event field 'picked' must be a map's short name of 1 to {MAX_PICKED} "
+                             f"characters, got {picked!r:.80}")
 
 
 #: What a player object of a new game holds.

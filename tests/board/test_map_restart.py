@@ -127,3 +127,104 @@ def test_a_board_whose_journal_holds_a_map_named_at_length_still_starts_but_a_ne
         assert board.journal.last_seq() == 2, "the map was journaled again"
     finally:
         board.stop()
+
+
+def _journaled_by_the_board(data_dir: Path, pick: str = "kipuka-12") -> int:
+    """A board on the settings' kipuka-8 that journals the pick of ``pick`` and stops before writing
+    map-choice.json (a power cut between the two): the pick's journal number."""
+    from kipukas_board.store.map_choice import read_choice
+
+    board = BoardApp(settings_for("kipuka-8"), data_dir, sim=True, admin_pin="2468")
+    board.start()
+    try:
+        seq = board.submit_map(pick)  # journaled and applied; map_picked never runs
+    finally:
+        board.stop()
+    assert read_choice(data_dir) is None
+    return seq
+
+
+def test_a_pick_journaled_before_the_board_stopped_is_where_the_restart_comes_back(data_dir: Path) -> None:
+    """The journal is the truth: map-choice.json missing the pick does not put the settings' map back."""
+    from kipukas_board.store.map_choice import read_choice
+
+    seq = _journaled_by_the_board(data_dir)
+    board = BoardApp(settings_for("kipuka-8"), data_dir, sim=True, admin_pin="2468")
+    try:
+        assert board.loop.state.board.name == "Kipuka of Twelve"
+        assert board.journal.last_seq() == seq, "the settings' map was journaled again"
+        assert read_choice(data_dir) == "kipuka-12", "the pick was not kept once the board was up"
+    finally:
+        board.stop()
+
+
+def test_the_journals_pick_wins_over_an_older_one_in_map_choice_but_not_over_a_given_map(data_dir: Path) -> None:
+    from kipukas_board.store.map_choice import read_choice, write_choice
+
+    seq = _journaled_by_the_board(data_dir, "kipuka-13")
+    write_choice(data_dir, "kipuka-12")  # an earlier pick, kept; the last one was not
+    board = BoardApp(settings_for("kipuka-8"), data_dir, sim=True, admin_pin="2468")
+    try:
+        assert board.loop.state.board.name == load_name("kipuka-13") and board.journal.last_seq() == seq
+    finally:
+        board.stop()
+    assert read_choice(data_dir) == "kipuka-13"
+    board = BoardApp(settings_for("kipuka-8"), data_dir, sim=True, admin_pin="2468", map_given=True)
+    try:
+        assert board.loop.state.board.name == load_name("kipuka-8") and board.journal.last_seq() == seq + 1
+    finally:
+        board.stop()
+    assert read_choice(data_dir) == "kipuka-8"  # --map is the map to come back to, as before
+
+
+def load_name(key: str) -> str:
+    from kipukas_board.board.mapfile import load_map
+
+    return load_map(key).name
+
+
+def test_a_journaled_pick_whose_file_is_gone_starts_on_the_journals_copy_and_keeps_the_game(
+        data_dir: Path, tmp_path: Path) -> None:
+    """A map picked on an earlier version that shipped it: the journal carries its text, so the game
+    played on it goes on instead of the start being refused for the settings' map."""
+    from kipukas_board.store.journal import Journal
+    from kipukas_board.table.events import map_event
+
+    gone = map_data()
+    gone["name"] = "Kipuka Gone"
+    gone["paths"] = gone["paths"][:-1]  # other paths: not a redrawing of the settings' kipuka-8
+    j = Journal.in_dir(data_dir)  # as the board journals a pick
+    j.append(map_event("Kipuka Gone", to_toml(gone), str(tmp_path / "kipuka-99.toml"), picked="kipuka-99"))
+    j.close()
+    with Table(data_dir, map_name="kipuka-8") as t:
+        assert t.board.loop.state.board.name == "Kipuka Gone"
+        play(t)
+        t.put("M1a")
+        last = t.board.journal.last_seq()
+    board = BoardApp(settings_for("kipuka-8"), data_dir, sim=True, admin_pin="2468")
+    try:
+        state = kipukas_state(board.loop.state)
+        assert state.board.name == "Kipuka Gone" and state.phase == "play" and state.stands["M1a"].occupied
+        assert board.journal.last_seq() == last, "a map was journaled again"
+    finally:
+        board.stop()
+
+
+def test_a_pick_the_rules_refused_leaves_the_board_on_the_game_it_holds(data_dir: Path) -> None:
+    """A pick journaled just after a game started is refused by the rules: the start stays on the
+    game's map instead of loading the pick and refusing to start."""
+    from kipukas_board.board.mapfile import load_map
+    from kipukas_board.table.events import map_event
+
+    with Table(data_dir, map_name="kipuka-8") as t:
+        play(t)
+        twelve = load_map("kipuka-12")
+        t.board.loop.submit(map_event(twelve.name, twelve.source_text, twelve.source, picked="kipuka-12"))
+        assert t.board.loop.state.board.name == load_name("kipuka-8")
+        last = t.board.journal.last_seq()
+    board = BoardApp(settings_for("kipuka-8"), data_dir, sim=True, admin_pin="2468")
+    try:
+        assert kipukas_state(board.loop.state).phase == "play"
+        assert board.loop.state.board.name == load_name("kipuka-8") and board.journal.last_seq() == last
+    finally:
+        board.stop()
