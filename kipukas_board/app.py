@@ -61,6 +61,7 @@ from kipukas_board.web import (
     report_page,
     table_actions,
 )
+from kipukas_board.web import submit as submission
 from kipukas_board.web.auth import PinStore
 from kipukas_board.web.sse import Broadcaster
 
@@ -71,6 +72,9 @@ RoutePlugin = Callable[[Any, "BoardApp"], None]
 
 #: How often the health watcher looks for a part whose health changed.
 HEALTH_POLL_S = 1.0
+#: How long the sensors' thread waits for the busy core to journal a real switch's change before it
+#: reads on (the change is still journaled in its turn).
+SWITCH_WAIT_S = 10.0
 #: Health keys whose change is worth telling the pages at once.
 HEALTH_FLAG_KEYS = frozenset({"ok", "connected", "error", "last_error", "stuck", "chatter", "active"})
 
@@ -441,8 +445,11 @@ class BoardApp:
             self.unmapped_channels[change.channel] = change.closed
             return
         source = "sim" if self.sim else "sensor"
+        # The simulated hand is the page's (POST /api/sim/stands): it waits as the page's actions do,
+        # under the page's own wait for an answer.
+        wait_s = submission.WAIT_S if isinstance(self.sensors, SimulatedStandSensors) else SWITCH_WAIT_S
         try:
-            self.loop.submit(stand_event(sid, change.closed, source))
+            self.loop.submit(stand_event(sid, change.closed, source), timeout=wait_s)
         except StillQueued:  # journaled in its turn: the token did move, and the switch stays as it is
             log.warning("switch %s (stand %s): the busy core will journal it in its turn", change.channel, sid)
         except JournalWriteError as exc:

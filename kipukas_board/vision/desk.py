@@ -108,8 +108,10 @@ class CardDesk:
                           "kipukas-board catalog import PATH_OR_URL)")
         return card_event(pres.seat, p.text, code, p.copy, p.serial, card, list(pres.flags), source, error)
 
-    def present(self, seat: int, text: Any, source: str = "sim", wait: bool = True) -> dict[str, Any]:
-        """A card shown once at ``seat`` (the simulation's camera): raises ``PayloadError`` if refused.
+    def present(self, seat: int, text: Any, source: str = "sim", wait: bool = True,
+                timeout: float = 10.0) -> dict[str, Any]:
+        """A card shown once at ``seat`` (the simulation's camera): raises ``PayloadError`` if refused,
+        and ``StillQueued`` when the busy core has not journaled it within ``timeout`` seconds.
 
         Unlike camera frames, each call is its own presentation, even of the card already in view.
         """
@@ -123,7 +125,7 @@ class CardDesk:
             raise AssertionError("unreachable: the counter refused what the parser accepts")
         pres = self.sessions.present(seat, payload, self.clock())
         event = self.event_for(pres, source)
-        seq = self.submit(event, wait=wait)
+        seq = self.submit(event, wait=wait, timeout=timeout)
         return {**event, "seq": seq}
 
     # -- frames ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from flask import Flask, Response, jsonify
 
 from kipukas_board.cards.payload import PayloadError
 from kipukas_board.strictjson import is_int
+from kipukas_board.web import submit as submission
 from kipukas_board.web.served import CardsSeen, Games, Table
 from kipukas_board.web.server import BadRequest, error, json_body
 
@@ -75,7 +76,8 @@ def register(app: Flask, board: CardsApiBoard) -> None:
         if not isinstance(payload, str):
             raise BadRequest(f'expected {{"payload": "<scanned text>", "seat": N}}, got payload = {payload!r:.60}')
         try:
-            event = desk.present(seat, payload, source="sim")
+            # the page's actions' wait: a busy core is answered "still under way" before the page gives up
+            event = desk.present(seat, payload, source="sim", timeout=submission.WAIT_S)
         except PayloadError as exc:
             return error(422, str(exc), reason=exc.reason, payloads=desk.counter.to_json())
         return jsonify({"ok": True, **{k: event[k] for k in ("seat", "code", "copy", "serial", "flags",

@@ -285,7 +285,7 @@ def create_app(board: ServedBoard) -> Flask:
         occupied = body.get("occupied")
         if not isinstance(occupied, bool):
             raise BadRequest(f'expected {{"occupied": true|false}}, got occupied = {occupied!r}')
-        changed = board.sim_set_stand(stand_id, occupied)
+        changed = board.sim_set_stand(stand_id, occupied)  # waits submit.WAIT_S for a busy core, as every action
         return jsonify({"ok": True, "stand": stand_id, "occupied": occupied, "changed": changed,
                         "seq": board.state.seq})
 

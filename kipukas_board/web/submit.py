@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from kipukas_board.web.served import Table
 
 
-#: How long an action waits for the core loop to journal and apply its event before it answers "still
-#: under way" (503): the event is still done in its turn, and a repeat of its tap is not done again.
+#: How long an action (and the simulated camera and hand, ``/api/sim/cards`` and ``/api/sim/stands``)
+#: waits for the core loop to journal and apply its event before it answers "still under way" (503):
+#: the event is still done in its turn, and a repeat of its tap is not done again.
 #: Under the page's 8 s before it gives up on a request (common.js ``API_TIMEOUT_MS``), so the page
 #: hears "still under way" and asks again, rather than taking the board for gone.
 WAIT_S = 6.0

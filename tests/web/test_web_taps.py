@@ -475,6 +475,7 @@ def test_a_simulated_token_the_busy_core_records_late_stays_where_the_hand_put_i
     """A stand's change the busy core has not journaled in time is still journaled in its turn: the
     simulated switch must not be put back as if it had been refused, or the switch and the game
     disagree (the journal says a token is on the stand, the switch that it is not)."""
+    from kipukas_board.web import submit
     from tests.web_helpers import serve_board
 
     with serve_board(data_dir) as srv:
@@ -488,14 +489,43 @@ def test_a_simulated_token_the_busy_core_records_late_stays_where_the_hand_put_i
                 gate.wait(20)
             return real_append(event, tap=tap)
 
-        def quick_submit(event, wait=True, timeout=10.0, tap=None):  # type: ignore[no-untyped-def]
-            return real_submit(event, wait, min(timeout, 0.3), tap)  # the core's wait, 10 s on the board
-
+        monkeypatch.setattr(submit, "WAIT_S", 0.3)  # the simulated hand's wait for the core, as every action's
         monkeypatch.setattr(board.journal, "append", held_append)
-        monkeypatch.setattr(board.loop, "submit", quick_submit)
         status, _, doc = _post(srv.url, "/api/sim/stands/T1", None, {"occupied": True})
         gate.set()
         assert status == 200 and doc["changed"], (status, doc)
         real_submit({"type": "undo"}, timeout=10)  # behind it: the stand's event is done by now
         assert board.sensors.snapshot().get("T1") is True, "the hand's token was taken back"
         assert board.state.switches["T1"] is True, "the late stand event was not journaled"
+
+
+def test_the_simulated_camera_and_hand_wait_for_a_busy_core_as_every_action_does(
+        client, board: BoardApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``POST /api/sim/cards`` and ``/api/sim/stands`` answer after :data:`~kipukas_board.web.submit.WAIT_S`
+    (6 s on the board, under the page's 8 s), not after the core's own default: the core here holds
+    their events for 2 s, four times the wait, and both are answered while it still does."""
+    from kipukas_board.web import submit
+
+    monkeypatch.setattr(submit, "WAIT_S", 0.5)
+    gate = threading.Event()
+    real_append = board.journal.append
+    journaled: list[str] = []
+
+    def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+        if event.get("type") in ("card", "stand"):
+            gate.wait(2)
+            journaled.append(event["type"])
+        return real_append(event, tap=tap)
+
+    monkeypatch.setattr(board.journal, "append", held_append)
+    try:
+        card = client.post("/api/sim/cards", json={"payload": "kpks.us/RrDC#0001?DmFz33", "seat": 1})
+        assert journaled == [], "the card was answered only once the core had done it"
+        assert card.status_code == 503 and "still under way" in card.get_json()["error"], card.get_json()
+        stand = client.post("/api/sim/stands/T1", json={"occupied": True})
+        assert journaled == [], "the stand was answered only once the core had done it"
+        assert stand.status_code == 200 and stand.get_json()["changed"], stand.get_json()
+    finally:
+        gate.set()
+    board.submit({"type": "undo"}, timeout=10)  # behind them: both are done in their turn
+    assert journaled == ["card", "stand"] and board.state.switches["T1"] is True
