@@ -347,7 +347,7 @@ def test_a_pick_the_busy_core_does_late_still_keeps_the_map_rereads_the_switches
         post_action(srv.url, "/api/actions/new-game", {"players": PLAYERS, "first_placer": 1})
         post_action(srv.url, "/api/actions/undo", {"confirm": "new_game"})
         assert board.journal.note(redo.NOTE), "undo offers the new game for redo"
-        monkeypatch.setattr(submit, "WAIT_S", 0.3)  # the action's wait for the core, 6 s on the board
+        monkeypatch.setattr(submit, "WAIT_S", 0.3)  # the action's wait for the core (the board's own: submit.WAIT_S)
         monkeypatch.setattr(taps, "WAIT_S", 0.3)  # a repeat's wait for the first sending
         before = board.journal.last_seq()
         gate = threading.Event()
