@@ -173,9 +173,10 @@ def last_event_of(path: str | Path, kind: str) -> tuple[int, dict[str, Any]] | N
     """The last event of type ``kind`` in the journal file at ``path``, as ``(seq, event)``, or None
     (no such event, no file, or a file that does not read: the board's own open reports that).
 
-    For a decision taken before the board opens its journal (which map it starts on): a plain
-    connection for one query, which creates nothing when there is no file and reads what a power cut
-    left in the WAL. Only the last :data:`PEEK_ROWS` events naming ``kind`` are looked at.
+    For a decision taken before the board opens its journal (which map it starts on): one query
+    through :mod:`~kipukas_board.store.read_only`, which creates and changes nothing beside the file
+    (whoever may read the data directory may ask) and reads what a power cut left in the WAL. Only the
+    last :data:`PEEK_ROWS` events naming ``kind`` are looked at.
 
     Example::
 
@@ -192,7 +193,7 @@ def last_event_of(path: str | Path, kind: str) -> tuple[int, dict[str, Any]] | N
         return None
     needle = "%" + json.dumps(kind).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     try:
-        db = sqlite3.connect(str(path), isolation_level=None)
+        db = connect_read_only(path, isolation_level=None)
         try:
             rows = db.execute("SELECT seq, event FROM events WHERE event LIKE ? ESCAPE '\\' "
                               "ORDER BY seq DESC LIMIT ?", (needle, PEEK_ROWS)).fetchall()

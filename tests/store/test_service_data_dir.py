@@ -222,6 +222,31 @@ def test_the_diagnostics_and_replay_read_the_service_directory_and_change_nothin
             p.chmod(0o640)
 
 
+def test_the_journals_map_pick_is_read_from_a_read_only_directory_without_a_trace(service: Path) -> None:
+    """The map the journal last picked (read before the board opens its journal, and by whatever
+    would start on the board's map) reads a stopped board's journal as the other readers do: as the
+    first user, and as root without making and removing -wal and -shm files beside it."""
+    from kipukas_board.store.map_choice import journaled_pick
+    from kipukas_board.table.events import map_event
+
+    j = Journal.in_dir(service)
+    j.append(map_event("Kipuka of Twelve", "", picked="kipuka-12"))
+    j.append(stand_event("T1", True))
+    j.close()
+    for p in service.iterdir():
+        p.chmod(0o440)
+    service.chmod(0o550)
+    try:
+        before = _files(service)
+        pick = journaled_pick(service)
+        assert pick is not None and pick.key == "kipuka-12"
+        assert _files(service) == before
+    finally:
+        service.chmod(0o750)
+        for p in service.iterdir():
+            p.chmod(0o640)
+
+
 def test_catalog_show_without_a_catalog_says_so_and_creates_none(service: Path, capsys) -> None:
     assert cli.main(["catalog", "show", "RrDC"]) == 1
     assert "no card catalog here yet; import one first (kipukas-board catalog import" in capsys.readouterr().err
