@@ -172,7 +172,7 @@ def test_files_camera_feeds_one_event_per_showing(captures: Path, tmp_path: Path
         cv2.imwrite(str(frames / f"f{i:02d}.png"), img)
     cam = build("cameras", "files", seat=1, path=str(frames))
     submitted = []
-    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: submitted.append(e))
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True, timeout=None: submitted.append(e))
     worker = CameraWorker(cam, desk, interval_s=0.01)
     worker.start()
     deadline = time.monotonic() + 30
@@ -228,7 +228,7 @@ def test_worker_keeps_retrying_a_failing_camera(tmp_path: Path) -> None:
                 raise OSError("unplugged")
             return None
 
-    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: None)
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True, timeout=None: None)
     worker = CameraWorker(Flaky(), desk, interval_s=0.01, retry_s=0.01)
     worker.start()
     deadline = time.monotonic() + 10
@@ -249,7 +249,7 @@ def test_cameras_command_lists_seats(tmp_path: Path, capsys) -> None:
 
 def test_desk_counts_refused_codes_from_frames(tmp_path: Path) -> None:
     submitted = []
-    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True: submitted.append(e))
+    desk = CardDesk(Catalog.in_dir(tmp_path / "d"), submit=lambda e, wait=True, timeout=None: submitted.append(e))
     frame = place([qr_tile("https://evil.example/x"), qr_tile(P)], positions=[(100, 100), (100, 700)])
     events = desk.on_frame(4, frame)
     assert [e["code"] for e in events] == ["RrDC"] and submitted == events

@@ -89,7 +89,7 @@ def test_a_card_only_heavy_passes_read_is_one_presentation_while_held(data_dir) 
 
     now = [0.0]
     submitted: list[dict] = []
-    desk = CardDesk(Catalog.in_dir(data_dir), submit=lambda e, wait=True: submitted.append(e),
+    desk = CardDesk(Catalog.in_dir(data_dir), submit=lambda e, wait=True, timeout=None: submitted.append(e),
                     clock=lambda: now[0], pipeline_factory=lambda: _EveryOtherHeavyPass("kpks.us/RrDC#0001?DmFz33"))
     for k in range(7):  # a read at 0, 2, 4, 6 s; a miss at 1, 3, 5 s: heavy passes once a second
         now[0] = k * HEAVY_INTERVAL_S

@@ -164,7 +164,8 @@ def test_a_sticker_in_a_camera_frame_is_read_like_any_card(tmp_path: Path) -> No
     store = ModeCards.in_dir(tmp_path)
     store.import_deck("creature-combat", "ben", parse_card_file(BEN, "ben.toml").records())
     submitted: list[dict] = []
-    desk = CardDesk(Catalog.in_dir(tmp_path), submit=lambda e, wait=True: submitted.append(e) or len(submitted),
+    desk = CardDesk(Catalog.in_dir(tmp_path),
+                    submit=lambda e, wait=True, timeout=None: submitted.append(e) or len(submitted),
                     mode_cards=store, mode_prefixes=payload_prefixes())
     frame = place([qr_tile("cct:ben-eel", px=8, dark=(0, 0, 0), light=(255, 255, 255))])
     events = desk.on_frame(2, frame)
