@@ -201,10 +201,10 @@ def _saved_calibration(settings: Any, spath: Path | None, data_dir_arg: Path | N
     from kipukas_board.calibrate.files import read_saved
     from kipukas_board.commands.run import board_data_dir
     from kipukas_board.show.layout import map_calibration_path
-    from kipukas_board.store.map_choice import start_map
+    from kipukas_board.store.map_choice import started_map
 
     data_dir = board_data_dir(data_dir_arg, spath)
-    board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
+    board = load_map(started_map(settings.map, data_dir, exists=map_exists))
     saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)
     if saved.problem is not None:
         _err(f"calibration not applied, the cameras run on their automatic settings: {saved.problem}")

@@ -206,7 +206,7 @@ def board_test(args: argparse.Namespace) -> int:
     from kipukas_board.commands.run import board_data_dir, settings_path
     from kipukas_board.settings import SettingsError, load_settings
     from kipukas_board.show.layout import LayoutError, map_calibration_path
-    from kipukas_board.store.map_choice import start_map
+    from kipukas_board.store.map_choice import started_map
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     try:
@@ -221,7 +221,7 @@ def board_test(args: argparse.Namespace) -> int:
                              f"the board test checks real reeds and LEDs (bring-up 1.2 and 2.2 set them), or "
                              f"pass --sim")
         data_dir = board_data_dir(args.data_dir, spath)
-        board = load_map(start_map(settings.map, data_dir, given=False, exists=map_exists)[0])  # as the board starts
+        board = load_map(started_map(settings.map, data_dir, exists=map_exists))
         saved = read_saved(map_calibration_path(settings.calibration, data_dir, board), board)  # as the board reads it
         if saved.error is not None:
             raise saved.error

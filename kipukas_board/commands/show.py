@@ -44,7 +44,8 @@ def register(sub: Any) -> None:
                    help="light only these pixels (one power feed's span, for the load test); the rest stay dark")
     t.add_argument("--sim", action="store_true", help="drive the simulated strip (nothing lights)")
     t.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
-    t.add_argument("--map", help="map name or path (default: the settings' map)")
+    t.add_argument("--map", help="map name or path (default: the map the board starts on, "
+                                 "a map picked on the page included)")
     t.add_argument("--data-dir", type=Path, help="the board's data directory, whose calibration file holds "
                                                  "the LED layout (default: the service's, as the settings say)")
     t.add_argument("--seconds", type=non_negative, help="how long each step stays lit (default: 2 for colors, "
@@ -63,7 +64,8 @@ def register(sub: Any) -> None:
     i.add_argument("--pixels", metavar="FIRST-LAST", help="light only these pixels")
     i.add_argument("--sim", action="store_true", help="drive the simulated strip (nothing lights)")
     i.add_argument("--settings", type=Path, help=f"settings file (default $KIPUKAS_SETTINGS or {SYSTEM_SETTINGS})")
-    i.add_argument("--map", help="map name or path (default: the settings' map)")
+    i.add_argument("--map", help="map name or path (default: the map the board starts on, "
+                                 "a map picked on the page included)")
     i.add_argument("--data-dir", type=Path, help="the board's data directory (default: the service's)")
     i.add_argument("--seconds", type=non_negative, help="how long the frame stays lit (default 60)")
     i.add_argument("--json", action="store_true", help="print one JSON object as the last line")
@@ -163,12 +165,13 @@ def _layout_order(layout: Any, board: Any) -> list[tuple[str, list[int]]]:
 def leds_test(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from kipukas_board.board.mapfile import MapError, load_map
+    from kipukas_board.board.mapfile import MapError, load_map, map_exists
     from kipukas_board.calibrate.files import strip_layout
     from kipukas_board.commands.run import board_data_dir
     from kipukas_board.hardware.registry import build
     from kipukas_board.settings import SettingsError
     from kipukas_board.show.colors import parse_rgb
+    from kipukas_board.store.map_choice import started_map
 
     try:
         spath = settings_path(args.settings)
@@ -179,8 +182,10 @@ def leds_test(args: argparse.Namespace) -> int:
                          f"nothing would light. Set adapter = \"spi\" (or \"ws281x\") in [leds], or pass --sim "
                          f"to run the pattern on the simulated strip")
         color = parse_rgb(args.color)
-        board = load_map(args.map or settings.map)
-        layout = strip_layout(settings, board, board_data_dir(args.data_dir, spath))
+        data_dir = board_data_dir(args.data_dir, spath)
+        # the map the board starts on, a map picked on the page included, unless --map names one
+        board = load_map(args.map or started_map(settings.map, data_dir, exists=map_exists))
+        layout = strip_layout(settings, board, data_dir)
         count = args.count if args.count is not None else settings.led_count
         if count is None and layout.source != "default":
             count = layout.count  # a calibration written before the settings held the count

@@ -139,3 +139,25 @@ def start_map(configured: str, data_dir: str | os.PathLike[str], given: bool,
         return configured, (f"--map {configured} given: starting on it, not on {picked} picked on the page; "
                             f"a start without --map comes back to {configured}")
     return picked, f"starting on map {picked} picked on the page ({where}), not the settings' {configured}"
+
+
+def started_map(configured: str, data_dir: str | os.PathLike[str],
+                exists: Callable[[str], bool] = lambda name: True) -> str:
+    """The map a board whose settings name ``configured`` starts on, chosen as the board chooses it
+    (the journal's pick, else this file's, else the settings'), for a command that tests, lights or
+    scans that board by hand: after a map picked on the page it must use that map's layout and
+    calibration, not the settings'. A pick whose map is no longer there (``exists``) gives
+    ``configured``: such a command has no game to carry on.
+
+    Example::
+
+        >>> import tempfile
+        >>> d = tempfile.mkdtemp()
+        >>> started_map("kipuka-8", d)
+        'kipuka-8'
+        >>> write_choice(d, "kipuka-12"); started_map("kipuka-8", d)
+        'kipuka-12'
+    """
+    pick = journaled_pick(data_dir)
+    return start_map(configured, data_dir, given=False, exists=exists,
+                     journaled=pick.key if pick is not None else None)[0]

@@ -37,6 +37,30 @@ def test_leds_test_walks_every_segment(tmp_path: Path) -> None:
     assert seg[0]["what"].startswith("territory 1")
 
 
+@pytest.mark.parametrize("picked_by", ["the page", "the journal"])
+def test_leds_test_lights_the_map_picked_on_the_page_as_the_board_starts_on_it(tmp_path: Path, picked_by) -> None:
+    from kipukas_board.store.journal import Journal
+    from kipukas_board.store.map_choice import write_choice
+    from kipukas_board.table.events import map_event
+
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[board]\nmap = "kipuka-8"\n')
+    data = tmp_path / "data"
+    data.mkdir()
+    if picked_by == "the page":
+        write_choice(data, "kipuka-12")
+    else:  # journaled, and the board stopped before it wrote the choice down
+        journal = Journal.in_dir(data)
+        journal.append(map_event("Kipuka of Twelve", "", picked="kipuka-12"))
+        journal.close()
+    done = run("leds", "test", "--pattern", "segments", "--sim", "--seconds", "0", "--settings", str(settings),
+               "--color", "0,255,0", "--data-dir", str(data), "--json")
+    assert done.returncode == 0, done.stderr
+    seg = json.loads(done.stdout.strip().splitlines()[-1])["steps"]
+    lay = default_layout(load_map("kipuka-12"))
+    assert [s["pixels"] for s in seg] == [*lay.territories.values(), *lay.stands.values()]
+
+
 def test_leds_test_reports_a_bad_calibration(tmp_path: Path) -> None:
     cal = tmp_path / "cal.toml"
     cal.write_text('[leds]\norder = "XRGB"\n[leds.territories]\n1 = [0]\n')
