@@ -66,8 +66,8 @@ def _int(value: Any) -> int | None:
     return value if strictjson.is_int(value) else None
 
 
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [v for v in value if isinstance(v, dict)][:MAX_PLAYERS] if isinstance(value, list) else []
+def _dicts(value: Any, limit: int | None = MAX_PLAYERS) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)][:limit] if isinstance(value, list) else []
 
 
 def title_of(doc: dict[str, Any], game: str) -> str:
@@ -98,11 +98,13 @@ def _name_of(players: list[dict[str, Any]], seat: Any) -> str:
 def _kipukas(doc: dict[str, Any]) -> GameOnTable | None:
     """Kipukas: a game once a new game named its players (before that the state still says "setup"
     and diel cycle 0, which describe no game)."""
-    held: collections.Counter[Any] = collections.Counter(
-        t.get("owner") for t in doc.get("territories") or [] if isinstance(t, dict))
+    # seats as numbers only: a list or an object where a seat should be is no key to count by
+    held: collections.Counter[int | None] = collections.Counter(
+        _int(t.get("owner")) for t in _dicts(doc.get("territories"), limit=None))
     players = []
     for p in _dicts(doc.get("players")):
-        n = held.get(p.get("seat"), 0)
+        seat = _int(p.get("seat"))
+        n = held[seat] if seat is not None else 0
         one = _player(p, "out" if p.get("eliminated") is True else f"{n} territor{'y' if n == 1 else 'ies'}")
         players.append({**one, "territories": n})
     if not players:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kipukas_board import modes
@@ -110,6 +110,9 @@ game_docs = st.fixed_dictionaries(
 
 @settings(max_examples=150, deadline=None)
 @given(game_docs)
+# a seat or an owner that is a list or an object (no key to count by), territories that are no list
+@example({"game": "kipukas", "players": [{"seat": [1], "name": "Ana"}], "territories": [{"owner": {"a": 1}}]})
+@example({"game": "kipukas", "players": [{"seat": 1, "name": "Ana"}], "territories": 5})
 def test_any_message_reads_without_error_and_its_texts_stay_short(doc: dict[str, Any]) -> None:
     """A state message comes from the network: whatever its shape, the row is made and bounded."""
     game = game_on_table(doc)
