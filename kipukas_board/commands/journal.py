@@ -21,7 +21,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kipukas_board.commands.run import DataDir
 
 from kipukas_board.commands.run import DATA_DIR_HELP
 
@@ -40,19 +43,29 @@ def register(sub: Any) -> None:
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
 
 
-def check(args: argparse.Namespace) -> int:
+def _data_dir(args: argparse.Namespace, action: str) -> DataDir | None:
+    """The data directory ``journal ACTION`` works on (:func:`~kipukas_board.commands.run.find_data_dir`),
+    or None once it has said on stderr why there is none to work on."""
     from kipukas_board.commands.run import find_data_dir
-    from kipukas_board.store.backup import check as check_dir
 
     try:
         where = find_data_dir(args.data_dir)
     except ValueError as exc:
-        print(f"kipukas-board journal check: {exc}", file=sys.stderr)
+        print(f"kipukas-board journal {action}: {exc}", file=sys.stderr)
+        return None
+    if not where.path.is_dir():
+        print(f"kipukas-board journal {action}: no data directory at {where.path} ({where.line()})", file=sys.stderr)
+        return None
+    return where
+
+
+def check(args: argparse.Namespace) -> int:
+    from kipukas_board.store.backup import check as check_dir
+
+    where = _data_dir(args, "check")
+    if where is None:
         return 2
     data_dir = where.path
-    if not data_dir.is_dir():
-        print(f"kipukas-board journal check: no data directory at {data_dir} ({where.line()})", file=sys.stderr)
-        return 2
     ok, lines, details = check_dir(data_dir)
     if args.json:
         print(json.dumps({"ok": ok, "data_dir": str(data_dir), "service": where.is_service, **details}))
@@ -63,19 +76,13 @@ def check(args: argparse.Namespace) -> int:
 
 
 def restore(args: argparse.Namespace) -> int:
-    from kipukas_board.commands.run import find_data_dir
     from kipukas_board.store.backup import restore as restore_dir
     from kipukas_board.store.journal import JournalError
 
-    try:
-        where = find_data_dir(args.data_dir)
-    except ValueError as exc:
-        print(f"kipukas-board journal restore: {exc}", file=sys.stderr)
+    where = _data_dir(args, "restore")
+    if where is None:
         return 2
     data_dir = where.path
-    if not data_dir.is_dir():
-        print(f"kipukas-board journal restore: no data directory at {data_dir} ({where.line()})", file=sys.stderr)
-        return 2
     problem = where.write_problem("journal restore")
     if problem is not None:
         print(f"kipukas-board journal restore: {problem}", file=sys.stderr)
