@@ -530,3 +530,74 @@ def test_the_simulated_camera_and_hand_wait_for_a_busy_core_as_every_action_does
         gate.set()
     board.submit({"type": "undo"}, timeout=10)  # behind them: both are done in their turn
     assert journaled == ["card", "stand"] and board.state.switches["T1"] is True
+
+
+def test_a_second_undo_tap_while_the_first_is_still_under_way_is_refused_not_queued(
+        data_dir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The busy core has not done an undo yet (503 "still under way"), so the board looks as before:
+    a second undo tap (another phone, or the same phone's second tap) must be refused with a 409
+    saying an undo is under way, not queued to take back a second action; a redo too. The repeat of
+    the first tap still waits for its own answer. Once the undo is done, or has failed, undo works
+    again: it is never blocked for good."""
+    from kipukas_board.store.journal import JournalWriteError
+    from kipukas_board.table.events import stand_event
+    from kipukas_board.web import submit, taps
+    from tests.web_helpers import serve_board
+
+    def undos() -> int:
+        return sum(1 for _, e in board.journal.events() if e["type"] == "undo")
+
+    with serve_board(data_dir) as srv:
+        board = srv.board
+        assert _post(srv.url, "/api/actions/new-game", None, {"players": PLAYERS, "first_placer": 1})[0] == 200
+        for sid in ("T1", "T8", "T2", "T7", "T5", "T4"):
+            board.sim_set_stand(sid, True)
+        for _ in range(3):  # three actions undo could take back
+            assert _post(srv.url, "/api/actions/roll-dice", None, {"kind": "d6"})[0] == 200
+
+        monkeypatch.setattr(submit, "WAIT_S", 0.3)
+        monkeypatch.setattr(taps, "WAIT_S", 0.3)
+        gate = threading.Event()
+        fail = threading.Event()
+        real_append = board.journal.append
+
+        def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+            if event.get("type") == "undo":
+                gate.wait(20)
+                if fail.is_set():
+                    raise JournalWriteError("the disk is full")
+            return real_append(event, tap=tap)
+
+        monkeypatch.setattr(board.journal, "append", held_append)
+        status, _, doc = _post(srv.url, "/api/actions/undo", "undo-a")
+        assert status == 503 and "still under way" in doc["error"], (status, doc)
+        for path, tap in (("/api/actions/undo", "undo-b"), ("/api/actions/redo", "redo-c"),
+                          ("/api/actions/undo", None)):
+            status, _, doc = _post(srv.url, path, tap)
+            assert status == 409 and "an undo is under way" in doc["error"], (path, tap, status, doc)
+        status, _, doc = _post(srv.url, "/api/actions/undo", "undo-a")  # the first tap sent again
+        assert status == 503 and "still under way" in doc["error"], (status, doc)
+
+        monkeypatch.setattr(taps, "WAIT_S", 10.0)
+        threading.Timer(0.3, gate.set).start()
+        status, _, doc = _post(srv.url, "/api/actions/undo", "undo-a")
+        assert status == 200 and doc["ok"], (status, doc)
+        assert undos() == 1, f"{undos()} undo events journaled for one undo and two refused taps"
+        status, _, doc = _post(srv.url, "/api/actions/undo", "undo-b")
+        assert status == 409 and "an undo is under way" in doc["error"], "a refused tap sent again: refused again"
+
+        status, _, doc = _post(srv.url, "/api/actions/undo", "undo-d")  # done: undo is free again
+        assert status == 200 and doc["ok"] and undos() == 2, (status, doc)
+
+        gate.clear()
+        fail.set()  # the next undo is held, then the disk refuses it
+        monkeypatch.setattr(taps, "WAIT_S", 0.3)
+        status, _, doc = _post(srv.url, "/api/actions/undo", "undo-e")
+        assert status == 503, (status, doc)
+        status, _, doc = _post(srv.url, "/api/actions/redo", "redo-g")
+        assert status == 409 and "an undo is under way" in doc["error"], (status, doc)
+        gate.set()
+        board.submit(stand_event("T3", True), timeout=10)  # behind the failed undo
+        fail.clear()
+        status, _, doc = _post(srv.url, "/api/actions/undo", "undo-f")
+        assert status == 200 and doc["ok"] and undos() == 3, ("a failed undo left undo blocked", status, doc)
