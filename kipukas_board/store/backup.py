@@ -17,9 +17,11 @@ the damaged journal's readable taps are carried over for every event the restore
 newer tap, or an answer given after the backup). A tap whose event did not come back is left out: its
 event is not in the journal, so the tap, sent again, is done again rather than answered as done.
 Without them a phone that sent a tap again just after a restore would have it done twice.
-:func:`check` counts each file's taps and reports a tap whose event the journal does not hold (only
-damage leaves one: a tap and its event are written in one transaction) as a problem, since sent again
-it would be answered as done.
+:func:`check` counts each file's taps and reports a tap whose event the file does not hold (only
+damage leaves one: a tap and its event are written in one transaction) as a problem, in the journal
+since sent again it would be answered as done, in a backup since a restore would bring it back. A hole
+in a file's numbering that its record of lost events does not cover (events gone without a word) is a
+problem too.
 
 Example::
 
@@ -34,12 +36,14 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kipukas_board.store.journal import MAX_PROBLEMS, TAPS_KEPT, Journal, JournalError, sqlite_reason
 from kipukas_board.store.read_only import connect_read_only
+from kipukas_board.strictjson import is_int
 from kipukas_board.textfile import atomic_path, replace_durably
 
 log = logging.getLogger(__name__)
@@ -72,6 +76,12 @@ class FileReport:
     taps_astray_seqs: list[int] = field(default_factory=list)
     #: Why the ``taps`` table could not be read, if it could not.
     taps_problem: str | None = None
+    #: Holes in the numbering up to :attr:`last` that no range of :attr:`lost` records, the first
+    #: :data:`~kipukas_board.store.journal.MAX_PROBLEMS` of them (``first``, ``last``): events gone
+    #: without a word, which only damage or a hand edit leaves.
+    missing: list[dict[str, int]] = field(default_factory=list)
+    #: How many event numbers those holes hold in all.
+    missing_events: int = 0
 
     def line(self) -> str:
         if not self.exists:
@@ -94,21 +104,43 @@ class FileReport:
                       f"{', '.join(map(str, self.taps_astray_seqs))}{more})")
         return words
 
-    def taps_trouble(self) -> str | None:
-        """What is wrong with the file's taps, for ``journal check`` to report as a problem; None if nothing."""
+    def taps_trouble(self, backup: bool = False) -> str | None:
+        """What is wrong with the file's taps, for ``journal check`` to report as a problem; None if
+        nothing. ``backup``: the file is a backup, which ``journal restore`` would bring back whole."""
         if self.taps_problem is not None:
             return f"TAPS: {self.path}: the phones' taps cannot be read ({self.taps_problem})"
         if not self.taps_astray:
             return None
+        if backup:
+            return (f"TAPS: {self.path}: {self.taps_astray} phone tap(s) point at events this backup does not "
+                    f"hold: restored from it, such a tap sent again would be answered as done though its "
+                    f"event is gone")
         return (f"TAPS: {self.path}: {self.taps_astray} phone tap(s) point at events the journal does not hold: "
                 f"sent again, such a tap would be answered as done though its event is gone. "
                 f"`kipukas-board journal restore` keeps only the taps of the events it brings back")
+
+    def missing_trouble(self, backup: bool = False) -> str | None:
+        """The events missing from the file's numbering and not recorded as lost, for ``journal
+        check`` to report as a problem; None if none. ``backup``: as for :meth:`taps_trouble`."""
+        if not self.missing_events:
+            return None
+        spans = [f"event {g['first']}" if g["first"] == g["last"] else f"events {g['first']} to {g['last']}"
+                 for g in self.missing]
+        more = self.missing_events > sum(g["last"] - g["first"] + 1 for g in self.missing)
+        words = ", ".join(spans[:-1]) + (" and " if len(spans) > 1 else "") + spans[-1] + (" and more" if more else "")
+        verb = "is" if len(spans) == 1 and spans[0].startswith("event ") and not more else "are"
+        why = ("restored from it, the journal would lack them" if backup else
+               "a backup may still hold them (`kipukas-board journal restore` rebuilds from the newest sound "
+               "one and records what neither holds as lost)")
+        return (f"MISSING: {self.path}: {words} {verb} missing ({self.missing_events} in all), not recorded "
+                f"as lost: damage or a hand edit took them; {why}")
 
     def to_json(self) -> dict[str, Any]:
         return {"path": str(self.path), "exists": self.exists, "sound": self.sound, "problem": self.problem,
                 "events": self.events, "first": self.first, "last": self.last, "lost": self.lost,
                 "modified": self.modified, "taps": self.taps, "taps_astray": self.taps_astray,
-                "taps_astray_seqs": self.taps_astray_seqs, "taps_problem": self.taps_problem}
+                "taps_astray_seqs": self.taps_astray_seqs, "taps_problem": self.taps_problem,
+                "missing": self.missing, "missing_events": self.missing_events}
 
 
 def inspect(path: Path) -> FileReport:
@@ -136,6 +168,7 @@ def inspect(path: Path) -> FileReport:
         rep.events, rep.first, rep.last = int(n), int(first), int(last)
         row = db.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
         rep.lost = json.loads(row[0]) if row else []
+        _inspect_holes(db, rep)
         rep.sound = True
         _inspect_taps(db, rep)
     except (sqlite3.Error, ValueError) as exc:
@@ -143,6 +176,58 @@ def inspect(path: Path) -> FileReport:
     finally:
         db.close()
     return rep
+
+
+def _holes(db: sqlite3.Connection) -> Iterator[tuple[int, int]]:
+    """Every hole in ``db``'s numbering (the first number missing, the last), the one before the first
+    event too: one ordered pass over the table's key (``seq`` is its rowid), however long the journal.
+    (SQLite's ``LAG`` window does the same three times slower.)"""
+    prev = 0
+    for (seq,) in db.execute("SELECT seq FROM events ORDER BY seq"):
+        if seq > prev + 1:
+            yield prev + 1, seq - 1
+        prev = seq
+
+
+def unrecorded(first: int, last: int, lost: list[Any]) -> list[tuple[int, int]]:
+    """The parts of the hole ``first`` to ``last`` that no range of ``lost`` (the journal's record of
+    lost events, ``{"first", "last", ...}`` each) covers; an entry not of that shape covers nothing.
+
+    Example::
+
+        >>> unrecorded(3, 9, [{"first": 4, "last": 5}, {"first": 8, "last": 20}])
+        [(3, 3), (6, 7)]
+        >>> unrecorded(3, 4, [{"first": 1, "last": 4}])
+        []
+    """
+    ranges = sorted((g["first"], g["last"]) for g in lost
+                    if isinstance(g, dict) and is_int(g.get("first")) and is_int(g.get("last")))
+    parts: list[tuple[int, int]] = []
+    at = first
+    for a, b in ranges:
+        if b < at:
+            continue
+        if a > last:
+            break
+        if a > at:
+            parts.append((at, a - 1))
+        at = max(at, b + 1)
+    if at <= last:
+        parts.append((at, last))
+    return parts
+
+
+def _inspect_holes(db: sqlite3.Connection, rep: FileReport) -> None:
+    """Put the holes in ``db``'s numbering that ``rep.lost`` does not record into ``rep``; no pass at
+    all when its events are 1 to ``rep.last``, every one of them (a journal never restored)."""
+    if rep.events == rep.last and rep.first >= 1:  # distinct numbers from 1, as many as the last: no hole
+        return
+    lost = rep.lost if isinstance(rep.lost, list) else []
+    for first, last in _holes(db):
+        for a, b in unrecorded(int(first), int(last), lost):
+            rep.missing_events += b - a + 1
+            if len(rep.missing) < MAX_PROBLEMS:
+                rep.missing.append({"first": a, "last": b})
 
 
 def _inspect_taps(db: sqlite3.Connection, rep: FileReport) -> None:
@@ -253,12 +338,17 @@ def check(data_dir: Path) -> tuple[bool, list[str], dict[str, Any]]:
             ok = False
     for gap in main.lost:
         lines.append(f"recorded as lost: events {gap['first']} to {gap['last']}")
-    trouble = main.taps_trouble() if main.sound else None
-    if trouble is not None:
-        lines.append(trouble)
-        ok = False
+    for trouble in (main.missing_trouble(), main.taps_trouble()) if main.sound else ():
+        if trouble is not None:
+            lines.append(trouble)
+            ok = False
     reports = [inspect(p) for p in backups(data_dir)]
-    lines += [r.line() for r in reports]
+    for rep in reports:
+        lines.append(rep.line())
+        for trouble in (rep.missing_trouble(backup=True), rep.taps_trouble(backup=True)) if rep.sound else ():
+            if trouble is not None:
+                lines.append(trouble)
+                ok = False
     return ok, lines, {"journal": main.to_json(), "high_water": mark, "backups": [r.to_json() for r in reports]}
 
 
