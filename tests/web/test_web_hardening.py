@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -302,7 +303,13 @@ def test_idle_connections_close_but_event_streams_stay(data_dir: Path) -> None:
             stream.close()
 
 
-def test_sigterm_stops_within_two_seconds_with_pages_open(tmp_path: Path) -> None:
+def test_sigterm_stops_before_waitress_would_wait_for_open_pages(tmp_path: Path) -> None:
+    # With the pages' event streams left open, waitress waits 5 s for their threads on some stops
+    # (measured: 5.1 s and 0.6 s); with them ended first, about 0.1 s here. The bound sits just
+    # under waitress's wait, so a loaded machine has some 30 times the usual stop before it, and
+    # the stop must come within the unit's TimeoutStopSec, after which systemd kills the board.
+    unit = (ROOT / "systemd" / "kipukas-board.service").read_text(encoding="utf-8")
+    stop_s = int(re.search(r"^TimeoutStopSec=(\d+)$", unit, re.MULTILINE).group(1))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -325,8 +332,8 @@ def test_sigterm_stops_within_two_seconds_with_pages_open(tmp_path: Path) -> Non
             conns.append(c)
         t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-        assert time.monotonic() - t0 < 2.0
+        assert proc.wait(timeout=stop_s) == 0
+        assert time.monotonic() - t0 < 4.5
     finally:
         for c in conns:
             c.close()
