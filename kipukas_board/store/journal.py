@@ -165,8 +165,13 @@ def restore_hint(path: str | Path) -> str:
             f"`kipukas-board journal restore --data-dir {data_dir}` rebuilds it from the last backup")
 
 
-#: How many of the last events mentioning a type :func:`last_event_of` reads before it gives up.
-PEEK_ROWS = 200
+#: The events naming a type, newest first, that may be of it: SQLite's own JSON reading settles those it
+#: can read (the ``type`` at the top, not one nested in another event); a row it refuses (a NaN, as
+#: :func:`~kipukas_board.strictjson.repair_loads` reads, or damage) comes through for Python to judge.
+#: ``LIKE`` first, so the JSON of an event that does not even say the type is never parsed.
+_LAST_OF = ("SELECT seq, event FROM events WHERE event LIKE ? ESCAPE '\\' "
+            "AND CASE WHEN json_valid(event) THEN json_extract(event, '$.type') = ? ELSE 1 END "
+            "ORDER BY seq DESC")
 
 
 def last_event_of(path: str | Path, kind: str) -> tuple[int, dict[str, Any]] | None:
@@ -175,8 +180,9 @@ def last_event_of(path: str | Path, kind: str) -> tuple[int, dict[str, Any]] | N
 
     For a decision taken before the board opens its journal (which map it starts on): one query
     through :mod:`~kipukas_board.store.read_only`, which creates and changes nothing beside the file
-    (whoever may read the data directory may ask) and reads what a power cut left in the WAL. Only the
-    last :data:`PEEK_ROWS` events naming ``kind`` are looked at.
+    (whoever may read the data directory may ask) and reads what a power cut left in the WAL. It goes
+    back as far as it must, newest first, stopping at the first event of ``kind``; rows that do not
+    parse are passed over.
 
     Example::
 
@@ -195,20 +201,17 @@ def last_event_of(path: str | Path, kind: str) -> tuple[int, dict[str, Any]] | N
     try:
         db = connect_read_only(path, isolation_level=None)
         try:
-            rows = db.execute("SELECT seq, event FROM events WHERE event LIKE ? ESCAPE '\\' "
-                              "ORDER BY seq DESC LIMIT ?", (needle, PEEK_ROWS)).fetchall()
+            for seq, text in db.execute(_LAST_OF, (needle, kind)):
+                try:
+                    event, _repaired = strictjson.repair_loads(text)
+                except (ValueError, TypeError, RecursionError):
+                    continue
+                if isinstance(event, dict) and event.get("type") == kind:
+                    return int(seq), event
         finally:
             db.close()
     except sqlite3.Error as exc:
         log.debug("%s: not read before the start (%s)", path, sqlite_reason(exc))
-        return None
-    for seq, text in rows:
-        try:
-            event, _repaired = strictjson.repair_loads(text)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(event, dict) and event.get("type") == kind:
-            return int(seq), event
     return None
 
 
