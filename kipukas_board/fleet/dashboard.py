@@ -115,11 +115,22 @@ def create_app(dash: Dashboard) -> Flask:
     return app
 
 
+#: The dashboard takes no request body (every route is a GET): waitress refuses one larger than this
+#: as soon as it reads its ``Content-Length``, where by default it would first spool up to 1 GiB.
+MAX_BODY = 1024
+
+
 def make_server(dash: Dashboard, host: str, port: int, threads: int = 32) -> Any:
-    """A waitress server for the dashboard (``.run()`` serves, ``.close()`` stops; port 0 picks one)."""
+    """A waitress server for the dashboard (``.run()`` serves, ``.close()`` stops; port 0 picks one).
+
+    It polls its sockets with poll(), as the board's own server does: select() fails outright once a
+    descriptor of the process is past 1024, and meets a socket closed by another thread (a test or
+    bench stopping a server it runs on a thread) with an error that ends the server's loop.
+    """
     from waitress import create_server
 
     if dash.broadcaster.max_clients is not None and dash.broadcaster.max_clients > threads - 4:
         dash.broadcaster.max_clients = max(1, threads - 4)  # leave threads for /api/boards and /healthz
     return create_server(create_app(dash), host=host, port=port, threads=threads, channel_timeout=3600,
-                         ident="kipukas-fleet-dashboard")
+                         ident="kipukas-fleet-dashboard", asyncore_use_poll=True,
+                         max_request_body_size=MAX_BODY + 1)

@@ -268,3 +268,24 @@ def test_run_names_a_fleet_password_file_it_cannot_read(tmp_path, capsys) -> Non
                         f'password_file = "{tmp_path / "missing.password"}"\n')
     assert main(["run", "--sim", "--settings", str(settings), "--data-dir", str(tmp_path / "data")]) == 2
     assert "missing.password" in capsys.readouterr().err
+
+
+def test_the_dashboard_refuses_a_large_body_before_it_arrives() -> None:
+    """Every route is a GET: a request announcing a body over MAX_BODY is answered 413 at once, where
+    waitress would otherwise wait for (and spool) up to 1 GiB of it."""
+    import socket
+
+    from kipukas_board.fleet.dashboard import MAX_BODY
+
+    dash = Dashboard(FleetView(BrokerAddress.parse("mqtt://127.0.0.1:1")))  # never started: no broker needed
+    server = make_server(dash, "127.0.0.1", 0, threads=4)
+    serving = threading.Thread(target=server.run, daemon=True)
+    serving.start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=5) as s:
+            s.sendall(f"POST /api/boards HTTP/1.1\r\nHost: x\r\nContent-Length: {100 * MAX_BODY}\r\n\r\n".encode())
+            answer = s.recv(4096)  # nothing of the body is sent: a server waiting for it times this out
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+    finally:
+        server.close()
+        serving.join(5)
