@@ -1,7 +1,9 @@
-"""``kipukas-board journal``: check the journal and its backups, or restore it from a backup.
+"""``kipukas-board journal``: check the journal and its backups, or restore it from a backup; and
+``bench-journal``, how long those readings of a long journal take.
 
     kipukas-board journal check [--data-dir DIR] [--json]     # exit 0 sound, 1 damaged or lost events
     kipukas-board journal restore [--data-dir DIR] [--from BACKUP]   # stop the board first
+    kipukas-board bench-journal [--events 100000] [--say-map-every 10] [--repeat 5] [--json]
 
 Without ``--data-dir`` both use the board's data directory: on a Pi set up by ``scripts/install-pi``
 the service's (``/var/lib/kipukas-board``), found as the diagnostics find it
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kipukas_board.commands.run import DataDir
 
+from kipukas_board.commands.argtypes import at_least, whole
 from kipukas_board.commands.run import DATA_DIR_HELP
 
 
@@ -41,6 +44,18 @@ def register(sub: Any) -> None:
     r.add_argument("--from", dest="source", type=Path, help="a backup file to restore from")
     r.set_defaults(func=restore)
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
+    b = sub.add_parser("bench-journal",
+                       help="time the readings of a long journal: the map a start loads, journal check")
+    b.add_argument("--events", type=at_least(1), default=100_000,
+                   help="events in the generated journal (default 100000)")
+    b.add_argument("--say-map-every", type=at_least(0), default=10,
+                   help='an event naming "map" without being one every N events (default 10; 0: none)')
+    b.add_argument("--map", default="kipuka-12", help="map the generated game is played on (default kipuka-12)")
+    b.add_argument("--seed", type=whole, default=1, help="seed for the generated game")
+    b.add_argument("--repeat", type=at_least(1), default=5,
+                   help="timed runs of each reading; the best counts (default 5)")
+    b.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    b.set_defaults(func=bench)
 
 
 def _data_dir(args: argparse.Namespace, action: str) -> DataDir | None:
@@ -98,3 +113,30 @@ def restore(args: argparse.Namespace) -> int:
         return 1
     print("\n".join(lines))
     return 0
+
+
+def bench(args: argparse.Namespace) -> int:
+    from kipukas_board.bench.journal_reads import run_journal_bench
+    from kipukas_board.board.mapfile import MapError, load_map
+
+    try:
+        board = load_map(args.map)
+    except MapError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    res = run_journal_bench(board, args.events, args.say_map_every, args.seed, args.repeat)
+    every = f'an event naming "map" every {args.say_map_every}' if args.say_map_every else 'no other event naming "map"'
+    print(f"journal of {res['events']:,} events ({res['bytes'] / 1e6:.1f} MB; {board.name}, seed {args.seed}), "
+          f"its last map event number {res['last_map']}, {every}; best of {args.repeat}")
+    chosen = res["last_event_of"][0]["ms"]
+    rows = [("which map a start loads", "ms", "vs the board's", "found")]
+    rows += [(r["reading"], f"{r['ms']:.1f}", f"{r['ms'] / max(chosen, 1e-9):.2f}",
+              f"{r['found']}" + ("" if r["right"] else " (WRONG)")) for r in res["last_event_of"]]
+    rows += [("journal check's reading", "ms", "", "missing")]
+    rows += [(r["reading"], f"{r['ms']:.1f}", "", str(r["missing"])) for r in res["check"]]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+    if args.json:
+        print(json.dumps(res))
+    return 0 if all(r["right"] for r in res["last_event_of"][:1]) else 1

@@ -178,7 +178,7 @@ def inspect(path: Path) -> FileReport:
     return rep
 
 
-def _holes(db: sqlite3.Connection) -> Iterator[tuple[int, int]]:
+def numbering_holes(db: sqlite3.Connection) -> Iterator[tuple[int, int]]:
     """Every hole in ``db``'s numbering (the first number missing, the last), the one before the first
     event too: one ordered pass over the table's key (``seq`` is its rowid), however long the journal.
     (SQLite's ``LAG`` window does the same three times slower.)"""
@@ -223,7 +223,7 @@ def _inspect_holes(db: sqlite3.Connection, rep: FileReport) -> None:
     if rep.events == rep.last and rep.first >= 1:  # distinct numbers from 1, as many as the last: no hole
         return
     lost = rep.lost if isinstance(rep.lost, list) else []
-    for first, last in _holes(db):
+    for first, last in numbering_holes(db):
         for a, b in unrecorded(int(first), int(last), lost):
             rep.missing_events += b - a + 1
             if len(rep.missing) < MAX_PROBLEMS:
