@@ -198,6 +198,42 @@ def test_parallel_wrong_pins_cannot_outrun_the_limit(data_dir, monkeypatch):
     assert store.verify(PIN, "10.0.0.10").ok  # other addresses are not punished
 
 
+def test_pin_hashes_run_on_their_own_few_threads_whichever_threads_ask(data_dir, monkeypatch):
+    """The C library keeps a hash's 16 MiB in the memory pool of the thread that took it: guesses
+    answered by many web-server threads, each hashing in its own, left the board 16 MiB larger per
+    thread. Hashed on the PIN-hash threads, 12 threads asking use at most two."""
+    import threading
+
+    from kipukas_board.web import auth
+
+    store = PinStore(data_dir)
+    store.set(PIN)
+    hashing_threads, asking_threads, hashed = set(), set(), []
+    real_hash = auth._hash
+
+    def noted_hash(pin, salt):
+        hashing_threads.add(threading.get_ident())
+        hashed.append(pin)
+        return real_hash(pin, salt)
+
+    monkeypatch.setattr(auth, "_hash", noted_hash)
+    start = threading.Barrier(12)
+
+    def guess(i):
+        asking_threads.add(threading.get_ident())
+        start.wait()
+        store.verify(f"{1000 + i}", f"10.0.1.{i}")  # one address each: none is locked out
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(hashed) == 12  # every guess was hashed
+    assert hashing_threads and not hashing_threads & asking_threads
+    assert len(hashing_threads) <= auth.MAX_CONCURRENT_CHECKS
+
+
 def test_right_pins_in_flight_together_all_pass_while_guesses_are_still_limited(data_dir, monkeypatch):
     """The calibration page sends the PIN with every preview frame (each seat, several times a second):
     many right-PIN requests at once. Once the PIN verified, they pass without a hash and without being
