@@ -19,7 +19,8 @@ event is not in the journal, so the tap, sent again, is done again rather than a
 Without them a phone that sent a tap again just after a restore would have it done twice.
 :func:`check` counts each file's taps and reports a tap whose event the file does not hold (only
 damage leaves one: a tap and its event are written in one transaction) as a problem, in the journal
-since sent again it would be answered as done, in a backup since a restore would bring it back. A hole
+since sent again it would be answered as done, in a backup as a sign of damage (a restore leaves such
+taps out: the backup's as the damaged journal's). A hole
 in a file's numbering that its record of lost events does not cover (events gone without a word) is a
 problem too.
 
@@ -113,8 +114,8 @@ class FileReport:
             return None
         if backup:
             return (f"TAPS: {self.path}: {self.taps_astray} phone tap(s) point at events this backup does not "
-                    f"hold: restored from it, such a tap sent again would be answered as done though its "
-                    f"event is gone")
+                    f"hold: damage or a hand edit (a restore from it leaves them out, and records the events "
+                    f"neither file holds as lost)")
         return (f"TAPS: {self.path}: {self.taps_astray} phone tap(s) point at events the journal does not hold: "
                 f"sent again, such a tap would be answered as done though its event is gone. "
                 f"`kipukas-board journal restore` keeps only the taps of the events it brings back")
@@ -430,11 +431,20 @@ def _carry_taps(dst: sqlite3.Connection, taps: list[dict[str, Any]]) -> int:
     return carried
 
 
+def _drop_taps_astray(dst: sqlite3.Connection) -> int:
+    """Inside ``dst``'s write: remove the taps whose event ``dst`` does not hold (a damaged backup's),
+    so a tap sent again after the restore is done again, not answered as done. Returns how many."""
+    if dst.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'taps'").fetchone() is None:
+        return 0
+    return dst.execute("DELETE FROM taps WHERE seq IS NOT NULL AND seq NOT IN (SELECT seq FROM events)").rowcount
+
+
 def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]],
-                   taps: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], int, int]:
+                   taps: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], int, int, int]:
     """Fill ``dest`` with the backup ``source`` plus the ``newer`` rows and the ``taps`` carried over
     from the damaged journal; returns the gaps in its numbering (the events lost, as its meta table
-    records them), its last event number and how many taps were carried over."""
+    records them), its last event number, how many taps were carried over and how many of the
+    backup's were left out (their event is in neither file)."""
     src = connect_read_only(source)
     dst = sqlite3.connect(str(dest), isolation_level=None)
     try:
@@ -442,6 +452,7 @@ def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]],
         dst.execute("BEGIN IMMEDIATE")
         dst.executemany("INSERT INTO events (seq, ts, event) VALUES (?, ?, ?)", newer)
         carried = _carry_taps(dst, taps or [])
+        dropped = _drop_taps_astray(dst)
         seqs = [r[0] for r in dst.execute("SELECT seq FROM events ORDER BY seq")]
         row = dst.execute("SELECT value FROM meta WHERE key='lost'").fetchone()
         lost: list[dict[str, Any]] = json.loads(row[0]) if row else []
@@ -459,7 +470,7 @@ def _restored_copy(source: Path, dest: Path, newer: list[tuple[Any, ...]],
     finally:
         src.close()
         dst.close()
-    return lost, top, carried
+    return lost, top, carried, dropped
 
 
 def restore(data_dir: Path, source: Path | None = None) -> list[str]:
@@ -494,11 +505,14 @@ def restore(data_dir: Path, source: Path | None = None) -> list[str]:
     if tap_problem:
         lines.append(f"the old journal's taps were readable only in part ({tap_problem})")
     with atomic_path(path, suffix=".restoring") as tmp:
-        lost, top, carried = _restored_copy(chosen.path, tmp, newer, taps)
+        lost, top, carried, dropped = _restored_copy(chosen.path, tmp, newer, taps)
     lines.append(f"carried over {len(newer)} newer event(s) from the old journal" if newer else
                  "no newer events could be carried over from the old journal")
     lines.append(f"carried over {carried} phone tap(s) of those events, so a tap sent again is not done twice"
                  if carried else "no phone taps were carried over from the old journal (the backup's are kept)")
+    if dropped:
+        lines.append(f"left out {dropped} phone tap(s) of the backup whose event is lost: sent again, such a tap "
+                     f"is done again")
     for gap in lost:
         lines.append(f"lost: events {gap['first']} to {gap['last']}")
     lines.append(f"{path} now holds events up to {top}; the board numbers on from its high-water mark")

@@ -144,3 +144,31 @@ def test_what_is_missing_is_every_number_neither_held_nor_recorded_lost(held: se
     assert rep.missing_events == len(expected)
     assert found <= expected and (found == expected or len(rep.missing) == 5), (rep.missing, expected)
     assert all(a["last"] + 1 < b["first"] for a, b in zip(rep.missing, rep.missing[1:], strict=False))
+
+
+def test_a_restore_from_a_backup_leaves_out_the_backups_taps_whose_event_it_does_not_hold(tmp_path: Path,
+                                                                                          capsys) -> None:
+    """The check fails such a backup; restored from all the same (``--from``, or the only one left),
+    the tap must not come back without its event, or sent again it would be answered "done"."""
+    from kipukas_board.store.backup import restore
+
+    data = tmp_path / "data"
+    _journal(data, 5, taps=(2, 4))
+    j = Journal.in_dir(data)
+    take_backup(j, data)
+    j.close()
+    backup = data / "journal-backup.sqlite"
+    _edit(backup, "DELETE FROM events WHERE seq = 4")
+    (data / Journal.FILENAME).unlink()  # the journal gone: only the backup is left
+    lines = restore(data)
+    assert any("lost: events 4 to 4" in line for line in lines), lines
+    assert any("left out 1 phone tap(s) of the backup" in line for line in lines), lines
+    j = Journal.in_dir(data)
+    assert [s for s, _ in j.events()] == [1, 2, 3, 5]
+    assert j.tap("tap-2") is not None and j.tap("tap-2")[0] == 2  # type: ignore[index]
+    assert j.tap("tap-4") is None, "a tap whose event the restore did not bring back would be answered as done"
+    j.close()
+    code, out = _check(data, capsys)  # the restored journal is sound; the damaged backup is still said
+    assert f"{data / Journal.FILENAME}: sound, events 1 to 5 (4 rows), 1 phone tap(s) kept;" in out, out
+    assert "recorded as lost: events 4 to 4" in out and f"TAPS: {data / Journal.FILENAME}" not in out, out
+    assert f"MISSING: {data / Journal.FILENAME}" not in out and f"TAPS: {backup}" in out, out
