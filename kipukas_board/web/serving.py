@@ -11,6 +11,9 @@ goes through :func:`make_server`, so they all get the same guards:
 - open event streams are capped below the thread count (:func:`stream_cap`): each one holds a
   worker thread for as long as a page is open, and without a cap a few dozen connections to
   ``/api/stream`` would leave no thread for ``/api/state``, the actions or ``/healthz``;
+- a request's line and headers together may be at most :data:`MAX_REQUEST_HEAD` bytes (waitress
+  answers 431 past it): waitress's own limit, 256 KiB, let every connection of the
+  :data:`CONNECTION_LIMIT` hold that much while its request was still arriving;
 - connections are bounded (:class:`ConnectionGuard`): at most :data:`CONNECTION_LIMIT` open, at most
   :data:`PER_ADDRESS` from one address; a connection with no request in progress is closed after
   :data:`IDLE_S` seconds, and a request must have arrived whole within :data:`REQUEST_S` seconds of
@@ -68,6 +71,10 @@ try:
 except (ImportError, AttributeError):  # not on this system: only the server's own buffer is looked at
     _SIOCOUTQ = None
 
+#: Bytes a request's line and headers may take together. The page's own are under 2 KiB (its one
+#: cookie is 75 characters); waitress's default, 256 KiB, let 400 connections sending headers that
+#: never end hold about 100 MB of the board's memory (measured: 113 MB to 211 MB).
+MAX_REQUEST_HEAD = 16 * 1024
 #: Threads kept free of event streams for every other request (at most half the threads).
 STREAM_RESERVE = 8
 #: Open connections at most (fewer if the process may not open that many files).
@@ -354,6 +361,7 @@ def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max
     waitress_options.setdefault("channel_timeout", guard.idle_s)
     waitress_options.setdefault("cleanup_interval", SWEEP_S)
     waitress_options.setdefault("outbuf_high_watermark", OUTBUF_HIGH_WATERMARK)
+    waitress_options.setdefault("max_request_header_size", MAX_REQUEST_HEAD)
     # Keep reading a connection while its request is answered, so a page that closes is seen at
     # once (waitress.client_disconnected) and its stream's thread and place are freed in a second.
     waitress_options.setdefault("channel_request_lookahead", 1)

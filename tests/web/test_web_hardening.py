@@ -29,7 +29,7 @@ from kipukas_board.show.layout import MAX_LEDS
 from kipukas_board.web.auth import PinStore, WrongPinLimiter
 from kipukas_board.web.hosts import HostGuard
 from kipukas_board.web.server import MAX_JSON_DEPTH, create_app
-from kipukas_board.web.serving import ConnectionGuard, make_server
+from kipukas_board.web.serving import MAX_REQUEST_HEAD, ConnectionGuard, make_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "246813"
@@ -279,6 +279,36 @@ def test_a_connection_flood_never_starves_the_api(data_dir: Path) -> None:
         finally:
             for s in socks:
                 s.close()
+
+
+def test_request_headers_are_bounded_well_below_waitress_default(data_dir: Path) -> None:
+    """Every open connection may hold its request's headers until they end: at waitress's 256 KiB,
+    400 of them held about 100 MB. A page's headers (a few hundred bytes) pass; past the limit, 431."""
+
+    def status_line(port: int, junk: int) -> bytes:
+        # The server closes a refused connection with part of the headers unread, so its 431 may be
+        # followed, or now and then overtaken, by a reset: asked again until an answer is read.
+        for _ in range(5):
+            s = connect_from("127.0.0.2", port)
+            answer = b""
+            try:
+                s.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                          b"X-Junk: " + b"a" * junk + b"\r\n\r\n")
+                while chunk := s.recv(65536):
+                    answer += chunk
+            except ConnectionError:
+                pass
+            finally:
+                s.close()
+            if b"\r\n" in answer:
+                return answer.split(b"\r\n", 1)[0]
+        return b""
+
+    guard = ConnectionGuard(limit=40, per_address=10)
+    with guarded_server(data_dir, guard) as (_board, port):
+        assert b" 200 " in status_line(port, 4 * 1024)
+        assert b" 431 Request Header Fields Too Large" in status_line(port, MAX_REQUEST_HEAD)
+        assert b" 431 " in status_line(port, 64 * 1024)
 
 
 def test_idle_connections_close_but_event_streams_stay(data_dir: Path) -> None:
