@@ -24,7 +24,7 @@ from flask import Blueprint, Response, jsonify, render_template
 
 from kipukas_board import strictjson
 from kipukas_board.web.server import error, json_body, require_pin
-from kipukas_board.web.submit import Submitter, only_fields
+from kipukas_board.web.submit import Submitter, only_fields, undo_guard
 
 if TYPE_CHECKING:
     from kipukas_board.web.served import GameRoutes
@@ -69,6 +69,8 @@ def mode_blueprint(board: GameRoutes, *, name: str, slug: str, here: Path, templ
                     was = board.modes.get(back.game) or board.modes["kipukas"]
                     return error(409, f"{why} in this {title} yet; {was.title} is paused: Resume (on any "
                                       f"page) brings it back and pauses this {title}")
+            if act == "undo":  # one at a time, with the table's own undo: see OneUndoAtATime
+                return undo_guard().run("undo", lambda: submit.unless_refused(event, board.modes[name].why_not))
             return submit.unless_refused(event, board.modes[name].why_not)
 
         run.__name__ = f"{slug.replace('-', '_')}_{act.replace('-', '_')}"

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from flask import Response, jsonify
+from flask import Response, current_app, jsonify
 
 from kipukas_board.core_loop import StillQueued
 from kipukas_board.strictjson import is_int
@@ -124,6 +124,63 @@ def only_fields(body: dict[str, Any], allowed: set[str], where: str = "") -> Non
 
 class Conflict(Exception):
     """The action is well formed but does not fit the game now (409, saying why)."""
+
+
+class OneUndoAtATime:
+    """Undo and redo, one at a time until the core has done it: held from an undo's or redo's
+    submission until its event is done, refused or failed, also when the busy core does it after the
+    answer "still under way". Until then the board looks as before it, so a second tap (another
+    phone's, or another page's: the table's undo and a game's own take back the same action) would
+    pass every check on the state and take back a second action. :func:`undo_guard` gives the app's one.
+
+    Example::
+
+        >>> guard = OneUndoAtATime()
+        >>> guard.run("undo", lambda: "done")
+        'done'
+        >>> guard.check("redo")  # free again: nothing raised
+    """
+
+    def __init__(self) -> None:
+        self._held = threading.Lock()
+        self._what = ""
+
+    def _busy(self, action: str) -> Conflict:
+        was = "a redo" if self._what == "redo" else "an undo"
+        return Conflict(f"{was} is under way (the board is busy and will do it in its turn); "
+                        f"look at the board once it is done before you {action} again")
+
+    def check(self, action: str) -> None:
+        """A :class:`Conflict` when an undo or redo is under way (before taking anything off a stack)."""
+        if self._held.locked():
+            raise self._busy(action)
+
+    def run(self, action: str, submit: Callable[[], Any]) -> Any:
+        """``submit()`` (which journals the undo or redo event) unless one is under way (a
+        :class:`Conflict`); the next is refused until its event is done."""
+        if not self._held.acquire(blocking=False):
+            raise self._busy(action)
+        self._what = action
+
+        def free(_: object = None) -> None:
+            self._what = ""
+            self._held.release()
+
+        late = False
+        try:
+            return submit()
+        except StillQueued as exc:  # freed once done, after what follows it (exc.pending: StillQueued.then)
+            late = True
+            exc.pending.add_done_callback(free)
+            raise
+        finally:
+            if not late:
+                free()
+
+
+def undo_guard() -> OneUndoAtATime:
+    """The app's :class:`OneUndoAtATime` (in ``app.extensions``), shared by every route that undoes."""
+    return current_app.extensions.setdefault("kipukas_undo", OneUndoAtATime())
 
 
 def int_field(body: dict[str, Any], name: str, what: str, optional: bool = False, nullable: bool = False) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 from flask import Response, jsonify
@@ -36,7 +36,7 @@ from kipukas_board.web.narrate import describe
 from kipukas_board.web.redo import RedoStack
 from kipukas_board.web.served import GameRoutes, MapChoice, Records
 from kipukas_board.web.server import BadRequest, error, json_body, require_pin
-from kipukas_board.web.submit import Conflict, Submitter, only_fields
+from kipukas_board.web.submit import Conflict, Submitter, only_fields, undo_guard
 
 
 class TableActionsBoard(GameRoutes, Records, MapChoice, Protocol):
@@ -58,45 +58,6 @@ def register(app: Any, board: TableActionsBoard) -> None:
     # any new action in between makes them stale (kipukas_board.web.redo).
     redo_stack = RedoStack(board.journal)
     undo_lock = threading.RLock()  # re-entered by an undo's follow-up run in its own request
-    # Held from an undo's or redo's submission until it is done, refused or failed, even when the busy
-    # core does it late: until then the board looks as before it, so only this tells a second tap apart.
-    one_under_way = threading.Lock()
-    under_way: list[str] = []  # which of the two holds it, for the refusal's words
-
-    def already(action: str) -> Conflict:
-        was = {"redo": "a redo"}.get(under_way[0] if under_way else "", "an undo")
-        return Conflict(f"{was} is under way (the board is busy and will do it in its turn); "
-                        f"look at the board once it is done before you {action} again")
-
-    def not_under_way(action: str) -> None:
-        """Inside ``undo_lock``: a 409 when an undo or redo is still under way."""
-        if one_under_way.locked():
-            raise already(action)
-
-    def one_at_a_time(action: str, event: dict[str, Any],
-                      then: Callable[[int, bool], None]) -> Response | tuple[Response, int]:
-        """``submit(event, then=then)``, called inside ``undo_lock`` after :func:`not_under_way`. The
-        next undo or redo is refused until this one is done: in this request, or when the busy core
-        has done it, or failed to, after the answer "still under way"."""
-        if not one_under_way.acquire(blocking=False):
-            raise already(action)
-        under_way[:] = [action]
-
-        def free(_: object = None) -> None:
-            under_way.clear()
-            one_under_way.release()
-
-        late = False
-        try:
-            return submit(event, then=then)
-        except StillQueued as exc:  # freed once done, after ``then`` (exc.pending: StillQueued.then)
-            late = True
-            exc.pending.add_done_callback(free)
-            raise
-        finally:
-            if not late:
-                free()
-
     @app.errorhandler(Conflict)
     def _conflict(exc: Conflict) -> tuple[Response, int]:
         return error(409, str(exc))
@@ -212,7 +173,7 @@ def register(app: Any, board: TableActionsBoard) -> None:
                            '{"confirm": "new_game"} to do that')
         original = event_at(top.seq)
         with undo_lock:  # one undo or redo at a time: two quick taps must not both take the same action
-            not_under_way("undo")
+            undo_guard().check("undo")
             if undo_top(state()) != undo_top(s):
                 raise Conflict("the board changed meanwhile; look again before undoing")
             redo_ready()  # an offer left from before the action now undone is stale: drop it first
@@ -222,7 +183,7 @@ def register(app: Any, board: TableActionsBoard) -> None:
                     with undo_lock:
                         redo_stack.push(original, undo_top(state()))
 
-            return one_at_a_time("undo", {"type": "undo"}, undone)
+            return undo_guard().run("undo", lambda: submit({"type": "undo"}, then=undone))
 
 
     @app.post("/api/actions/redo")
@@ -230,7 +191,7 @@ def register(app: Any, board: TableActionsBoard) -> None:
     def redo() -> Response | tuple[Response, int]:
         only(json_body(required=False), set())
         with undo_lock:
-            not_under_way("redo")
+            undo_guard().check("redo")
             taken = redo_stack.take(undo_top(state()))
             if taken is None:
                 raise Conflict("nothing to redo (only what undo just took back, before anything else is done)")
@@ -240,7 +201,7 @@ def register(app: Any, board: TableActionsBoard) -> None:
                 with undo_lock:
                     redo_stack.after_redo(rest, undo_top(state()), done=done)
 
-            return one_at_a_time("redo", event, redone)
+            return undo_guard().run("redo", lambda: submit(event, then=redone))
 
 
     exports = threading.BoundedSemaphore(MAX_EXPORTS)

@@ -601,3 +601,56 @@ def test_a_second_undo_tap_while_the_first_is_still_under_way_is_refused_not_que
         fail.clear()
         status, _, doc = _post(srv.url, "/api/actions/undo", "undo-f")
         assert status == 200 and doc["ok"] and undos() == 3, ("a failed undo left undo blocked", status, doc)
+
+
+def test_a_duel_undo_under_way_refuses_a_second_one(data_dir, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """The card duel's undo (its own route, the board's undo event) as the table's: while one the busy
+    core has not done is under way, a second tap is refused, not queued to take back a second action;
+    once it is done, undo works again."""
+    from pathlib import Path
+
+    from kipukas_board.cli import main
+    from kipukas_board.web import submit, taps
+    from tests.web_helpers import serve_board
+
+    decks = Path(__file__).parents[1] / "duel_decks"
+    for deck in ("iv8-p1", "iv8-p2"):
+        assert main(["catalog", "import", str(decks / f"{deck}.toml"), "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    players = [{"seat": 1, "name": "Ana", "color": "#e4572e", "deck": "iv8-p1"},
+               {"seat": 2, "name": "Ben", "color": "#1e90ff", "deck": "iv8-p2"}]
+    with serve_board(data_dir) as srv:
+        board = srv.board
+
+        def undos() -> int:
+            return sum(1 for _, e in board.journal.events() if e["type"] == "undo")
+
+        status, _, doc = _post(srv.url, "/api/actions/new-game", None, {"game": "duel", "players": players})
+        assert status == 200, doc
+        for seat in (1, 2, 1):  # three passes undo could take back
+            status, _, doc = _post(srv.url, "/api/actions/duel/pass", None, {"seat": seat})
+            assert status == 200, doc
+
+        monkeypatch.setattr(submit, "WAIT_S", 0.3)
+        monkeypatch.setattr(taps, "WAIT_S", 0.3)
+        gate = threading.Event()
+        real_append = board.journal.append
+
+        def held_append(event, tap=None):  # type: ignore[no-untyped-def]
+            if event.get("type") == "undo":
+                gate.wait(20)
+            return real_append(event, tap=tap)
+
+        monkeypatch.setattr(board.journal, "append", held_append)
+        status, _, doc = _post(srv.url, "/api/actions/duel/undo", "duel-undo-a")
+        assert status == 503 and "still under way" in doc["error"], (status, doc)
+        status, _, doc = _post(srv.url, "/api/actions/duel/undo", "duel-undo-b")
+        assert status == 409 and "an undo is under way" in doc["error"], (status, doc)
+
+        monkeypatch.setattr(taps, "WAIT_S", 10.0)
+        threading.Timer(0.3, gate.set).start()
+        status, _, doc = _post(srv.url, "/api/actions/duel/undo", "duel-undo-a")
+        assert status == 200 and doc["ok"], (status, doc)
+        assert undos() == 1, f"{undos()} undo events journaled for one undo and two refused taps"
+        status, _, doc = _post(srv.url, "/api/actions/duel/undo", "duel-undo-c")
+        assert status == 200 and doc["ok"] and undos() == 2, (status, doc)
