@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from kipukas_board.board.mapfile import MapError, load_map
@@ -105,7 +106,7 @@ def parts(args: argparse.Namespace) -> int:
     print(f"reed holders: the token's magnet sits {seated.seated_gap_mm:.1f} mm over the glass: "
           f"{seated.seated_mt:.1f} mT, {seated.seated_mt / seated.pull_in_mt[1]:.1f}x what a {lo:g}-{hi:g} AT reed "
           f"needs; lifted {seated.lift_to_open_mm:g} mm it opens")
-    print(f"{args.out}/parts.md: what to print, how many, material, layer and supports")
+    print(f"{Path(args.out) / 'parts.md'}: what to print, how many, material, layer and supports")
     return 1 if bad else 0
 
 

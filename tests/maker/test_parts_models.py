@@ -233,3 +233,15 @@ def test_a_part_renders_to_a_small_picture(built: Path, tmp_path: Path) -> None:
     assert image.shape[:2] == (360, 480)
     orange = (image[..., 0] > 0.3) & (image[..., 2] < image[..., 0] * 0.6)
     assert orange.mean() > 0.03, "the part does not show in the picture"
+
+
+def test_the_files_it_names_are_paths_as_written_with_the_docs_trailing_slash(built: Path, tmp_path: Path,
+                                                                            capsys) -> None:
+    """The makers' pages write ``--out parts/``: every file the command names must be one path, not
+    ``parts//parts.md``."""
+    out = f"{tmp_path / 'parts'}/"
+    assert main(["hardware", "parts", "--map", "kipuka-8", "--out", out, "--no-step"]) == 0
+    named = [line.split(":")[0] for line in capsys.readouterr().out.splitlines() if line.startswith(out[:-1])]
+    assert any(name.endswith("parts.md") for name in named)
+    assert [name for name in named if "//" in name] == []
+    assert all(Path(name).exists() for name in named)
