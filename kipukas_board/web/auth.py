@@ -203,6 +203,12 @@ class PinStore:
             memo = self._memo
         return memo is not None and hmac.compare_digest(self._tag(pin), memo)
 
+    def known(self, pin: str | None) -> bool:
+        """Is ``pin`` the PIN that last verified (or was set)? No hash, nothing counted: for the server
+        to decide whether to keep a large body before its request reaches the PIN check, which then
+        counts a wrong PIN as always (so a guess learns nothing here)."""
+        return bool(pin) and self._remembered(str(pin))
+
     def verify(self, pin: str | None, client: str, present: bool = False) -> PinVerdict:
         """Check ``pin`` sent by ``client`` (its address), counting wrong ones against the client.
 

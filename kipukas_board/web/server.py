@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.http import parse_cookie
 
 from kipukas_board import strictjson
 from kipukas_board.store.journal import JournalWriteError
@@ -46,10 +47,47 @@ STREAM_RETRY_AFTER_S = 10
 BODY_LIMITS = "kipukas_body_limits"
 
 
+#: ``app.extensions`` key of the check the server asks, once a request's headers are in, whether the
+#: larger body it may send is kept (:func:`may_send_large_body`); a body not kept is read and dropped.
+BODY_ADMITS = "kipukas_body_admits"
+#: WSGI environ key, true when the server read this request's body and dropped it (see :func:`body_dropped`).
+BODY_DROPPED_KEY = "kipukas.body_dropped"
+
+
 def allow_larger_body(app: Flask, path: str, limit: int) -> None:
     """Let requests to ``path`` carry a body of up to ``limit`` bytes (a card file upload); the route
-    sets ``request.max_content_length`` to the same limit before it reads the body."""
+    sets ``request.max_content_length`` to the same limit before it reads the body.
+
+    Such a body is kept only for a request that :func:`may_send_large_body`; any other body over
+    :data:`MAX_BODY` is read and dropped as it arrives, so guests without the PIN sending large
+    bodies slowly on many connections hold no memory and no temporary files. The route, once it
+    has let the request in, asks :func:`body_dropped`."""
     app.extensions.setdefault(BODY_LIMITS, {})[path] = limit
+
+
+def may_send_large_body(app: Flask, board: Guarded, headers: Any) -> bool:
+    """May a request with these ``headers`` (waitress's names: ``X_ADMIN_PIN``, ``COOKIE``,
+    ``X_CSRF_TOKEN``) have a body over :data:`MAX_BODY` kept? Asked once the headers are in, before
+    the body, so only what costs no hash: a PIN the board checked already
+    (:meth:`~kipukas_board.web.auth.PinStore.known`), or, without ``X-Admin-Pin``, a device session
+    with the page's token (as :func:`require_pin` takes them). The route still decides, as for every
+    request, whether the request may do what it asks: a wrong PIN is counted there as always, so
+    this check tells a guesser nothing."""
+    pin = headers.get("X_ADMIN_PIN")
+    if pin:
+        return board.pins.known(pin)
+    keys = app.extensions.get(KEYS)
+    if keys is None:
+        return False
+    cookie = parse_cookie(headers.get("COOKIE", "")).get(COOKIE)
+    return keys.csrf_ok(headers.get("X_CSRF_TOKEN")) and keys.session_ok(cookie, board.pins.fingerprint)
+
+
+def body_dropped() -> bool:
+    """Did the server drop this request's body (over :data:`MAX_BODY`, from a request that
+    :func:`may_send_large_body` did not admit)? A route of :func:`allow_larger_body` asks once the
+    request passed its PIN check: the body must then be sent again, now that the PIN is known."""
+    return bool(request.environ.get(BODY_DROPPED_KEY))
 
 
 def error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
@@ -160,6 +198,8 @@ def create_app(board: ServedBoard) -> Flask:
             return error(421, why)
         why = hosts.origin_problem(request.headers.get("Origin"), request.scheme, request.host)
         return error(403, why) if why else None
+
+    app.extensions[BODY_ADMITS] = lambda headers: may_send_large_body(app, board, headers)
 
     # A tap the page sends again because the board did not answer is done once (web/taps.py).
     app.extensions["kipukas_taps"] = taps.register(app, COOKIE, board.journal)

@@ -7,7 +7,8 @@ goes through :func:`make_server`, so they all get the same guards:
   reads the ``Content-Length`` (or, when chunked, once that much has arrived): without
   ``max_request_body_size`` it would first take in up to 1 GiB and only then let Flask refuse it.
   A route that takes a file (``allow_larger_body``: the card file upload) has its own larger limit,
-  held the same way (:func:`larger_bodies`);
+  held the same way, and keeps a body over ``MAX_BODY`` only from a phone the PIN unlocked or with a
+  PIN the board already checked; anyone else's is read and dropped as it arrives (:func:`larger_bodies`);
 - open event streams are capped below the thread count (:func:`stream_cap`): each one holds a
   worker thread for as long as a page is open, and without a cap a few dozen connections to
   ``/api/stream`` would leave no thread for ``/api/state``, the actions or ``/healthz``;
@@ -45,15 +46,25 @@ enough room for all of them.
 
 from __future__ import annotations
 
+import io
 import logging
 import resource
 import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kipukas_board.web.server import BODY_LIMITS, GONE_KEY, MAX_BODY, UNSENT_KEY, create_app
+from kipukas_board.web.server import (
+    BODY_ADMITS,
+    BODY_DROPPED_KEY,
+    BODY_LIMITS,
+    GONE_KEY,
+    MAX_BODY,
+    UNSENT_KEY,
+    create_app,
+)
 from kipukas_board.web.sse import address_key
 
 if TYPE_CHECKING:
@@ -138,6 +149,7 @@ class ConnectionGuard:
                 channel = self.channel
                 environ[UNSENT_KEY] = lambda: channel.total_outbufs_len + kernel_unsent(channel.socket)
                 environ[GONE_KEY] = lambda: not channel.connected or channel.will_close
+                environ[BODY_DROPPED_KEY] = bool(getattr(self.request, "body_dropped", False))
                 return environ
 
         class Channel(server.channel_class):  # type: ignore[misc, name-defined]
@@ -317,9 +329,36 @@ def stream_cap(threads: int, max_streams: int | None = None) -> int:
     return max_streams
 
 
-def larger_bodies(parser_class: Any, adj: Any, limits: dict[str, int]) -> Any:
+class DroppedBody:
+    """A request body's buffer that keeps nothing and only counts what arrived (the interface of
+    waitress's buffers), for a body :func:`larger_bodies` does not keep."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def append(self, data: bytes) -> None:
+        self.size += len(data)
+
+    def getfile(self) -> io.BytesIO:
+        return io.BytesIO()
+
+    def close(self) -> None:
+        pass
+
+
+def larger_bodies(parser_class: Any, adj: Any, limits: dict[str, int],
+                  admits: Callable[[dict[str, str]], bool] | None = None) -> Any:
     """waitress's request parser, letting a body of up to ``limits[path]`` bytes in for those paths
-    (``allow_larger_body``) and keeping :data:`~kipukas_board.web.server.MAX_BODY` for every other."""
+    (``allow_larger_body``) and keeping :data:`~kipukas_board.web.server.MAX_BODY` for every other.
+
+    With ``admits`` (asked with the request's headers once they are in), a body that may be over
+    ``MAX_BODY`` (a longer ``Content-Length``, or chunked) is kept only when it says yes; otherwise
+    it is read and dropped as it arrives, and the request carries ``BODY_DROPPED_KEY`` for its route.
+    Kept, 400 connections from guests sending 500 kB each and waiting held 200 MB of memory, or
+    gigabytes of temporary files at 5 MiB each."""
     import copy
 
     wider = {}
@@ -328,9 +367,17 @@ def larger_bodies(parser_class: Any, adj: Any, limits: dict[str, int]) -> Any:
         wider[path].max_request_body_size = limit + 1  # waitress refuses content_length >= this
 
     class Parser(parser_class):  # type: ignore[misc, valid-type]
+        body_dropped = False
+
         def parse_header(self, header_plus: bytes) -> None:
             super().parse_header(header_plus)
-            self.adj = wider.get(self.path, self.adj)  # read once the headers are in, for the body
+            if self.path not in wider:
+                return
+            self.adj = wider[self.path]  # read once the headers are in, for the body
+            large = self.chunked or self.content_length > MAX_BODY
+            if large and self.body_rcv is not None and admits is not None and not admits(self.headers):
+                self.body_rcv.buf = DroppedBody()
+                self.body_dropped = True
 
     return Parser
 
@@ -374,7 +421,8 @@ def make_server(board: ServedBoard, host: str, port: int, threads: int = 48, max
     guard.install(server)
     limits = app.extensions.get(BODY_LIMITS, {})
     if limits:
-        server.channel_class.parser_class = larger_bodies(server.channel_class.parser_class, server.adj, limits)
+        server.channel_class.parser_class = larger_bodies(server.channel_class.parser_class, server.adj, limits,
+                                                          app.extensions.get(BODY_ADMITS))
     board.health_sources["connections"] = guard.stats
     board.health_sources["streams"] = board.broadcaster.stats
     return server

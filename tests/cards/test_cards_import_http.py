@@ -120,6 +120,80 @@ def test_the_served_board_takes_a_catalog_larger_than_an_action_and_nothing_larg
         assert status in refused, body
 
 
+def _open_temp_files() -> int:
+    """Temporary files this process holds open, already deleted: waitress's bodies over 512 kB."""
+    import os
+
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        pytest.skip("needs /proc/self/fd (Linux) to see the server's temporary files")
+    held = 0
+    for fd in fds.iterdir():
+        try:
+            if os.readlink(fd).endswith("(deleted)") and fd.stat().st_size > 0:
+                held += 1
+        except OSError:
+            continue
+    return held
+
+
+def test_a_large_body_is_kept_only_from_an_unlocked_phone_or_with_a_pin_already_checked(tmp_path) -> None:
+    """A guest without the PIN used to have a card file's 5 MiB taken in (in memory up to 512 kB, then
+    a temporary file) before the route's PIN check, on each of 400 connections. Now a large body is
+    kept only for a device session with the page's token, or a PIN the board has checked already;
+    anyone else's is read and dropped, and the route answers as before."""
+    import re
+    import socket
+    import time
+    import urllib.error
+    import urllib.request
+
+    from web_helpers import serve_board
+
+    from kipukas_board.web.auth import PinStore
+
+    big = b"[" + b" " * 150_000 + CATALOG[1:]
+
+    def post(url: str, data: bytes, headers: dict) -> tuple[int, dict]:
+        req = urllib.request.Request(url, data=data, method="POST",
+                                     headers={"Content-Type": "application/octet-stream", **headers})
+        try:
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    with serve_board(tmp_path / "data") as srv:
+        url = srv.url + "/api/cards/import?name=cards.json"
+        port = int(srv.url.rsplit(":", 1)[1])
+        before = _open_temp_files()
+        guest = socket.create_connection(("127.0.0.1", port), timeout=5)
+        try:  # a guest sends 2 MB of an announced 5 MB and waits
+            guest.sendall(f"POST /api/cards/import?name=a.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          f"Content-Length: {MAX_UPLOAD - 1}\r\n\r\n".encode() + b" " * 2_000_000)
+            time.sleep(0.5)
+            assert _open_temp_files() == before  # nothing of it kept
+        finally:
+            guest.close()
+        status, body = post(url, big, {})  # whole, without the PIN: refused as before
+        assert status == 401 and "PIN" in body["error"]
+
+        with urllib.request.urlopen(srv.url + "/", timeout=10) as resp:
+            token = re.search(r'name="csrf-token" content="([^"]+)"', resp.read().decode()).group(1)
+        req = urllib.request.Request(srv.url + "/api/pin/check", data=b"", method="POST",
+                                     headers={**PIN, "X-CSRF-Token": token})
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            cookie = resp.headers["Set-Cookie"].split(";", 1)[0]
+        status, body = post(url, big, {"Cookie": cookie, "X-CSRF-Token": token})  # an unlocked phone
+        assert status == 200, body
+
+        srv.board.pins = PinStore(tmp_path / "data")  # the PIN on file, not checked since the start
+        status, body = post(url, big, PIN)
+        assert status == 503 and "send the file again" in body["error"], body
+        assert post(url, big, PIN)[0] == 200  # checked by then: kept
+        assert post(url, big, {"X-Admin-Pin": "1357"})[0] == 403  # a wrong PIN is refused and counted
+
+
 def test_an_action_body_keeps_its_own_limit(client) -> None:
     r = client.post("/api/actions/answer", data=b"{" + b" " * 70_000 + b"}",
                     headers={"Content-Type": "application/json", **PIN})
