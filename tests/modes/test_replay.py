@@ -127,3 +127,28 @@ def test_an_event_that_cannot_be_applied_is_skipped_by_replay_as_by_the_board(tm
     replayed = replay_events(rows, modes.new_table(board))
     assert live.problems[0].startswith("event 2 not applied: its map no longer loads")
     assert game_state(modes.state_json(replayed)) == game_state(modes.state_json(live))
+
+
+def test_export_into_a_pipe_whose_reader_has_gone_ends_quietly(tmp_path):
+    """``kipukas-board export | head`` is how a reader looks at a journal: once ``head`` has gone,
+    the command stops with exit code 1 and no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from kipukas_board.store.journal import Journal
+
+    j = Journal(tmp_path / "journal.sqlite")
+    for i in range(3000):  # far more than a pipe's buffer
+        j.append({"type": "stand", "stand": "T1", "occupied": i % 2 == 0, "source": "sim"})
+    j.close()
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    try:
+        done = subprocess.run([sys.executable, "-c", "import sys; from kipukas_board.cli import main; sys.exit(main())",
+                               "export", "--data-dir", str(tmp_path)],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
