@@ -16,7 +16,15 @@ from flask import Response, jsonify, request
 
 from kipukas_board.modes.card_files import MAX_UPLOAD, CardFileRefused, import_card_file
 from kipukas_board.web.served import CardsSeen, Games, Guarded
-from kipukas_board.web.server import MAX_BODY, BadRequest, allow_larger_body, body_dropped, error, require_pin
+from kipukas_board.web.server import (
+    BODY_CROWDED,
+    MAX_BODY,
+    BadRequest,
+    allow_larger_body,
+    body_dropped,
+    error,
+    require_pin,
+)
 
 #: A file name as the page sends it: no folders, printable, short.
 NAME_RE = re.compile(r"[^/\\\x00-\x1f]{1,120}")
@@ -39,10 +47,13 @@ def register(app: Any, board: CardImportBoard) -> None:
         length = request.content_length
         if length is not None and length > MAX_UPLOAD:
             return error(413, f"{name}: larger than {MAX_UPLOAD} bytes; a card file is far smaller")
-        if body_dropped():
-            resp, status = error(503, f"{name}: not imported: the board keeps a file over {MAX_BODY} bytes only "
-                                      f"from a phone the PIN unlocked, or with a PIN it has checked already; "
-                                      f"it is checked now, so send the file again")
+        dropped = body_dropped()
+        if dropped:
+            why = ("other card files are being sent to the board right now; send it again in a moment"
+                   if dropped == BODY_CROWDED else
+                   f"the board keeps a file over {MAX_BODY} bytes only from a phone the PIN unlocked, or with a "
+                   f"PIN it has checked already; it is checked now, so send the file again")
+            resp, status = error(503, f"{name}: not imported: {why}")
             resp.headers["Retry-After"] = "1"
             return resp, status
         request.max_content_length = MAX_UPLOAD  # this route only: the card catalog exceeds an action's limit

@@ -50,8 +50,12 @@ BODY_LIMITS = "kipukas_body_limits"
 #: ``app.extensions`` key of the check the server asks, once a request's headers are in, whether the
 #: larger body it may send is kept (:func:`may_send_large_body`); a body not kept is read and dropped.
 BODY_ADMITS = "kipukas_body_admits"
-#: WSGI environ key, true when the server read this request's body and dropped it (see :func:`body_dropped`).
+#: WSGI environ key: why the server read this request's body and dropped it (see :func:`body_dropped`).
 BODY_DROPPED_KEY = "kipukas.body_dropped"
+#: Why a large body was dropped: the request came with no PIN the board had checked and no session ...
+BODY_UNCHECKED = "unchecked"
+#: ... or as many large bodies as the board keeps at once were already arriving.
+BODY_CROWDED = "crowded"
 
 
 def allow_larger_body(app: Flask, path: str, limit: int) -> None:
@@ -60,8 +64,9 @@ def allow_larger_body(app: Flask, path: str, limit: int) -> None:
 
     Such a body is kept only for a request that :func:`may_send_large_body`; any other body over
     :data:`MAX_BODY` is read and dropped as it arrives, so guests without the PIN sending large
-    bodies slowly on many connections hold no memory and no temporary files. The route, once it
-    has let the request in, asks :func:`body_dropped`."""
+    bodies slowly on many connections hold no memory and no temporary files; and only a few are kept
+    at once (``LARGE_BODIES_AT_ONCE`` in :mod:`kipukas_board.web.serving`), so not even a player with
+    the PIN can have hundreds kept. The route, once it has let the request in, asks :func:`body_dropped`."""
     app.extensions.setdefault(BODY_LIMITS, {})[path] = limit
 
 
@@ -83,11 +88,14 @@ def may_send_large_body(app: Flask, board: Guarded, headers: Any) -> bool:
     return keys.csrf_ok(headers.get("X_CSRF_TOKEN")) and keys.session_ok(cookie, board.pins.fingerprint)
 
 
-def body_dropped() -> bool:
-    """Did the server drop this request's body (over :data:`MAX_BODY`, from a request that
-    :func:`may_send_large_body` did not admit)? A route of :func:`allow_larger_body` asks once the
-    request passed its PIN check: the body must then be sent again, now that the PIN is known."""
-    return bool(request.environ.get(BODY_DROPPED_KEY))
+def body_dropped() -> str | None:
+    """Why the server dropped this request's body (over :data:`MAX_BODY`), or None: kept.
+    :data:`BODY_UNCHECKED` when :func:`may_send_large_body` did not admit it, :data:`BODY_CROWDED`
+    when as many large bodies as the server keeps at once were already arriving. A route of
+    :func:`allow_larger_body` asks once the request passed its PIN check: the body must then be sent
+    again (the PIN is known by then, or another upload has ended)."""
+    why = request.environ.get(BODY_DROPPED_KEY)
+    return str(why) if why else None
 
 
 def error(status: int, message: str, **extra: Any) -> tuple[Response, int]:

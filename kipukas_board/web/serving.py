@@ -8,7 +8,8 @@ goes through :func:`make_server`, so they all get the same guards:
   ``max_request_body_size`` it would first take in up to 1 GiB and only then let Flask refuse it.
   A route that takes a file (``allow_larger_body``: the card file upload) has its own larger limit,
   held the same way, and keeps a body over ``MAX_BODY`` only from a phone the PIN unlocked or with a
-  PIN the board already checked; anyone else's is read and dropped as it arrives (:func:`larger_bodies`);
+  PIN the board already checked, and only :data:`LARGE_BODIES_AT_ONCE` at a time; any other is read
+  and dropped as it arrives (:func:`larger_bodies`);
 - open event streams are capped below the thread count (:func:`stream_cap`): each one holds a
   worker thread for as long as a page is open, and without a cap a few dozen connections to
   ``/api/stream`` would leave no thread for ``/api/state``, the actions or ``/healthz``;
@@ -53,13 +54,16 @@ import socket
 import struct
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kipukas_board.web.server import (
     BODY_ADMITS,
+    BODY_CROWDED,
     BODY_DROPPED_KEY,
     BODY_LIMITS,
+    BODY_UNCHECKED,
     GONE_KEY,
     MAX_BODY,
     UNSENT_KEY,
@@ -86,6 +90,9 @@ except (ImportError, AttributeError):  # not on this system: only the server's o
 #: cookie is 75 characters); waitress's default, 256 KiB, let 400 connections sending headers that
 #: never end hold about 100 MB of the board's memory (measured: 113 MB to 211 MB).
 MAX_REQUEST_HEAD = 16 * 1024
+#: Bodies over :data:`~kipukas_board.web.server.MAX_BODY` (card files) the server keeps while they
+#: arrive at once; more are read and dropped, and their route asks for them again.
+LARGE_BODIES_AT_ONCE = 2
 #: Threads kept free of event streams for every other request (at most half the threads).
 STREAM_RESERVE = 8
 #: Open connections at most (fewer if the process may not open that many files).
@@ -149,7 +156,7 @@ class ConnectionGuard:
                 channel = self.channel
                 environ[UNSENT_KEY] = lambda: channel.total_outbufs_len + kernel_unsent(channel.socket)
                 environ[GONE_KEY] = lambda: not channel.connected or channel.will_close
-                environ[BODY_DROPPED_KEY] = bool(getattr(self.request, "body_dropped", False))
+                environ[BODY_DROPPED_KEY] = getattr(self.request, "body_dropped", None)
                 return environ
 
         class Channel(server.channel_class):  # type: ignore[misc, name-defined]
@@ -172,6 +179,12 @@ class ConnectionGuard:
                 if not self.total_outbufs_len:
                     self.waiting_since = time.monotonic()
                 return int(super().write_soon(data))
+
+            def handle_close(self) -> None:
+                request = self.request  # a request still arriving: its body's buffer (maybe a file) goes now
+                super().handle_close()
+                if request is not None:
+                    request.close()
 
             def _flush_some(self, do_close: bool = True) -> Any:
                 sent = super()._flush_some(do_close=do_close)
@@ -350,34 +363,52 @@ class DroppedBody:
 
 
 def larger_bodies(parser_class: Any, adj: Any, limits: dict[str, int],
-                  admits: Callable[[dict[str, str]], bool] | None = None) -> Any:
+                  admits: Callable[[dict[str, str]], bool] | None = None,
+                  at_once: int = LARGE_BODIES_AT_ONCE) -> Any:
     """waitress's request parser, letting a body of up to ``limits[path]`` bytes in for those paths
     (``allow_larger_body``) and keeping :data:`~kipukas_board.web.server.MAX_BODY` for every other.
 
-    With ``admits`` (asked with the request's headers once they are in), a body that may be over
-    ``MAX_BODY`` (a longer ``Content-Length``, or chunked) is kept only when it says yes; otherwise
-    it is read and dropped as it arrives, and the request carries ``BODY_DROPPED_KEY`` for its route.
-    Kept, 400 connections from guests sending 500 kB each and waiting held 200 MB of memory, or
-    gigabytes of temporary files at 5 MiB each."""
+    A body that may be over ``MAX_BODY`` (a longer ``Content-Length``, or chunked) is kept only when
+    ``admits`` (asked with the request's headers once they are in) says yes, and only ``at_once`` of
+    them at a time; any other is read and dropped as it arrives, and the request carries why
+    (``BODY_DROPPED_KEY``) for its route. Kept, 400 connections sending 500 kB each and waiting held
+    200 MB of memory, or hundreds of megabytes of temporary files at 5 MiB each."""
     import copy
 
     wider = {}
     for path, limit in limits.items():
         wider[path] = copy.copy(adj)
         wider[path].max_request_body_size = limit + 1  # waitress refuses content_length >= this
+    kept: weakref.WeakSet[Any] = weakref.WeakSet()  # requests whose large body is kept, until closed
+    lock = threading.Lock()
 
     class Parser(parser_class):  # type: ignore[misc, valid-type]
-        body_dropped = False
+        body_dropped: str | None = None
 
         def parse_header(self, header_plus: bytes) -> None:
             super().parse_header(header_plus)
             if self.path not in wider:
                 return
             self.adj = wider[self.path]  # read once the headers are in, for the body
-            large = self.chunked or self.content_length > MAX_BODY
-            if large and self.body_rcv is not None and admits is not None and not admits(self.headers):
-                self.body_rcv.buf = DroppedBody()
-                self.body_dropped = True
+            if self.body_rcv is None or not (self.chunked or self.content_length > MAX_BODY):
+                return
+            if admits is not None and not admits(self.headers):
+                self._drop(BODY_UNCHECKED)
+                return
+            with lock:
+                if len(kept) < at_once:
+                    kept.add(self)
+                    return
+            self._drop(BODY_CROWDED)
+
+        def _drop(self, why: str) -> None:
+            self.body_rcv.buf = DroppedBody()
+            self.body_dropped = why
+
+        def close(self) -> None:
+            with lock:
+                kept.discard(self)
+            super().close()
 
     return Parser
 

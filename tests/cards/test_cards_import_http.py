@@ -194,6 +194,55 @@ def test_a_large_body_is_kept_only_from_an_unlocked_phone_or_with_a_pin_already_
         assert post(url, big, {"X-Admin-Pin": "1357"})[0] == 403  # a wrong PIN is refused and counted
 
 
+def test_only_two_large_bodies_are_kept_at_once_even_with_the_pin(tmp_path) -> None:
+    """A player with the PIN could have a card file's 5 MiB kept on each of 400 connections (600 MB
+    of temporary files, measured); now the server keeps two large bodies at once. A third is read
+    and dropped, answered 503 'send it again'; once a sending ends, its place is free."""
+    import socket
+    import time
+    import urllib.error
+    import urllib.request
+
+    from web_helpers import serve_board
+
+    from kipukas_board.web.serving import LARGE_BODIES_AT_ONCE
+
+    big = b"[" + b" " * 150_000 + CATALOG[1:]
+
+    def post(url: str) -> tuple[int, dict]:
+        req = urllib.request.Request(url, data=big, method="POST",
+                                     headers={"Content-Type": "application/octet-stream", **PIN})
+        try:
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    with serve_board(tmp_path / "data") as srv:
+        url = srv.url + "/api/cards/import?name=cards.json"
+        port = int(srv.url.rsplit(":", 1)[1])
+        before = _open_temp_files()
+        slow = []
+        try:
+            for _ in range(LARGE_BODIES_AT_ONCE + 2):  # with the PIN, 2 MB of an announced 5 MB, then a wait
+                s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                slow.append(s)
+                s.sendall(f"POST /api/cards/import?name=a.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          f"X-Admin-Pin: {PIN['X-Admin-Pin']}\r\nContent-Length: {MAX_UPLOAD - 1}\r\n\r\n".encode()
+                          + b" " * 2_000_000)
+            time.sleep(0.5)
+            assert _open_temp_files() - before == LARGE_BODIES_AT_ONCE
+            status, body = post(url)
+            assert status == 503 and "being sent to the board right now" in body["error"], body
+        finally:
+            for s in slow:
+                s.close()
+        deadline = time.monotonic() + 5
+        while _open_temp_files() > before and time.monotonic() < deadline:
+            time.sleep(0.05)  # the closed sendings' places free as the server sees them go
+        assert post(url)[0] == 200
+
+
 def test_an_action_body_keeps_its_own_limit(client) -> None:
     r = client.post("/api/actions/answer", data=b"{" + b" " * 70_000 + b"}",
                     headers={"Content-Type": "application/json", **PIN})
