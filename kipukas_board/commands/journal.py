@@ -106,9 +106,12 @@ def restore(args: argparse.Namespace) -> int:
     if note is not None:
         print(f"kipukas-board journal restore: {note}", file=sys.stderr)
     print(where.line())
+    from kipukas_board.store.dir_lock import DirectoryBusy, restoring
+
     try:
-        lines = restore_dir(data_dir, args.source)
-    except (JournalError, OSError) as exc:
+        with restoring(data_dir):  # refused while a board runs on the directory
+            lines = restore_dir(data_dir, args.source)
+    except (JournalError, DirectoryBusy, OSError) as exc:
         print(f"kipukas-board journal restore: {exc}", file=sys.stderr)
         return 1
     print("\n".join(lines))

@@ -192,20 +192,39 @@ def run(args: argparse.Namespace) -> int:
         print(f"kipukas-board: every adapter is simulated ({where}): nothing senses, lights or speaks until "
               f"real adapters are chosen in the settings (hardware/bring-up.md); run with --sim to drive "
               f"the simulation from the page", file=sys.stderr)
+    from kipukas_board.store.dir_lock import DirectoryBusy, hold_while_running
     from kipukas_board.store.journal import JournalError
 
     try:
-        board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin, map_given=bool(args.map))
-    except MapError as exc:
-        print(exc.report(), file=sys.stderr)
-        return 2
-    except JournalError as exc:  # damaged or unreadable journal: named, with the way back
+        # Held until the process ends: journal restore refuses meanwhile (store/dir_lock.py). A directory
+        # not made yet has no restore under way; it is held once the board has made it.
+        held = hold_while_running(data_dir) if data_dir.is_dir() else None
+    except DirectoryBusy as exc:
         print(f"kipukas-board: {exc}", file=sys.stderr)
-        return 2
-    except ValueError as exc:  # a bad PIN or adapter option
-        print(f"kipukas-board: {exc}", file=sys.stderr)
-        return 2
-    return serve(board, args.threads, args.max_streams)
+        return 1
+    try:
+        try:
+            board = BoardApp(settings, data_dir, sim=args.sim, admin_pin=pin, map_given=bool(args.map))
+        except MapError as exc:
+            print(exc.report(), file=sys.stderr)
+            return 2
+        except JournalError as exc:  # damaged or unreadable journal: named, with the way back
+            print(f"kipukas-board: {exc}", file=sys.stderr)
+            return 2
+        except ValueError as exc:  # a bad PIN or adapter option
+            print(f"kipukas-board: {exc}", file=sys.stderr)
+            return 2
+        if held is None:
+            try:
+                held = hold_while_running(board.data_dir)
+            except DirectoryBusy as exc:
+                print(f"kipukas-board: {exc}", file=sys.stderr)
+                board.stop()
+                return 1
+        return serve(board, args.threads, args.max_streams)
+    finally:
+        if held is not None:
+            held.close()
 
 
 def short_pin_warning(host: str, digits: int | None) -> str | None:

@@ -1,0 +1,90 @@
+"""A running board and ``journal restore`` never work on one data directory at once.
+
+``journal restore`` moves the journal aside and puts a rebuilt one in its place. A board running
+there keeps writing to the file it has open, the one moved aside, so every event after the restore
+goes where nothing reads it, and its next start reports them lost. The admins' pages say to stop
+the service first; this makes it a check rather than something to remember.
+
+``kipukas-board run`` holds a shared lock on its data directory for as long as it runs, and
+``journal restore`` takes it exclusively for as long as it works: a restore refuses while a board
+runs there, and a board refuses to start during a restore. The lock is ``flock`` on the directory
+itself, so nothing is added to it, and the kernel drops it when the process ends, however it ends
+(``kill -9`` and a power cut included), so a stale lock cannot keep the board down.
+
+Example::
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with restoring(d):
+    ...     pass
+    >>> held = hold_while_running(d)
+    >>> held.close()
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class DirectoryBusy(RuntimeError):
+    """The data directory is in use by what the lock keeps apart (a board, or a restore)."""
+
+
+class HeldLock:
+    """A lock on a directory, held until :meth:`close` (or the end of the process)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the directory's descriptor drops the flock
+            self._fd = None
+
+
+def _lock(path: str | Path, how: int) -> int | None:
+    """The directory's descriptor with ``how`` taken on it; None when another process holds a lock
+    that excludes it."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, how | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def hold_while_running(path: str | Path) -> HeldLock:
+    """The running board's share of ``path``: many boards may hold it, no restore meanwhile.
+
+    Raises :class:`DirectoryBusy` while ``journal restore`` works on the directory.
+    """
+    fd = _lock(path, fcntl.LOCK_SH)
+    if fd is None:
+        raise DirectoryBusy(f"journal restore is rebuilding the journal in {path}: start the board again once "
+                            f"it has finished")
+    return HeldLock(fd)
+
+
+@contextmanager
+def restoring(path: str | Path) -> Iterator[None]:
+    """``path`` to the restore alone while the block runs.
+
+    Raises :class:`DirectoryBusy` when a board runs on the directory.
+    """
+    fd = _lock(path, fcntl.LOCK_EX)
+    if fd is None:
+        raise DirectoryBusy(f"a board is running on {path}: a restore now would move its journal aside while it "
+                            f"writes to it, and what it writes after would be lost. Stop it first (on a Pi: sudo "
+                            f"systemctl stop kipukas-board), then run journal restore again")
+    try:
+        yield
+    finally:
+        os.close(fd)

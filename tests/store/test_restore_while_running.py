@@ -1,0 +1,45 @@
+"""``journal restore`` refuses while a board runs on the data directory, and a board refuses to start
+while a restore works there: a restore under a running board moved its journal aside while it wrote
+to it, and everything it journaled after went to the file set aside."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from test_kill9 import free_port, post, start
+
+from kipukas_board import cli
+from kipukas_board.store.dir_lock import restoring
+
+
+def test_a_restore_is_refused_while_a_board_runs_there_and_done_once_it_has_stopped(tmp_path: Path,
+                                                                                  capsys) -> None:
+    port = free_port()
+    proc = start(tmp_path, port)
+    try:
+        assert post(port, "T1", True)["ok"] is True
+        assert cli.main(["journal", "restore", "--data-dir", str(tmp_path)]) == 1
+        err = capsys.readouterr().err
+        assert "a board is running on" in err and "Stop it first" in err
+        assert not list(tmp_path.glob("journal.sqlite.damaged-*")), "the running board's journal was moved aside"
+        assert post(port, "T2", True)["ok"] is True  # the board goes on writing to its own journal
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+    assert cli.main(["journal", "restore", "--data-dir", str(tmp_path)]) == 0
+    assert "restoring from" in capsys.readouterr().out
+
+
+def test_a_board_does_not_start_while_a_restore_works_on_its_directory(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    with restoring(tmp_path / "data"):
+        done = subprocess.run([sys.executable, "-m", "kipukas_board", "run", "--sim", "--data-dir",
+                               str(tmp_path / "data"), "--port", str(free_port()), "--admin-pin", "2468"],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "journal restore is rebuilding the journal" in done.stderr
+    assert not (tmp_path / "data" / "journal.sqlite").exists(), "the board opened the journal under the restore"
