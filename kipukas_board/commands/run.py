@@ -196,8 +196,8 @@ def run(args: argparse.Namespace) -> int:
     from kipukas_board.store.journal import JournalError
 
     try:
-        # Held until the process ends: journal restore refuses meanwhile (store/dir_lock.py). A directory
-        # not made yet has no restore under way; it is held once the board has made it.
+        # Held until the process ends: another board and journal restore refuse meanwhile (store/dir_lock.py).
+        # A directory not made yet has no one in it; it is held once the board has made it.
         held = hold_while_running(data_dir) if data_dir.is_dir() else None
     except DirectoryBusy as exc:
         print(f"kipukas-board: {exc}", file=sys.stderr)

@@ -1,13 +1,15 @@
-"""A running board and ``journal restore`` never work on one data directory at once.
+"""One process at a time changes a data directory: one running board, or ``journal restore``.
 
 ``journal restore`` moves the journal aside and puts a rebuilt one in its place. A board running
 there keeps writing to the file it has open, the one moved aside, so every event after the restore
 goes where nothing reads it, and its next start reports them lost. The admins' pages say to stop
-the service first; this makes it a check rather than something to remember.
+the service first; this makes it a check rather than something to remember. Two boards on one
+directory would each append to one journal while holding a game of its own, and start it on what the
+other wrote.
 
-``kipukas-board run`` holds a shared lock on its data directory for as long as it runs, and
-``journal restore`` takes it exclusively for as long as it works: a restore refuses while a board
-runs there, and a board refuses to start during a restore. The lock is ``flock`` on the directory
+``kipukas-board run`` holds an exclusive lock on its data directory for as long as it runs, and
+``journal restore`` for as long as it works: a restore refuses while a board runs there, and a board
+refuses to start while another board or a restore holds it. The lock is ``flock`` on the directory
 itself, so nothing is added to it, and the kernel drops it when the process ends, however it ends
 (``kill -9`` and a power cut included), so a stale lock cannot keep the board down.
 
@@ -18,6 +20,10 @@ Example::
     >>> with restoring(d):
     ...     pass
     >>> held = hold_while_running(d)
+    >>> hold_while_running(d)
+    Traceback (most recent call last):
+    ...
+    kipukas_board.store.dir_lock.DirectoryBusy: another board is running on ...
     >>> held.close()
 """
 
@@ -62,14 +68,15 @@ def _lock(path: str | Path, how: int) -> int | None:
 
 
 def hold_while_running(path: str | Path) -> HeldLock:
-    """The running board's share of ``path``: many boards may hold it, no restore meanwhile.
+    """``path`` to the running board alone until it stops.
 
-    Raises :class:`DirectoryBusy` while ``journal restore`` works on the directory.
+    Raises :class:`DirectoryBusy` while another board runs there or ``journal restore`` works on it.
     """
-    fd = _lock(path, fcntl.LOCK_SH)
+    fd = _lock(path, fcntl.LOCK_EX)
     if fd is None:
-        raise DirectoryBusy(f"journal restore is rebuilding the journal in {path}: start the board again once "
-                            f"it has finished")
+        raise DirectoryBusy(f"another board is running on {path}, or journal restore is rebuilding its journal: "
+                            f"stop that board first (on a Pi the service: sudo systemctl stop kipukas-board), or "
+                            f"give this one another --data-dir")
     return HeldLock(fd)
 
 

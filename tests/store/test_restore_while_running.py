@@ -1,6 +1,7 @@
-"""``journal restore`` refuses while a board runs on the data directory, and a board refuses to start
-while a restore works there: a restore under a running board moved its journal aside while it wrote
-to it, and everything it journaled after went to the file set aside."""
+"""One process at a time on a data directory: ``journal restore`` refuses while a board runs there,
+and a board refuses to start while a restore or another board works there. A restore under a running
+board moved its journal aside while it wrote to it, and everything it journaled after went to the
+file set aside; two boards appended to one journal, each with a game of its own."""
 
 from __future__ import annotations
 
@@ -41,5 +42,23 @@ def test_a_board_does_not_start_while_a_restore_works_on_its_directory(tmp_path:
                                str(tmp_path / "data"), "--port", str(free_port()), "--admin-pin", "2468"],
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "journal restore is rebuilding the journal" in done.stderr
+    assert "journal restore is rebuilding its journal" in done.stderr
     assert not (tmp_path / "data" / "journal.sqlite").exists(), "the board opened the journal under the restore"
+
+
+def test_a_second_board_on_the_same_directory_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    port = free_port()
+    proc = start(tmp_path, port)
+    try:
+        first = post(port, "T1", True)
+        files = sorted(p.name for p in tmp_path.iterdir())
+        done = subprocess.run([sys.executable, "-m", "kipukas_board", "run", "--sim", "--data-dir", str(tmp_path),
+                               "--port", str(free_port()), "--admin-pin", "2468"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert f"another board is running on {tmp_path}" in done.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == files
+        assert post(port, "T2", True)["seq"] == first["seq"] + 1, "the refused board journaled something"
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(20)
