@@ -40,11 +40,15 @@ class DirectoryBusy(RuntimeError):
     """The data directory is in use by what the lock keeps apart (a board, or a restore)."""
 
 
+#: What :func:`_lock` gives where the directory cannot be locked at all (see there).
+UNLOCKABLE = -1
+
+
 class HeldLock:
     """A lock on a directory, held until :meth:`close` (or the end of the process)."""
 
     def __init__(self, fd: int) -> None:
-        self._fd: int | None = fd
+        self._fd: int | None = None if fd == UNLOCKABLE else fd
 
     def close(self) -> None:
         if self._fd is not None:
@@ -54,16 +58,21 @@ class HeldLock:
 
 def _lock(path: str | Path, how: int) -> int | None:
     """The directory's descriptor with ``how`` taken on it; None when another process holds a lock
-    that excludes it."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    that excludes it; :data:`UNLOCKABLE` when the directory cannot be opened or locked at all (a file
+    system without ``flock``, a directory this user may write but not read). The lock is a safety
+    net: where it cannot be had, what ran before still runs."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return UNLOCKABLE
     try:
         fcntl.flock(fd, how | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
         return None
-    except BaseException:
+    except OSError:
         os.close(fd)
-        raise
+        return UNLOCKABLE
     return fd
 
 
@@ -94,4 +103,5 @@ def restoring(path: str | Path) -> Iterator[None]:
     try:
         yield
     finally:
-        os.close(fd)
+        if fd != UNLOCKABLE:
+            os.close(fd)

@@ -62,3 +62,21 @@ def test_a_second_board_on_the_same_directory_is_refused_and_writes_nothing(tmp_
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(20)
+
+
+def test_a_directory_that_cannot_be_locked_does_not_stop_the_board_or_the_restore(tmp_path: Path,
+                                                                                    monkeypatch) -> None:
+    """A file system without flock: the lock is a safety net, so what ran before still runs."""
+    import fcntl
+
+    from kipukas_board.store import dir_lock
+
+    def no_flock(fd: int, how: int) -> None:
+        raise OSError(95, "Operation not supported")
+
+    monkeypatch.setattr(fcntl, "flock", no_flock)
+    held = dir_lock.hold_while_running(tmp_path)
+    with dir_lock.restoring(tmp_path):
+        pass
+    held.close()
+    held.close()  # safe twice
