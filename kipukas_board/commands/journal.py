@@ -69,7 +69,9 @@ def _data_dir(args: argparse.Namespace, action: str) -> DataDir | None:
         print(f"kipukas-board journal {action}: {exc}", file=sys.stderr)
         return None
     if not where.path.is_dir():
-        print(f"kipukas-board journal {action}: no data directory at {where.path} ({where.line()})", file=sys.stderr)
+        whose = where.whose()
+        print(f"kipukas-board journal {action}: no data directory at {where.path}" + (f" ({whose})" if whose else ""),
+              file=sys.stderr)
         return None
     return where
 

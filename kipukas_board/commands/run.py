@@ -106,12 +106,18 @@ class DataDir:
 
     def line(self) -> str:
         """One line saying which directory the command uses, and whose it is."""
+        whose = self.whose()
+        return f"data directory: {self.path}" + (f" ({whose})" if whose else "")
+
+    def whose(self) -> str:
+        """Whose directory it is, where that is known: the installed service's, or how it was chosen
+        beside the service's; empty with no service installed."""
         if self.is_service:
-            return f"data directory: {self.path} (the installed service's)"
+            return "the installed service's"
         if self.service is None:
-            return f"data directory: {self.path}"
+            return ""
         how = "given with --data-dir" if self.given else "not the installed service's"
-        return f"data directory: {self.path} ({how}; the installed service uses {self.service})"
+        return f"{how}; the installed service uses {self.service}"
 
     def write_problem(self, command: str) -> str | None:
         """Why ``command`` must not write here, with the way to go on; None when it may.

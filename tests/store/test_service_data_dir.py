@@ -88,6 +88,7 @@ def test_catalog_import_and_show_use_the_service_cards(service: Path, home: Path
     assert cli.main(["catalog", "import", str(cards)]) == 0
     out = capsys.readouterr().out
     assert f"data directory: {service} (the installed service's)" in out
+    assert f"imported 1 card from {cards} into" in out  # one card, not "1 cards"
     assert (service / CATALOG_FILE).exists() and not home.exists()
     assert cli.main(["catalog", "show", "RrDC"]) == 0
     got = capsys.readouterr()
@@ -299,3 +300,14 @@ def test_a_read_only_open_reads_a_path_a_uri_would_misread(tmp_path: Path) -> No
     with pytest.raises(sqlite3.OperationalError):
         connect_read_only(tmp_path / "missing.sqlite")
     assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_a_journal_command_on_no_directory_names_it_once(home: Path, service: Path, tmp_path: Path,
+                                                          capsys) -> None:
+    """The directory named once, then whose it is: beside the installed service, where the service's is."""
+    missing = tmp_path / "nowhere"
+    assert cli.main(["journal", "check", "--data-dir", str(missing)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"kipukas-board journal check: no data directory at {missing} "
+                   f"(given with --data-dir; the installed service uses {service})"), err
+    assert err.count(str(missing)) == 1
