@@ -545,7 +545,7 @@ def catalog_import(args: argparse.Namespace) -> int:
         return 2
     finally:
         cat.close()
-    print(f"imported {n} cards from {args.source} into {Path(data_dir) / CATALOG_FILE}")
+    print(f"imported {n} card{'' if n == 1 else 's'} from {args.source} into {Path(data_dir) / CATALOG_FILE}")
     return 0
 
 

@@ -117,7 +117,8 @@ def import_catalog(name: str, data: bytes, catalog: Catalog) -> Imported:
         n = catalog.import_records(parse_catalog(name, data), source=name)
     except CatalogError as exc:
         raise CardFileRefused(str(exc)) from None
-    return Imported("catalog", n, f"imported {n} cards from {name} into the card catalog", game="kipukas")
+    return Imported("catalog", n, f"imported {n} card{'' if n == 1 else 's'} from {name} into the card catalog",
+                    game="kipukas")
 
 
 def import_card_file(name: str, data: bytes, catalog: Catalog, decks: ModeCards) -> Imported:
