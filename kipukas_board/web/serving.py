@@ -20,7 +20,9 @@ goes through :func:`make_server`, so they all get the same guards:
   :data:`PER_ADDRESS` from one address; a connection with no request in progress is closed after
   :data:`IDLE_S` seconds, and a request must have arrived whole within :data:`REQUEST_S` seconds of
   its first byte (slow senders are cut off). When the limit is reached the longest-idle connections
-  without a request in progress make room, so silent sockets can never keep a phone out. An event
+  without a request in progress make room (a request still arriving is idle from its first byte, so
+  a guest's endless body never looks fresher than a phone just come), so silent sockets can never
+  keep a phone out. An event
   stream always has a request in progress and sends its own keepalive every 15 s, so it is never
   taken for idle;
 - a connection whose client takes none of the answer waiting for it for :data:`STALL_S` seconds is
@@ -263,9 +265,20 @@ class ConnectionGuard:
     def _busy(channel: Any) -> bool:
         return bool(channel.requests)
 
+    @staticmethod
+    def _idle_since(channel: Any) -> float:
+        """Since when ``channel`` has been of no use to anyone: its last activity, or, while a request
+        is still arriving, that request's first byte. A guest sending a body that never ends is active
+        at every byte, and a phone whose request the server has not read yet is not: by last activity
+        alone the phone was the one closed to make room."""
+        if channel.request is not None and channel.request_started:
+            return float(min(channel.last_activity, channel.request_started))
+        return float(channel.last_activity)
+
     def _make_room(self) -> None:
-        """At the limit, close the longest-idle connections with no request in progress."""
-        idle = sorted((c for c in self._channels() if not self._busy(c)), key=lambda c: c.last_activity)
+        """At the limit, close the longest-idle connections with no request in progress (a request
+        still arriving counts as idle from its first byte: :meth:`_idle_since`)."""
+        idle = sorted((c for c in self._channels() if not self._busy(c)), key=self._idle_since)
         for channel in idle[: max(1, self.limit // 10)]:
             self.evicted += 1
             channel.will_close = True
