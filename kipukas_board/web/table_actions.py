@@ -58,6 +58,7 @@ def register(app: Any, board: TableActionsBoard) -> None:
     # any new action in between makes them stale (kipukas_board.web.redo).
     redo_stack = RedoStack(board.journal)
     undo_lock = threading.RLock()  # re-entered by an undo's follow-up run in its own request
+
     @app.errorhandler(Conflict)
     def _conflict(exc: Conflict) -> tuple[Response, int]:
         return error(409, str(exc))

@@ -28,6 +28,23 @@ def upload(client, name: str, data: bytes, headers: dict | None = None):
                        headers={"Content-Type": "application/octet-stream", **(PIN if headers is None else headers)})
 
 
+def _post(url: str, data, headers: dict, ctype: str = "application/octet-stream") -> tuple[int, dict]:
+    """A POST through real HTTP: its status and JSON answer (a text answer as ``{"text": ...}``; 0 for a
+    connection cut off while the body was still being sent)."""
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": ctype, **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        text = exc.read()
+        return exc.code, json.loads(text) if text.startswith(b"{") else {"text": text.decode()}
+    except (urllib.error.URLError, ConnectionError) as exc:  # refused while still sending: cut off
+        return 0, {"text": str(exc)}
+
+
 def test_a_catalog_uploaded_with_the_pin_is_imported_and_its_cards_are_known(client, board) -> None:
     assert upload(client, "cards.json", CATALOG, headers={}).status_code == 401  # the PIN first
     assert len(board.card_desk.catalog) == 0
@@ -86,23 +103,13 @@ def test_the_upload_is_bounded(client, board) -> None:
 def test_the_served_board_takes_a_catalog_larger_than_an_action_and_nothing_larger_elsewhere(tmp_path) -> None:
     """Through waitress, as on the Pi: its own body limit lets the upload's larger body in on that
     route only."""
-    import urllib.error
-    import urllib.request
 
     from web_helpers import serve_board
 
     big = b"[" + b" " * 150_000 + CATALOG[1:]  # the real catalog is about 100 kB
 
     def post(path: str, data, ctype: str) -> tuple[int, dict]:
-        req = urllib.request.Request(path, data=data, method="POST", headers={"Content-Type": ctype, **PIN})
-        try:
-            with urllib.request.urlopen(req, timeout=20) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as exc:
-            text = exc.read()
-            return exc.code, json.loads(text) if text.startswith(b"{") else {"text": text.decode()}
-        except (urllib.error.URLError, ConnectionError) as exc:  # refused while still sending: cut off
-            return 0, {"text": str(exc)}
+        return _post(path, data, PIN, ctype)
 
     with serve_board(tmp_path / "data") as srv:
         status, body = post(srv.url + "/api/cards/import?name=cards.json", big, "application/octet-stream")
@@ -154,14 +161,7 @@ def test_a_large_body_is_kept_only_from_an_unlocked_phone_or_with_a_pin_already_
 
     big = b"[" + b" " * 150_000 + CATALOG[1:]
 
-    def post(url: str, data: bytes, headers: dict) -> tuple[int, dict]:
-        req = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/octet-stream", **headers})
-        try:
-            with urllib.request.urlopen(req, timeout=20) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
+    post = _post
 
     with serve_board(tmp_path / "data") as srv:
         url = srv.url + "/api/cards/import?name=cards.json"
@@ -200,8 +200,6 @@ def test_only_two_large_bodies_are_kept_at_once_even_with_the_pin(tmp_path) -> N
     and dropped, answered 503 'send it again'; once a sending ends, its place is free."""
     import socket
     import time
-    import urllib.error
-    import urllib.request
 
     from web_helpers import serve_board
 
@@ -210,13 +208,7 @@ def test_only_two_large_bodies_are_kept_at_once_even_with_the_pin(tmp_path) -> N
     big = b"[" + b" " * 150_000 + CATALOG[1:]
 
     def post(url: str) -> tuple[int, dict]:
-        req = urllib.request.Request(url, data=big, method="POST",
-                                     headers={"Content-Type": "application/octet-stream", **PIN})
-        try:
-            with urllib.request.urlopen(req, timeout=20) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
+        return _post(url, big, PIN)
 
     with serve_board(tmp_path / "data") as srv:
         url = srv.url + "/api/cards/import?name=cards.json"
